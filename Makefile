@@ -1,0 +1,51 @@
+# rcloth: make test | make demo | make asan | make bench | make bench-peers
+CC      ?= cc
+CXX     ?= c++
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g -std=c99 -Wall -Wextra -pedantic
+LDLIBS  = -lm
+STRICT  = -std=c99 -Wall -Wextra -pedantic -Werror
+SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+SRC_PARTS := $(wildcard src/*.h src/*.txt)
+TEST_SRC  := $(wildcard tests/*.c tests/*.h)
+BUILD     = build
+
+.PHONY: all test check-compile asan demo bench bench-peers clean
+
+all: rcloth.h $(BUILD)/run_tests
+
+# rcloth.h is generated from src/ while the sections are developed in parts
+rcloth.h: $(SRC_PARTS) tools/amalgamate.sh
+	@sh tools/amalgamate.sh
+
+$(BUILD):
+	@mkdir -p $(BUILD)
+
+$(BUILD)/run_tests: rcloth.h $(TEST_SRC) | $(BUILD)
+	$(CC) $(CFLAGS) -fopenmp -o $@ tests/main.c $(LDLIBS)
+
+$(BUILD)/run_tests_asan: rcloth.h $(TEST_SRC) | $(BUILD)
+	$(CC) $(CFLAGS) $(SAN) -o $@ tests/main.c $(LDLIBS)
+
+# the header must compile cleanly as C99 and C++, with and without OpenMP, static, in two TUs
+check-compile: rcloth.h | $(BUILD)
+	@echo "compile checks: gcc/clang C99, C++, OpenMP, RCLOTH_STATIC, two translation units"
+	@gcc $(STRICT) -o $(BUILD)/cc_gcc tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc
+	@gcc $(STRICT) -fopenmp -o $(BUILD)/cc_gcc_omp tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_omp
+	@gcc $(STRICT) -o $(BUILD)/cc_static tests/compile/tu_static.c -lm && $(BUILD)/cc_static
+	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -o $(BUILD)/cc_clang tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_clang; fi
+	@g++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ -o $(BUILD)/cc_cxx tests/compile/tu_impl.c -x c++ tests/compile/tu_other.c -lm && $(BUILD)/cc_cxx
+	@g++ -std=c++11 -Wall -Wextra -pedantic -Werror -fopenmp -x c++ -o $(BUILD)/cc_cxx_omp tests/compile/tu_impl.c -x c++ tests/compile/tu_other.c -lm && $(BUILD)/cc_cxx_omp
+
+test: check-compile $(BUILD)/run_tests
+	@$(BUILD)/run_tests
+
+asan: $(BUILD)/run_tests_asan
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/run_tests_asan
+
+clean:
+	rm -rf $(BUILD) out
+
+# per-area rules (benchmarks, examples) live in mk/*.mk
+-include mk/*.mk

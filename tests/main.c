@@ -1,0 +1,53 @@
+/* tests/main.c - runs every suite. Usage: tests/run [substring]  (only tests whose name contains it) */
+#include "test.h"
+
+static int t_passed, t_failed;
+static const char *t_filter;
+static unsigned long t_state = 88172645463325252UL;
+
+static void t_seed(unsigned long s) { t_state = s ? s : 88172645463325252UL; }
+static double t_rand(void)
+{
+    t_state ^= t_state << 13; t_state ^= t_state >> 7; t_state ^= t_state << 17;
+    return (double)(t_state >> 11) * (1.0 / 9007199254740992.0);
+}
+static double t_relerr(double a, double b)
+{
+    double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+    if (m < 1e-300) m = 1e-300;
+    return fabs(a - b) / m;
+}
+static void t_run(const char *name, void (*fn)(void))
+{
+    if (t_filter && !strstr(name, t_filter)) return;
+    t_current_failures = 0;
+    t_seed(12345);
+    fn();
+    if (t_current_failures) { t_failed++; printf("FAIL %s\n", name); }
+    else { t_passed++; printf("ok   %s\n", name); }
+    fflush(stdout);
+}
+
+#include "test_base.c"
+#include "test_sparse.c"
+#include "test_mesh.c"
+#include "test_energy.c"
+#include "test_contact.c"
+#include "test_sim.c"
+#include "test_adaptive.c"
+#include "test_io.c"
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) t_filter = argv[1];
+    suite_base();
+    suite_sparse();
+    suite_mesh();
+    suite_energy();
+    suite_contact();
+    suite_sim();
+    suite_adaptive();
+    suite_io();
+    printf("%d passed, %d failed\n", t_passed, t_failed);
+    return t_failed ? 1 : 0;
+}
