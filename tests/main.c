@@ -36,6 +36,8 @@ static void t_run(const char *name, void (*fn)(void))
 #include "test_sim.c"
 #include "test_adaptive.c"
 #include "test_io.c"
+#include "test_pictures.c"
+#include "test_reliability.c"
 
 int main(int argc, char **argv)
 {
@@ -48,6 +50,8 @@ int main(int argc, char **argv)
     suite_sim();
     suite_adaptive();
     suite_io();
+    suite_pictures();
+    suite_reliability();
     printf("%d passed, %d failed\n", t_passed, t_failed);
     return t_failed ? 1 : 0;
 }

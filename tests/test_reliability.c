@@ -1,0 +1,5 @@
+#include "test.h"
+
+static void suite_reliability(void)
+{
+}
