@@ -1,5 +1,756 @@
 #include "test.h"
 
+/* ---- helpers ---- */
+
+static double tm_area2(const double *uv, const int *t)
+{
+    const double *a = uv + 2 * t[0], *b = uv + 2 * t[1], *c = uv + 2 * t[2];
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* signed area of a boundary loop polygon (shoelace), > 0 when counter-clockwise */
+static double tm_loop_area(const rc__topo *t, const double *uv, int l)
+{
+    double s = 0.0;
+    int i, n = t->loop_ptr[l + 1] - t->loop_ptr[l];
+    for (i = 0; i < n; ++i) {
+        const double *p = uv + 2 * t->loop_v[t->loop_ptr[l] + i], *q = uv + 2 * t->loop_v[t->loop_ptr[l] + (i + 1) % n];
+        s += p[0] * q[1] - p[1] * q[0];
+    }
+    return 0.5 * s;
+}
+
+/* every structural invariant of a topology that can be checked locally; returns failures */
+static int tm_check_topo(const rc__topo *t, const int *tris)
+{
+    int bad = 0, h, v, e, j;
+    for (h = 0; h < 3 * t->nt; ++h) {
+        int tr = h / 3, k = h % 3, e2 = t->tri_edge[h], p = tris[3 * tr + (k + 1) % 3], q = tris[3 * tr + (k + 2) % 3];
+        int n = t->tri_nbr[h];
+        if (e2 < 0 || e2 >= t->ne) { ++bad; continue; }
+        if (t->edge_v[2 * e2] != (p < q ? p : q) || t->edge_v[2 * e2 + 1] != (p < q ? q : p)) ++bad;
+        if (t->tri_v[h] != tris[h]) ++bad;
+        if (n >= 0) {
+            int k2 = t->tri_nbr_k[h];
+            if (t->tri_nbr[3 * n + k2] != tr || t->tri_edge[3 * n + k2] != e2) ++bad;
+            if (t->tri_flap[h] != tris[3 * n + k2]) ++bad;
+            if (t->tri_flap[h] == tris[3 * tr] || t->tri_flap[h] == tris[3 * tr + 1] || t->tri_flap[h] == tris[3 * tr + 2]) ++bad;
+        } else if (t->tri_flap[h] != -1 || t->tri_nbr_k[h] != -1 || t->edge_tri[2 * e2 + 1] != -1) ++bad;
+    }
+    for (e = 0; e < t->ne; ++e) {
+        int s;
+        if (!(t->edge_v[2 * e] < t->edge_v[2 * e + 1])) ++bad;
+        for (s = 0; s < 2; ++s) {
+            int tr = t->edge_tri[2 * e + s];
+            if (tr >= 0 && t->tri_edge[3 * tr + t->edge_k[2 * e + s]] != e) ++bad;
+        }
+        if (t->edge_tri[2 * e + 1] >= 0 && !(t->edge_tri[2 * e] < t->edge_tri[2 * e + 1])) ++bad;
+    }
+    for (v = 0; v < t->nv; ++v) {
+        for (j = t->vv_ptr[v]; j < t->vv_ptr[v + 1]; ++j) {
+            int w = t->vv_idx[j], ee = t->vv_edge[j];
+            if (j > t->vv_ptr[v] && !(t->vv_idx[j - 1] < w)) ++bad;
+            if (!((t->edge_v[2 * ee] == v && t->edge_v[2 * ee + 1] == w) || (t->edge_v[2 * ee] == w && t->edge_v[2 * ee + 1] == v))) ++bad;
+        }
+        for (j = t->vt_ptr[v]; j < t->vt_ptr[v + 1]; ++j) {
+            int tr = t->vt_idx[j];
+            if (tris[3 * tr] != v && tris[3 * tr + 1] != v && tris[3 * tr + 2] != v) ++bad;
+        }
+    }
+    if (t->vt_ptr[t->nv] != 3 * t->nt || t->vv_ptr[t->nv] != 2 * t->ne) ++bad;
+    return bad;
+}
+
+static int tm_count_kind(const rc__topo *t, int kind)
+{
+    int v, n = 0;
+    for (v = 0; v < t->nv; ++v) n += t->vkind[v] == kind;
+    return n;
+}
+
+/* ---- edges and adjacency on hand-made meshes ---- */
+
+static void test_mesh_edges_hand(void)
+{
+    /* unit square split along 0-2: t0 = (0,1,2), t1 = (0,2,3) */
+    static const int tris[6] = {0, 1, 2, 0, 2, 3};
+    static const double uv[8] = {0, 0, 1, 0, 1, 1, 0, 1};
+    static const int want_te[6] = {0, 1, 2, 3, 4, 1};   /* (1,2) (2,0) (0,1) | (2,3) (3,0) (0,2)=e1 */
+    rc_trimesh m;
+    rc__topo t;
+    int i;
+    m.num_verts = 4; m.num_tris = 2; m.tris = tris;
+    CHECK(rc_trimesh_num_edges(&m) == 5);
+    CHECK_OK(rc__topo_build(&t, NULL, 4, 2, tris, uv));
+    CHECK(t.ne == 5);
+    for (i = 0; i < 6; ++i) CHECK(t.tri_edge[i] == want_te[i]);
+    CHECK(t.edge_v[2] == 0 && t.edge_v[3] == 2);
+    CHECK(t.edge_tri[2] == 0 && t.edge_tri[3] == 1);
+    CHECK(t.tri_nbr[1] == 1 && t.tri_flap[1] == 3 && t.tri_nbr_k[1] == 2);
+    CHECK(t.tri_nbr[5] == 0 && t.tri_flap[5] == 1 && t.tri_nbr_k[5] == 1);
+    CHECK(t.tri_nbr[0] == -1 && t.tri_nbr[2] == -1 && t.tri_nbr[3] == -1 && t.tri_nbr[4] == -1);
+    CHECK(t.tri_flap[0] == -1);
+    CHECK_NEAR(t.edge_rest_len[1], sqrt(2.0), 1e-15);
+    CHECK(t.vt_ptr[1] - t.vt_ptr[0] == 2 && t.vt_ptr[2] - t.vt_ptr[1] == 1);
+    /* vertex 0: neighbours 1, 2, 3 sorted */
+    CHECK(t.vv_ptr[1] - t.vv_ptr[0] == 3);
+    CHECK(t.vv_idx[t.vv_ptr[0]] == 1 && t.vv_idx[t.vv_ptr[0] + 1] == 2 && t.vv_idx[t.vv_ptr[0] + 2] == 3);
+    CHECK(t.vv_edge[t.vv_ptr[0] + 1] == 1);
+    CHECK(t.nloops == 1 && t.loop_ptr[1] == 4);
+    CHECK(tm_loop_area(&t, uv, 0) > 0.99);   /* ccw, area 1 */
+    /* the four corners of a square are corners (90 degree turns) */
+    CHECK(tm_count_kind(&t, RC__VK_CORNER) == 4);
+    CHECK(tm_check_topo(&t, tris) == 0);
+    rc__topo_free(&t, NULL);
+    CHECK(t.tri_edge == NULL);
+}
+
+static void test_mesh_edges_closed_and_invalid(void)
+{
+    /* tetrahedron surface (closed, consistently wound): V - E + F = 2, no boundary */
+    static const int tet[12] = {0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2};
+    static const int bad_range[3] = {0, 1, 5};
+    static const int bad_rep[3] = {0, 1, 1};
+    rc_trimesh m;
+    rc__topo t;
+    int v;
+    m.num_verts = 4; m.num_tris = 4; m.tris = tet;
+    CHECK(rc_trimesh_num_edges(&m) == 6);
+    CHECK_OK(rc__topo_build(&t, NULL, 4, 4, tet, NULL));
+    CHECK(t.ne == 6 && t.nloops == 0);
+    CHECK(t.nv - t.ne + t.nt == 2);
+    for (v = 0; v < 4; ++v) CHECK(t.vkind[v] == RC__VK_INTERIOR);
+    CHECK(tm_check_topo(&t, tet) == 0);
+    rc__topo_free(&t, NULL);
+
+    CHECK(rc_trimesh_num_edges(NULL) == -1);
+    m.num_verts = 4; m.num_tris = 1; m.tris = bad_range;
+    CHECK(rc_trimesh_num_edges(&m) == -1);
+    m.tris = bad_rep;
+    CHECK(rc_trimesh_num_edges(&m) == -1);
+    m.tris = NULL;
+    CHECK(rc_trimesh_num_edges(&m) == -1);
+    m.num_tris = 0;
+    CHECK(rc_trimesh_num_edges(&m) == 0);
+    m.num_tris = -1;
+    CHECK(rc_trimesh_num_edges(&m) == -1);
+    CHECK(rc__topo_build(NULL, NULL, 4, 1, tet, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc__topo_build(&t, NULL, 4, 1, bad_range, NULL) == RC_ERR_MESH_INDEX);
+    CHECK(rc__topo_build(&t, NULL, 4, 0, tet, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(t.tri_edge == NULL);
+}
+
+static void test_mesh_topo_nonmanifold(void)
+{
+    /* three triangles on edge 0-1 */
+    static const int fin[9] = {0, 1, 2, 1, 0, 3, 0, 1, 4};
+    /* two triangles running edge 0-1 the same way */
+    static const int wind[6] = {0, 1, 2, 0, 1, 3};
+    /* bow-tie: two triangles sharing only vertex 0 */
+    static const int bow[6] = {0, 1, 2, 0, 3, 4};
+    static const double bow_uv[10] = {0, 0, 1, 0, 1, 1, -1, 0, -1, -1};
+    rc__topo t;
+    CHECK(rc__topo_build(&t, NULL, 5, 3, fin, NULL) == RC_ERR_MESH_NON_MANIFOLD);
+    CHECK(rc__topo_build(&t, NULL, 4, 2, wind, NULL) == RC_ERR_MESH_NON_MANIFOLD);
+    CHECK_OK(rc__topo_build(&t, NULL, 5, 2, bow, bow_uv));
+    CHECK(t.nloops >= 1);
+    CHECK(t.loop_ptr[t.nloops] == 6);         /* every boundary edge in exactly one loop */
+    CHECK(t.vkind[0] == RC__VK_CORNER);       /* non-manifold vertex is fixed */
+    CHECK(t.bnd_next[0] == -1 && t.bnd_prev[0] == -1);
+    CHECK(tm_check_topo(&t, bow) == 0);
+    rc__topo_free(&t, NULL);
+}
+
+/* ---- grid: classification, loops, Euler ---- */
+
+static void test_mesh_grid_topology(void)
+{
+    int d;
+    for (d = 0; d < 4; ++d) {
+        int diag = d < 3 ? d : RC_DIAG_RANDOM + 7, nx = 5, ny = 4, v, flipped = 1;
+        rc_mesh m;
+        rc__topo t;
+        rc_trimesh tm;
+        CHECK_OK(rc_mesh_grid(&m, 2.0, 1.5, nx, ny, diag));
+        CHECK(m.num_verts == nx * ny && m.num_tris == 2 * (nx - 1) * (ny - 1));
+        CHECK_OK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, &flipped, NULL, 0));
+        CHECK(flipped == 0);
+        CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
+        tm.num_verts = m.num_verts; tm.num_tris = m.num_tris; tm.tris = m.tris;
+        CHECK(rc_trimesh_num_edges(&tm) == t.ne);
+        CHECK(t.nv - t.ne + t.nt == 1);   /* disk topology */
+        CHECK(t.nloops == 1);
+        CHECK(t.loop_ptr[1] == 2 * (nx + ny) - 4);
+        CHECK_NEAR(tm_loop_area(&t, m.ref_uv, 0), 3.0, 1e-12);   /* ccw around the domain */
+        CHECK(tm_count_kind(&t, RC__VK_CORNER) == 4);
+        CHECK(tm_count_kind(&t, RC__VK_SLIDING) == 2 * (nx - 2) + 2 * (ny - 2));
+        CHECK(tm_count_kind(&t, RC__VK_INTERIOR) == (nx - 2) * (ny - 2));
+        for (v = 0; v < t.nv; ++v) {
+            int i = v % nx, j = v / nx;
+            int onx = (i == 0 || i == nx - 1), ony = (j == 0 || j == ny - 1);
+            int want = (onx && ony) ? RC__VK_CORNER : (onx || ony) ? RC__VK_SLIDING : RC__VK_INTERIOR;
+            CHECK(t.vkind[v] == want);
+            if (want == RC__VK_SLIDING) {   /* tangent along the side: (+-1, 0) on bottom/top, (0, +-1) on left/right */
+                CHECK_NEAR(fabs(t.slide_dir[2 * v]), ony ? 1.0 : 0.0, 1e-15);
+                CHECK_NEAR(fabs(t.slide_dir[2 * v + 1]), onx ? 1.0 : 0.0, 1e-15);
+                CHECK(t.bnd_prev[v] >= 0 && t.bnd_next[v] >= 0);
+            } else if (want == RC__VK_INTERIOR) {
+                CHECK(t.slide_dir[2 * v] == 0.0 && t.bnd_prev[v] == -1);
+            }
+        }
+        CHECK(tm_check_topo(&t, m.tris) == 0);
+        rc__topo_free(&t, NULL);
+        rc_mesh_free(&m);
+        CHECK(m.tris == NULL && m.num_verts == 0);
+    }
+}
+
+static void test_mesh_grid_patterns(void)
+{
+    /* the patterns differ: alternating flips every other cell, random flips some cells and is
+       reproducible for a given seed and different across seeds */
+    rc_mesh a, b, c, r1, r2, r3;
+    int t, diff_ab = 0, diff_ac = 0, diff_r12 = 0, diff_r13 = 0;
+    CHECK_OK(rc_mesh_grid(&a, 1, 1, 9, 9, RC_DIAG_REGULAR));
+    CHECK_OK(rc_mesh_grid(&b, 1, 1, 9, 9, RC_DIAG_ALTERNATING));
+    CHECK_OK(rc_mesh_grid(&c, 1, 1, 9, 9, RC_DIAG_RANDOM));
+    CHECK_OK(rc_mesh_grid(&r1, 1, 1, 9, 9, RC_DIAG_RANDOM + 5));
+    CHECK_OK(rc_mesh_grid(&r2, 1, 1, 9, 9, RC_DIAG_RANDOM + 5));
+    CHECK_OK(rc_mesh_grid(&r3, 1, 1, 9, 9, RC_DIAG_RANDOM + 6));
+    for (t = 0; t < 3 * a.num_tris; t += 6) {   /* first triangle of each cell */
+        diff_ab += a.tris[t + 2] != b.tris[t + 2];
+        diff_ac += a.tris[t + 2] != c.tris[t + 2];
+        diff_r12 += r1.tris[t + 2] != r2.tris[t + 2];
+        diff_r13 += r1.tris[t + 2] != r3.tris[t + 2];
+    }
+    CHECK(diff_ab == 32);                       /* half of the 64 cells */
+    CHECK(diff_ac > 10 && diff_ac < 54);        /* ~32 expected; 10/54 are > 5 sigma away */
+    CHECK(diff_r12 == 0 && diff_r13 > 0);
+    rc_mesh_free(&a); rc_mesh_free(&b); rc_mesh_free(&c);
+    rc_mesh_free(&r1); rc_mesh_free(&r2); rc_mesh_free(&r3);
+}
+
+/* ---- Delaunay square ---- */
+
+static void test_mesh_square_delaunay(void)
+{
+    unsigned seed;
+    for (seed = 1; seed <= 3; ++seed) {
+        rc_mesh m;
+        rc__topo t;
+        int tr, v, viol = 0, flipped = 1;
+        double min_angle = 180.0, pi = 3.14159265358979323846;
+        CHECK_OK(rc_mesh_square(&m, 2.0, 300, seed));
+        CHECK(m.num_verts == 289);   /* m = round(sqrt(300)) - 1 = 16 segments: 17^2 */
+        CHECK_OK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, &flipped, NULL, 0));
+        CHECK(flipped == 0);
+        CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
+        CHECK(t.nv - t.ne + t.nt == 1 && t.nloops == 1);
+        CHECK(tm_count_kind(&t, RC__VK_CORNER) == 4);
+        CHECK(tm_count_kind(&t, RC__VK_SLIDING) == 4 * 15);
+        /* empty circumcircle, brute force over all vertices: incircle / L^4 <= 1e-9 (the
+           generator flips at > 1e-10 relative, so exact co-circular ties pass, true violations
+           are O(1e-3) or more for this jitter) */
+        for (tr = 0; tr < m.num_tris; ++tr) {
+            const int *T = m.tris + 3 * tr;
+            int k;
+            for (v = 0; v < m.num_verts; ++v) {
+                if (v == T[0] || v == T[1] || v == T[2]) continue;
+                if (rc__mesh_incircle_rel(m.ref_uv + 2 * T[0], m.ref_uv + 2 * T[1], m.ref_uv + 2 * T[2], m.ref_uv + 2 * v) > 1e-9) ++viol;
+            }
+            for (k = 0; k < 3; ++k) {
+                const double *a = m.ref_uv + 2 * T[k], *b = m.ref_uv + 2 * T[(k + 1) % 3], *c = m.ref_uv + 2 * T[(k + 2) % 3];
+                double ux = b[0] - a[0], uy = b[1] - a[1], wx = c[0] - a[0], wy = c[1] - a[1];
+                double ang = acos((ux * wx + uy * wy) / sqrt((ux * ux + uy * uy) * (wx * wx + wy * wy))) * 180.0 / pi;
+                if (ang < min_angle) min_angle = ang;
+            }
+        }
+        CHECKF(viol == 0, "%d circumcircle violations", viol);
+        printf("    square seed %u: %d verts, %d tris, min angle %.2f deg\n", seed, m.num_verts, m.num_tris, min_angle);
+        /* with a 0.15 h jitter the worst Delaunay angle is bounded well away from 0; 20 deg is a
+           loose floor that a broken triangulation (slivers) would fail */
+        CHECK(min_angle > 20.0);
+        /* the jitter is real: some interior point is off the lattice by > 0.05 h */
+        {
+            double h = 2.0 / 16.0, maxoff = 0.0;
+            for (v = 0; v < m.num_verts; ++v) {
+                double ox = fabs(m.ref_uv[2 * v] / h - floor(m.ref_uv[2 * v] / h + 0.5));
+                if (ox > maxoff) maxoff = ox;
+            }
+            CHECK(maxoff > 0.05);
+        }
+        rc__topo_free(&t, NULL);
+        rc_mesh_free(&m);
+    }
+}
+
+/* ---- disk and annulus ---- */
+
+static void test_mesh_disk(void)
+{
+    rc_mesh m;
+    rc__topo t;
+    int v, flipped = 1, nb = 0, viol = 0, tr;
+    CHECK_OK(rc_mesh_disk(&m, 0.5, 200));
+    CHECK(m.num_verts == 1 + 3 * 8 * 9);   /* K = 8 is nearest: 217 */
+    CHECK_OK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, &flipped, NULL, 0));
+    CHECK(flipped == 0);
+    CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
+    CHECK(t.nv - t.ne + t.nt == 1 && t.nloops == 1);
+    CHECK(t.loop_ptr[1] == 48);
+    CHECK(tm_loop_area(&t, m.ref_uv, 0) > 0.0);
+    for (v = 0; v < t.nv; ++v) {
+        double r = sqrt(m.ref_uv[2 * v] * m.ref_uv[2 * v] + m.ref_uv[2 * v + 1] * m.ref_uv[2 * v + 1]);
+        if (t.vkind[v] != RC__VK_INTERIOR) {
+            ++nb;
+            CHECK(t.vkind[v] == RC__VK_CORNER);   /* curved boundary: no collinear neighbours */
+            CHECK_NEAR(r, 0.5, 1e-15);
+        }
+        CHECK(m.pos[3 * v + 2] == 0.0 && m.pos[3 * v] == m.ref_uv[2 * v]);
+    }
+    CHECK(nb == 48);
+    for (tr = 0; tr < m.num_tris; ++tr) {
+        const int *T = m.tris + 3 * tr;
+        for (v = 0; v < m.num_verts; ++v)
+            if (v != T[0] && v != T[1] && v != T[2] &&
+                rc__mesh_incircle_rel(m.ref_uv + 2 * T[0], m.ref_uv + 2 * T[1], m.ref_uv + 2 * T[2], m.ref_uv + 2 * v) > 1e-9) ++viol;
+    }
+    CHECK(viol == 0);   /* a convex domain: constrained Delaunay = Delaunay */
+    CHECK(tm_check_topo(&t, m.tris) == 0);
+    rc__topo_free(&t, NULL);
+    rc_mesh_free(&m);
+    CHECK_OK(rc_mesh_disk(&m, 1.0, 4));   /* the smallest: centre + 6 */
+    CHECK(m.num_verts == 7 && m.num_tris == 6);
+    rc_mesh_free(&m);
+}
+
+static void test_mesh_annulus(void)
+{
+    int slit;
+    for (slit = 0; slit <= 1; ++slit) {
+        rc_mesh m;
+        rc__topo t;
+        int flipped = 1, v, nslide = 0;
+        double area = 0.0, pi = 3.14159265358979323846;
+        CHECK_OK(rc_mesh_annulus(&m, 0.3, 1.0, 400, slit));
+        CHECKF(m.num_verts > 340 && m.num_verts < 460, "nv %d for target 400", m.num_verts);
+        printf("    annulus slit=%d: %d verts (target 400), %d tris\n", slit, m.num_verts, m.num_tris);
+        CHECK_OK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, &flipped, NULL, 0));
+        CHECK(flipped == 0);
+        CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
+        CHECK(t.nloops == (slit ? 1 : 2));
+        CHECK(t.nv - t.ne + t.nt == (slit ? 1 : 0));
+        for (v = 0; v < m.num_tris; ++v) area += 0.5 * tm_area2(m.ref_uv, m.tris + 3 * v);
+        /* polygonal approximation of pi (1 - 0.09): within 1% */
+        CHECK(fabs(area - pi * 0.91) < 0.01 * pi * 0.91);
+        if (!slit) {   /* outer loop ccw (positive), hole cw (negative) */
+            double a0 = tm_loop_area(&t, m.ref_uv, 0), a1 = tm_loop_area(&t, m.ref_uv, 1);
+            CHECK((a0 > 0.0) != (a1 > 0.0));
+            CHECK_NEAR(a0 + a1, area, 1e-12);
+        } else {
+            CHECK_NEAR(tm_loop_area(&t, m.ref_uv, 0), area, 1e-12);
+        }
+        for (v = 0; v < t.nv; ++v)
+            if (t.vkind[v] == RC__VK_SLIDING) {   /* only on the slit (y = 0), sliding radially */
+                ++nslide;
+                CHECK(m.ref_uv[2 * v + 1] == 0.0);
+                CHECK_NEAR(fabs(t.slide_dir[2 * v]), 1.0, 1e-12);
+            }
+        if (slit) CHECK(nslide > 0 && nslide % 2 == 0);   /* both sides of the cut */
+        else CHECK(nslide == 0);
+        CHECK(tm_check_topo(&t, m.tris) == 0);
+        rc__topo_free(&t, NULL);
+        rc_mesh_free(&m);
+    }
+}
+
+/* ---- validation: every failure has its own status ---- */
+
+static void test_mesh_validate_failures(void)
+{
+    static const double uv[8] = {0, 0, 1, 0, 1, 1, 0, 1};
+    static const int ok[6] = {0, 1, 2, 0, 2, 3};
+    static const int cw[6] = {0, 2, 1, 0, 3, 2};
+    static const int range[6] = {0, 1, 2, 0, 2, 4};
+    static const int rep[6] = {0, 1, 2, 0, 2, 2};
+    static const double uv_nan_src[8] = {0, 0, 1, 0, 1, 1, 0, 1};
+    /* fold: (0,2,4) shares 0-2 with (0,1,2) consistently but is clockwise */
+    static const double uv5[10] = {0, 0, 1, 0, 0, 1, 0, 1, 0.3, 0.3};
+    static const int fold[6] = {0, 1, 2, 0, 2, 4};
+    /* consistent orientation, inconsistent winding: (0,4,2) runs 2->0 like (0,1,2) */
+    static const int wind[6] = {0, 1, 2, 0, 4, 2};
+    static const double uvz[8] = {0, 0, 1, 0, 2, 0, 0, 1};   /* 0,1,2 collinear */
+    static const int zero[6] = {0, 1, 2, 0, 1, 3};
+    /* non-manifold fin: three triangles on edge 0-1, all ccw in uv */
+    static const double uvf[10] = {0, 0, 1, 0, 0.5, 1, 0.5, -1, 0.5, 2};
+    static const int fin[9] = {0, 1, 2, 1, 0, 3, 0, 1, 4};
+    double uvn[8];
+    char msg[128];
+    int flipped = 7;
+    CHECK_OK(rc_mesh_validate(4, 2, uv, ok, &flipped, msg, sizeof(msg)));
+    CHECK(flipped == 0 && msg[0] == '\0');
+    CHECK(rc_mesh_validate(4, 2, uv, range, &flipped, msg, sizeof(msg)) == RC_ERR_MESH_INDEX);
+    CHECK(strstr(msg, "triangle 1") != NULL);
+    CHECK(rc_mesh_validate(4, 2, uv, rep, &flipped, NULL, 0) == RC_ERR_MESH_INDEX);
+    memcpy(uvn, uv_nan_src, sizeof(uvn));
+    uvn[5] = NAN;
+    CHECK(rc_mesh_validate(4, 2, uvn, ok, &flipped, msg, sizeof(msg)) == RC_ERR_NON_FINITE);
+    CHECK(strstr(msg, "vertex 2") != NULL);
+    uvn[5] = INFINITY;
+    CHECK(rc_mesh_validate(4, 2, uvn, ok, &flipped, NULL, 0) == RC_ERR_NON_FINITE);
+    CHECK(rc_mesh_validate(4, 2, uvz, zero, &flipped, msg, sizeof(msg)) == RC_ERR_MESH_DEGENERATE);
+    CHECK(strstr(msg, "triangle 0") != NULL);
+    CHECK(rc_mesh_validate(5, 2, uv5, fold, &flipped, msg, sizeof(msg)) == RC_ERR_MESH_ORIENTATION);
+    CHECK(strstr(msg, "triangle 1") != NULL);
+    CHECK(rc_mesh_validate(5, 2, uv5, wind, &flipped, msg, sizeof(msg)) == RC_ERR_MESH_NON_MANIFOLD);
+    CHECK(strstr(msg, "triangle 1") != NULL);
+    CHECK(rc_mesh_validate(5, 3, uvf, fin, &flipped, msg, sizeof(msg)) == RC_ERR_MESH_NON_MANIFOLD);
+    CHECK(strstr(msg, "triangle 2") != NULL);
+    flipped = 0;
+    CHECK_OK(rc_mesh_validate(4, 2, uv, cw, &flipped, msg, sizeof(msg)));
+    CHECK(flipped == 1);
+    CHECK(rc_mesh_validate(4, 2, uv, cw, NULL, NULL, 0) == RC_ERR_MESH_ORIENTATION);
+    /* bad arguments */
+    CHECK(rc_mesh_validate(4, 2, NULL, ok, &flipped, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_validate(4, 2, uv, NULL, &flipped, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_validate(-1, 2, uv, ok, &flipped, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_validate(4, 0, uv, ok, &flipped, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
+    /* a tiny buffer is still NUL-terminated */
+    msg[0] = 'x'; msg[1] = 'y'; msg[2] = 'z';
+    CHECK(rc_mesh_validate(4, 2, uv, range, NULL, msg, 3) == RC_ERR_MESH_INDEX);
+    CHECK(msg[2] == '\0');
+}
+
+/* ---- OBJ ---- */
+
+static const char *tm_path(char *buf, size_t n, const char *name)
+{
+    FILE *f = fopen("build/.probe_mesh", "w");
+    if (f) { fclose(f); remove("build/.probe_mesh"); snprintf(buf, n, "build/%s", name); }
+    else snprintf(buf, n, "/tmp/%s", name);
+    return buf;
+}
+
+static int tm_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    fputs(text, f);
+    fclose(f);
+    return 1;
+}
+
+static void test_mesh_obj_roundtrip(void)
+{
+    char path[256];
+    rc_mesh m, r;
+    int v;
+    tm_path(path, sizeof(path), "t_mesh_rt.obj");
+    CHECK_OK(rc_mesh_square(&m, 1.0, 50, 3));
+    for (v = 0; v < m.num_verts; ++v) m.pos[3 * v + 2] = 0.1 * sin(7.0 * m.ref_uv[2 * v]) + 1e-17 * v;   /* lift */
+    CHECK_OK(rc_mesh_write_obj(path, m.num_verts, m.pos, m.ref_uv, m.num_tris, m.tris));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK(r.num_verts == m.num_verts && r.num_tris == m.num_tris);
+    if (r.num_verts == m.num_verts && r.num_tris == m.num_tris) {
+        CHECK(memcmp(r.pos, m.pos, sizeof(double) * 3 * (size_t)m.num_verts) == 0);   /* %.17g is exact */
+        CHECK(memcmp(r.ref_uv, m.ref_uv, sizeof(double) * 2 * (size_t)m.num_verts) == 0);
+        CHECK(memcmp(r.tris, m.tris, sizeof(int) * 3 * (size_t)m.num_tris) == 0);
+    }
+    rc_mesh_free(&r);
+    /* without uv: read back uv = (x, y) */
+    CHECK_OK(rc_mesh_write_obj(path, m.num_verts, m.pos, NULL, m.num_tris, m.tris));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK(r.num_verts == m.num_verts);
+    if (r.num_verts == m.num_verts)
+        for (v = 0; v < m.num_verts; ++v) CHECK(r.ref_uv[2 * v] == m.pos[3 * v] && r.ref_uv[2 * v + 1] == m.pos[3 * v + 1]);
+    rc_mesh_free(&r);
+    /* bad writes */
+    CHECK(rc_mesh_write_obj("/nonexistent_dir_rcloth/x.obj", m.num_verts, m.pos, m.ref_uv, m.num_tris, m.tris) == RC_ERR_IO);
+    CHECK(rc_mesh_write_obj(NULL, m.num_verts, m.pos, m.ref_uv, m.num_tris, m.tris) == RC_ERR_INVALID_ARGUMENT);
+    m.tris[4] = m.num_verts;
+    CHECK(rc_mesh_write_obj(path, m.num_verts, m.pos, m.ref_uv, m.num_tris, m.tris) == RC_ERR_MESH_INDEX);
+    m.tris[4] = 0;
+    m.pos[0] = NAN;
+    CHECK(rc_mesh_write_obj(path, m.num_verts, m.pos, m.ref_uv, m.num_tris, m.tris) == RC_ERR_NON_FINITE);
+    rc_mesh_free(&m);
+    remove(path);
+}
+
+static void test_mesh_obj_read_variants(void)
+{
+    char path[256];
+    rc_mesh r;
+    tm_path(path, sizeof(path), "t_mesh_var.obj");
+    /* v/vt/vn quad with negative indices, comments, CRLF, ignored statements */
+    CHECK(tm_write_text(path,
+        "# comment\r\nmtllib x.mtl\r\no thing\r\n"
+        "v 0 0 5\r\nv 1 0 5\r\nv 1 1 5\r\nv 0 1 5\r\n"
+        "vt 10 20\r\nvt 11 20 0\r\nvt 11 21\r\nvt 10 21\r\n"
+        "vn 0 0 1\r\ns off\r\nusemtl m\r\n"
+        "f -4/-4/1 -3/-3/1 -2/-2/1 -1/-1/1\r\n"));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK(r.num_verts == 4 && r.num_tris == 2);
+    if (r.num_tris == 2) {
+        CHECK(r.tris[0] == 0 && r.tris[1] == 1 && r.tris[2] == 2);   /* fan (c0, c1, c2), (c0, c2, c3) */
+        CHECK(r.tris[3] == 0 && r.tris[4] == 2 && r.tris[5] == 3);
+        CHECK(r.ref_uv[2] == 11.0 && r.ref_uv[3] == 20.0 && r.pos[5] == 5.0);
+    }
+    rc_mesh_free(&r);
+    /* no vt at all, v//vn corners, pentagon -> 3 triangles, uv = (x, y) */
+    CHECK(tm_write_text(path, "v 0 0 0\nv 2 0 0\nv 3 1 0\nv 1 2 0\nv -1 1 0\nvn 0 0 1\nf 1//1 2//1 3//1 4//1 5//1\n"));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK(r.num_verts == 5 && r.num_tris == 3);
+    if (r.num_verts == 5) CHECK(r.ref_uv[4] == 3.0 && r.ref_uv[5] == 1.0);
+    rc_mesh_free(&r);
+    /* seam: vertex 1 used with vt 1 and vt 3 -> duplicated */
+    CHECK(tm_write_text(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nvt 5 5\nvt 6 6\n"
+                              "f 1/1 2/2 3/3\nf 2/4 4/5 3/3\n"));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK(r.num_verts == 5 && r.num_tris == 2);
+    if (r.num_verts == 5 && r.num_tris == 2) {
+        CHECK(r.tris[3] == 4 && r.ref_uv[8] == 5.0 && r.pos[12] == 1.0 && r.pos[13] == 0.0);
+        CHECK(r.ref_uv[2] == 1.0 && r.ref_uv[3] == 0.0);
+    }
+    rc_mesh_free(&r);
+}
+
+static void test_mesh_obj_malformed(void)
+{
+    static const char *bad[] = {
+        "v 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",          /* v with 2 coordinates */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n",          /* face with 2 corners */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n",        /* index out of range */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n",        /* index 0 */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -4 1 2\n",       /* negative too far back */
+        "v 0 x 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",        /* bad number */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1a 2 3\n",       /* bad index */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/ 2/1 3/1\n",   /* "1/" */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2/1 3/1\n",  /* vt index without any vt */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 1\nf 1 2 3\n",  /* vt with one component */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\n",                 /* no faces */
+        "",                                           /* empty */
+        "\x01\x02 binary garbage \xff\xfe",           /* not an OBJ */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1/ 2 3\n",    /* empty normal index */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3",         /* no trailing newline but fine?  (checked below) */
+    };
+    char path[256];
+    int i, n = (int)(sizeof(bad) / sizeof(bad[0]));
+    rc_mesh r;
+    tm_path(path, sizeof(path), "t_mesh_bad.obj");
+    for (i = 0; i < n - 1; ++i) {
+        rc_status st;
+        CHECK(tm_write_text(path, bad[i]));
+        st = rc_mesh_read_obj(&r, path);
+        CHECKF(st == RC_ERR_PARSE, "case %d: %s", i, rc_status_string(st));
+        CHECK(r.pos == NULL && r.num_verts == 0);
+        rc_mesh_free(&r);
+    }
+    CHECK(tm_write_text(path, bad[n - 1]));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK(r.num_tris == 1);
+    rc_mesh_free(&r);
+    CHECK(tm_write_text(path, "v 0 nan 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"));
+    CHECK(rc_mesh_read_obj(&r, path) == RC_ERR_NON_FINITE);
+    CHECK(rc_mesh_read_obj(&r, "/nonexistent_dir_rcloth/none.obj") == RC_ERR_IO);
+    CHECK(rc_mesh_read_obj(&r, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_read_obj(NULL, path) == RC_ERR_INVALID_ARGUMENT);
+    remove(path);
+}
+
+/* ---- point location ---- */
+
+/* brute-force squared distance from p to the mesh */
+static double tm_dist2_mesh(const rc_mesh *m, const double *p)
+{
+    double best = 1e300, b[3];
+    int t;
+    for (t = 0; t < m->num_tris; ++t) {
+        const int *T = m->tris + 3 * t;
+        double d = rc__mesh_tri_closest(m->ref_uv + 2 * T[0], m->ref_uv + 2 * T[1], m->ref_uv + 2 * T[2], p, b);
+        if (d < best) best = d;
+    }
+    return best;
+}
+
+static void tm_locate_check(const rc_mesh *m, const rc__topo *t, int npts, double lo, double hi, int outside_ok)
+{
+    int i, fails = 0;
+    for (i = 0; i < npts; ++i) {
+        double p[2], b[3], q[2];
+        int start = (int)(t_rand() * m->num_tris), tr, k;
+        const int *T;
+        p[0] = lo + (hi - lo) * t_rand();
+        p[1] = lo + (hi - lo) * t_rand();
+        tr = rc__mesh_locate(t, m->ref_uv, start, p, b);
+        if (tr < 0 || tr >= m->num_tris) { ++fails; continue; }
+        T = m->tris + 3 * tr;
+        q[0] = q[1] = 0.0;
+        for (k = 0; k < 3; ++k) {
+            q[0] += b[k] * m->ref_uv[2 * T[k]];
+            q[1] += b[k] * m->ref_uv[2 * T[k] + 1];
+        }
+        if (fabs(b[0] + b[1] + b[2] - 1.0) > 1e-12) ++fails;
+        if (tm_dist2_mesh(m, p) == 0.0) {
+            /* inside: barycentrics reconstruct p to round-off (coordinates are O(1)) */
+            if (fabs(q[0] - p[0]) > 1e-12 || fabs(q[1] - p[1]) > 1e-12) ++fails;
+            if (b[0] < -1e-12 || b[1] < -1e-12 || b[2] < -1e-12) ++fails;
+        } else {
+            /* outside: a clamped point of the mesh at the minimum distance */
+            double d2 = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
+            if (!outside_ok) ++fails;
+            if (b[0] < 0.0 || b[1] < 0.0 || b[2] < 0.0) ++fails;
+            if (fabs(d2 - tm_dist2_mesh(m, p)) > 1e-12) ++fails;
+        }
+    }
+    CHECKF(fails == 0, "%d of %d located points wrong", fails, npts);
+}
+
+static void test_mesh_locate(void)
+{
+    rc_mesh m;
+    rc__topo t;
+    double p[2], b[3];
+    /* convex square: inside points, random (often far) start triangles */
+    CHECK_OK(rc_mesh_square(&m, 1.0, 400, 9));
+    CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
+    tm_locate_check(&m, &t, 500, 0.0, 1.0, 0);
+    tm_locate_check(&m, &t, 200, -0.3, 1.3, 1);   /* many outside: nearest, clamped */
+    /* from the far corner to the opposite one */
+    p[0] = 0.999; p[1] = 0.998;
+    CHECK(rc__mesh_locate(&t, m.ref_uv, 0, p, b) >= 0);
+    /* vertices themselves (on edges of several triangles) */
+    {
+        int v, bad = 0;
+        for (v = 0; v < m.num_verts; ++v) {
+            int tr = rc__mesh_locate(&t, m.ref_uv, 0, m.ref_uv + 2 * v, b), k, hit = 0;
+            for (k = 0; k < 3 && tr >= 0; ++k)
+                if (m.tris[3 * tr + k] == v && fabs(b[k] - 1.0) < 1e-9) hit = 1;
+            bad += !hit;
+        }
+        CHECK(bad == 0);
+    }
+    /* bad input */
+    CHECK(rc__mesh_locate(NULL, m.ref_uv, 0, p, b) == -1);
+    CHECK(rc__mesh_locate(&t, NULL, 0, p, b) == -1);
+    CHECK(rc__mesh_locate(&t, m.ref_uv, 0, NULL, b) == -1);
+    CHECK(rc__mesh_locate(&t, m.ref_uv, -5, p, b) >= 0);         /* bad start: from triangle 0 */
+    CHECK(rc__mesh_locate(&t, m.ref_uv, 1 << 30, p, b) >= 0);
+    p[0] = NAN;
+    CHECK(rc__mesh_locate(&t, m.ref_uv, 0, p, b) == -1);
+    rc__topo_free(&t, NULL);
+    rc_mesh_free(&m);
+    /* non-convex: walks run into the hole and fall back */
+    CHECK_OK(rc_mesh_annulus(&m, 0.4, 1.0, 300, 0));
+    CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
+    tm_locate_check(&m, &t, 400, -1.1, 1.1, 1);
+    rc__topo_free(&t, NULL);
+    rc_mesh_free(&m);
+}
+
+/* ---- generator sweep: every parameter combination gives a valid ccw mesh of the right topology ---- */
+
+static void test_mesh_generators_sweep(void)
+{
+    int trial, bad = 0;
+    for (trial = 0; trial < 60; ++trial) {
+        rc_mesh m;
+        rc__topo t;
+        int kind = trial % 3, target = 4 + (int)(t_rand() * 600), slit = (int)(t_rand() * 2), chi = 1, loops = 1;
+        rc_status st;
+        if (kind == 0) st = rc_mesh_square(&m, 0.01 + 5.0 * t_rand(), target, (unsigned)trial);
+        else if (kind == 1) st = rc_mesh_disk(&m, 0.01 + 5.0 * t_rand(), target);
+        else {
+            double ri = 0.01 + t_rand(), ro = ri * (1.01 + 5.0 * t_rand());
+            st = rc_mesh_annulus(&m, ri, ro, target < 6 ? 6 : target, slit);
+            chi = slit ? 1 : 0;
+            loops = slit ? 1 : 2;
+        }
+        CHECK_OK(st);
+        if (st != RC_OK) { ++bad; continue; }
+        st = rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, NULL, 0);
+        CHECKF(st == RC_OK, "kind %d target %d: %s", kind, target, rc_status_string(st));
+        if (kind < 2 && target > 30) /* vertex counts honoured to within 25% at these sizes */
+            CHECKF(fabs((double)m.num_verts - target) < 0.25 * target, "kind %d target %d got %d", kind, target, m.num_verts);
+        if (rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv) == RC_OK) {
+            CHECK(t.nv - t.ne + t.nt == chi && t.nloops == loops);
+            rc__topo_free(&t, NULL);
+        } else ++bad;
+        rc_mesh_free(&m);
+    }
+    CHECK(bad == 0);
+}
+
+/* ---- bad input never crashes ---- */
+
+static void test_mesh_bad_input(void)
+{
+    rc_mesh m;
+    CHECK(rc_mesh_grid(NULL, 1, 1, 3, 3, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, NAN, 1, 3, 3, 0) == RC_ERR_NON_FINITE);
+    CHECK(rc_mesh_grid(&m, 1, INFINITY, 3, 3, 0) == RC_ERR_NON_FINITE);
+    CHECK(rc_mesh_grid(&m, -1, 1, 3, 3, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, 1, 1, 1, 3, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, 1, 1, 3, 3, -1) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, 1, 1, 1 << 20, 1 << 20, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(m.tris == NULL && m.num_verts == 0);
+    CHECK(rc_mesh_square(NULL, 1, 100, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_square(&m, 0, 100, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_square(&m, NAN, 100, 0) == RC_ERR_NON_FINITE);
+    CHECK(rc_mesh_square(&m, 1, 3, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_disk(&m, -1, 100) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_disk(&m, NAN, 100) == RC_ERR_NON_FINITE);
+    CHECK(rc_mesh_disk(&m, 1, -100) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_annulus(&m, 1, 0.5, 100, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_annulus(&m, 0, 1, 100, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_annulus(&m, 0.5, INFINITY, 100, 0) == RC_ERR_NON_FINITE);
+    CHECK(rc_mesh_annulus(&m, 0.5, 1, 2, 1) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(m.tris == NULL && m.num_verts == 0);
+    rc_mesh_free(NULL);
+    rc_mesh_free(&m);   /* zeroed: fine */
+    /* small targets still give valid meshes */
+    CHECK_OK(rc_mesh_square(&m, 1, 4, 1));
+    CHECK(m.num_verts == 9);
+    CHECK_OK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, NULL, 0));
+    rc_mesh_free(&m);
+    CHECK_OK(rc_mesh_annulus(&m, 0.9, 1, 6, 1));
+    CHECK_OK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, NULL, 0));
+    rc_mesh_free(&m);
+    /* random garbage triangle lists: validate and topo never crash, and agree on index errors */
+    {
+        int trial;
+        for (trial = 0; trial < 200; ++trial) {
+            int tris[30], k, nv = 6;
+            double uv[12];
+            rc__topo t;
+            rc_status s1, s2;
+            for (k = 0; k < 30; ++k) tris[k] = (int)(t_rand() * 8) - 1;
+            for (k = 0; k < 12; ++k) uv[k] = t_rand();
+            s1 = rc_mesh_validate(nv, 10, uv, tris, NULL, NULL, 0);
+            s2 = rc__topo_build(&t, NULL, nv, 10, tris, uv);
+            CHECK((s1 == RC_ERR_MESH_INDEX) == (s2 == RC_ERR_MESH_INDEX));
+            if (s2 == RC_OK) {
+                CHECK(tm_check_topo(&t, tris) == 0);
+                rc__topo_free(&t, NULL);
+            }
+        }
+    }
+}
+
 static void suite_mesh(void)
 {
+    RUN(test_mesh_edges_hand);
+    RUN(test_mesh_edges_closed_and_invalid);
+    RUN(test_mesh_topo_nonmanifold);
+    RUN(test_mesh_grid_topology);
+    RUN(test_mesh_grid_patterns);
+    RUN(test_mesh_square_delaunay);
+    RUN(test_mesh_disk);
+    RUN(test_mesh_annulus);
+    RUN(test_mesh_validate_failures);
+    RUN(test_mesh_obj_roundtrip);
+    RUN(test_mesh_obj_read_variants);
+    RUN(test_mesh_obj_malformed);
+    RUN(test_mesh_locate);
+    RUN(test_mesh_generators_sweep);
+    RUN(test_mesh_bad_input);
 }
