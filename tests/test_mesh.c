@@ -531,7 +531,7 @@ static void test_mesh_obj_malformed(void)
         "",                                           /* empty */
         "\x01\x02 binary garbage \xff\xfe",           /* not an OBJ */
         "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1/ 2 3\n",    /* empty normal index */
-        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3",         /* no trailing newline but fine?  (checked below) */
+        "v 0 0 0 # c\nv 1 0 0\nv 0 1 0\nf 1 2 3 # tri",  /* valid: trailing comments, no final newline */
     };
     char path[256];
     int i, n = (int)(sizeof(bad) / sizeof(bad[0]));
@@ -704,6 +704,8 @@ static void test_mesh_bad_input(void)
     CHECK(rc_mesh_annulus(&m, 0, 1, 100, 0) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_mesh_annulus(&m, 0.5, INFINITY, 100, 0) == RC_ERR_NON_FINITE);
     CHECK(rc_mesh_annulus(&m, 0.5, 1, 2, 1) == RC_ERR_INVALID_ARGUMENT);
+    /* too thin for the target: ~2 x 2200 vertices needed for 1e-6 relative width */
+    CHECK(rc_mesh_annulus(&m, 1.0, 1.000001, 50, 0) == RC_ERR_INVALID_ARGUMENT);
     CHECK(m.tris == NULL && m.num_verts == 0);
     rc_mesh_free(NULL);
     rc_mesh_free(&m);   /* zeroed: fine */
