@@ -68,7 +68,8 @@ RCLOTHDEF rc_status rc_mesh_square(rc_mesh *out, double size, int target_verts, 
 
 /* Disk of the given radius centred at the origin: a centre vertex and K concentric rings, ring k
    at radius k*radius/K with 6k vertices (the last ring on the boundary circle), so the mesh has
-   1 + 3K(K+1) vertices with K >= 1 chosen nearest to target_verts; rings are stitched and made
+   1 + 3K(K+1) vertices, K >= 1 the rounded real root of 1 + 3K(K+1) = target_verts (so within
+   about 2/sqrt(target) relative for large targets); rings are stitched and made
    Delaunay by Lawson flips. */
 RCLOTHDEF rc_status rc_mesh_disk(rc_mesh *out, double radius, int target_verts);
 
