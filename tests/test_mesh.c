@@ -639,6 +639,25 @@ static void test_mesh_locate(void)
     CHECK(rc__mesh_locate(&t, m.ref_uv, 0, p, b) == -1);
     rc__topo_free(&t, NULL);
     rc_mesh_free(&m);
+    /* a folded-over (inverted) reference mesh: the walk stops at the inverted triangles and the
+       scan still returns a triangle whose barycentrics sum to 1 and reconstruct a mesh point */
+    CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 5, 5, RC_DIAG_REGULAR));
+    CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
+    m.ref_uv[2 * 12] = 0.9;   /* centre vertex pushed past its neighbours: its fan folds over */
+    {
+        int i, bad = 0;
+        for (i = 0; i < 100; ++i) {
+            int tr;
+            p[0] = t_rand(); p[1] = t_rand();
+            tr = rc__mesh_locate(&t, m.ref_uv, (int)(t_rand() * m.num_tris), p, b);
+            if (tr < 0 || fabs(b[0] + b[1] + b[2] - 1.0) > 1e-12) ++bad;
+        }
+        CHECK(bad == 0);
+    }
+    m.ref_uv[0] = NAN;
+    rc__topo_free(&t, NULL);
+    CHECK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv) == RC_ERR_NON_FINITE);
+    rc_mesh_free(&m);
     /* non-convex: walks run into the hole and fall back */
     CHECK_OK(rc_mesh_annulus(&m, 0.4, 1.0, 300, 0));
     CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
