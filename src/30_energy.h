@@ -132,65 +132,70 @@ static RC__UNUSED rc__sh_coef rc__sh_make_coef(const rc_material *mat, double be
    small scalar pieces (W as a function of 6 metric entries, one edge's II as a function of 10
    numbers), never over a whole stencil, so its dense cost stays small. Hessian packed lower
    triangle: (i, j), j <= i at i(i+1)/2 + j. All operations allow r to alias an argument: each
-   writes h, then g, then v, elementwise. */
+   writes h, then g, then v, elementwise. The argument n selects the work: n > 0 value, gradient
+   and Hessian in n variables; n < 0 value and gradient in -n variables; n == 0 value only (the
+   line-search path), so one piece of code serves the three kernel modes. */
+#define RC__AD_NG(n) ((n) < 0 ? -(n) : (n))
+#define RC__AD_NH(n) ((n) > 0 ? (n) : 0)
 #define RC__AD_N 10
 #define RC__AD_H 55
 typedef struct rc__ad {
     double v, g[RC__AD_N], h[RC__AD_H];
 } rc__ad;
 
-static void rc__ad_const(rc__ad *r, double c, int n)
+static RC__UNUSED void rc__ad_const(rc__ad *r, double c, int n)
 {
     int k;
+    int ng = RC__AD_NG(n), nh = RC__AD_NH(n);
     r->v = c;
-    for (k = 0; k < n; ++k) r->g[k] = 0.0;
-    for (k = 0; k < n * (n + 1) / 2; ++k) r->h[k] = 0.0;
+    for (k = 0; k < ng; ++k) r->g[k] = 0.0;
+    for (k = 0; k < nh * (nh + 1) / 2; ++k) r->h[k] = 0.0;
 }
-static void rc__ad_var(rc__ad *r, double c, int idx, int n)
+static RC__UNUSED void rc__ad_var(rc__ad *r, double c, int idx, int n)
 {
     rc__ad_const(r, c, n);
-    r->g[idx] = 1.0;
+    if (idx < RC__AD_NG(n)) r->g[idx] = 1.0;
 }
 /* r = ca*a + cb*b + c0 */
-static void rc__ad_lin(rc__ad *r, double ca, const rc__ad *a, double cb, const rc__ad *b, double c0, int n)
+static RC__UNUSED void rc__ad_lin(rc__ad *r, double ca, const rc__ad *a, double cb, const rc__ad *b, double c0, int n)
 {
-    int k;
-    for (k = 0; k < n * (n + 1) / 2; ++k) r->h[k] = ca * a->h[k] + cb * b->h[k];
-    for (k = 0; k < n; ++k) r->g[k] = ca * a->g[k] + cb * b->g[k];
+    int k, ng = RC__AD_NG(n), nh = RC__AD_NH(n);
+    for (k = 0; k < nh * (nh + 1) / 2; ++k) r->h[k] = ca * a->h[k] + cb * b->h[k];
+    for (k = 0; k < ng; ++k) r->g[k] = ca * a->g[k] + cb * b->g[k];
     r->v = ca * a->v + cb * b->v + c0;
 }
 /* r = a*b: h = a h_b + b h_a + g_a g_b^T + g_b g_a^T */
-static void rc__ad_mul(rc__ad *r, const rc__ad *a, const rc__ad *b, int n)
+static RC__UNUSED void rc__ad_mul(rc__ad *r, const rc__ad *a, const rc__ad *b, int n)
 {
-    int i, j, k = 0;
-    for (i = 0; i < n; ++i)
+    int i, j, k = 0, ng = RC__AD_NG(n), nh = RC__AD_NH(n);
+    for (i = 0; i < nh; ++i)
         for (j = 0; j <= i; ++j, ++k)
             r->h[k] = a->v * b->h[k] + b->v * a->h[k] + a->g[i] * b->g[j] + b->g[i] * a->g[j];
-    for (i = 0; i < n; ++i) r->g[i] = a->v * b->g[i] + b->v * a->g[i];
+    for (i = 0; i < ng; ++i) r->g[i] = a->v * b->g[i] + b->v * a->g[i];
     r->v = a->v * b->v;
 }
 /* r = f(a) given f, f', f'' at a->v */
-static void rc__ad_f1(rc__ad *r, const rc__ad *a, double f, double f1, double f2, int n)
+static RC__UNUSED void rc__ad_f1(rc__ad *r, const rc__ad *a, double f, double f1, double f2, int n)
 {
-    int i, j, k = 0;
-    for (i = 0; i < n; ++i)
+    int i, j, k = 0, ng = RC__AD_NG(n), nh = RC__AD_NH(n);
+    for (i = 0; i < nh; ++i)
         for (j = 0; j <= i; ++j, ++k) r->h[k] = f1 * a->h[k] + f2 * a->g[i] * a->g[j];
-    for (i = 0; i < n; ++i) r->g[i] = f1 * a->g[i];
+    for (i = 0; i < ng; ++i) r->g[i] = f1 * a->g[i];
     r->v = f;
 }
 /* r = f(a, b) given its value and first/second partials */
-static void rc__ad_f2(rc__ad *r, const rc__ad *a, const rc__ad *b, double f, double fa, double fb,
+static RC__UNUSED void rc__ad_f2(rc__ad *r, const rc__ad *a, const rc__ad *b, double f, double fa, double fb,
                       double faa, double fab, double fbb, int n)
 {
-    int i, j, k = 0;
-    for (i = 0; i < n; ++i)
+    int i, j, k = 0, ng = RC__AD_NG(n), nh = RC__AD_NH(n);
+    for (i = 0; i < nh; ++i)
         for (j = 0; j <= i; ++j, ++k)
             r->h[k] = fa * a->h[k] + fb * b->h[k] + faa * a->g[i] * a->g[j] + fbb * b->g[i] * b->g[j] +
                       fab * (a->g[i] * b->g[j] + b->g[i] * a->g[j]);
-    for (i = 0; i < n; ++i) r->g[i] = fa * a->g[i] + fb * b->g[i];
+    for (i = 0; i < ng; ++i) r->g[i] = fa * a->g[i] + fb * b->g[i];
     r->v = f;
 }
-static void rc__ad_dot3(rc__ad *r, const rc__ad *a, const rc__ad *b, int n)
+static RC__UNUSED void rc__ad_dot3(rc__ad *r, const rc__ad *a, const rc__ad *b, int n)
 {
     rc__ad t;
     rc__ad_mul(r, &a[0], &b[0], n);
@@ -199,7 +204,7 @@ static void rc__ad_dot3(rc__ad *r, const rc__ad *a, const rc__ad *b, int n)
     rc__ad_mul(&t, &a[2], &b[2], n);
     rc__ad_lin(r, 1.0, r, 1.0, &t, 0.0, n);
 }
-static double rc__ad_hget(const rc__ad *a, int i, int j)
+static RC__UNUSED double rc__ad_hget(const rc__ad *a, int i, int j)
 {
     return i >= j ? a->h[i * (i + 1) / 2 + j] : a->h[j * (j + 1) / 2 + i];
 }
@@ -213,10 +218,11 @@ static double rc__ad_hget(const rc__ad *a, int i, int j)
    bending: c = tau^3/12, m = b, shift = 0 (B = tau^3/12 A |abar^-1 b|^2_SV)
    AD variables: 0..2 = abar (11, 12, 22), 3..5 = m (11, 12, 22). This is the one place the
    material law is written; every kernel composes it with the geometry by the chain rule. */
-static void rc__sh_W(const double abar[3], const double mm[3], double c, double shift, double alpha,
-                     double beta, rc__ad *W)
+/* order: 0 value, 1 + gradient, 2 + Hessian */
+static RC__UNUSED void rc__sh_W(const double abar[3], const double mm[3], double c, double shift, double alpha,
+                     double beta, int order, rc__ad *W)
 {
-    const int n = 6;
+    const int n = order == 2 ? 6 : order == 1 ? -6 : 0;
     rc__ad ab[3], m[3], det, t, idet, P11, P12, P22, C11, C12, C21, C22, trC, trC2, A, q;
     int k;
     double d, sd;
@@ -266,7 +272,7 @@ static void rc__sh_W(const double abar[3], const double mm[3], double c, double 
 
 /* ---- first fundamental form of a triangle p0 p1 p2 in dimension d (2 for u, 3 for x):
    m = (e1.e1, e1.e2, e2.e2), e1 = p1 - p0, e2 = p2 - p0; J (3 x 3d) = dm/dp. */
-static void rc__sh_fff(const double *p, int d, double m[3], double *J)
+static RC__UNUSED void rc__sh_fff(const double *p, int d, double m[3], double *J)
 {
     double e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
     int k, nd = 3 * d;
@@ -293,7 +299,7 @@ static void rc__sh_fff(const double *p, int d, double m[3], double *J)
 /* H[off.., off..] += sum_c w_c d^2 m_c / dp^2 (constant): with vertex coefficient vectors
    c1 = (-1, 1, 0), c2 = (-1, 0, 1) of e1, e2: K = 2 w11 c1 c1^T + w12 (c1 c2^T + c2 c1^T) + 2 w22 c2 c2^T,
    block (v, w) = K_vw I_d. */
-static void rc__sh_fff_hess_add(int d, const double w[3], double *H, int ld, int off)
+static RC__UNUSED void rc__sh_fff_hess_add(int d, const double w[3], double *H, int ld, int off)
 {
     static const double c1[3] = {-1, 1, 0}, c2[3] = {-1, 0, 1};
     int v, q, k;
@@ -307,7 +313,7 @@ static void rc__sh_fff_hess_add(int d, const double w[3], double *H, int ld, int
 /* ---- the generic chain rule: E = W(abar(u), m(q_w)) with Jm (3 x nw) = dm/dq_w and Ja (3 x 6) =
    dabar/du. Writes g (n = nw + 6*withu) and the first-order part of H (ld = n):
    H = J^T W'' J. The caller adds the second-order parts sum_c W_c d^2 m_c and the abar ones. */
-static void rc__sh_chain(const rc__ad *W, int nw, const double *Jm, int withu, const double *Ja,
+static RC__UNUSED void rc__sh_chain(const rc__ad *W, int nw, const double *Jm, int withu, const double *Ja,
                          double *g, double *H, int ld)
 {
     int i, j, k, l;
@@ -348,7 +354,7 @@ static void rc__sh_chain(const rc__ad *W, int nw, const double *Jm, int withu, c
     }
 }
 
-static void rc__sh_finish_hess(int n, double *H, int flags)
+static RC__UNUSED void rc__sh_finish_hess(int n, double *H, int flags)
 {
     double work[3 * 27 * 27 + 27];
     if (flags & (RC__SH_PROJECT | RC__SH_PROJECT_ABS))
@@ -364,7 +370,7 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
     int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9;
     rc__sh_fff(x, 3, a, Ja);
     rc__sh_fff(u, 2, abar, Jb);
-    rc__sh_W(abar, a, c->cs, 1.0, c->alpha, c->beta, &W);
+    rc__sh_W(abar, a, c->cs, 1.0, c->alpha, c->beta, (flags & RC__SH_HESS) ? 2 : (flags & RC__SH_GRAD) ? 1 : 0, &W);
     if (!(flags & (RC__SH_GRAD | RC__SH_HESS))) return W.v;
     rc__sh_chain(&W, 9, Ja, withu, Jb, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
     if (flags & RC__SH_HESS) {
@@ -385,10 +391,10 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
    The mid-edge normal is n_T rotated about e by theta/2 + s phi, and v.m = 2 h sin(theta/2 + s phi)
    with v = A + B - 2q; s = +1 when the edge's lower global vertex is A.
    AD variables: 0..2 e, 3..5 a, 6..8 c, 9 phi. */
-static void rc__sh_edge_II(const double *q, const double *A, const double *B, const double *p, double phi, double s,
-                           rc__ad *II)
+static RC__UNUSED void rc__sh_edge_II(const double *q, const double *A, const double *B, const double *p, double phi, double s,
+                           int order, rc__ad *II)
 {
-    const int n = 10;
+    const int n = order == 2 ? 10 : order == 1 ? -10 : 0;
     rc__ad e[3], a[3], c[3], ee, ea, aa, t, h, th, ph;
     int k;
     double v;
@@ -451,7 +457,7 @@ static void rc__sh_edge_II(const double *q, const double *A, const double *B, co
 }
 
 /* plain-double h_i and theta_i of the same edge (used by the angle minimiser) */
-static void rc__sh_edge_geom(const double *q, const double *A, const double *B, const double *p, double *h, double *theta)
+static RC__UNUSED void rc__sh_edge_geom(const double *q, const double *A, const double *B, const double *p, double *h, double *theta)
 {
     double e[3], a[3], c[3], ax[3], ee, ea, aa, ec, ac, D;
     rc__sub3(e, B, A);
@@ -474,7 +480,7 @@ static void rc__sh_edge_geom(const double *q, const double *A, const double *B, 
 
 /* edge orientation sign of edge i of a triangle with global vertex ids vid: +1 when the edge runs
    (in the triangle's traversal i+1 -> i+2) from its lower to its higher global vertex */
-static double rc__sh_edge_sign(const int vid[3], int i)
+static RC__UNUSED double rc__sh_edge_sign(const int vid[3], int i)
 {
     return vid[(i + 1) % 3] < vid[(i + 2) % 3] ? 1.0 : -1.0;
 }
@@ -494,14 +500,15 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
     rc__ad II[3], W;
     double abar[3], Jab[18], b[3], Jb[3 * 21], wII[3];
     int withu = !(flags & RC__SH_NO_U), n = withu ? 27 : 21, i, k, j;
-    int need = flags & (RC__SH_GRAD | RC__SH_HESS);
+    int need = flags & (RC__SH_GRAD | RC__SH_HESS), order = (flags & RC__SH_HESS) ? 2 : need ? 1 : 0;
     for (i = 0; i < 3; ++i) {
         const double *p = (flap_mask >> i & 1) ? xf + 3 * i : NULL;
-        rc__sh_edge_II(x + 3 * i, x + 3 * ((i + 1) % 3), x + 3 * ((i + 2) % 3), p, phi[i], rc__sh_edge_sign(vid, i), &II[i]);
+        rc__sh_edge_II(x + 3 * i, x + 3 * ((i + 1) % 3), x + 3 * ((i + 2) % 3), p, phi[i], rc__sh_edge_sign(vid, i), order,
+                       &II[i]);
     }
     for (k = 0; k < 3; ++k) b[k] = L[k][0] * II[0].v + L[k][1] * II[1].v + L[k][2] * II[2].v;
     rc__sh_fff(u, 2, abar, Jab);
-    rc__sh_W(abar, b, c->cb, 0.0, c->alpha, c->beta, &W);
+    rc__sh_W(abar, b, c->cb, 0.0, c->alpha, c->beta, order, &W);
     if (!need) return W.v;
     /* dII_i/dq over the 21 world DOFs: point coefficients of (e, a, c) for A, B, q, p */
     {
@@ -724,7 +731,7 @@ typedef struct rc__sh_edges {
 typedef struct rc__sh_hkey {
     int lo, hi, he; /* he = 3t + k */
 } rc__sh_hkey;
-static int rc__sh_hkey_cmp(const void *pa, const void *pb)
+static RC__UNUSED int rc__sh_hkey_cmp(const void *pa, const void *pb)
 {
     const rc__sh_hkey *a = (const rc__sh_hkey *)pa, *b = (const rc__sh_hkey *)pb;
     if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
@@ -828,7 +835,7 @@ nonmanifold:
 
 /* ---- public API ---- */
 
-RCLOTHDEF rc_material rc_material_cotton(void)
+RCLOTHDEF RC__UNUSED rc_material rc_material_cotton(void)
 {
     rc_material m;
     m.density = 500.0;
@@ -837,7 +844,7 @@ RCLOTHDEF rc_material rc_material_cotton(void)
     m.poisson = 0.3;
     return m;
 }
-RCLOTHDEF rc_material rc_material_silk(void)
+RCLOTHDEF RC__UNUSED rc_material rc_material_silk(void)
 {
     rc_material m;
     m.density = 600.0;
@@ -846,7 +853,7 @@ RCLOTHDEF rc_material rc_material_silk(void)
     m.poisson = 0.3;
     return m;
 }
-RCLOTHDEF rc_material rc_material_denim(void)
+RCLOTHDEF RC__UNUSED rc_material rc_material_denim(void)
 {
     rc_material m;
     m.density = 600.0;
@@ -855,7 +862,7 @@ RCLOTHDEF rc_material rc_material_denim(void)
     m.poisson = 0.3;
     return m;
 }
-RCLOTHDEF rc_material rc_material_proto(void)
+RCLOTHDEF RC__UNUSED rc_material rc_material_proto(void)
 {
     rc_material m;
     m.density = 200.0;
@@ -865,7 +872,7 @@ RCLOTHDEF rc_material rc_material_proto(void)
     return m;
 }
 
-RCLOTHDEF rc_status rc_material_validate(const rc_material *mat)
+RCLOTHDEF RC__UNUSED rc_status rc_material_validate(const rc_material *mat)
 {
     if (!mat) return RC_ERR_INVALID_ARGUMENT;
     if (!rc__isfinite(mat->density) || !rc__isfinite(mat->thickness) || !rc__isfinite(mat->young) ||
@@ -878,7 +885,7 @@ RCLOTHDEF rc_status rc_material_validate(const rc_material *mat)
 }
 
 /* index validation shared by the public kernels */
-static rc_status rc__sh_check_mesh(const rc_trimesh *m)
+static RC__UNUSED rc_status rc__sh_check_mesh(const rc_trimesh *m)
 {
     int t, k;
     if (!m || m->num_verts <= 0 || m->num_tris < 0 || (m->num_tris > 0 && !m->tris)) return RC_ERR_INVALID_ARGUMENT;
@@ -891,7 +898,7 @@ static rc_status rc__sh_check_mesh(const rc_trimesh *m)
     return RC_OK;
 }
 /* reference triangle t: degenerate if 2|A| <= 1e-12 * (longest edge)^2, inverted if A < 0 */
-static rc_status rc__sh_check_ref_tri(const double *u, const int *v)
+static RC__UNUSED rc_status rc__sh_check_ref_tri(const double *u, const int *v)
 {
     const double *a = u + 2 * v[0], *b = u + 2 * v[1], *c = u + 2 * v[2];
     double e1x = b[0] - a[0], e1y = b[1] - a[1], e2x = c[0] - a[0], e2y = c[1] - a[1];
@@ -904,7 +911,7 @@ static rc_status rc__sh_check_ref_tri(const double *u, const int *v)
     return RC_OK;
 }
 
-static void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u, int t,
+static RC__UNUSED void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u, int t,
                           double xl[9], double xf[9], double ul[6], int *mask)
 {
     int k;
@@ -929,7 +936,7 @@ static void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E, const doub
    so h, theta, s, Q are precomputed once. The phi-Hessian is element-local and full-rank per
    triangle (like a mass matrix), so the sweep count does not grow with the mesh size.
    Stops when no angle moved more than 1e-12 rad in a sweep (returns 1) or after 1000 sweeps (0). */
-static int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u,
+static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u,
                                const rc__sh_coef *c, double *geo /* 18 per triangle */, double *phi)
 {
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}};
@@ -945,7 +952,7 @@ static int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const
             G[6 + i] = rc__sh_edge_sign(m->tris + 3 * t, i);
         }
         rc__sh_fff(ul, 2, abar, NULL);
-        rc__sh_W(abar, zero, c->cb, 0.0, c->alpha, c->beta, &W);
+        rc__sh_W(abar, zero, c->cb, 0.0, c->alpha, c->beta, 2, &W);
         for (i = 0; i < 3; ++i)
             for (j = 0; j < 3; ++j) {
                 double s = 0.0;
@@ -992,7 +999,7 @@ static int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const
     return 0;
 }
 
-RCLOTHDEF rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const double *u, const double *phi,
+RCLOTHDEF RC__UNUSED rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const double *u, const double *phi,
                                     const rc_material *mat, double *stretch, double *bend, double *grad_x,
                                     double *grad_u)
 {
@@ -1066,7 +1073,7 @@ RCLOTHDEF rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const 
     return converged ? RC_OK : RC_ERR_NOT_CONVERGED;
 }
 
-RCLOTHDEF rc_status rc_mips_energy(const rc_trimesh *m, const double *u, const double *u0, double eps_q,
+RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double *u, const double *u0, double eps_q,
                                    double *energy, double *grad_u)
 {
     rc_status st;

@@ -271,6 +271,22 @@ static void test_energy_fd_bend(void)
         t_rand_bend(q, &s.mask, 0.0, 0.5);
         rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_GRAD | RC__SH_HESS, g, H);
         rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_GRAD | RC__SH_HESS | RC__SH_NO_U, g2, H2);
+        {   /* value-only and gradient-only modes give the same numbers as the full mode */
+            double g3[27], e1, e2, e3;
+            e1 = rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, 0, NULL, NULL);
+            e2 = rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_GRAD, g3, NULL);
+            e3 = rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_GRAD | RC__SH_HESS, g, H);
+            CHECK(e1 == e3 && e2 == e3);
+            for (i = 0; i < 27; ++i)
+                if (g3[i] != g[i]) bad++;
+            e1 = rc__sh_stretch_tri(q, q + 21, &s.c, 0, NULL, NULL);
+            e2 = rc__sh_stretch_tri(q, q + 21, &s.c, RC__SH_GRAD, g3, NULL);
+            e3 = rc__sh_stretch_tri(q, q + 21, &s.c, RC__SH_GRAD | RC__SH_HESS, g, H);
+            CHECK(e1 == e3 && e2 == e3);
+            for (i = 0; i < 15; ++i)
+                if (g3[i] != g[i]) bad++;
+            rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_GRAD | RC__SH_HESS, g, H);
+        }
         for (i = 0; i < 21; ++i) {
             if (g[i] != g2[i]) bad++;
             for (j = 0; j < 21; ++j)
@@ -320,7 +336,7 @@ static void test_energy_bend_vector_form(void)
             }
             II = rc__dot3(v, m);
             s = rc__sh_edge_sign(vid, i);
-            rc__sh_edge_II(qi, A, B, (mask >> i & 1) ? q + 9 + 3 * i : NULL, q[18 + i], s, &ad);
+            rc__sh_edge_II(qi, A, B, (mask >> i & 1) ? q + 9 + 3 * i : NULL, q[18 + i], s, 2, &ad);
             if (fabs(ad.v - II) > 1e-12) bad++;
         }
     }
