@@ -935,7 +935,8 @@ static RC__UNUSED void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E,
    quadratic form IIᵀ Q II (Q = 1/2 Lᵀ W_bb L, W is quadratic in b) of II_i = 2 h_i sin(theta_i/2 + s_i phi_i),
    so h, theta, s, Q are precomputed once. The phi-Hessian is element-local and full-rank per
    triangle (like a mass matrix), so the sweep count does not grow with the mesh size.
-   Stops when no angle moved more than 1e-12 rad in a sweep (returns 1) or after 1000 sweeps (0). */
+   Stops when no angle moved more than 1e-12 rad in a sweep (returns the number of sweeps, >= 1)
+   or after 1000 sweeps (returns 0). phi holds the starting angles (warm start) on entry. */
 static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u,
                                const rc__sh_coef *c, double *geo /* 18 per triangle */, double *phi)
 {
@@ -994,7 +995,7 @@ static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edge
             phi[e] += d;
             if (fabs(d) > maxd) maxd = fabs(d);
         }
-        if (!(maxd > 1e-12)) return 1;
+        if (!(maxd > 1e-12)) return sweep + 1;
     }
     return 0;
 }
