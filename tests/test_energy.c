@@ -958,8 +958,35 @@ static void test_energy_edges(void)
     rc__sh_free_edges(NULL, &E);
 }
 
+/* the fast projection (Householder + QL) agrees with BASE's Jacobi projection */
+static void test_energy_fast_projection(void)
+{
+    int trial, n, i, j;
+    for (trial = 0; trial < 30; ++trial) {
+        double H[27 * 27], H1[27 * 27], H2[27 * 27], work[3 * 27 * 27 + 27], d = 0, mx;
+        int mode = trial & 1 ? RC__PROJECT_ABS : RC__PROJECT_CLAMP;
+        n = 2 + (int)(26 * t_rand());
+        for (i = 0; i < n; ++i)
+            for (j = 0; j <= i; ++j) H[i * n + j] = H[j * n + i] = t_rand() - 0.5 + (i == j ? 0.3 * (trial % 5) : 0.0);
+        if (trial % 7 == 0) /* repeated eigenvalues: a rank-deficient matrix */
+            for (i = 0; i < n; ++i)
+                for (j = 0; j < n; ++j) H[i * n + j] = (i % 3 == j % 3) ? (i < n / 2 ? -1.0 : 1.0) : 0.0;
+        for (i = 0; i < n; ++i) for (j = 0; j < i; ++j) H[i * n + j] = H[j * n + i];
+        memcpy(H1, H, sizeof(double) * (size_t)(n * n));
+        memcpy(H2, H, sizeof(double) * (size_t)(n * n));
+        rc__sh_psd_project(n, H1, mode);
+        rc__psd_project(n, H2, mode, work);
+        mx = t_maxabs(H, n * n);
+        for (i = 0; i < n * n; ++i)
+            if (fabs(H1[i] - H2[i]) > d) d = fabs(H1[i] - H2[i]);
+        /* both are backward stable to ~n eps |H|; 1e-10 leaves room for Jacobi's stopping rule */
+        CHECKF(d <= 1e-10 * mx, "n %d mode %d diff %.3g", n, mode, d);
+    }
+}
+
 static void suite_energy(void)
 {
+    RUN(test_energy_fast_projection);
     RUN(test_energy_edges);
     RUN(test_energy_fd_stretch);
     RUN(test_energy_fd_bend);
