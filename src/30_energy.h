@@ -355,63 +355,73 @@ static RC__UNUSED void rc__sh_chain(const rc__ad *W, int nw, const double *Jm, i
 }
 
 /* ---- fast PSD projection of an element Hessian (n <= 27). The Jacobi solver of BASE costs
-   ~260 us on a 27x27 bending stencil; this path is ~10x cheaper:
+   ~260 us on a 27x27 bending stencil; this path needs only the NEGATIVE eigenpairs:
      1. diagonally dominant with nonnegative diagonal -> PSD, done;
      2. Cholesky of H + delta I (delta = 1e-12 max|H_ii|) succeeds -> lambda_min >= -delta: treated
         as PSD and left alone (element Hessians are singular: rigid modes);
-     3. Householder tridiagonalisation Q^T H Q = T, implicit QL with Wilkinson shifts on T
-        (eigenvectors accumulated in Q), then only the negative pairs are corrected:
+     3. Householder tridiagonalisation Q^T H Q = T (reflectors kept, Q never formed), eigenvalues
+        of T by implicit QL with Wilkinson shifts (no vectors), eigenvectors of the negative ones
+        by inverse iteration on T (pivoted tridiagonal LU, 2 solves, Gram-Schmidt against the
+        previous negative ones for clusters), back-transformed by the reflectors; then
         H += sum_{lambda<0} (lambda' - lambda) v v^T, lambda' = 0 (clamp) or -lambda (abs).
+   A negative eigenvalue that sits within round-off of another one gets a mixed vector, but the
+   correction it adds is |lambda| v v^T, so the error stays of the size of that tiny |lambda|;
+   negatives at round-off level (|lambda| <= 1e-13 max|lambda|) are skipped.
    Falls back to rc__psd_project (Jacobi) if QL does not converge in 60 iterations per eigenvalue.
    Returns 1 if H was changed. (Generic dense math: a candidate for BASE.) */
-static RC__UNUSED int rc__sh_sym_eig_ql(int n, double *A, double *d, double *e, double *Z)
+
+/* Householder reduction of symmetric A (n*n, destroyed) to tridiagonal (d, e: e[i] couples i and
+   i+1); reflector k (P_k = I - beta_k v_k v_k^T, v_k nonzero in k+1..n-1) stored in V[k*n..]. */
+static RC__UNUSED void rc__sh_tridiag(int n, double *A, double *d, double *e, double *V, double *beta)
 {
-    int i, j, k, l, m, iter;
-    for (i = 0; i < n; ++i)
-        for (j = 0; j < n; ++j) Z[i * n + j] = (i == j) ? 1.0 : 0.0;
+    int i, j, k;
     for (k = 0; k + 2 < n; ++k) {
-        double sigma = 0.0, x0 = A[(k + 1) * n + k], nrm, alpha, beta, v[27], p[27], K = 0.0;
+        double sigma = 0.0, x0 = A[(k + 1) * n + k], nrm, alpha, bt, *v = V + k * n, p[27], K = 0.0;
         for (i = k + 2; i < n; ++i) sigma += A[i * n + k] * A[i * n + k];
+        beta[k] = 0.0;
         if (sigma == 0.0) continue;
         nrm = sqrt(x0 * x0 + sigma);
         alpha = x0 > 0.0 ? -nrm : nrm;
         v[k + 1] = x0 - alpha;
         for (i = k + 2; i < n; ++i) v[i] = A[i * n + k];
-        beta = 2.0 / (v[k + 1] * v[k + 1] + sigma);
-        /* P A P on the trailing block with P = I - beta v v^T: A -= v w^T + w v^T, w = p - K v,
-           p = beta A v, K = beta/2 v^T p */
+        bt = 2.0 / (v[k + 1] * v[k + 1] + sigma);
+        beta[k] = bt;
+        /* P A P on the trailing block: A -= v w^T + w v^T, w = p - K v, p = beta A v, K = beta/2 v^T p */
         for (i = k + 1; i < n; ++i) {
             double sum = 0.0;
             for (j = k + 1; j < n; ++j) sum += A[i * n + j] * v[j];
-            p[i] = beta * sum;
+            p[i] = bt * sum;
             K += v[i] * p[i];
         }
-        K *= 0.5 * beta;
+        K *= 0.5 * bt;
         for (i = k + 1; i < n; ++i) p[i] -= K * v[i];
         for (i = k + 1; i < n; ++i)
             for (j = k + 1; j < n; ++j) A[i * n + j] -= v[i] * p[j] + p[i] * v[j];
         A[(k + 1) * n + k] = A[k * n + k + 1] = alpha;
-        for (i = k + 2; i < n; ++i) A[i * n + k] = A[k * n + i] = 0.0;
-        for (i = 0; i < n; ++i) { /* Z <- Z P */
-            double sum = 0.0;
-            for (j = k + 1; j < n; ++j) sum += Z[i * n + j] * v[j];
-            sum *= beta;
-            for (j = k + 1; j < n; ++j) Z[i * n + j] -= sum * v[j];
-        }
     }
     for (i = 0; i < n; ++i) {
         d[i] = A[i * n + i];
         e[i] = i + 1 < n ? A[(i + 1) * n + i] : 0.0;
     }
-    /* implicit QL: e[i] couples d[i] and d[i+1] */
+}
+
+/* eigenvalues of the tridiagonal (d, e) by implicit QL; d is overwritten, e destroyed. 0 on failure.
+   Deflation is absolute (|e_m| <= eps |T|): the projection needs eigenvalues to eps |T| only, and
+   a relative test would iterate on the null-space (rigid-mode) eigenvalues to no purpose. */
+static RC__UNUSED int rc__sh_tridiag_ql(int n, double *d, double *e)
+{
+    int i, l, m, iter;
+    double anorm = 0.0;
+    for (i = 0; i < n; ++i) {
+        double r = fabs(d[i]) + fabs(e[i]) + (i > 0 ? fabs(e[i - 1]) : 0.0);
+        if (r > anorm) anorm = r;
+    }
     for (l = 0; l < n; ++l) {
         for (iter = 0;; ++iter) {
             double g, r, s, c, pp, f, b;
             int split = 0;
-            for (m = l; m < n - 1; ++m) {
-                double dd = fabs(d[m]) + fabs(d[m + 1]);
-                if (fabs(e[m]) <= DBL_EPSILON * dd) break;
-            }
+            for (m = l; m < n - 1; ++m)
+                if (fabs(e[m]) <= DBL_EPSILON * anorm) break;
             if (m == l) break;
             if (iter == 60) return 0;
             g = (d[l + 1] - d[l]) / (2.0 * e[l]);
@@ -437,11 +447,6 @@ static RC__UNUSED int rc__sh_sym_eig_ql(int n, double *A, double *d, double *e, 
                 pp = s * r;
                 d[i + 1] = g + pp;
                 g = c * r - b;
-                for (k = 0; k < n; ++k) {
-                    f = Z[k * n + i + 1];
-                    Z[k * n + i + 1] = s * Z[k * n + i] + c * f;
-                    Z[k * n + i] = c * Z[k * n + i] - s * f;
-                }
             }
             if (split) continue;
             d[l] -= pp;
@@ -452,10 +457,67 @@ static RC__UNUSED int rc__sh_sym_eig_ql(int n, double *A, double *d, double *e, 
     return 1;
 }
 
+/* LU factorisation of T - mu I for tridiagonal T (diag d, off-diagonal e) with partial pivoting
+   (one extra super-diagonal of fill); zero pivots are replaced by tiny ones. Row i of U:
+   ia = 1/diag, b = first super, c = second super; l, piv: the elimination steps. */
+typedef struct rc__sh_trilu {
+    double ia[27], b[27], c[27], l[27];
+    int piv[27];
+} rc__sh_trilu;
+static RC__UNUSED void rc__sh_trilu_factor(int n, const double *d, const double *e, double mu, double tiny, rc__sh_trilu *F)
+{
+    double a[27];
+    int i;
+    for (i = 0; i < n; ++i) {
+        a[i] = d[i] - mu;
+        F->b[i] = i + 1 < n ? e[i] : 0.0;
+        F->c[i] = 0.0;
+    }
+    for (i = 0; i + 1 < n; ++i) {
+        double sub = e[i]; /* entry (i+1, i) */
+        if (fabs(sub) > fabs(a[i])) { /* swap rows i and i+1 */
+            double t0 = a[i], t1 = F->b[i], t2 = F->c[i];
+            a[i] = sub;
+            F->b[i] = a[i + 1];
+            F->c[i] = F->b[i + 1];
+            a[i + 1] = t1;
+            F->b[i + 1] = t2;
+            F->piv[i] = 1;
+            F->l[i] = t0 / sub;
+        } else {
+            if (a[i] == 0.0) a[i] = tiny;
+            F->piv[i] = 0;
+            F->l[i] = sub / a[i];
+        }
+        a[i + 1] -= F->l[i] * F->b[i]; /* row i+1 -= l * row i (columns i+1, i+2) */
+        if (i + 2 < n) F->b[i + 1] -= F->l[i] * F->c[i];
+    }
+    if (a[n - 1] == 0.0) a[n - 1] = tiny;
+    for (i = 0; i < n; ++i) F->ia[i] = 1.0 / a[i];
+}
+static RC__UNUSED void rc__sh_trilu_solve(int n, const rc__sh_trilu *F, double *y)
+{
+    int i;
+    for (i = 0; i + 1 < n; ++i) {
+        if (F->piv[i]) {
+            double t = y[i];
+            y[i] = y[i + 1];
+            y[i + 1] = t;
+        }
+        y[i + 1] -= F->l[i] * y[i];
+    }
+    for (i = n - 1; i >= 0; --i) {
+        double sum = y[i];
+        if (i + 1 < n) sum -= F->b[i] * y[i + 1];
+        if (i + 2 < n) sum -= F->c[i] * y[i + 2];
+        y[i] = sum * F->ia[i];
+    }
+}
+
 static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
 {
-    double A[27 * 27], Z[27 * 27], d[27], e[27], delta = 0.0;
-    int i, j, k, dominant = 1, chol = 1;
+    double A[27 * 27], V[27 * 27], d[27], e[27], lam[27], e2[27], beta[27], Y[27 * 27], delta = 0.0, tnorm = 0.0;
+    int i, j, k, it, dominant = 1, chol = 1, nneg = 0;
     for (i = 0; i < n && dominant; ++i) {
         double sum = 0.0;
         for (j = 0; j < n; ++j)
@@ -484,17 +546,57 @@ static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
     }
     if (chol) return 0;
     memcpy(A, H, sizeof(double) * (size_t)(n * n));
-    if (!rc__sh_sym_eig_ql(n, A, d, e, Z)) {
+    rc__sh_tridiag(n, A, d, e, V, beta);
+    memcpy(lam, d, sizeof(double) * (size_t)n);
+    memcpy(e2, e, sizeof(double) * (size_t)n);
+    if (!rc__sh_tridiag_ql(n, lam, e2)) {
         double work[3 * 27 * 27 + 27];
         return rc__psd_project(n, H, mode == RC__PROJECT_ABS ? RC__PROJECT_ABS : RC__PROJECT_CLAMP, work);
     }
+    for (i = 0; i < n; ++i)
+        if (fabs(lam[i]) > tnorm) tnorm = fabs(lam[i]);
     for (k = 0; k < n; ++k) {
-        double corr;
-        if (!(d[k] < 0.0)) continue;
-        corr = (mode == RC__PROJECT_ABS ? -2.0 : -1.0) * d[k];
-        for (i = 0; i < n; ++i) {
-            double zi = corr * Z[i * n + k];
-            for (j = 0; j < n; ++j) H[i * n + j] += zi * Z[j * n + k];
+        double *y = Y + nneg * n, nrm = 0.0, corr;
+        rc__sh_trilu F;
+        /* round-off-level negatives (|lambda| <= 1e-13 |H|, e.g. the rigid modes' noise) change H by
+           less than its own rounding: skipped */
+        if (!(lam[k] < -1e-13 * tnorm)) continue;
+        /* inverse iteration on T with a shift just below lambda_k (one factorisation, 2 solves) */
+        rc__sh_trilu_factor(n, d, e, lam[k] - 1e-13 * tnorm, 1e-300 + 1e-16 * tnorm, &F);
+        for (i = 0; i < n; ++i) y[i] = 1.0 + 0.1 * (double)((i * 7 + k * 3) % 11);
+        for (it = 0; it < 2; ++it) {
+            rc__sh_trilu_solve(n, &F, y);
+            for (j = 0; j < nneg; ++j) { /* orthogonal to the previous negative eigenvectors */
+                double dot = 0.0;
+                for (i = 0; i < n; ++i) dot += y[i] * Y[j * n + i];
+                for (i = 0; i < n; ++i) y[i] -= dot * Y[j * n + i];
+            }
+            nrm = 0.0;
+            for (i = 0; i < n; ++i) nrm += y[i] * y[i];
+            nrm = sqrt(nrm);
+            if (!(nrm > 0.0) || !rc__isfinite(nrm)) break;
+            for (i = 0; i < n; ++i) y[i] /= nrm;
+        }
+        if (!(nrm > 0.0) || !rc__isfinite(nrm)) continue;
+        ++nneg;
+        corr = (mode == RC__PROJECT_ABS ? -2.0 : -1.0) * lam[k];
+        {
+            double z[27];
+            int r;
+            /* back-transform z = Q y = P_0 P_1 ... P_{n-3} y */
+            memcpy(z, y, sizeof(double) * (size_t)n);
+            for (r = n - 3; r >= 0; --r) {
+                const double *v = V + r * n;
+                double dot = 0.0;
+                if (beta[r] == 0.0) continue;
+                for (i = r + 1; i < n; ++i) dot += v[i] * z[i];
+                dot *= beta[r];
+                for (i = r + 1; i < n; ++i) z[i] -= dot * v[i];
+            }
+            for (i = 0; i < n; ++i) {
+                double zi = corr * z[i];
+                for (j = 0; j < n; ++j) H[i * n + j] += zi * z[j];
+            }
         }
     }
     for (i = 0; i < n; ++i) /* exact symmetry */

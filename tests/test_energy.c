@@ -962,16 +962,27 @@ static void test_energy_edges(void)
 static void test_energy_fast_projection(void)
 {
     int trial, n, i, j;
-    for (trial = 0; trial < 30; ++trial) {
+    for (trial = 0; trial < 120; ++trial) {
         double H[27 * 27], H1[27 * 27], H2[27 * 27], work[3 * 27 * 27 + 27], d = 0, mx;
         int mode = trial & 1 ? RC__PROJECT_ABS : RC__PROJECT_CLAMP;
         n = 2 + (int)(26 * t_rand());
+        if (trial >= 100) { /* real bending / stretch stencils (many tiny and zero eigenvalues) */
+            double q[27], g[27];
+            t_sctx sc;
+            rc_material mt = t_mat();
+            sc.c = rc__sh_make_coef(&mt, 1.0);
+            sc.vid[0] = 4; sc.vid[1] = 1; sc.vid[2] = 7;
+            t_rand_bend(q, &sc.mask, trial % 3 == 0 ? 2.9 : 0.0, 0.8);
+            if (trial & 2) { n = 27; rc__sh_bend_tri(q, q + 9, sc.mask, q + 18, sc.vid, q + 21, &sc.c, RC__SH_HESS, g, H); }
+            else { n = 15; rc__sh_stretch_tri(q, q + 21, &sc.c, RC__SH_HESS, g, H); }
+        } else {
         for (i = 0; i < n; ++i)
             for (j = 0; j <= i; ++j) H[i * n + j] = H[j * n + i] = t_rand() - 0.5 + (i == j ? 0.3 * (trial % 5) : 0.0);
         if (trial % 7 == 0) /* repeated eigenvalues: a rank-deficient matrix */
             for (i = 0; i < n; ++i)
                 for (j = 0; j < n; ++j) H[i * n + j] = (i % 3 == j % 3) ? (i < n / 2 ? -1.0 : 1.0) : 0.0;
         for (i = 0; i < n; ++i) for (j = 0; j < i; ++j) H[i * n + j] = H[j * n + i];
+        }
         memcpy(H1, H, sizeof(double) * (size_t)(n * n));
         memcpy(H2, H, sizeof(double) * (size_t)(n * n));
         rc__sh_psd_project(n, H1, mode);
