@@ -91,6 +91,7 @@ extern "C" {
      stretch  rc__sh_stretch_tri  15: [x0 x1 x2 (9) | u0 u1 u2 (6)]          (9 with RC__SH_NO_U)
      bending  rc__sh_bend_tri     27: [x0 x1 x2 (9) | p0 p1 p2 (9) | phi0 phi1 phi2 (3) | u0 u1 u2 (6)]
                                                                                (21 with RC__SH_NO_U)
+     shell    rc__sh_shell_tri    27: stretch + bending in the bending layout, projected once
               p_i = flap vertex across edge i (edge i joins own vertices i+1, i+2, opposite i);
               a boundary edge has no flap: its p_i rows/columns are zero.
      MIPS     rc__mips_tri         6: [u0 u1 u2]
@@ -814,6 +815,31 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
     return W.v;
 }
 
+/* ---- stretch + bending of one triangle in the bending stencil (27 DOFs, 21 with RC__SH_NO_U):
+   one projection of the sum instead of one per term (tighter, and ~8 us cheaper per triangle).
+   Same arguments as rc__sh_bend_tri; *S and *B (may be NULL) receive the two parts. */
+static RC__UNUSED double rc__sh_shell_tri(const double x[9], const double xf[9], int flap_mask, const double phi[3],
+                                          const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
+                                          double *grad, double *hess, double *S, double *B)
+{
+    double gs[15], hs[225], es, eb;
+    int withu = !(flags & RC__SH_NO_U), n = withu ? 27 : 21, ns = withu ? 15 : 9, i, j;
+    int raw = flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS);
+    es = rc__sh_stretch_tri(x, u, c, raw, gs, hs);
+    eb = rc__sh_bend_tri(x, xf, flap_mask, phi, vid, u, c, raw, grad, hess);
+    if (S) *S = es;
+    if (B) *B = eb;
+    /* stretch local DOF j -> shell DOF: x (0..8) stay, u (9..14) -> 21..26 */
+    if ((flags & RC__SH_GRAD) && grad)
+        for (i = 0; i < ns; ++i) grad[i < 9 ? i : i + 12] += gs[i];
+    if ((flags & RC__SH_HESS) && hess) {
+        for (i = 0; i < ns; ++i)
+            for (j = 0; j < ns; ++j) hess[(i < 9 ? i : i + 12) * n + (j < 9 ? j : j + 12)] += hs[i * ns + j];
+        rc__sh_finish_hess(n, hess, flags);
+    }
+    return es + eb;
+}
+
 /* ---- MIPS quality regulariser: J = D_u Dm^-1 (Dm = D_u of the initial reference triangle u0),
    Psi = |J|_F^2 / det J, C = w max(0, Psi - eps)^3 (C^2 at the threshold; +inf if det J <= 0).
    DOFs [u0 u1 u2]. Dminv: Dm^-1 (row-major 2x2, precomputed by the caller; rc__mips_dminv).
@@ -1184,7 +1210,8 @@ static RC__UNUSED void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E,
    one safeguarded 1D Newton step per edge per sweep. Per triangle the bending energy is the
    quadratic form IIᵀ Q II (Q = 1/2 Lᵀ W_bb L, W is quadratic in b) of II_i = 2 h_i sin(theta_i/2 + s_i phi_i),
    so h, theta, s, Q are precomputed once. The phi-Hessian is element-local and full-rank per
-   triangle (like a mass matrix), so the sweep count does not grow with the mesh size.
+   triangle (like a mass matrix), so the sweep count does not grow with the mesh size. Steps are
+   over-relaxed by 1.2 (measured: 1.0 -> 54 sweeps, 1.2 -> 31, 1.4 -> 41, 1.6 -> 66).
    Stops when no angle moved more than 1e-12 rad in a sweep (returns the number of sweeps, >= 1)
    or after 1000 sweeps (returns 0). phi holds the starting angles (warm start) on entry. */
 static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u,
@@ -1242,7 +1269,7 @@ static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edge
             d = -g / H;
             if (d > 0.5) d = 0.5;
             if (d < -0.5) d = -0.5;
-            phi[e] += d;
+            phi[e] += 1.2 * d; /* mild over-relaxation: 54 -> 31 sweeps on the 100k bench sheet */
             if (fabs(d) > maxd) maxd = fabs(d);
         }
         if (!(maxd > 1e-12)) return sweep + 1;
