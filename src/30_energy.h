@@ -859,7 +859,7 @@ static RC__UNUSED int rc__mips_dminv(const double u0[6], double Dminv[4])
 static RC__UNUSED double rc__mips_tri(const double u[6], const double Dminv[4], double w, double eps, int flags,
                                       double *grad, double *hess)
 {
-    double Du[4], J[4], f, d, Psi, z, dJ[4], cof[4], gP[4], HJ[16], Bm[4 * 6];
+    double Du[4], J[4], f, d, Psi, z, cof[4], gP[4], HJ[16], Bm[4 * 6];
     int i, j, k, l, r;
     Du[0] = u[2] - u[0];
     Du[1] = u[4] - u[0];
@@ -890,7 +890,6 @@ static RC__UNUSED double rc__mips_tri(const double u[6], const double Dminv[4], 
             Bm[(2 * i + j) * 6 + 1 * 2 + i] = Dminv[j];
             Bm[(2 * i + j) * 6 + 2 * 2 + i] = Dminv[2 + j];
         }
-    (void)dJ;
     if ((flags & RC__SH_GRAD) && grad)
         for (r = 0; r < 6; ++r) {
             double s = 0.0;
@@ -910,7 +909,6 @@ static RC__UNUSED double rc__mips_tri(const double u[6], const double Dminv[4], 
             }
         if (flags & (RC__SH_PROJECT | RC__SH_PROJECT_ABS))
             rc__psd_project(4, HJ, (flags & RC__SH_PROJECT_ABS) ? RC__PROJECT_ABS : RC__PROJECT_CLAMP, work);
-        (void)rc__sh_psd_project;
         for (r = 0; r < 6; ++r)
             for (j = 0; j < 6; ++j) {
                 double s = 0.0;
@@ -1074,7 +1072,6 @@ static RC__UNUSED rc_status rc__sh_build_edges(void *user, const rc_trimesh *m, 
        at its smallest half-edge */
     {
         int next = 0;
-        int *newid = first; /* reuse: map group -> id, computed in half-edge order */
         int *rank = (int *)rc__alloc(user, (size_t)(ne > 0 ? ne : 1), sizeof(int));
         if (!rank) {
             rc__free(user, K);
@@ -1086,7 +1083,6 @@ static RC__UNUSED rc_status rc__sh_build_edges(void *user, const rc_trimesh *m, 
         for (i = 0; i < ne; ++i) rank[i] = -1;
         for (i = 0; i < nh; ++i)
             if (rank[gid[i]] < 0) rank[gid[i]] = next++;
-        (void)newid;
         for (i = 0; i < 2 * ne; ++i) E->edge_tri[i] = -1;
         for (i = 0; i < nh; ++i) {
             int e = rank[gid[i]];
