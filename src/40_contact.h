@@ -978,6 +978,198 @@ static RC__UNUSED double rc__ct_friction(int nv, const double *w, const double P
     return mu_lambda * rc__ct_f0(y, eps);
 }
 
+/* ---------------------------------------------------------------- broad phase
+   Uniform grid over axis-aligned boxes. The simulator builds one box per primitive (a point, an
+   edge or a triangle swept over the step: rc__ct_aabb over its vertices at the start and the end
+   of the step) and asks for the candidate pairs whose boxes, each grown by `inflate` on every
+   side (d-hat + xi for the barrier, 0 for CCD after sweeping), overlap.
+   Method: every box is entered in each grid cell it touches; entries are sorted by (cell, set,
+   index); a pair is reported from a cell only if that cell is the lowest corner cell of the
+   overlap of the two boxes' cell ranges, so no pair is reported twice and no dedup pass is
+   needed. The cell size defaults to the mean box extent and is doubled while the entry count
+   exceeds 32 per box (a few huge swept boxes cannot blow up the memory). Output: pairs (i, j)
+   sorted by i then j; i indexes set A and j set B, or, for a self query (B == NULL), i < j both
+   in A. Deterministic: depends only on the inputs. */
+
+/* Box of nv points x (3 each), also swept by dx (NULL: static). */
+static RC__UNUSED void rc__ct_aabb(int nv, const double *const *x, const double *const *dx, double lo[3],
+                                   double hi[3])
+{
+    int k, i;
+    for (i = 0; i < 3; ++i) { lo[i] = HUGE_VAL; hi[i] = -HUGE_VAL; }
+    for (k = 0; k < nv; ++k)
+        for (i = 0; i < 3; ++i) {
+            double a = x[k][i], b = dx ? a + dx[k][i] : a;
+            if (a < lo[i]) lo[i] = a;
+            if (a > hi[i]) hi[i] = a;
+            if (b < lo[i]) lo[i] = b;
+            if (b > hi[i]) hi[i] = b;
+        }
+}
+
+typedef struct rc__ct_bp_entry {
+    unsigned long long key;
+    int set, id;
+    int c0[3];   /* the box's lowest cell */
+} rc__ct_bp_entry;
+
+static int rc__ct_bp_cmp(const void *pa, const void *pb)
+{
+    const rc__ct_bp_entry *a = (const rc__ct_bp_entry *)pa, *b = (const rc__ct_bp_entry *)pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    if (a->set != b->set) return a->set - b->set;
+    return (a->id > b->id) - (a->id < b->id);
+}
+static int rc__ct_pair_cmp(const void *pa, const void *pb)
+{
+    const int *a = (const int *)pa, *b = (const int *)pb;
+    if (a[0] != b[0]) return (a[0] > b[0]) - (a[0] < b[0]);
+    return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* alo/ahi: na boxes (3 doubles each) of set A; blo/bhi: nb boxes of set B, or NULL for pairs
+   within A. cell <= 0 chooses it. *pairs (2 ints per pair, allocated with rc__alloc(user, ...),
+   free with rc__free(user, *pairs)); *npairs. Errors: RC_ERR_INVALID_ARGUMENT (NULL outputs,
+   negative counts, NULL boxes with a positive count, inflate < 0), RC_ERR_NON_FINITE (a box
+   coordinate or inflate not finite), RC_ERR_OUT_OF_MEMORY (nothing leaked; *pairs = NULL). */
+static RC__UNUSED rc_status rc__ct_bp_pairs(void *user, int na, const double *alo, const double *ahi, int nb,
+                                            const double *blo, const double *bhi, double inflate, double cell,
+                                            int **pairs, int *npairs)
+{
+    double glo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, ghi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    rc__ct_bp_entry *ent = NULL;
+    int *out = NULL;
+    size_t nent = 0, cap = 0, nout = 0, i0;
+    int self = (blo == NULL), nbox, s, b, i, dims[3];
+    if (!pairs || !npairs) return RC_ERR_INVALID_ARGUMENT;
+    *pairs = NULL; *npairs = 0;
+    if (na < 0 || (!self && nb < 0) || (na > 0 && (!alo || !ahi)) || (!self && nb > 0 && !bhi) || !(inflate >= 0.0))
+        return inflate != inflate ? RC_ERR_NON_FINITE : RC_ERR_INVALID_ARGUMENT;
+    if (!rc__isfinite(inflate) || !rc__isfinite(cell)) return RC_ERR_NON_FINITE;
+    if (self) nb = 0;
+    nbox = na + nb;
+    if (nbox == 0 || (!self && (na == 0 || nb == 0))) return RC_OK;
+    for (s = 0; s < 2; ++s) {
+        const double *lo = s ? blo : alo, *hi = s ? bhi : ahi;
+        int n = s ? nb : na;
+        if (!rc__all_finite(lo, (size_t)n * 3) || !rc__all_finite(hi, (size_t)n * 3)) return RC_ERR_NON_FINITE;
+        for (b = 0; b < n; ++b)
+            for (i = 0; i < 3; ++i) {
+                double l = lo[3 * b + i] - inflate, h = hi[3 * b + i] + inflate;
+                if (h < l) return RC_ERR_INVALID_ARGUMENT;
+                if (l < glo[i]) glo[i] = l;
+                if (h > ghi[i]) ghi[i] = h;
+            }
+    }
+    if (!(cell > 0.0)) {
+        double sum = 0.0;
+        for (s = 0; s < 2; ++s) {
+            const double *lo = s ? blo : alo, *hi = s ? bhi : ahi;
+            int n = s ? nb : na;
+            for (b = 0; b < n; ++b) {
+                double m = 0.0;
+                for (i = 0; i < 3; ++i) if (hi[3 * b + i] - lo[3 * b + i] + 2 * inflate > m) m = hi[3 * b + i] - lo[3 * b + i] + 2 * inflate;
+                sum += m;
+            }
+        }
+        cell = sum / nbox;
+    }
+    {   /* the grid must have at most ~2^20 cells per axis so keys fit in 64 bits; else grow cell */
+        double span = 0.0;
+        for (i = 0; i < 3; ++i) if (ghi[i] - glo[i] > span) span = ghi[i] - glo[i];
+        if (!(cell > 0.0)) cell = span > 0.0 ? span : 1.0;
+        while (span / cell > 1048576.0) cell *= 2.0;
+    }
+    for (;;) {   /* count entries at this cell size; double the cell while there are too many */
+        double total = 0.0;
+        for (s = 0; s < 2; ++s) {
+            const double *lo = s ? blo : alo, *hi = s ? bhi : ahi;
+            int n = s ? nb : na;
+            for (b = 0; b < n; ++b) {
+                double c = 1.0;
+                for (i = 0; i < 3; ++i)
+                    c *= floor((hi[3 * b + i] + inflate - glo[i]) / cell) - floor((lo[3 * b + i] - inflate - glo[i]) / cell) + 1.0;
+                total += c;
+            }
+        }
+        if (total <= 32.0 * nbox) { cap = (size_t)total; break; }
+        cell *= 2.0;
+    }
+    for (i = 0; i < 3; ++i) dims[i] = (int)floor((ghi[i] - glo[i]) / cell) + 1;
+    ent = (rc__ct_bp_entry *)rc__alloc(user, cap, sizeof(rc__ct_bp_entry));
+    if (!ent) return RC_ERR_OUT_OF_MEMORY;
+    for (s = 0; s < 2; ++s) {
+        const double *lo = s ? blo : alo, *hi = s ? bhi : ahi;
+        int n = s ? nb : na;
+        for (b = 0; b < n; ++b) {
+            int c0[3], c1[3], x, y, z;
+            for (i = 0; i < 3; ++i) {
+                c0[i] = (int)floor((lo[3 * b + i] - inflate - glo[i]) / cell);
+                c1[i] = (int)floor((hi[3 * b + i] + inflate - glo[i]) / cell);
+                if (c0[i] < 0) c0[i] = 0;
+                if (c1[i] > dims[i] - 1) c1[i] = dims[i] - 1;
+            }
+            for (z = c0[2]; z <= c1[2]; ++z)
+                for (y = c0[1]; y <= c1[1]; ++y)
+                    for (x = c0[0]; x <= c1[0]; ++x) {
+                        rc__ct_bp_entry *e;
+                        if (nent >= cap) continue;   /* cannot happen: cap counted the same cells */
+                        e = &ent[nent++];
+                        e->key = (unsigned long long)x + (unsigned long long)dims[0] *
+                                 ((unsigned long long)y + (unsigned long long)dims[1] * (unsigned long long)z);
+                        e->set = s; e->id = b;
+                        e->c0[0] = c0[0]; e->c0[1] = c0[1]; e->c0[2] = c0[2];
+                    }
+        }
+    }
+    qsort(ent, nent, sizeof(rc__ct_bp_entry), rc__ct_bp_cmp);
+    cap = 0;
+    for (i0 = 0; i0 < nent;) {
+        size_t i1 = i0, p, q;
+        unsigned long long key = ent[i0].key;
+        int cx, cy, cz;
+        while (i1 < nent && ent[i1].key == key) ++i1;
+        cx = (int)(key % (unsigned long long)dims[0]);
+        cy = (int)((key / (unsigned long long)dims[0]) % (unsigned long long)dims[1]);
+        cz = (int)(key / ((unsigned long long)dims[0] * (unsigned long long)dims[1]));
+        for (p = i0; p < i1; ++p) {
+            if (ent[p].set != 0) break;
+            for (q = p + 1; q < i1; ++q) {
+                const rc__ct_bp_entry *ea = &ent[p], *eb = &ent[q];
+                const double *l2, *h2;
+                int ok = 1, d;
+                if (!self && eb->set != 1) continue;
+                /* report from the lowest shared cell only */
+                if ((ea->c0[0] > eb->c0[0] ? ea->c0[0] : eb->c0[0]) != cx ||
+                    (ea->c0[1] > eb->c0[1] ? ea->c0[1] : eb->c0[1]) != cy ||
+                    (ea->c0[2] > eb->c0[2] ? ea->c0[2] : eb->c0[2]) != cz)
+                    continue;
+                l2 = self ? alo : blo; h2 = self ? ahi : bhi;
+                for (d = 0; d < 3 && ok; ++d)
+                    if (alo[3 * ea->id + d] - inflate > h2[3 * eb->id + d] + inflate ||
+                        l2[3 * eb->id + d] - inflate > ahi[3 * ea->id + d] + inflate)
+                        ok = 0;
+                if (!ok) continue;
+                if (nout >= cap) {
+                    size_t nc = cap ? 2 * cap : 64;
+                    int *no = (int *)rc__realloc(user, out, nc, 2 * sizeof(int));
+                    if (!no) { rc__free(user, out); rc__free(user, ent); return RC_ERR_OUT_OF_MEMORY; }
+                    out = no; cap = nc;
+                }
+                if (self && ea->id > eb->id) { out[2 * nout] = eb->id; out[2 * nout + 1] = ea->id; }
+                else { out[2 * nout] = ea->id; out[2 * nout + 1] = eb->id; }
+                ++nout;
+            }
+        }
+        i0 = i1;
+    }
+    rc__free(user, ent);
+    if (nout > 1) qsort(out, nout, 2 * sizeof(int), rc__ct_pair_cmp);
+    *pairs = out;
+    *npairs = (int)nout;
+    return RC_OK;
+}
+
 #ifdef __cplusplus
 }
 #endif

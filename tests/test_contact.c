@@ -396,7 +396,7 @@ static void test_ct_barrier_local(void)
         CHECK(c.type == k);
         c.project = -1;
         t_ct_fd(t_ct_pt_barrier_fn, &c, y, 12, 1, &eg, &eh);
-        CHECKF(eg < T_FD_TOL && eh < 1e-5, "pt barrier type %d fd %g %g", k, eg, eh);
+        CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pt barrier type %d fd %g %g", k, eg, eh);
     }
     {
         double p[9] = {0.3, 0.02, 0.0, 0, 0, 0, 1, 0, 0}, gd[9], Hd[81], g[9], H9[81];
@@ -859,6 +859,75 @@ static void test_ct_friction_potential(void)
     }
 }
 
+
+/* ---- broad phase ---- */
+static int t_ct_overlap(const double *alo, const double *ahi, const double *blo, const double *bhi, double r)
+{
+    int d;
+    for (d = 0; d < 3; ++d)
+        if (alo[d] - r > bhi[d] + r || blo[d] - r > ahi[d] + r) return 0;
+    return 1;
+}
+
+static void test_ct_broad_phase(void)
+{
+    enum { NA = 300, NB = 200 };
+    static double alo[3 * NA], ahi[3 * NA], blo[3 * NB], bhi[3 * NB];
+    int trial;
+    for (trial = 0; trial < 4; ++trial) {
+        int i, j, d, *pairs = NULL, np = 0, nref = 0, match = 1, k = 0;
+        double r = 0.01, cell = trial == 2 ? 0.05 : 0.0;
+        for (i = 0; i < NA; ++i)
+            for (d = 0; d < 3; ++d) {
+                double c = t_rand(), e = 0.03 * t_rand();
+                if (trial == 3 && i == 7) e = 2.0;   /* one huge swept box */
+                alo[3 * i + d] = c - e; ahi[3 * i + d] = c + e;
+            }
+        for (i = 0; i < NB; ++i)
+            for (d = 0; d < 3; ++d) {
+                double c = t_rand(), e = 0.05 * t_rand();
+                blo[3 * i + d] = c - e; bhi[3 * i + d] = c + e;
+            }
+        /* A vs B: the exact set of overlapping pairs, in (i, j) order */
+        CHECK_OK(rc__ct_bp_pairs(NULL, NA, alo, ahi, NB, blo, bhi, r, cell, &pairs, &np));
+        for (i = 0; i < NA; ++i)
+            for (j = 0; j < NB; ++j)
+                if (t_ct_overlap(alo + 3 * i, ahi + 3 * i, blo + 3 * j, bhi + 3 * j, r)) {
+                    if (k >= np || pairs[2 * k] != i || pairs[2 * k + 1] != j) match = 0;
+                    ++k; ++nref;
+                }
+        CHECKF(match && np == nref, "A-B trial %d: %d pairs vs %d brute force", trial, np, nref);
+        CHECK(nref > 0);
+        rc__free(NULL, pairs);
+        /* self query on A: pairs i < j */
+        CHECK_OK(rc__ct_bp_pairs(NULL, NA, alo, ahi, 0, NULL, NULL, r, cell, &pairs, &np));
+        k = 0; nref = 0; match = 1;
+        for (i = 0; i < NA; ++i)
+            for (j = i + 1; j < NA; ++j)
+                if (t_ct_overlap(alo + 3 * i, ahi + 3 * i, alo + 3 * j, ahi + 3 * j, r)) {
+                    if (k >= np || pairs[2 * k] != i || pairs[2 * k + 1] != j) match = 0;
+                    ++k; ++nref;
+                }
+        CHECKF(match && np == nref, "self trial %d: %d pairs vs %d brute force", trial, np, nref);
+        rc__free(NULL, pairs);
+    }
+    /* swept boxes and argument checks */
+    {
+        double a[3] = {0, 0, 0}, b[3] = {1, 2, 3}, da[3] = {-1, 0, 1}, db[3] = {0, 0, -5}, lo[3], hi[3];
+        const double *x[2], *dx[2];
+        int *pairs = NULL, np = 0;
+        x[0] = a; x[1] = b; dx[0] = da; dx[1] = db;
+        rc__ct_aabb(2, x, dx, lo, hi);
+        CHECK(lo[0] == -1 && lo[1] == 0 && lo[2] == -2 && hi[0] == 1 && hi[1] == 2 && hi[2] == 3);
+        CHECK(rc__ct_bp_pairs(NULL, 1, lo, hi, 0, NULL, NULL, -1.0, 0.0, &pairs, &np) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc__ct_bp_pairs(NULL, 1, lo, hi, 0, NULL, NULL, 0.0, 0.0, NULL, &np) == RC_ERR_INVALID_ARGUMENT);
+        lo[1] = 0.0 * HUGE_VAL;
+        CHECK(rc__ct_bp_pairs(NULL, 1, lo, hi, 0, NULL, NULL, 0.0, 0.0, &pairs, &np) == RC_ERR_NON_FINITE);
+        CHECK_OK(rc__ct_bp_pairs(NULL, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0.0, &pairs, &np));
+        CHECK(np == 0 && pairs == NULL);
+    }
+}
+
 static void suite_contact(void)
 {
     RUN(test_ct_point_point);
@@ -877,4 +946,5 @@ static void suite_contact(void)
     RUN(test_ct_ccd_point_shape);
     RUN(test_ct_friction_f0);
     RUN(test_ct_friction_potential);
+    RUN(test_ct_broad_phase);
 }
