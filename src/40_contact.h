@@ -59,7 +59,7 @@ extern "C" {
 
 /* ---------------------------------------------------------------- barrier */
 
-RCLOTHDEF double rc_barrier(double d2, double xi, double dhat, double *db_dd2, double *d2b_dd22)
+RCLOTHDEF RC__UNUSED double rc_barrier(double d2, double xi, double dhat, double *db_dd2, double *d2b_dd22)
 {
     double shat, s, r, l;
     if (!rc__isfinite(xi) || !rc__isfinite(dhat) || xi < 0.0 || dhat <= 0.0 || d2 != d2) {
@@ -88,7 +88,7 @@ RCLOTHDEF double rc_barrier(double d2, double xi, double dhat, double *db_dd2, d
     return -r * r * l;
 }
 
-RCLOTHDEF rc_status rc_barrier_stiffness_init(double xi, double dhat, double k_ref, double gE_dot_gB,
+RCLOTHDEF RC__UNUSED rc_status rc_barrier_stiffness_init(double xi, double dhat, double k_ref, double gE_dot_gB,
                                               double gB_dot_gB, double *kappa, double *kappa_min,
                                               double *kappa_max)
 {
@@ -112,7 +112,7 @@ RCLOTHDEF rc_status rc_barrier_stiffness_init(double xi, double dhat, double k_r
     return RC_OK;
 }
 
-RCLOTHDEF rc_status rc_barrier_stiffness_update(double prev_min_dist, double min_dist, double xi,
+RCLOTHDEF RC__UNUSED rc_status rc_barrier_stiffness_update(double prev_min_dist, double min_dist, double xi,
                                                 double dhat, double frac, double kappa_max,
                                                 double *kappa)
 {
