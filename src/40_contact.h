@@ -706,10 +706,13 @@ static RC__UNUSED double rc__ct_shape_d2(const rc__ct_shape *s, const double x[3
        own gap; an advancement that would end below the target is not taken.
    Hence: the returned t is never past the first time the distance reaches xi (and the distance
    stays > xi on [0, t]); t > 0 whenever gap(0) > 0; t = tmax when nothing gets within the target.
-   Iterations are capped (RC__CT_CCD_MAXIT); at the cap the safe t reached so far is returned. */
+   Each advancement is at least 0.09 gap0 / l, so at most ~ l tmax / (0.09 gap0) iterations are
+   needed (e.g. 1100 for a pair sliding 1e-2 per iterate at a 1e-5 gap); the count is capped
+   (RC__CT_CCD_MAXIT = 1e5, ~10 ms); at the cap the safe t reached so far is returned.
+   Non-finite input returns 0. */
 #define RC__CT_CCD_KEEP 0.1
 #define RC__CT_CCD_RESCALE 0.9
-#define RC__CT_CCD_MAXIT 1000000
+#define RC__CT_CCD_MAXIT 100000
 
 static RC__UNUSED double rc__ct_ccd_dist(int ee, const double *X[4])
 {
@@ -724,6 +727,8 @@ static RC__UNUSED double rc__ct_accd(int ee, const double *x0[4], const double *
     const double *X[4];
     int k, it, na = ee ? 2 : 1;
     if (!(tmax > 0.0)) return 0.0;
+    for (k = 0; k < 4; ++k)   /* non-finite input: no step is provably safe */
+        if (!rc__all_finite(x0[k], 3) || !rc__all_finite(dx[k], 3)) return 0.0;
     for (k = 0; k < 4; ++k) rc__axpy3(mean, 0.25, dx[k]);
     for (k = 0; k < 4; ++k) {
         double s;
@@ -793,8 +798,8 @@ static RC__UNUSED double rc__ct_ccd_point_shape(const rc__ct_shape *s, const dou
 {
     double d, g[3], x[3], t = 0.0, gap0, target, f, fp;
     int it;
-    if (!(tmax > 0.0)) return 0.0;
-    if (!rc__ct_shape_sdf(s, x0, &d, g, NULL)) return 0.0;
+    if (!(tmax > 0.0) || !rc__all_finite(x0, 3) || !rc__all_finite(dx, 3)) return 0.0;
+    if (!rc__ct_shape_sdf(s, x0, &d, g, NULL) || !rc__isfinite(d)) return 0.0;
     fp = rc__dot3(g, dx);
     gap0 = d - xi;
     if (!(gap0 > 0.0)) return fp < 0.0 ? 0.0 : tmax;

@@ -523,6 +523,41 @@ static void test_ct_shapes_sdf(void)
     }
 }
 
+/* barrier of a point against an analytic shape (n = 3) through rc__ct_shape_d2 */
+static double t_ct_shape_barrier_fn(const double *x, void *ctx, double *g, double *H)
+{
+    const rc__ct_shape *s = (const rc__ct_shape *)ctx;
+    double gd[3], Hd[9], d2 = rc__ct_shape_d2(s, x, NULL, gd, Hd);
+    return rc__ct_barrier_local(3, d2, gd, Hd, 0.01, 0.1, 3.0, 1.0, NULL, NULL, -1, g, H);
+}
+
+static void test_ct_shape_barrier(void)
+{
+    rc__ct_shape s[4];
+    int k;
+    t_ct_make_shapes(s);
+    for (k = 0; k < 4; ++k) {
+        /* walk from a random point toward the surface until inside the band (0.01 < d < 0.11) */
+        double x[3] = {1.3, -1.1, 1.4}, d, g[3], eg, eh;
+        int it;
+        for (it = 0; it < 200; ++it) {
+            rc__ct_shape_sdf(&s[k], x, &d, g, NULL);
+            if (d < 0.08) break;
+            rc__axpy3(x, -(d - 0.05), g);
+        }
+        rc__ct_shape_sdf(&s[k], x, &d, NULL, NULL);
+        CHECKF(d > 0.01 && d < 0.11, "shape %d d %g", k, d);
+        CHECK(t_ct_shape_barrier_fn(x, &s[k], NULL, NULL) > 0.0);
+        t_ct_fd(t_ct_shape_barrier_fn, &s[k], x, 3, 1, &eg, &eh);
+        CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "shape %d barrier fd %g %g", k, eg, eh);
+    }
+    {   /* inside: sign(d) d^2 < 0, so the barrier is +inf */
+        double x[3] = {0.2, 0.1, 0.0};
+        CHECK(rc__ct_shape_d2(&s[1], x, NULL, NULL, NULL) < 0.0);
+        CHECK(t_ct_shape_barrier_fn(x, &s[1], NULL, NULL) == HUGE_VAL);
+    }
+}
+
 /* ---- CCD ---- */
 static double t_ct_dist(int ee, const double *x)
 {
@@ -603,10 +638,19 @@ static void test_ct_ccd_point_triangle(void)
         t = t_ct_ccd_check(0, x0, dx, xi, 1.0);
         CHECK(t < 0.49 && t > 0.4);
     }
-    /* start within xi: 0 */
+    /* start within xi, or non-finite motion: 0 */
     {
         double x0[12] = {0.2, 0.2, 0.005, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12] = {0, 0, -1};
         CHECK(rc__ct_ccd_point_triangle(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, xi, 1.0) == 0.0);
+        x0[2] = 0.5; dx[4] = 0.0 * HUGE_VAL;
+        CHECK(rc__ct_ccd_point_triangle(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, xi, 1.0) == 0.0);
+        CHECK(rc__ct_ccd_edge_edge(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, xi, 1.0) == 0.0);
+        {
+            rc__ct_shape pl;
+            memset(&pl, 0, sizeof pl);
+            pl.kind = RC__CT_SHAPE_PLANE; pl.n[2] = 1.0; pl.p[2] = -1.0;
+            CHECK(rc__ct_ccd_point_shape(&pl, x0, dx + 3, xi, 1.0) == 0.0);
+        }
     }
     /* random configurations and motions, both primitives moving */
     {
@@ -941,6 +985,7 @@ static void suite_contact(void)
     RUN(test_ct_barrier_stiffness);
     RUN(test_ct_barrier_local);
     RUN(test_ct_shapes_sdf);
+    RUN(test_ct_shape_barrier);
     RUN(test_ct_ccd_point_triangle);
     RUN(test_ct_ccd_edge_edge);
     RUN(test_ct_ccd_point_shape);
