@@ -422,6 +422,62 @@ static void test_ct_barrier_local(void)
     }
 }
 
+/* the low-rank projection equals the generic one: barrier Hessians (rank <= 5), random low-rank
+   and random full-rank symmetric matrices. 1e-9 relative: the dropped part is below 1e-10 of the
+   largest column, and Jacobi itself is accurate to ~1e-14. */
+static void test_ct_lowrank_projection(void)
+{
+    double work[3 * 144 + 12];
+    int trial;
+    for (trial = 0; trial < 40; ++trial) {
+        double A[144], B[144], C[144];
+        int n = 12, i, j, kind = trial % 4;
+        if (kind == 0) {   /* a point-triangle barrier Hessian, unprojected */
+            double x[12] = {0.25, 0.3, 0.02, 0, 0, 0, 1, 0, 0, 0, 1, 0}, g[12], Hd[144], d2;
+            x[0] = 1.2 * t_rand() - 0.1; x[1] = 1.2 * t_rand() - 0.1; x[2] = 0.006 + 0.02 * t_rand();
+            d2 = rc__ct_point_triangle_d2(x, x + 3, x + 6, x + 9, NULL, g, Hd);
+            rc__ct_barrier_local(12, d2, g, Hd, 0.005, 0.03, 1.0, 1.0, NULL, NULL, -1, NULL, A);
+        } else if (kind == 1) {   /* a mollified edge-edge one (higher rank) */
+            double x[12] = {0, 0, 0, 1, 0, 0, 0.2, -0.01, 0.02, 1.1, 0.01, 0.02}, g[12], Hd[144], gm[12], Hm[144], d2, m, e;
+            e = rc__ct_ee_mollifier_eps(x, x + 3, x + 6, x + 9);
+            x[7] += 0.01 * (t_rand() - 0.5); x[8] += 0.01 * t_rand();
+            d2 = rc__ct_edge_edge_d2(x, x + 3, x + 6, x + 9, NULL, g, Hd);
+            m = rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, e, gm, Hm);
+            rc__ct_barrier_local(12, d2, g, Hd, 0.005, 0.03, 1.0, m, gm, Hm, -1, NULL, A);
+        } else {   /* random symmetric of rank r (kind 2: 3, kind 3: 12) */
+            double U[12 * 12], w[12];
+            int r = kind == 2 ? 3 : 12, k;
+            n = 9 + trial % 4;
+            for (i = 0; i < n * r; ++i) U[i] = 2 * t_rand() - 1;
+            for (k = 0; k < r; ++k) w[k] = 2 * t_rand() - 1;
+            for (i = 0; i < n; ++i)
+                for (j = 0; j < n; ++j) {
+                    double s = 0;
+                    for (k = 0; k < r; ++k) s += U[i * r + k] * w[k] * U[j * r + k];
+                    A[i * n + j] = s;
+                }
+        }
+        memcpy(B, A, sizeof(double) * (size_t)(n * n));
+        memcpy(C, A, sizeof(double) * (size_t)(n * n));
+        rc__psd_project(n, B, RC__PROJECT_CLAMP, work);
+        rc__ct_psd_project_lowrank(n, C, RC__PROJECT_CLAMP);
+        {
+            double dmax = 0, amax = t_ct_maxabs(B, n * n);
+            for (i = 0; i < n * n; ++i) if (fabs(B[i] - C[i]) > dmax) dmax = fabs(B[i] - C[i]);
+            CHECKF(dmax <= 1e-9 * amax, "trial %d kind %d: |lowrank - full| %g of %g", trial, kind, dmax, amax);
+        }
+        memcpy(B, A, sizeof(double) * (size_t)(n * n));
+        memcpy(C, A, sizeof(double) * (size_t)(n * n));
+        rc__psd_project(n, B, RC__PROJECT_ABS, work);
+        rc__ct_psd_project_lowrank(n, C, RC__PROJECT_ABS);
+        {
+            double dmax = 0, amax = t_ct_maxabs(B, n * n);
+            for (i = 0; i < n * n; ++i) if (fabs(B[i] - C[i]) > dmax) dmax = fabs(B[i] - C[i]);
+            CHECKF(dmax <= 1e-9 * amax, "abs trial %d kind %d: |lowrank - full| %g of %g", trial, kind, dmax, amax);
+        }
+    }
+}
+
 /* ---- analytic shapes ---- */
 static void t_ct_rotation(double R[9], double ax, double ay, double az)
 {
@@ -984,6 +1040,7 @@ static void suite_contact(void)
     RUN(test_ct_barrier_values);
     RUN(test_ct_barrier_stiffness);
     RUN(test_ct_barrier_local);
+    RUN(test_ct_lowrank_projection);
     RUN(test_ct_shapes_sdf);
     RUN(test_ct_shape_barrier);
     RUN(test_ct_ccd_point_triangle);
