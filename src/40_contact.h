@@ -634,6 +634,27 @@ static RC__UNUSED double rc__ct_barrier_local(int n, double d2, const double *g,
     return kappa * m * b;
 }
 
+/* Whole-pair barrier energies (classify, distance, compose, project), the form the simulator
+   assembles. DOF orders as above; project as in rc__ct_barrier_local; grad/hess may be NULL.
+   *type (optional) receives the distance type, *d2_out (optional) the squared distance. */
+static RC__UNUSED double rc__ct_pt_barrier(const double p[3], const double t0[3], const double t1[3], const double t2[3],
+                                           double xi, double dhat, double kappa, int project, int *type,
+                                           double *d2_out, double grad[12], double hess[144])
+{
+    double g[12], H[144], d2 = rc__ct_point_triangle_d2(p, t0, t1, t2, type, g, hess ? H : NULL);
+    if (d2_out) *d2_out = d2;
+    return rc__ct_barrier_local(12, d2, g, H, xi, dhat, kappa, 1.0, NULL, NULL, project, grad, hess);
+}
+/* Edge-edge with the mollifier; eps_x from rc__ct_ee_mollifier_eps on the rest positions. */
+static RC__UNUSED double rc__ct_ee_barrier(const double ea0[3], const double ea1[3], const double eb0[3],
+                                           const double eb1[3], double eps_x, double xi, double dhat, double kappa,
+                                           int project, int *type, double *d2_out, double grad[12], double hess[144])
+{
+    double g[12], H[144], gm[12], Hm[144], m, d2 = rc__ct_edge_edge_d2(ea0, ea1, eb0, eb1, type, g, hess ? H : NULL);
+    if (d2_out) *d2_out = d2;
+    m = rc__ct_ee_mollifier(ea0, ea1, eb0, eb1, eps_x, gm, hess ? Hm : NULL);
+    return rc__ct_barrier_local(12, d2, g, H, xi, dhat, kappa, m, gm, Hm, project, grad, hess);
+}
 /* Lagged normal force magnitude of a barrier pair for IPC friction: lambda = |dE/dd| =
    kappa m |b'(s)| 2 d (m = mollifier value, 1 for non-edge-edge pairs). */
 static RC__UNUSED double rc__ct_normal_force(double d2, double xi, double dhat, double kappa, double m)
@@ -775,6 +796,15 @@ static RC__UNUSED double rc__ct_shape_d2(const rc__ct_shape *s, const double x[3
         for (i = 0; i < 3; ++i)
             for (j = 0; j < 3; ++j) hess[i * 3 + j] = 2.0 * (g[i] * g[j] + d * H[i * 3 + j]);
     return d >= 0.0 ? d * d : -d * d;
+}
+
+/* Vertex against an analytic shape (3 DOFs); inside the shape the energy is +inf. */
+static RC__UNUSED double rc__ct_shape_barrier(const rc__ct_shape *s, const double x[3], double xi, double dhat,
+                                              double kappa, int project, double *d_out, double grad[3],
+                                              double hess[9])
+{
+    double g[3], H[9], d2 = rc__ct_shape_d2(s, x, d_out, g, H);
+    return rc__ct_barrier_local(3, d2, g, H, xi, dhat, kappa, 1.0, NULL, NULL, project, grad, hess);
 }
 
 /* ---------------------------------------------------------------- CCD
@@ -1081,7 +1111,7 @@ static RC__UNUSED double rc__ct_friction(int nv, const double *w, const double P
    in A. Deterministic: depends only on the inputs. */
 
 /* Box of nv points x (3 each), also swept by dx (NULL: static). */
-static RC__UNUSED void rc__ct_aabb(int nv, const double *const *x, const double *const *dx, double lo[3],
+static RC__UNUSED void rc__ct_aabb(int nv, const double **x, const double **dx, double lo[3],
                                    double hi[3])
 {
     int k, i;

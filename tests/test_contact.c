@@ -614,6 +614,60 @@ static void test_ct_shape_barrier(void)
     }
 }
 
+/* the whole-pair wrappers: FD of their energies at random configurations in the band */
+static double t_ct_ptw_fn(const double *x, void *ctx, double *g, double *H)
+{
+    (void)ctx;
+    return rc__ct_pt_barrier(x, x + 3, x + 6, x + 9, 0.005, 0.03, 2.0, -1, NULL, NULL, g, H);
+}
+static double t_ct_eew_fn(const double *x, void *ctx, double *g, double *H)
+{
+    return rc__ct_ee_barrier(x, x + 3, x + 6, x + 9, *(double *)ctx, 0.005, 0.03, 2.0, -1, NULL, NULL, g, H);
+}
+static void test_ct_pair_wrappers(void)
+{
+    int trial, hits = 0, moll = 0;
+    for (trial = 0; trial < 40; ++trial) {
+        double x[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}, eg, eh, E, eps;
+        int k;
+        for (k = 0; k < 12; ++k) x[k] += 0.02 * (t_rand() - 0.5);
+        x[0] = 1.4 * t_rand() - 0.2; x[1] = 1.4 * t_rand() - 0.2; x[2] = 0.008 + 0.02 * t_rand();
+        E = t_ct_ptw_fn(x, NULL, NULL, NULL);
+        if (E > 0.0 && rc__isfinite(E)) {
+            ++hits;
+            t_ct_fd(t_ct_ptw_fn, NULL, x, 12, 1, &eg, &eh);
+            CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pt wrapper fd %g %g", eg, eh);
+        }
+        /* edges: a along x, b crossing above at a random angle (some nearly parallel: mollified) */
+        {
+            double y[12] = {0, 0, 0, 1, 0, 0}, ang = (trial % 2 ? 0.02 : 1.0) * (t_rand() - 0.5), cx = 0.3 + 0.4 * t_rand();
+            y[6] = cx - 0.5 * cos(ang); y[7] = -0.5 * sin(ang); y[8] = 0.008 + 0.02 * t_rand();
+            y[9] = cx + 0.5 * cos(ang); y[10] = 0.5 * sin(ang); y[11] = y[8] + 0.002;
+            eps = 1e-3;
+            E = t_ct_eew_fn(y, &eps, NULL, NULL);
+            if (E > 0.0 && rc__isfinite(E)) {
+                ++hits;
+                if (rc__ct_ee_mollifier(y, y + 3, y + 6, y + 9, eps, NULL, NULL) < 1.0) ++moll;
+                t_ct_fd(t_ct_eew_fn, &eps, y, 12, 1, &eg, &eh);
+                CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "ee wrapper fd %g %g (angle %g)", eg, eh, ang);
+            }
+        }
+    }
+    CHECKF(hits >= 40 && moll >= 5, "only %d configurations in the band, %d mollified", hits, moll);
+    {
+        rc__ct_shape s[4];
+        double x[3] = {0.2, 0.1, 0.65}, g[3], H[9], d, lmin, lmax, A[9], V[9], lam[3];
+        t_ct_make_shapes(s);
+        CHECK(rc__ct_shape_barrier(&s[1], x, 0.005, 0.1, 1.0, RC__PROJECT_CLAMP, &d, g, H) > 0.0);
+        memcpy(A, H, sizeof A);
+        rc__sym_eig(3, A, lam, V);
+        lmin = lam[0] < lam[1] ? (lam[0] < lam[2] ? lam[0] : lam[2]) : (lam[1] < lam[2] ? lam[1] : lam[2]);
+        lmax = fabs(lam[0]) + fabs(lam[1]) + fabs(lam[2]);
+        CHECK(lmin > -1e-12 * lmax);
+        CHECK(g[2] < 0.0);   /* pushes the point outward (+z): the gradient of the energy points in */
+    }
+}
+
 /* ---- CCD ---- */
 static double t_ct_dist(int ee, const double *x)
 {
@@ -1043,6 +1097,7 @@ static void suite_contact(void)
     RUN(test_ct_lowrank_projection);
     RUN(test_ct_shapes_sdf);
     RUN(test_ct_shape_barrier);
+    RUN(test_ct_pair_wrappers);
     RUN(test_ct_ccd_point_triangle);
     RUN(test_ct_ccd_edge_edge);
     RUN(test_ct_ccd_point_shape);
