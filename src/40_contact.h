@@ -1132,14 +1132,14 @@ typedef struct rc__ct_bp_entry {
     int c0[3];   /* the box's lowest cell */
 } rc__ct_bp_entry;
 
-static int rc__ct_bp_cmp(const void *pa, const void *pb)
+static RC__UNUSED int rc__ct_bp_cmp(const void *pa, const void *pb)
 {
     const rc__ct_bp_entry *a = (const rc__ct_bp_entry *)pa, *b = (const rc__ct_bp_entry *)pb;
     if (a->key != b->key) return a->key < b->key ? -1 : 1;
     if (a->set != b->set) return a->set - b->set;
     return (a->id > b->id) - (a->id < b->id);
 }
-static int rc__ct_pair_cmp(const void *pa, const void *pb)
+static RC__UNUSED int rc__ct_pair_cmp(const void *pa, const void *pb)
 {
     const int *a = (const int *)pa, *b = (const int *)pb;
     if (a[0] != b[0]) return (a[0] > b[0]) - (a[0] < b[0]);
