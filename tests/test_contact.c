@@ -1,5 +1,1107 @@
+/* CONTACT section: barrier, distances and their derivatives, mollifier, analytic shapes, CCD,
+   friction kernels, broad phase. */
 #include "test.h"
+
+/* ---- finite-difference helpers ----
+   Centred differences with step 1e-6 on O(1) coordinates: truncation error ~h^2 |f'''| ~ 1e-12,
+   round-off ~ 1e-16 |f| / h ~ 1e-10. A relative tolerance of 1e-6 of the largest entry is far
+   above both and far below any error from a wrong term (which is O(1) relative). */
+#define T_FD_H 1e-6
+#define T_FD_TOL 1e-6
+
+typedef double (*t_ct_fn)(const double *x, void *ctx, double *g, double *H);
+
+static double t_ct_maxabs(const double *v, int n)
+{
+    double m = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) if (fabs(v[i]) > m) m = fabs(v[i]);
+    return m;
+}
+
+/* Checks grad against FD of the value and hess against FD of grad (if check_hess). Returns the worst
+   relative errors through eg, eh. */
+static void t_ct_fd(t_ct_fn f, void *ctx, const double *x0, int n, int check_hess, double *eg, double *eh)
+{
+    double x[12], g[12], H[144], gp[12], gm[12], fdg[12], fdH[144], sg, sh;
+    int i, j;
+    memcpy(x, x0, sizeof(double) * (size_t)n);
+    f(x, ctx, g, H);
+    for (i = 0; i < n; ++i) {
+        double fp, fm;
+        x[i] = x0[i] + T_FD_H; fp = f(x, ctx, gp, NULL);
+        x[i] = x0[i] - T_FD_H; fm = f(x, ctx, gm, NULL);
+        x[i] = x0[i];
+        fdg[i] = (fp - fm) / (2.0 * T_FD_H);
+        for (j = 0; j < n; ++j) fdH[j * n + i] = (gp[j] - gm[j]) / (2.0 * T_FD_H);
+    }
+    /* FD noise of a Hessian entry is ~ 1e-16 |g| / h = 1e-10 |g|: a Hessian that is exactly zero
+       (plane, box face region) is compared at that noise level, not at 0 */
+    sg = t_ct_maxabs(g, n); if (sg < 1e-8) sg = 1e-8;
+    sh = t_ct_maxabs(H, n * n); if (sh < 1e-4 * sg) sh = 1e-4 * sg;
+    *eg = 0.0; *eh = 0.0;
+    for (i = 0; i < n; ++i) if (fabs(fdg[i] - g[i]) / sg > *eg) *eg = fabs(fdg[i] - g[i]) / sg;
+    if (check_hess)
+        for (i = 0; i < n * n; ++i) if (fabs(fdH[i] - H[i]) / sh > *eh) *eh = fabs(fdH[i] - H[i]) / sh;
+}
+
+/* typed distance wrappers: ctx points to the type */
+static double t_ct_pp_fn(const double *x, void *ctx, double *g, double *H)
+{
+    (void)ctx;
+    return rc__ct_point_point_d2(x, x + 3, g, H);
+}
+static double t_ct_pe_fn(const double *x, void *ctx, double *g, double *H)
+{
+    return rc__ct_point_edge_d2_typed(x, x + 3, x + 6, *(int *)ctx, NULL, g, H);
+}
+static double t_ct_pt_fn(const double *x, void *ctx, double *g, double *H)
+{
+    return rc__ct_point_triangle_d2_typed(x, x + 3, x + 6, x + 9, *(int *)ctx, NULL, g, H);
+}
+static double t_ct_ee_fn(const double *x, void *ctx, double *g, double *H)
+{
+    return rc__ct_edge_edge_d2_typed(x, x + 3, x + 6, x + 9, *(int *)ctx, NULL, g, H);
+}
+
+static void t_ct_jitter(double *x, int n, double amp)
+{
+    int i;
+    for (i = 0; i < n; ++i) x[i] += amp * (2.0 * t_rand() - 1.0);
+}
+
+/* brute-force squared distance between two convex sets sampled by barycentric grids */
+static double t_ct_brute_pt(const double *x)
+{
+    double best = HUGE_VAL;
+    int i, j, N = 300;
+    for (i = 0; i <= N; ++i)
+        for (j = 0; j <= N - i; ++j) {
+            double a = (double)i / N, b = (double)j / N, q[3], r[3];
+            int k;
+            for (k = 0; k < 3; ++k) q[k] = (1 - a - b) * x[3 + k] + a * x[6 + k] + b * x[9 + k];
+            rc__sub3(r, x, q);
+            if (rc__dot3(r, r) < best) best = rc__dot3(r, r);
+        }
+    return best;
+}
+static double t_ct_brute_ee(const double *x)
+{
+    double best = HUGE_VAL;
+    int i, j, N = 600;
+    for (i = 0; i <= N; ++i)
+        for (j = 0; j <= N; ++j) {
+            double s = (double)i / N, t = (double)j / N, r[3];
+            int k;
+            for (k = 0; k < 3; ++k) r[k] = (1 - s) * x[k] + s * x[3 + k] - (1 - t) * x[6 + k] - t * x[9 + k];
+            if (rc__dot3(r, r) < best) best = rc__dot3(r, r);
+        }
+    return best;
+}
+
+static void test_ct_point_point(void)
+{
+    double x[6] = {0.1, 0.2, 0.3, -0.4, 0.5, 0.9}, eg, eh;
+    int dummy = 0;
+    CHECK_NEAR(rc__ct_point_point_d2(x, x + 3, NULL, NULL), 0.25 + 0.09 + 0.36, 1e-15);
+    t_ct_fd(t_ct_pp_fn, &dummy, x, 6, 1, &eg, &eh);
+    CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pp fd %g %g", eg, eh);
+}
+
+static void test_ct_point_edge_types(void)
+{
+    /* edge (0,0,0)-(1,0,0); points beyond e0, beyond e1, over the interior */
+    static const double pts[3][3] = {{-0.5, 0.3, 0.2}, {1.6, -0.2, 0.3}, {0.4, 0.3, 0.2}};
+    static const int want[3] = {RC__CT_PE_V0, RC__CT_PE_V1, RC__CT_PE_INT};
+    int c;
+    for (c = 0; c < 3; ++c) {
+        double x[9] = {0, 0, 0, 0, 0, 0, 1, 0, 0}, eg, eh, d2, ref;
+        int type;
+        memcpy(x, pts[c], sizeof pts[c]);
+        t_ct_jitter(x, 9, 0.05);
+        d2 = rc__ct_point_edge_d2(x, x + 3, x + 6, &type, NULL, NULL);
+        CHECKF(type == want[c], "case %d type %d", c, type);
+        {   /* independent value: min over a fine sample of the segment */
+            int i;
+            ref = HUGE_VAL;
+            for (i = 0; i <= 20000; ++i) {
+                double s = i / 20000.0, r[3];
+                int k;
+                for (k = 0; k < 3; ++k) r[k] = x[k] - (1 - s) * x[3 + k] - s * x[6 + k];
+                if (rc__dot3(r, r) < ref) ref = rc__dot3(r, r);
+            }
+        }
+        CHECKF(d2 <= ref + 1e-14 && d2 > ref - 1e-6, "pe d2 %g vs sampled %g", d2, ref);
+        t_ct_fd(t_ct_pe_fn, &type, x, 9, 1, &eg, &eh);
+        CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pe type %d fd %g %g", type, eg, eh);
+    }
+}
+
+static void test_ct_point_triangle_types(void)
+{
+    /* triangle (0,0,0), (1,0,0), (0,1,0); one point per region of the plane (above it by 0.3) */
+    static const double pts[7][3] = {{-0.5, -0.4, 0.3}, {1.6, -0.3, 0.3}, {-0.3, 1.5, -0.3},
+                                     {0.5, -0.5, 0.3},  {0.8, 0.8, 0.3},  {-0.5, 0.45, -0.2},
+                                     {0.25, 0.3, 0.5}};
+    static const int want[7] = {RC__CT_P_T0, RC__CT_P_T1, RC__CT_P_T2, RC__CT_P_E0,
+                                RC__CT_P_E1, RC__CT_P_E2, RC__CT_P_T};
+    int c, trial;
+    for (trial = 0; trial < 3; ++trial)
+        for (c = 0; c < 7; ++c) {
+            double x[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}, eg, eh, d2, ref;
+            int type;
+            memcpy(x, pts[c], sizeof pts[c]);
+            t_ct_jitter(x, 12, 0.05);
+            d2 = rc__ct_point_triangle_d2(x, x + 3, x + 6, x + 9, &type, NULL, NULL);
+            CHECKF(type == want[c], "case %d type %d", c, type);
+            /* the sampled minimum is an upper bound; grid spacing 1/300 bounds the gap from above
+               by ~ 2 d (1/300) + (1/300)^2 */
+            ref = t_ct_brute_pt(x);
+            CHECKF(d2 <= ref + 1e-14 && d2 > ref - 2.0 * sqrt(ref) * 0.01 - 1e-4, "pt d2 %g vs sampled %g", d2, ref);
+            t_ct_fd(t_ct_pt_fn, &type, x, 12, 1, &eg, &eh);
+            CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pt type %d fd %g %g", type, eg, eh);
+        }
+}
+
+static void test_ct_edge_edge_types(void)
+{
+    /* edge a = (0,0,0)-(1,0,0); edge b placed so that each of the 9 types is the closest pair */
+    static const double eb[9][6] = {
+        {-0.5, -0.2, 0.3, -0.8, -0.7, 0.7},   /* EA0_EB0 */
+        {-0.8, -0.7, 0.7, -0.5, -0.2, 0.3},   /* EA0_EB1 */
+        {1.5, -0.2, 0.3, 1.8, -0.7, 0.7},     /* EA1_EB0 */
+        {1.8, -0.7, 0.7, 1.5, -0.2, 0.3},     /* EA1_EB1 */
+        {0.5, 0.5, 0.3, 0.55, 1.5, 0.35},     /* EA_EB0 */
+        {0.55, 1.5, 0.35, 0.5, 0.5, 0.3},     /* EA_EB1 */
+        {-0.5, -0.5, 0.3, -0.45, 0.5, 0.35},  /* EA0_EB */
+        {1.5, -0.5, 0.3, 1.45, 0.5, 0.35},    /* EA1_EB */
+        {0.5, -0.5, 0.3, 0.4, 0.5, 0.35}};    /* EA_EB */
+    int c, trial;
+    for (trial = 0; trial < 3; ++trial)
+        for (c = 0; c < 9; ++c) {
+            double x[12] = {0, 0, 0, 1, 0, 0}, eg, eh, d2, ref;
+            int type;
+            memcpy(x + 6, eb[c], sizeof eb[c]);
+            t_ct_jitter(x, 12, 0.05);
+            d2 = rc__ct_edge_edge_d2(x, x + 3, x + 6, x + 9, &type, NULL, NULL);
+            CHECKF(type == c, "case %d type %d", c, type);
+            ref = t_ct_brute_ee(x);
+            CHECKF(d2 <= ref + 1e-14 && d2 > ref - 2.0 * sqrt(ref) * 0.005 - 1e-4, "ee d2 %g vs sampled %g", d2, ref);
+            t_ct_fd(t_ct_ee_fn, &type, x, 12, 1, &eg, &eh);
+            CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "ee type %d fd %g %g", type, eg, eh);
+        }
+}
+
+static void test_ct_edge_edge_parallel(void)
+{
+    /* exactly parallel overlapping edges at distance 0.3: the line-line solve is singular; the
+       distance must still be exact and the type an endpoint-vs-edge one */
+    double x[12] = {0, 0, 0, 1, 0, 0, 0.5, 0, 0.3, 1.5, 0, 0.3}, g[12], H[144], eg, eh;
+    int type, k;
+    double d2 = rc__ct_edge_edge_d2(x, x + 3, x + 6, x + 9, &type, g, H);
+    CHECK_NEAR(d2, 0.09, 1e-15);
+    CHECK(type != RC__CT_EA_EB);
+    for (k = 0; k < 12; ++k) CHECK(rc__isfinite(g[k]));
+    for (k = 0; k < 144; ++k) CHECK(rc__isfinite(H[k]));
+    t_ct_fd(t_ct_ee_fn, &type, x, 12, 1, &eg, &eh);
+    CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "parallel ee type %d fd %g %g", type, eg, eh);
+    /* anti-parallel, disjoint along the axis */
+    {
+        double y[12] = {0, 0, 0, 1, 0, 0, 2.5, 0.4, 0, 1.5, 0.4, 0};
+        d2 = rc__ct_edge_edge_d2(y, y + 3, y + 6, y + 9, &type, NULL, NULL);
+        CHECK_NEAR(d2, 0.25 + 0.16, 1e-15);
+        CHECK(type == RC__CT_EA1_EB1);
+    }
+    /* nearly parallel (sin^2 ~ 1e-24, below the threshold): still exact */
+    {
+        double y[12] = {0, 0, 0, 1, 0, 0, 0.5, 1e-12, 0.3, 1.5, 0, 0.3};
+        d2 = rc__ct_edge_edge_d2(y, y + 3, y + 6, y + 9, &type, NULL, NULL);
+        CHECK_NEAR(d2, 0.09, 1e-14);
+    }
+}
+
+/* a degenerate (zero-area) triangle: no P_T type, still the exact distance */
+static void test_ct_point_triangle_degenerate(void)
+{
+    double x[12] = {0.5, 0.3, 0.0, 0, 0, 0, 1, 0, 0, 2, 0, 0};
+    int type;
+    double d2 = rc__ct_point_triangle_d2(x, x + 3, x + 6, x + 9, &type, NULL, NULL);
+    CHECK_NEAR(d2, 0.09, 1e-15);
+    CHECK(type != RC__CT_P_T);
+}
+
+static double t_ct_moll_fn(const double *x, void *ctx, double *g, double *H)
+{
+    return rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, *(double *)ctx, g, H);
+}
+
+static void test_ct_mollifier(void)
+{
+    double x[12] = {0, 0, 0, 1, 0, 0, 0, 0.01, 0.3, 1, 0.03, 0.32}, eps, eg, eh, m, g[12];
+    int k;
+    eps = rc__ct_ee_mollifier_eps(x, x + 3, x + 6, x + 9);
+    m = rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, eps, NULL, NULL);
+    CHECKF(m > 0.0 && m < 1.0, "m = %g", m);
+    t_ct_fd(t_ct_moll_fn, &eps, x, 12, 1, &eg, &eh);
+    CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "mollifier fd %g %g", eg, eh);
+    /* exactly parallel: m = 0; crossing edges: m = 1 with zero derivatives */
+    x[10] = 0.01; x[11] = 0.3;
+    CHECK_NEAR(rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, eps, NULL, NULL), 0.0, 1e-15);
+    x[9] = 0; x[10] = 1;
+    CHECK(rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, eps, g, NULL) == 1.0);
+    for (k = 0; k < 12; ++k) CHECK(g[k] == 0.0);
+    /* C^1 across c = eps_x: m and |grad m| continuous (m' = 0 at c = eps_x) */
+    {
+        double y[12] = {0, 0, 0, 1, 0, 0, 0, 0, 0.3, 1, 0, 0.3}, lo, hi, glo[12], ghi[12];
+        double ep = rc__ct_ee_mollifier_eps(y, y + 3, y + 6, y + 9);
+        /* choose the tilt t with c = t^2 |ea|^2 = ep (1 -/+ 1e-7) */
+        y[10] = sqrt(ep * (1.0 - 1e-7));
+        lo = rc__ct_ee_mollifier(y, y + 3, y + 6, y + 9, ep, glo, NULL);
+        y[10] = sqrt(ep * (1.0 + 1e-7));
+        hi = rc__ct_ee_mollifier(y, y + 3, y + 6, y + 9, ep, ghi, NULL);
+        CHECKF(fabs(lo - hi) < 1e-10, "m jump %g", lo - hi);
+        /* m' = (2/eps_x)(1 - c/eps_x) is 2e-4 here (vs 2/eps_x = 2000 at c = 0), and 0 above */
+        CHECKF(t_ct_maxabs(glo, 12) < 1e-3, "grad m below eps_x %g", t_ct_maxabs(glo, 12));
+        CHECK(t_ct_maxabs(ghi, 12) == 0.0);
+    }
+}
+
+static void test_ct_barrier_values(void)
+{
+    double xi = 1e-3, dhat = 2e-3, shat = (2 * xi + dhat) * dhat, b1, b2, h;
+    int i;
+    /* FD of b and b' w.r.t. d2 at several points inside the band; step relative to s */
+    for (i = 1; i < 10; ++i) {
+        double s = shat * i / 10.0, d2 = xi * xi + s, bp, bm, b1p, b1m, hb;
+        (void)rc_barrier(d2, xi, dhat, &b1, &b2);
+        hb = 1e-6 * s;
+        bp = rc_barrier(d2 + hb, xi, dhat, &b1p, NULL);
+        bm = rc_barrier(d2 - hb, xi, dhat, &b1m, NULL);
+        CHECKF(t_relerr((bp - bm) / (2 * hb), b1) < 1e-6, "b' at %d: %g vs %g", i, (bp - bm) / (2 * hb), b1);
+        CHECKF(t_relerr((b1p - b1m) / (2 * hb), b2) < 1e-6, "b'' at %d", i);
+        CHECK(b1 < 0.0 && b2 > 0.0);
+    }
+    /* s = shat exactly at d = xi + dhat; 0 there and beyond, with zero derivatives */
+    h = xi + dhat;
+    CHECK(rc_barrier(h * h, xi, dhat, &b1, &b2) == 0.0 || fabs(rc_barrier(h * h, xi, dhat, NULL, NULL)) < 1e-30);
+    CHECK(rc_barrier(xi * xi + shat, xi, dhat, &b1, &b2) == 0.0 && b1 == 0.0 && b2 == 0.0);
+    CHECK(rc_barrier(1.0, xi, dhat, &b1, &b2) == 0.0 && b1 == 0.0 && b2 == 0.0);
+    /* C^1 (in fact C^2) at shat: the one-sided values tend to 0 like (shat - s)^3 and ^2 */
+    {
+        double e = 1e-6 * shat;
+        double bb = rc_barrier(xi * xi + shat - e, xi, dhat, &b1, &b2);
+        CHECKF(fabs(bb) < 1e-12 * shat * shat, "b near shat %g", bb);
+        CHECKF(fabs(b1) < 1e-10 * shat, "b' near shat %g", b1);
+        CHECKF(fabs(b2) < 1e-5, "b'' near shat %g", b2);
+    }
+    /* -> +inf as s -> 0+: increasing as s decreases, infinite at and below 0 */
+    {
+        double prev = 0.0;
+        for (i = 1; i <= 12; ++i) {
+            double s = shat * pow(10.0, -i), v = rc_barrier(xi * xi + s, xi, dhat, NULL, NULL);
+            CHECK(v > prev && rc__isfinite(v));
+            prev = v;
+        }
+        CHECK(rc_barrier(xi * xi, xi, dhat, &b1, &b2) == HUGE_VAL && b1 == -HUGE_VAL && b2 == HUGE_VAL);
+        CHECK(rc_barrier(0.0, xi, dhat, NULL, NULL) == HUGE_VAL);
+    }
+    /* invalid parameters give NaN */
+    CHECK(rc_barrier(1e-6, xi, 0.0, NULL, NULL) != rc_barrier(1e-6, xi, 0.0, NULL, NULL));
+    CHECK(rc_barrier(1e-6, -1.0, dhat, NULL, NULL) != rc_barrier(1e-6, -1.0, dhat, NULL, NULL));
+    CHECK(rc_barrier(0.0 * HUGE_VAL, xi, dhat, &b1, NULL) != 0.0 * HUGE_VAL && b1 != b1);
+}
+
+static void test_ct_barrier_stiffness(void)
+{
+    double xi = 1e-3, dhat = 1e-3, k = 0, kmin = 0, kmax = 0, b1, b2, d = xi + 0.5 * dhat;
+    CHECK_OK(rc_barrier_stiffness_init(xi, dhat, 1e4, 0.0, 1.0, &k, &kmin, &kmax));
+    /* kappa_min makes the barrier's normal stiffness at d = xi + dhat/2 equal to k_ref */
+    rc_barrier(d * d, xi, dhat, &b1, &b2);
+    CHECK(t_relerr(kmin * (4 * d * d * b2 + 2 * b1), 1e4) < 1e-12);
+    CHECK(k == kmin && t_relerr(kmax, 100 * kmin) < 1e-15);
+    /* balance inside the bounds is taken as is, outside it is clamped */
+    CHECK_OK(rc_barrier_stiffness_init(xi, dhat, 1e4, -3.0 * kmin, 1.0, &k, NULL, NULL));
+    CHECK(t_relerr(k, 3.0 * kmin) < 1e-12);
+    CHECK_OK(rc_barrier_stiffness_init(xi, dhat, 1e4, -1e3 * kmin, 1.0, &k, NULL, NULL));
+    CHECK(t_relerr(k, kmax) < 1e-12);
+    CHECK(rc_barrier_stiffness_init(xi, -1.0, 1e4, 0, 1, &k, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_init(xi, dhat, 1e4, 0, 1, NULL, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    /* update: doubles only when deep in the band and approaching, capped */
+    k = 1.0;
+    CHECK_OK(rc_barrier_stiffness_update(xi + 5e-6, xi + 4e-6, xi, dhat, 1e-2, 3.0, &k));
+    CHECK(k == 2.0);
+    CHECK_OK(rc_barrier_stiffness_update(xi + 5e-6, xi + 4e-6, xi, dhat, 1e-2, 3.0, &k));
+    CHECK(k == 3.0);
+    k = 1.0;
+    CHECK_OK(rc_barrier_stiffness_update(xi + 4e-6, xi + 5e-6, xi, dhat, 1e-2, 3.0, &k));   /* receding */
+    CHECK(k == 1.0);
+    CHECK_OK(rc_barrier_stiffness_update(xi + 5e-4, xi + 4e-4, xi, dhat, 1e-2, 3.0, &k));   /* not deep */
+    CHECK(k == 1.0);
+    CHECK(rc_barrier_stiffness_update(1, 1, xi, dhat, 0.0, 3.0, &k) == RC_ERR_INVALID_ARGUMENT);
+}
+
+/* kappa m b(d2) for an edge-edge pair of fixed type, with the mollifier */
+typedef struct { int type; double eps, xi, dhat, kappa; int project; } t_ct_bctx;
+static double t_ct_ee_barrier_fn(const double *x, void *ctx, double *g, double *H)
+{
+    t_ct_bctx *c = (t_ct_bctx *)ctx;
+    double gd[12], Hd[144], gm[12], Hm[144], d2, m;
+    d2 = rc__ct_edge_edge_d2_typed(x, x + 3, x + 6, x + 9, c->type, NULL, gd, Hd);
+    m = rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, c->eps, gm, Hm);
+    return rc__ct_barrier_local(12, d2, gd, Hd, c->xi, c->dhat, c->kappa, m, gm, Hm, c->project, g, H);
+}
+static double t_ct_pt_barrier_fn(const double *x, void *ctx, double *g, double *H)
+{
+    t_ct_bctx *c = (t_ct_bctx *)ctx;
+    double gd[12], Hd[144], d2;
+    d2 = rc__ct_point_triangle_d2_typed(x, x + 3, x + 6, x + 9, c->type, NULL, gd, Hd);
+    return rc__ct_barrier_local(12, d2, gd, Hd, c->xi, c->dhat, c->kappa, 1.0, NULL, NULL, c->project, g, H);
+}
+
+static void t_ct_min_eig(int n, const double *H, double *lmin, double *lmax)
+{
+    double A[144], V[144], lam[12];
+    int i;
+    memcpy(A, H, sizeof(double) * (size_t)(n * n));
+    rc__sym_eig(n, A, lam, V);
+    *lmin = HUGE_VAL; *lmax = -HUGE_VAL;
+    for (i = 0; i < n; ++i) { if (lam[i] < *lmin) *lmin = lam[i]; if (lam[i] > *lmax) *lmax = lam[i]; }
+}
+
+static void test_ct_barrier_local(void)
+{
+    /* coordinates in units of 0.1: a nearly parallel edge pair (mollifier active) inside the band */
+    double x[12] = {0, 0, 0, 1, 0, 0, 0.2, -0.01, 0.02, 1.1, 0.01, 0.02}, eg, eh, H[144], lmin, lmax;
+    t_ct_bctx c;
+    int k;
+    c.type = rc__ct_edge_edge_type(x, x + 3, x + 6, x + 9);
+    c.eps = rc__ct_ee_mollifier_eps(x, x + 3, x + 6, x + 9);
+    c.xi = 0.005; c.dhat = 0.03; c.kappa = 10.0; c.project = -1;
+    CHECK(c.type == RC__CT_EA_EB);
+    CHECK(rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, c.eps, NULL, NULL) < 1.0);
+    CHECK(t_ct_ee_barrier_fn(x, &c, NULL, NULL) > 0.0);
+    t_ct_fd(t_ct_ee_barrier_fn, &c, x, 12, 1, &eg, &eh);
+    CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "mollified ee barrier fd %g %g", eg, eh);
+    c.project = RC__PROJECT_CLAMP;
+    t_ct_ee_barrier_fn(x, &c, NULL, H);
+    t_ct_min_eig(12, H, &lmin, &lmax);
+    CHECKF(lmin > -1e-10 * lmax, "projected min eig %g (max %g)", lmin, lmax);
+    /* point-triangle, n = 12, and the n = 9 / 6 sizes through the point-edge and point-point pairs */
+    for (k = RC__CT_P_T0; k <= RC__CT_P_T; ++k) {
+        double y[12] = {0.25, 0.3, 0.02, 0, 0, 0, 1, 0, 0, 0, 1, 0};
+        static const double off[7][2] = {{-0.01, -0.01}, {1.01, -0.01}, {-0.01, 1.01}, {0.5, -0.01},
+                                          {0.51, 0.51}, {-0.01, 0.5}, {0.25, 0.3}};
+        y[0] = off[k][0]; y[1] = off[k][1];
+        c.type = rc__ct_point_triangle_type(y, y + 3, y + 6, y + 9);
+        CHECK(c.type == k);
+        c.project = -1;
+        t_ct_fd(t_ct_pt_barrier_fn, &c, y, 12, 1, &eg, &eh);
+        CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pt barrier type %d fd %g %g", k, eg, eh);
+    }
+    {
+        double p[9] = {0.3, 0.02, 0.0, 0, 0, 0, 1, 0, 0}, gd[9], Hd[81], g[9], H9[81];
+        double d2 = rc__ct_point_edge_d2(p, p + 3, p + 6, NULL, gd, Hd);
+        rc__ct_barrier_local(9, d2, gd, Hd, c.xi, c.dhat, c.kappa, 1.0, NULL, NULL, RC__PROJECT_CLAMP, g, H9);
+        t_ct_min_eig(9, H9, &lmin, &lmax);
+        CHECKF(lmin > -1e-10 * lmax && lmax > 0.0, "pe projected %g %g", lmin, lmax);
+    }
+    /* outside the band: zero energy and derivatives; at s <= 0: +inf */
+    {
+        double gd[12], Hd[144], g[12], d2;
+        x[8] = 0.5; x[11] = 0.5;
+        d2 = rc__ct_edge_edge_d2(x, x + 3, x + 6, x + 9, NULL, gd, Hd);
+        CHECK(rc__ct_barrier_local(12, d2, gd, Hd, c.xi, c.dhat, c.kappa, 1.0, NULL, NULL, 0, g, H) == 0.0);
+        CHECK(t_ct_maxabs(g, 12) == 0.0 && t_ct_maxabs(H, 144) == 0.0);
+        CHECK(rc__ct_barrier_local(12, 1e-6, gd, Hd, c.xi, c.dhat, c.kappa, 1.0, NULL, NULL, 0, g, H) == HUGE_VAL);
+    }
+    /* normal force = |dE/dd| */
+    {
+        double d = 0.012, e = 1e-7, fp = rc__ct_barrier_local(1, (d + e) * (d + e), x, x, c.xi, c.dhat, c.kappa, 1, NULL, NULL, -1, NULL, NULL);
+        double fm = rc__ct_barrier_local(1, (d - e) * (d - e), x, x, c.xi, c.dhat, c.kappa, 1, NULL, NULL, -1, NULL, NULL);
+        CHECK(t_relerr(rc__ct_normal_force(d * d, c.xi, c.dhat, c.kappa, 1.0), -(fp - fm) / (2 * e)) < 1e-6);
+    }
+}
+
+/* the low-rank projection equals the generic one: barrier Hessians (rank <= 5), random low-rank
+   and random full-rank symmetric matrices. 1e-9 relative: the dropped part is below 1e-10 of the
+   largest column, and Jacobi itself is accurate to ~1e-14. */
+static void test_ct_lowrank_projection(void)
+{
+    double work[3 * 144 + 12];
+    int trial;
+    for (trial = 0; trial < 40; ++trial) {
+        double A[144], B[144], C[144];
+        int n = 12, i, j, kind = trial % 4;
+        if (kind == 0) {   /* a point-triangle barrier Hessian, unprojected */
+            double x[12] = {0.25, 0.3, 0.02, 0, 0, 0, 1, 0, 0, 0, 1, 0}, g[12], Hd[144], d2;
+            x[0] = 1.2 * t_rand() - 0.1; x[1] = 1.2 * t_rand() - 0.1; x[2] = 0.006 + 0.02 * t_rand();
+            d2 = rc__ct_point_triangle_d2(x, x + 3, x + 6, x + 9, NULL, g, Hd);
+            rc__ct_barrier_local(12, d2, g, Hd, 0.005, 0.03, 1.0, 1.0, NULL, NULL, -1, NULL, A);
+        } else if (kind == 1) {   /* a mollified edge-edge one (higher rank) */
+            double x[12] = {0, 0, 0, 1, 0, 0, 0.2, -0.01, 0.02, 1.1, 0.01, 0.02}, g[12], Hd[144], gm[12], Hm[144], d2, m, e;
+            e = rc__ct_ee_mollifier_eps(x, x + 3, x + 6, x + 9);
+            x[7] += 0.01 * (t_rand() - 0.5); x[8] += 0.01 * t_rand();
+            d2 = rc__ct_edge_edge_d2(x, x + 3, x + 6, x + 9, NULL, g, Hd);
+            m = rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, e, gm, Hm);
+            rc__ct_barrier_local(12, d2, g, Hd, 0.005, 0.03, 1.0, m, gm, Hm, -1, NULL, A);
+        } else {   /* random symmetric of rank r (kind 2: 3, kind 3: 12) */
+            double U[12 * 12], w[12];
+            int r = kind == 2 ? 3 : 12, k;
+            n = 9 + trial % 4;
+            for (i = 0; i < n * r; ++i) U[i] = 2 * t_rand() - 1;
+            for (k = 0; k < r; ++k) w[k] = 2 * t_rand() - 1;
+            for (i = 0; i < n; ++i)
+                for (j = 0; j < n; ++j) {
+                    double s = 0;
+                    for (k = 0; k < r; ++k) s += U[i * r + k] * w[k] * U[j * r + k];
+                    A[i * n + j] = s;
+                }
+        }
+        memcpy(B, A, sizeof(double) * (size_t)(n * n));
+        memcpy(C, A, sizeof(double) * (size_t)(n * n));
+        rc__psd_project(n, B, RC__PROJECT_CLAMP, work);
+        rc__ct_psd_project_lowrank(n, C, RC__PROJECT_CLAMP);
+        {
+            double dmax = 0, amax = t_ct_maxabs(B, n * n);
+            for (i = 0; i < n * n; ++i) if (fabs(B[i] - C[i]) > dmax) dmax = fabs(B[i] - C[i]);
+            CHECKF(dmax <= 1e-9 * amax, "trial %d kind %d: |lowrank - full| %g of %g", trial, kind, dmax, amax);
+        }
+        memcpy(B, A, sizeof(double) * (size_t)(n * n));
+        memcpy(C, A, sizeof(double) * (size_t)(n * n));
+        rc__psd_project(n, B, RC__PROJECT_ABS, work);
+        rc__ct_psd_project_lowrank(n, C, RC__PROJECT_ABS);
+        {
+            double dmax = 0, amax = t_ct_maxabs(B, n * n);
+            for (i = 0; i < n * n; ++i) if (fabs(B[i] - C[i]) > dmax) dmax = fabs(B[i] - C[i]);
+            CHECKF(dmax <= 1e-9 * amax, "abs trial %d kind %d: |lowrank - full| %g of %g", trial, kind, dmax, amax);
+        }
+    }
+}
+
+/* ---- analytic shapes ---- */
+static void t_ct_rotation(double R[9], double ax, double ay, double az)
+{
+    double cx = cos(ax), sx = sin(ax), cy = cos(ay), sy = sin(ay), cz = cos(az), sz = sin(az);
+    double Rx[9] = {1, 0, 0, 0, cx, -sx, 0, sx, cx}, Ry[9] = {cy, 0, sy, 0, 1, 0, -sy, 0, cy};
+    double Rz[9] = {cz, -sz, 0, sz, cz, 0, 0, 0, 1}, T[9];
+    int i, j, k;
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) { T[i * 3 + j] = 0; for (k = 0; k < 3; ++k) T[i * 3 + j] += Ry[i * 3 + k] * Rx[k * 3 + j]; }
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) { R[i * 3 + j] = 0; for (k = 0; k < 3; ++k) R[i * 3 + j] += Rz[i * 3 + k] * T[k * 3 + j]; }
+}
+
+static void t_ct_make_shapes(rc__ct_shape s[4])
+{
+    int k;
+    memset(s, 0, 4 * sizeof(rc__ct_shape));
+    for (k = 0; k < 4; ++k) s[k].kind = k;
+    s[0].p[0] = 0.1; s[0].p[1] = -0.2; s[0].p[2] = 0.05; s[0].n[0] = 0.3; s[0].n[1] = 0.2; s[0].n[2] = 2.0;
+    s[1].p[0] = 0.2; s[1].p[1] = 0.1; s[1].p[2] = -0.1; s[1].r = 0.7;
+    s[2].p[0] = -0.1; s[2].p[1] = 0.2; s[2].p[2] = 0.3;
+    s[2].half[0] = 0.5; s[2].half[1] = 0.7; s[2].half[2] = 0.9;
+    t_ct_rotation(s[2].R, 0.3, -0.5, 0.8);
+    s[3].a[0] = -0.4; s[3].a[1] = 0.1; s[3].a[2] = 0.0; s[3].b[0] = 0.6; s[3].b[1] = 0.3; s[3].b[2] = 0.2; s[3].r = 0.25;
+}
+
+static double t_ct_sdf_fn(const double *x, void *ctx, double *g, double *H)
+{
+    double d;
+    rc__ct_shape_sdf((const rc__ct_shape *)ctx, x, &d, g, H);
+    return d;
+}
+
+/* world point of a box-local point */
+static void t_ct_box_world(const rc__ct_shape *s, const double y[3], double x[3])
+{
+    int i;
+    for (i = 0; i < 3; ++i) x[i] = s->p[i] + s->R[i * 3] * y[0] + s->R[i * 3 + 1] * y[1] + s->R[i * 3 + 2] * y[2];
+}
+
+static void test_ct_shapes_sdf(void)
+{
+    rc__ct_shape s[4];
+    int k, trial;
+    t_ct_make_shapes(s);
+    /* generic random points: FD of d and of its gradient, unit gradient */
+    for (k = 0; k < 4; ++k)
+        for (trial = 0; trial < 20; ++trial) {
+            double x[3], g[3], d, eg, eh;
+            x[0] = 3 * t_rand() - 1.5; x[1] = 3 * t_rand() - 1.5; x[2] = 3 * t_rand() - 1.5;
+            CHECK(rc__ct_shape_sdf(&s[k], x, &d, g, NULL) == 1);
+            CHECK_NEAR(rc__norm3(g), 1.0, 1e-12);
+            t_ct_fd(t_ct_sdf_fn, &s[k], x, 3, 1, &eg, &eh);
+            CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "shape %d at (%g %g %g) d %g fd %g %g", k, x[0], x[1], x[2], d, eg, eh);
+        }
+    /* signs and exact values */
+    {
+        double x[3] = {0.2, 0.1, 0.5}, d;
+        rc__ct_shape_sdf(&s[1], x, &d, NULL, NULL);
+        CHECK_NEAR(d, 0.6 - 0.7, 1e-15);
+        x[2] = 1.0;
+        rc__ct_shape_sdf(&s[1], x, &d, NULL, NULL);
+        CHECK_NEAR(d, 1.1 - 0.7, 1e-15);
+        x[0] = 0.1; x[1] = -0.2; x[2] = -0.5;
+        rc__ct_shape_sdf(&s[0], x, &d, NULL, NULL);
+        CHECK(d < 0.0);
+        x[0] = 0.1; x[1] = 0.2; x[2] = 0.1;   /* on the capsule axis */
+        rc__ct_shape_sdf(&s[3], x, &d, NULL, NULL);
+        CHECK(d < 0.0);
+    }
+    /* box: face, edge, corner regions outside, and inside, in the rotated frame */
+    {
+        static const double ys[5][3] = {{0.8, 0.1, -0.2}, {0.8, 0.9, 0.1}, {-0.8, 0.95, -1.2},
+                                        {0.1, 0.2, -0.1}, {-0.45, 0.1, 0.3}};
+        static const double dref[5] = {0.3, 0.36055512754639896, 0.4924428900898052, -0.4, -0.05};
+        for (k = 0; k < 5; ++k) {
+            double x[3], d, g[3], eg, eh;
+            t_ct_box_world(&s[2], ys[k], x);
+            rc__ct_shape_sdf(&s[2], x, &d, g, NULL);
+            CHECKF(fabs(d - dref[k]) < 1e-12, "box case %d d %.17g", k, d);
+            t_ct_fd(t_ct_sdf_fn, &s[2], x, 3, 1, &eg, &eh);
+            CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "box case %d fd %g %g", k, eg, eh);
+        }
+    }
+    /* the squared form for the barrier */
+    {
+        double x[3] = {0.9, 0.8, 0.7}, g[3], H[9], eg, eh, d;
+        double v = rc__ct_shape_d2(&s[1], x, &d, g, H);
+        CHECK_NEAR(v, d * d, 1e-15);
+        (void)eg; (void)eh;
+    }
+    {
+        rc__ct_shape bad = s[0];
+        double x[3] = {0, 0, 0}, d;
+        bad.kind = 17;
+        CHECK(rc__ct_shape_sdf(&bad, x, &d, NULL, NULL) == 0);
+        bad = s[0]; bad.n[0] = bad.n[1] = bad.n[2] = 0.0;
+        CHECK(rc__ct_shape_sdf(&bad, x, &d, NULL, NULL) == 0);
+    }
+}
+
+/* barrier of a point against an analytic shape (n = 3) through rc__ct_shape_d2 */
+static double t_ct_shape_barrier_fn(const double *x, void *ctx, double *g, double *H)
+{
+    const rc__ct_shape *s = (const rc__ct_shape *)ctx;
+    double gd[3], Hd[9], d2 = rc__ct_shape_d2(s, x, NULL, gd, Hd);
+    return rc__ct_barrier_local(3, d2, gd, Hd, 0.01, 0.1, 3.0, 1.0, NULL, NULL, -1, g, H);
+}
+
+static void test_ct_shape_barrier(void)
+{
+    rc__ct_shape s[4];
+    int k;
+    t_ct_make_shapes(s);
+    for (k = 0; k < 4; ++k) {
+        /* walk from a random point toward the surface until inside the band (0.01 < d < 0.11) */
+        double x[3] = {1.3, -1.1, 1.4}, d, g[3], eg, eh;
+        int it;
+        for (it = 0; it < 200; ++it) {
+            rc__ct_shape_sdf(&s[k], x, &d, g, NULL);
+            if (d < 0.08) break;
+            rc__axpy3(x, -(d - 0.05), g);
+        }
+        rc__ct_shape_sdf(&s[k], x, &d, NULL, NULL);
+        CHECKF(d > 0.01 && d < 0.11, "shape %d d %g", k, d);
+        CHECK(t_ct_shape_barrier_fn(x, &s[k], NULL, NULL) > 0.0);
+        t_ct_fd(t_ct_shape_barrier_fn, &s[k], x, 3, 1, &eg, &eh);
+        CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "shape %d barrier fd %g %g", k, eg, eh);
+    }
+    {   /* inside: sign(d) d^2 < 0, so the barrier is +inf */
+        double x[3] = {0.2, 0.1, 0.0};
+        CHECK(rc__ct_shape_d2(&s[1], x, NULL, NULL, NULL) < 0.0);
+        CHECK(t_ct_shape_barrier_fn(x, &s[1], NULL, NULL) == HUGE_VAL);
+    }
+}
+
+/* the whole-pair wrappers: FD of their energies at random configurations in the band */
+static double t_ct_ptw_fn(const double *x, void *ctx, double *g, double *H)
+{
+    (void)ctx;
+    return rc__ct_pt_barrier(x, x + 3, x + 6, x + 9, 0.005, 0.03, 2.0, -1, NULL, NULL, g, H);
+}
+static double t_ct_eew_fn(const double *x, void *ctx, double *g, double *H)
+{
+    return rc__ct_ee_barrier(x, x + 3, x + 6, x + 9, *(double *)ctx, 0.005, 0.03, 2.0, -1, NULL, NULL, g, H);
+}
+static void test_ct_pair_wrappers(void)
+{
+    int trial, hits = 0, moll = 0;
+    for (trial = 0; trial < 40; ++trial) {
+        double x[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}, eg, eh, E, eps;
+        int k;
+        for (k = 0; k < 12; ++k) x[k] += 0.02 * (t_rand() - 0.5);
+        x[0] = 1.4 * t_rand() - 0.2; x[1] = 1.4 * t_rand() - 0.2; x[2] = 0.008 + 0.02 * t_rand();
+        E = t_ct_ptw_fn(x, NULL, NULL, NULL);
+        if (E > 0.0 && rc__isfinite(E)) {
+            ++hits;
+            t_ct_fd(t_ct_ptw_fn, NULL, x, 12, 1, &eg, &eh);
+            CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pt wrapper fd %g %g", eg, eh);
+        }
+        /* edges: a along x, b crossing above at a random angle (some nearly parallel: mollified) */
+        {
+            double y[12] = {0, 0, 0, 1, 0, 0}, ang = (trial % 2 ? 0.02 : 1.0) * (t_rand() - 0.5), cx = 0.3 + 0.4 * t_rand();
+            y[6] = cx - 0.5 * cos(ang); y[7] = -0.5 * sin(ang); y[8] = 0.008 + 0.02 * t_rand();
+            y[9] = cx + 0.5 * cos(ang); y[10] = 0.5 * sin(ang); y[11] = y[8] + 0.002;
+            eps = 1e-3;
+            E = t_ct_eew_fn(y, &eps, NULL, NULL);
+            if (E > 0.0 && rc__isfinite(E)) {
+                ++hits;
+                if (rc__ct_ee_mollifier(y, y + 3, y + 6, y + 9, eps, NULL, NULL) < 1.0) ++moll;
+                t_ct_fd(t_ct_eew_fn, &eps, y, 12, 1, &eg, &eh);
+                CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "ee wrapper fd %g %g (angle %g)", eg, eh, ang);
+            }
+        }
+    }
+    CHECKF(hits >= 40 && moll >= 5, "only %d configurations in the band, %d mollified", hits, moll);
+    {
+        rc__ct_shape s[4];
+        double x[3] = {0.2, 0.1, 0.65}, g[3], H[9], d, lmin, lmax, A[9], V[9], lam[3];
+        t_ct_make_shapes(s);
+        CHECK(rc__ct_shape_barrier(&s[1], x, 0.005, 0.1, 1.0, RC__PROJECT_CLAMP, &d, g, H) > 0.0);
+        memcpy(A, H, sizeof A);
+        rc__sym_eig(3, A, lam, V);
+        lmin = lam[0] < lam[1] ? (lam[0] < lam[2] ? lam[0] : lam[2]) : (lam[1] < lam[2] ? lam[1] : lam[2]);
+        lmax = fabs(lam[0]) + fabs(lam[1]) + fabs(lam[2]);
+        CHECK(lmin > -1e-12 * lmax);
+        CHECK(g[2] < 0.0);   /* pushes the point outward (+z): the gradient of the energy points in */
+    }
+}
+
+/* ---- CCD ---- */
+static double t_ct_dist(int ee, const double *x)
+{
+    return sqrt(ee ? rc__ct_edge_edge_d2(x, x + 3, x + 6, x + 9, NULL, NULL, NULL)
+                   : rc__ct_point_triangle_d2(x, x + 3, x + 6, x + 9, NULL, NULL, NULL));
+}
+
+/* Runs CCD on (x0, dx) and checks: t in (0, tmax] when separated by more than xi; distance at t is
+   > xi; the trajectory sampled at 4000 points on [0, t] never gets within xi; t is not past the
+   first sampled time the trajectory reaches xi. Returns t. */
+static double t_ct_ccd_check(int ee, const double *x0, const double *dx, double xi, double tmax)
+{
+    double x[12], t, d0 = t_ct_dist(ee, x0), tfirst = HUGE_VAL;
+    int i, k, N = 4000, bad = 0;
+    t = ee ? rc__ct_ccd_edge_edge(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, xi, tmax)
+           : rc__ct_ccd_point_triangle(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, xi, tmax);
+    CHECKF(t >= 0.0 && t <= tmax, "t = %g", t);
+    if (d0 > xi) CHECKF(t > 0.0, "t = 0 from a separated start (d0 = %g)", d0);
+    for (k = 0; k < 12; ++k) x[k] = x0[k] + t * dx[k];
+    CHECKF(t_ct_dist(ee, x) > xi, "distance at t %g is %g <= xi %g", t, t_ct_dist(ee, x), xi);
+    for (i = 0; i <= N; ++i) {
+        double s = t * i / N;
+        for (k = 0; k < 12; ++k) x[k] = x0[k] + s * dx[k];
+        if (!(t_ct_dist(ee, x) > xi)) bad++;
+    }
+    CHECKF(bad == 0, "%d samples on [0, t = %g] within xi", bad, t);
+    for (i = 0; i <= N; ++i) {
+        double s = tmax * i / N;
+        for (k = 0; k < 12; ++k) x[k] = x0[k] + s * dx[k];
+        if (t_ct_dist(ee, x) <= xi) { tfirst = s; break; }
+    }
+    CHECKF(t <= tfirst, "t %g past the first sampled contact %g", t, tfirst);
+    return t;
+}
+
+static void test_ct_ccd_point_triangle(void)
+{
+    double xi = 0.01, t;
+    /* head-on: gap 0.99 closing at speed 2; contact at 0.495; the 10% target gives 0.4455 */
+    {
+        double x0[12] = {0.2, 0.2, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12] = {0, 0, -2};
+        t = t_ct_ccd_check(0, x0, dx, xi, 1.0);
+        CHECKF(t > 0.44 && t <= 0.4455 + 1e-12, "head-on t %g", t);
+    }
+    /* very fast point crossing a thin triangle: gap 9e-4, speed 100 */
+    {
+        double x0[12] = {0.2, 0.2, 1e-3, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12] = {0, 0, -100};
+        t = t_ct_ccd_check(0, x0, dx, 1e-4, 1.0);
+        CHECKF(t > 0.5 * 9e-6 && t < 9e-6, "fast t %g", t);
+    }
+    /* zero motion and pure common translation: no collision */
+    {
+        double x0[12] = {0.2, 0.2, 0.5, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12] = {0};
+        CHECK(t_ct_ccd_check(0, x0, dx, xi, 1.0) == 1.0);
+        int k;
+        for (k = 0; k < 4; ++k) { dx[3 * k] = 5; dx[3 * k + 1] = -3; dx[3 * k + 2] = 7; }
+        CHECK(t_ct_ccd_check(0, x0, dx, xi, 1.0) == 1.0);
+        CHECK(t_ct_ccd_check(0, x0, dx, xi, 0.3) == 0.3);
+    }
+    /* near miss: sliding over the interior at gap xi (distance 2 xi): never closer, full step */
+    {
+        double x0[12] = {0.1, 0.2, 0.02, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12] = {0.3, 0, 0};
+        CHECK(t_ct_ccd_check(0, x0, dx, xi, 1.0) == 1.0);
+    }
+    /* grazing: passing just outside edge t0-t1 at distance xi + 1e-4 (the 10% target stops it
+       where the gap first falls below 0.1 gap0, before the edge) */
+    {
+        double x0[12] = {-0.5, -0.0101, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12] = {2, 0, 0};
+        t = t_ct_ccd_check(0, x0, dx, xi, 1.0);
+        CHECK(t < 0.25);
+        /* starting alongside the edge at that gap, it slides the whole way */
+        x0[0] = 0.1; dx[0] = 0.5;
+        CHECK(t_ct_ccd_check(0, x0, dx, xi, 1.0) == 1.0);
+    }
+    /* coplanar point moving toward a triangle edge within the plane */
+    {
+        double x0[12] = {0.5, -0.5, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12] = {0, 1, 0};
+        t = t_ct_ccd_check(0, x0, dx, xi, 1.0);
+        CHECK(t < 0.49 && t > 0.4);
+    }
+    /* start within xi, or non-finite motion: 0 */
+    {
+        double x0[12] = {0.2, 0.2, 0.005, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12] = {0, 0, -1};
+        CHECK(rc__ct_ccd_point_triangle(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, xi, 1.0) == 0.0);
+        x0[2] = 0.5; dx[4] = 0.0 * HUGE_VAL;
+        CHECK(rc__ct_ccd_point_triangle(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, xi, 1.0) == 0.0);
+        CHECK(rc__ct_ccd_edge_edge(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, xi, 1.0) == 0.0);
+        {
+            rc__ct_shape pl;
+            memset(&pl, 0, sizeof pl);
+            pl.kind = RC__CT_SHAPE_PLANE; pl.n[2] = 1.0; pl.p[2] = -1.0;
+            CHECK(rc__ct_ccd_point_shape(&pl, x0, dx + 3, xi, 1.0) == 0.0);
+        }
+    }
+    /* random configurations and motions, both primitives moving */
+    {
+        int trial;
+        for (trial = 0; trial < 60; ++trial) {
+            double x0[12], dx[12];
+            int k;
+            for (k = 0; k < 12; ++k) { x0[k] = t_rand() - 0.5; dx[k] = 2.0 * (t_rand() - 0.5); }
+            if (t_ct_dist(0, x0) <= xi) continue;
+            t_ct_ccd_check(0, x0, dx, xi, 1.0);
+        }
+    }
+}
+
+static void test_ct_ccd_edge_edge(void)
+{
+    double xi = 0.01, t;
+    /* crossing edges: a above b at height 0.5 moving down at speed 1; contact at 0.49 */
+    {
+        double x0[12] = {-0.5, 0, 0.5, 0.5, 0, 0.5, 0, -0.5, 0, 0, 0.5, 0}, dx[12] = {0, 0, -1, 0, 0, -1};
+        t = t_ct_ccd_check(1, x0, dx, xi, 1.0);
+        CHECKF(t > 0.44 && t <= 0.441 + 1e-12, "crossing t %g", t);
+    }
+    /* parallel edges approaching */
+    {
+        double x0[12] = {0, 0, 0.5, 1, 0, 0.5, 0, 0, 0, 1, 0, 0}, dx[12] = {0, 0, -1, 0, 0, -1};
+        t = t_ct_ccd_check(1, x0, dx, xi, 1.0);
+        CHECKF(t > 0.44 && t <= 0.441 + 1e-12, "parallel t %g", t);
+    }
+    /* parallel edges sliding along each other at gap 2 xi: full step */
+    {
+        double x0[12] = {0, 0, 0.03, 1, 0, 0.03, 0, 0, 0, 1, 0, 0}, dx[12] = {3, 0, 0, 3, 0, 0};
+        CHECK(t_ct_ccd_check(1, x0, dx, xi, 1.0) == 1.0);
+    }
+    /* an edge sweeping fast through another, both rotating */
+    {
+        double x0[12] = {-0.5, 0, 0.05, 0.5, 0, 0.06, 0, -0.5, 0, 0, 0.5, 0},
+               dx[12] = {0, 1, -20, 0, -1, -20, 0.3, 0, 1, -0.3, 0, 1};
+        t = t_ct_ccd_check(1, x0, dx, 1e-3, 1.0);
+        CHECK(t < 0.06 / 21);
+    }
+    {
+        int trial;
+        for (trial = 0; trial < 60; ++trial) {
+            double x0[12], dx[12];
+            int k;
+            for (k = 0; k < 12; ++k) { x0[k] = t_rand() - 0.5; dx[k] = 2.0 * (t_rand() - 0.5); }
+            if (t_ct_dist(1, x0) <= xi) continue;
+            t_ct_ccd_check(1, x0, dx, xi, 1.0);
+        }
+    }
+}
+
+/* point-shape CCD checks, same properties as above */
+static double t_ct_ccd_shape_check(const rc__ct_shape *s, const double *x0, const double *dx, double xi, double tmax)
+{
+    double x[3], d, d0, t, tfirst = HUGE_VAL;
+    int i, N = 4000, bad = 0;
+    rc__ct_shape_sdf(s, x0, &d0, NULL, NULL);
+    t = rc__ct_ccd_point_shape(s, x0, dx, xi, tmax);
+    CHECKF(t >= 0.0 && t <= tmax, "t %g", t);
+    if (d0 > xi) CHECKF(t > 0.0, "t = 0 from a separated start (d0 %g)", d0);
+    for (i = 0; i <= N; ++i) {
+        double u = t * i / N;
+        x[0] = x0[0] + u * dx[0]; x[1] = x0[1] + u * dx[1]; x[2] = x0[2] + u * dx[2];
+        rc__ct_shape_sdf(s, x, &d, NULL, NULL);
+        if (d0 > xi && !(d > xi)) bad++;
+    }
+    CHECKF(bad == 0, "shape %d: %d samples on [0, %g] within xi", s->kind, bad, t);
+    for (i = 0; i <= N; ++i) {
+        double u = tmax * i / N;
+        x[0] = x0[0] + u * dx[0]; x[1] = x0[1] + u * dx[1]; x[2] = x0[2] + u * dx[2];
+        rc__ct_shape_sdf(s, x, &d, NULL, NULL);
+        if (d <= xi) { tfirst = u; break; }
+    }
+    if (d0 > xi) CHECKF(t <= tfirst, "t %g past the first sampled contact %g", t, tfirst);
+    return t;
+}
+
+static void test_ct_ccd_point_shape(void)
+{
+    rc__ct_shape s[4];
+    double t;
+    int k, trial;
+    t_ct_make_shapes(s);
+    /* sphere head-on: exact first time with the 10% target is 0.4275 */
+    {
+        rc__ct_shape sp;
+        double x0[3] = {0, 0, 3}, dx[3] = {0, 0, -4};
+        memset(&sp, 0, sizeof sp);
+        sp.kind = RC__CT_SHAPE_SPHERE; sp.r = 1.0;
+        t = t_ct_ccd_shape_check(&sp, x0, dx, 0.1, 1.0);
+        /* Newton stops within 1e-3 gap0 of the target distance: t within 1e-3*1.9/4 below */
+        CHECKF(t <= 0.4275 + 1e-12 && t > 0.4275 - 5e-4, "sphere t %.15g", t);
+    }
+    /* vertex exactly on a plane, xi = 0: moving in gives 0, moving out the full step */
+    {
+        rc__ct_shape pl;
+        double x0[3] = {0.3, 0.4, 0}, in[3] = {0.1, 0, -1}, out[3] = {0.1, 0, 1}, along[3] = {1, 0, 0};
+        memset(&pl, 0, sizeof pl);
+        pl.kind = RC__CT_SHAPE_PLANE; pl.n[2] = 1.0;
+        CHECK(rc__ct_ccd_point_shape(&pl, x0, in, 0.0, 1.0) == 0.0);
+        CHECK(rc__ct_ccd_point_shape(&pl, x0, out, 0.0, 1.0) == 1.0);
+        CHECK(rc__ct_ccd_point_shape(&pl, x0, along, 0.0, 1.0) == 1.0);
+        /* very fast motion through the plane from just above */
+        x0[2] = 1e-4; in[2] = -1e3;
+        t = t_ct_ccd_shape_check(&pl, x0, in, 1e-5, 1.0);
+        CHECK(t > 0.0 && t < 9e-8);
+        /* zero motion */
+        {
+            double z[3] = {0, 0, 0};
+            CHECK(rc__ct_ccd_point_shape(&pl, x0, z, 1e-5, 1.0) == 1.0);
+        }
+    }
+    /* box: grazing past an edge and a corner, in the rotated frame */
+    {
+        double y0[3] = {-2.0, 0.7 + 0.011, 0.9 + 0.011}, y1[3] = {2.0, 0.7 + 0.011, 0.9 + 0.011}, x0[3], x1[3], dx[3];
+        t_ct_box_world(&s[2], y0, x0);
+        t_ct_box_world(&s[2], y1, x1);
+        rc__sub3(dx, x1, x0);
+        /* passes the edge at 0.011 sqrt 2 = 0.01556: just outside xi = 0.015, just inside 0.016 */
+        t = t_ct_ccd_shape_check(&s[2], x0, dx, 0.015, 1.0);
+        CHECK(t < 0.5);
+        t = t_ct_ccd_shape_check(&s[2], x0, dx, 0.016, 1.0);
+        CHECK(t < 0.5);
+        /* starting alongside the edge at that distance and sliding: full step */
+        y0[0] = -0.3; y1[0] = 0.3;
+        t_ct_box_world(&s[2], y0, x0);
+        t_ct_box_world(&s[2], y1, x1);
+        rc__sub3(dx, x1, x0);
+        CHECK(t_ct_ccd_shape_check(&s[2], x0, dx, 0.015, 1.0) == 1.0);
+    }
+    /* random trials on every shape, from outside */
+    for (k = 0; k < 4; ++k)
+        for (trial = 0; trial < 40; ++trial) {
+            double x0[3], dx[3], d;
+            x0[0] = 4 * t_rand() - 2; x0[1] = 4 * t_rand() - 2; x0[2] = 4 * t_rand() - 2;
+            dx[0] = 6 * t_rand() - 3; dx[1] = 6 * t_rand() - 3; dx[2] = 6 * t_rand() - 3;
+            rc__ct_shape_sdf(&s[k], x0, &d, NULL, NULL);
+            if (d <= 0.02) continue;
+            t_ct_ccd_shape_check(&s[k], x0, dx, 0.02, 1.0);
+        }
+}
+
+/* ---- friction ---- */
+static void test_ct_friction_f0(void)
+{
+    double eps = 1e-3, h = 1e-9;
+    int i;
+    /* continuity of f0 and f1 at y = eps, and f0' = f1 */
+    CHECK(fabs(rc__ct_f0(eps * (1 - 1e-12), eps) - rc__ct_f0(eps, eps)) < 1e-14);
+    CHECK(fabs(rc__ct_f1(eps * (1 - 1e-12), eps) - 1.0) < 1e-10);
+    CHECK(fabs(rc__ct_f1_dy(eps * (1 - 1e-9), eps)) < 1e-5 / eps);   /* f1' -> 0 at eps: C^1 f1 */
+    CHECK_NEAR(rc__ct_f0(0.0, eps), eps / 3, 1e-18);
+    CHECK(rc__ct_f1(0.0, eps) == 0.0);
+    CHECK_NEAR(rc__ct_f1_over_y(0.0, eps), 2.0 / eps, 1e-9);
+    for (i = 1; i < 20; ++i) {
+        double y = eps * i / 10.0;   /* both sides of eps */
+        if (i == 10) continue;
+        CHECKF(t_relerr((rc__ct_f0(y + h, eps) - rc__ct_f0(y - h, eps)) / (2 * h), rc__ct_f1(y, eps)) < 1e-6, "f1 at %g", y);
+        CHECKF(fabs((rc__ct_f1(y + h, eps) - rc__ct_f1(y - h, eps)) / (2 * h) - rc__ct_f1_dy(y, eps)) < 1e-5 / eps, "f1' at %g", y);
+        CHECK(t_relerr(rc__ct_f1_over_y(y, eps) * y, rc__ct_f1(y, eps)) < 1e-14);
+        CHECK(rc__ct_f0(y, eps) > 0 && rc__ct_f1_dy(y, eps) >= 0);
+    }
+}
+
+typedef struct { int nv; double w[4], P[6], ml, eps; } t_ct_fctx;
+static double t_ct_fric_fn(const double *x, void *ctx, double *g, double *H)
+{
+    t_ct_fctx *c = (t_ct_fctx *)ctx;
+    return rc__ct_friction(c->nv, c->w, c->P, x, c->ml, c->eps, g, H);
+}
+
+static void t_ct_check_basis(const double P[6], const double n[3])
+{
+    double c[2][3], nn = rc__norm3(n);
+    int i;
+    for (i = 0; i < 3; ++i) { c[0][i] = P[2 * i]; c[1][i] = P[2 * i + 1]; }
+    CHECK_NEAR(rc__dot3(c[0], c[0]), 1.0, 1e-14);
+    CHECK_NEAR(rc__dot3(c[1], c[1]), 1.0, 1e-14);
+    CHECK_NEAR(rc__dot3(c[0], c[1]), 0.0, 1e-14);
+    CHECK_NEAR(rc__dot3(c[0], n) / nn, 0.0, 1e-14);
+    CHECK_NEAR(rc__dot3(c[1], n) / nn, 0.0, 1e-14);
+}
+
+static void test_ct_friction_potential(void)
+{
+    double x[12] = {0.25, 0.3, 0.1, 0, 0, 0, 1, 0, 0, 0, 1, 0}, n[3] = {0, 0, 1};
+    t_ct_fctx c;
+    int type, trial;
+    type = rc__ct_pt_tangent(x, x + 3, x + 6, x + 9, c.w, c.P);
+    CHECK(type == RC__CT_P_T);
+    t_ct_check_basis(c.P, n);
+    CHECK_NEAR(c.w[0], 1.0, 1e-15);
+    CHECK_NEAR(c.w[1] + c.w[2] + c.w[3], -1.0, 1e-15);
+    c.nv = 4; c.ml = 2.5; c.eps = 1e-3;
+    /* displacement scales below and above eps */
+    for (trial = 0; trial < 6; ++trial) {
+        /* |sum w dx| <= 2 sqrt 3 scale: 2e-4 stays below eps, 1e-2 above */
+        double dx[12], eg, eh, H[144], lmin, lmax, scale = (trial % 2) ? 1e-2 : 2e-4;
+        int k;
+        for (k = 0; k < 12; ++k) dx[k] = scale * (2 * t_rand() - 1);
+        t_ct_fd(t_ct_fric_fn, &c, dx, 12, 1, &eg, &eh);
+        CHECKF(eg < 1e-5 && eh < 1e-4, "friction fd %g %g (scale %g)", eg, eh, scale);
+        rc__ct_friction(4, c.w, c.P, dx, c.ml, c.eps, NULL, H);
+        t_ct_min_eig(12, H, &lmin, &lmax);
+        CHECKF(lmin > -1e-10 * lmax, "friction H min eig %g", lmin);
+    }
+    /* normal motion does not slip: D = mu lambda eps/3 and zero gradient */
+    {
+        double dx[12] = {0, 0, 0.5, 0, 0, -0.1, 0, 0, -0.1, 0, 0, -0.1}, g[12];
+        CHECK_NEAR(rc__ct_friction(4, c.w, c.P, dx, c.ml, c.eps, g, NULL), c.ml * c.eps / 3, 1e-15);
+        CHECK(t_ct_maxabs(g, 12) < 1e-14);
+    }
+    /* other tangent constructors */
+    {
+        double e[9] = {0.4, 0.3, 0.2, 0, 0, 0, 1, 0, 0}, w[4], P[6], nr[3] = {0, 0.3, 0.2};
+        CHECK(rc__ct_pe_tangent(e, e + 3, e + 6, w, P) == RC__CT_PE_INT);
+        t_ct_check_basis(P, nr);
+        CHECK_NEAR(w[1], -0.6, 1e-15);
+        CHECK_NEAR(w[2], -0.4, 1e-15);
+        rc__ct_pp_tangent(e, e + 3, w, P);
+        t_ct_check_basis(P, e);
+    }
+    {
+        double y[12] = {0, 0, 0, 1, 0, 0, 0.5, -0.5, 0.3, 0.4, 0.5, 0.35}, w[4], P[6], r[3];
+        int k;
+        CHECK(rc__ct_ee_tangent(y, y + 3, y + 6, y + 9, w, P) == RC__CT_EA_EB);
+        for (k = 0; k < 3; ++k) r[k] = w[0] * y[k] + w[1] * y[3 + k] + w[2] * y[6 + k] + w[3] * y[9 + k];
+        t_ct_check_basis(P, r);
+        CHECK_NEAR(rc__dot3(r, r), rc__ct_edge_edge_d2(y, y + 3, y + 6, y + 9, NULL, NULL, NULL), 1e-14);
+        CHECK_NEAR(w[0] + w[1], 1.0, 1e-15);
+        CHECK_NEAR(w[2] + w[3], -1.0, 1e-15);
+    }
+    {
+        rc__ct_shape s[4];
+        double p[3] = {0.9, 0.8, 0.7}, w[1], P[6], d, g[3], dx[3], eg, eh;
+        t_ct_fctx cs;
+        int k;
+        t_ct_make_shapes(s);
+        for (k = 0; k < 4; ++k) {
+            CHECK(rc__ct_shape_tangent(&s[k], p, w, P) == 1);
+            rc__ct_shape_sdf(&s[k], p, &d, g, NULL);
+            t_ct_check_basis(P, g);
+        }
+        cs.nv = 1; cs.w[0] = w[0]; memcpy(cs.P, P, sizeof P); cs.ml = 1.0; cs.eps = 1e-3;
+        dx[0] = 4e-4; dx[1] = -2e-4; dx[2] = 1e-4;
+        t_ct_fd(t_ct_fric_fn, &cs, dx, 3, 1, &eg, &eh);
+        CHECKF(eg < 1e-5 && eh < 1e-4, "shape friction fd %g %g", eg, eh);
+    }
+}
+
+
+/* ---- broad phase ---- */
+static int t_ct_overlap(const double *alo, const double *ahi, const double *blo, const double *bhi, double r)
+{
+    int d;
+    for (d = 0; d < 3; ++d)
+        if (alo[d] - r > bhi[d] + r || blo[d] - r > ahi[d] + r) return 0;
+    return 1;
+}
+
+static void test_ct_broad_phase(void)
+{
+    enum { NA = 300, NB = 200 };
+    static double alo[3 * NA], ahi[3 * NA], blo[3 * NB], bhi[3 * NB];
+    int trial;
+    for (trial = 0; trial < 4; ++trial) {
+        int i, j, d, *pairs = NULL, np = 0, nref = 0, match = 1, k = 0;
+        double r = 0.01, cell = trial == 2 ? 0.05 : 0.0;
+        for (i = 0; i < NA; ++i)
+            for (d = 0; d < 3; ++d) {
+                double c = t_rand(), e = 0.03 * t_rand();
+                if (trial == 3 && i == 7) e = 2.0;   /* one huge swept box */
+                alo[3 * i + d] = c - e; ahi[3 * i + d] = c + e;
+            }
+        for (i = 0; i < NB; ++i)
+            for (d = 0; d < 3; ++d) {
+                double c = t_rand(), e = 0.05 * t_rand();
+                blo[3 * i + d] = c - e; bhi[3 * i + d] = c + e;
+            }
+        /* A vs B: the exact set of overlapping pairs, in (i, j) order */
+        CHECK_OK(rc__ct_bp_pairs(NULL, NA, alo, ahi, NB, blo, bhi, r, cell, &pairs, &np));
+        for (i = 0; i < NA; ++i)
+            for (j = 0; j < NB; ++j)
+                if (t_ct_overlap(alo + 3 * i, ahi + 3 * i, blo + 3 * j, bhi + 3 * j, r)) {
+                    if (k >= np || pairs[2 * k] != i || pairs[2 * k + 1] != j) match = 0;
+                    ++k; ++nref;
+                }
+        CHECKF(match && np == nref, "A-B trial %d: %d pairs vs %d brute force", trial, np, nref);
+        CHECK(nref > 0);
+        rc__free(NULL, pairs);
+        /* self query on A: pairs i < j */
+        CHECK_OK(rc__ct_bp_pairs(NULL, NA, alo, ahi, 0, NULL, NULL, r, cell, &pairs, &np));
+        k = 0; nref = 0; match = 1;
+        for (i = 0; i < NA; ++i)
+            for (j = i + 1; j < NA; ++j)
+                if (t_ct_overlap(alo + 3 * i, ahi + 3 * i, alo + 3 * j, ahi + 3 * j, r)) {
+                    if (k >= np || pairs[2 * k] != i || pairs[2 * k + 1] != j) match = 0;
+                    ++k; ++nref;
+                }
+        CHECKF(match && np == nref, "self trial %d: %d pairs vs %d brute force", trial, np, nref);
+        rc__free(NULL, pairs);
+    }
+    /* swept boxes and argument checks */
+    {
+        double a[3] = {0, 0, 0}, b[3] = {1, 2, 3}, da[3] = {-1, 0, 1}, db[3] = {0, 0, -5}, lo[3], hi[3];
+        const double *x[2], *dx[2];
+        int *pairs = NULL, np = 0;
+        x[0] = a; x[1] = b; dx[0] = da; dx[1] = db;
+        rc__ct_aabb(2, x, dx, lo, hi);
+        CHECK(lo[0] == -1 && lo[1] == 0 && lo[2] == -2 && hi[0] == 1 && hi[1] == 2 && hi[2] == 3);
+        CHECK(rc__ct_bp_pairs(NULL, 1, lo, hi, 0, NULL, NULL, -1.0, 0.0, &pairs, &np) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc__ct_bp_pairs(NULL, 1, lo, hi, 0, NULL, NULL, 0.0, 0.0, NULL, &np) == RC_ERR_INVALID_ARGUMENT);
+        lo[1] = 0.0 * HUGE_VAL;
+        CHECK(rc__ct_bp_pairs(NULL, 1, lo, hi, 0, NULL, NULL, 0.0, 0.0, &pairs, &np) == RC_ERR_NON_FINITE);
+        CHECK_OK(rc__ct_bp_pairs(NULL, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0.0, &pairs, &np));
+        CHECK(np == 0 && pairs == NULL);
+    }
+}
 
 static void suite_contact(void)
 {
+    RUN(test_ct_point_point);
+    RUN(test_ct_point_edge_types);
+    RUN(test_ct_point_triangle_types);
+    RUN(test_ct_edge_edge_types);
+    RUN(test_ct_edge_edge_parallel);
+    RUN(test_ct_point_triangle_degenerate);
+    RUN(test_ct_mollifier);
+    RUN(test_ct_barrier_values);
+    RUN(test_ct_barrier_stiffness);
+    RUN(test_ct_barrier_local);
+    RUN(test_ct_lowrank_projection);
+    RUN(test_ct_shapes_sdf);
+    RUN(test_ct_shape_barrier);
+    RUN(test_ct_pair_wrappers);
+    RUN(test_ct_ccd_point_triangle);
+    RUN(test_ct_ccd_edge_edge);
+    RUN(test_ct_ccd_point_shape);
+    RUN(test_ct_friction_f0);
+    RUN(test_ct_friction_potential);
+    RUN(test_ct_broad_phase);
 }
