@@ -5,3 +5,6 @@ $(BUILD)/picture_demo: examples/picture_demo.c examples/common/picture.c example
 
 picture-demo: $(BUILD)/picture_demo
 	@$(BUILD)/picture_demo
+
+# the test runner #includes examples/common/picture.c (tests/test_pictures.c): rebuild on change
+$(BUILD)/run_tests $(BUILD)/run_tests_asan: examples/common/picture.c examples/common/picture.h
