@@ -429,7 +429,7 @@ static void pic__raster_tri(pic_image *img, const double P[9], const double C[9]
            read as a grey tone instead of a black blob (altitude = |2 area| / longest edge) */
         double lmax = elen[0] > elen[1] ? elen[0] : elen[1];
         double alt = fabs(area) / (lmax > elen[2] ? lmax : elen[2]);
-        wa = pic__clamp(alt / (3.0 * wire_px), 0.3, 1.0);
+        wa = pic__clamp(alt / (6.0 * wire_px), 0.15, 1.0);
     }
     x0 = (int)floor(pic__clamp(minx, 0, img->w - 1)); x1 = (int)floor(pic__clamp(maxx, 0, img->w - 1));
     y0 = (int)floor(pic__clamp(miny, 0, img->h - 1)); y1 = (int)floor(pic__clamp(maxy, 0, img->h - 1));
