@@ -102,6 +102,8 @@ RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, co
 extern "C" {
 #endif
 
+/* RC__UNUSED on public definitions: with RCLOTH_STATIC they are static and may be unused. */
+
 /* A pivot d_j counts as zero when |d_j| <= RC__SP_PIVOT_TOL * |a_jj|. The ratio d_j / a_jj is
    invariant under symmetric diagonal scaling, and the rounding error of d_j is a modest multiple of
    eps * |a_jj|, so ~450 eps separates "numerically singular" from any pivot round-off can produce. */
@@ -728,7 +730,7 @@ static RC__UNUSED rc_status rc__sp_fill(void *user, int n, const int *colptr, co
 
 /* ---------------------------------------------------------------------------------------------
    analyze */
-RCLOTHDEF void rc_ldlt_destroy(rc_ldlt *f)
+RC__UNUSED RCLOTHDEF void rc_ldlt_destroy(rc_ldlt *f)
 {
     void *u;
     if (!f) return;
@@ -759,7 +761,7 @@ static int rc__sp_relax_ok(int ncols, double zeros, double stored)
     return zeros < 0.05 * stored;
 }
 
-RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const int *colptr, const int *rowind,
+RC__UNUSED RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const int *colptr, const int *rowind,
                                        const int *perm_in, void *user)
 {
     rc_ldlt *f;
@@ -997,7 +999,7 @@ fail:
     return st;
 }
 
-RCLOTHDEF rc_status rc_ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const int *rowind)
+RC__UNUSED RCLOTHDEF rc_status rc_ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const int *rowind)
 {
     return rc_ldlt_analyze_ex(out, n, colptr, rowind, NULL, NULL);
 }
@@ -1201,14 +1203,14 @@ static rc_status rc__sp_factor(rc_ldlt *f, const double *values, double shift)
     return f->nneg > 0 ? RC_ERR_NOT_SPD : RC_OK;
 }
 
-RCLOTHDEF rc_status rc_ldlt_factor_shifted(rc_ldlt *f, const double *values, double shift)
+RC__UNUSED RCLOTHDEF rc_status rc_ldlt_factor_shifted(rc_ldlt *f, const double *values, double shift)
 {
     if (!f || (!values && f->nnz_a > 0)) return RC_ERR_INVALID_ARGUMENT;
     if (f->n == 0) { f->valid = 1; f->npos = f->nneg = 0; return RC_OK; }
     return rc__sp_factor(f, values, shift);
 }
 
-RCLOTHDEF rc_status rc_ldlt_factor(rc_ldlt *f, const double *values)
+RC__UNUSED RCLOTHDEF rc_status rc_ldlt_factor(rc_ldlt *f, const double *values)
 {
     return rc_ldlt_factor_shifted(f, values, 0.0);
 }
@@ -1244,7 +1246,7 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
     }
 }
 
-RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
+RC__UNUSED RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
 {
     int k, n;
     double *x;
@@ -1278,7 +1280,7 @@ static void rc__sp_symv(int n, const int *colptr, const int *rowind, const doubl
     }
 }
 
-RCLOTHDEF rc_status rc_ldlt_solve_refined(const rc_ldlt *f, const double *values, double *b, int iters)
+RC__UNUSED RCLOTHDEF rc_status rc_ldlt_solve_refined(const rc_ldlt *f, const double *values, double *b, int iters)
 {
     int n, k, it;
     double *x, *r, *b0;
@@ -1305,15 +1307,15 @@ RCLOTHDEF rc_status rc_ldlt_solve_refined(const rc_ldlt *f, const double *values
     return RC_OK;
 }
 
-RCLOTHDEF int rc_ldlt_n(const rc_ldlt *f) { return f ? f->n : 0; }
-RCLOTHDEF size_t rc_ldlt_nnz_l(const rc_ldlt *f) { return f ? f->nnz_l : 0; }
-RCLOTHDEF void rc_ldlt_inertia(const rc_ldlt *f, int *num_positive, int *num_negative)
+RC__UNUSED RCLOTHDEF int rc_ldlt_n(const rc_ldlt *f) { return f ? f->n : 0; }
+RC__UNUSED RCLOTHDEF size_t rc_ldlt_nnz_l(const rc_ldlt *f) { return f ? f->nnz_l : 0; }
+RC__UNUSED RCLOTHDEF void rc_ldlt_inertia(const rc_ldlt *f, int *num_positive, int *num_negative)
 {
     if (num_positive) *num_positive = f ? f->npos : 0;
     if (num_negative) *num_negative = f ? f->nneg : 0;
 }
 
-RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, const double *values,
+RC__UNUSED RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, const double *values,
                                    const double *x, double *y)
 {
     int *mark;
@@ -1389,7 +1391,7 @@ static void rc__pcg_precond_apply(const int *bp, int nb, const double *blk, cons
     }
 }
 
-RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, const double *values,
+RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, const double *values,
                                  const int *block_ptr, int num_blocks, const double *b, double *x,
                                  double rel_tol, int max_iter, int *iterations, double *rel_residual)
 {
