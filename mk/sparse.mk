@@ -1,0 +1,28 @@
+# SPARSE section: benchmarks and a native-SIMD run of its tests.
+#   make bench-sparse        our LDL^T on cloth-like matrices (5k..150k unknowns)
+#   make bench-peers         the same matrices side by side with CHOLMOD and Eigen (installs them with apt)
+#   make test-sparse-native  the sparse tests built with -O3 -march=native (runs the AVX2 kernels)
+SPARSE_BENCH_OPT ?= -O3 -march=native
+.PHONY: bench-sparse bench-peers test-sparse-native
+bench: bench-sparse
+
+$(BUILD)/bench_sparse: bench/bench_sparse.c rcloth.h | $(BUILD)
+	$(CC) $(SPARSE_BENCH_OPT) -std=c99 -Wall -Wextra -o $@ bench/bench_sparse.c -lm
+
+bench-sparse: $(BUILD)/bench_sparse
+	@$(BUILD)/bench_sparse
+
+test-sparse-native: rcloth.h $(TEST_SRC) | $(BUILD)
+	$(CC) $(SPARSE_BENCH_OPT) -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_native tests/main.c -lm
+	@$(BUILD)/run_tests_native sparse
+
+# peers: CHOLMOD (default: supernodal, BLAS = OpenBLAS, single thread) and Eigen SimplicialLDLT,
+# linked in this benchmark only.
+SPARSE_PEER_PKGS = libsuitesparse-dev libeigen3-dev libopenblas0-pthread
+$(BUILD)/bench_peers: bench/peers/peers.cpp bench/bench_sparse.c rcloth.h | $(BUILD)
+	@dpkg -s $(SPARSE_PEER_PKGS) >/dev/null 2>&1 || { apt-get update && apt-get install -y $(SPARSE_PEER_PKGS); }
+	$(CXX) $(SPARSE_BENCH_OPT) -std=c++14 -DNDEBUG -I/usr/include/eigen3 -I/usr/include/suitesparse \
+	  -o $@ bench/peers/peers.cpp -lcholmod -lamd -lm
+
+bench-peers: $(BUILD)/bench_peers
+	@OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BUILD)/bench_peers
