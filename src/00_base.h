@@ -13,7 +13,11 @@
 
 #ifndef RCLOTHDEF
 #ifdef RCLOTH_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define RCLOTHDEF static __attribute__((unused))
+#else
 #define RCLOTHDEF static
+#endif
 #else
 #define RCLOTHDEF extern
 #endif

@@ -20,10 +20,13 @@ extern "C" {
 #endif
 
 /* A non-owning view of a triangle list. */
+#ifndef RC_TRIMESH_DEFINED
+#define RC_TRIMESH_DEFINED
 typedef struct rc_trimesh {
     int num_verts, num_tris;
     const int *tris;            /* 3*num_tris vertex indices */
 } rc_trimesh;
+#endif
 
 /* Number of distinct edges of m. Edges are numbered in order of first appearance scanning
    tris[3t+k] for t = 0.., k = 0..2, edge k of triangle t joining tris[3t+(k+1)%3] and
