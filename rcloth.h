@@ -5895,6 +5895,7 @@ struct rc_sim {
                                              3x2 tangent basis, material anchor point */
     rc__sh_coef coef;                     /* material constants of the shell kernels */
     int proj;                             /* element Hessian treatment: RC__PROJECT_CLAMP, RC__PROJECT_ABS, or -1 (exact) */
+    int exact_newton;                     /* try the unprojected Hessian after full steps */
     rc__system sys_xp, sys_xpu;
     /* per-vertex inertia target at the current u: xtil (3), dxtil/du (3x2), old triangle hint */
     double *xtil, *xtil_G;
@@ -6146,6 +6147,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     s->quality_h = def->dt;
     s->coef = rc__sh_make_coef(&def->material, def->bending_scale);
     s->proj = getenv("RC_PROJ") ? atoi(getenv("RC_PROJ")) : RC__PROJECT_CLAMP;
+    s->exact_newton = getenv("RC_EXACT") ? atoi(getenv("RC_EXACT")) : 0;
     s->kappa = 0.0;   /* set from the mass scale when the first contact appears */
     *out = s;
     return RC_OK;
@@ -6757,7 +6759,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
 {
     const int *tri = s->tris + 3 * t;
     const rc_material *mat = &s->def.material;
-    double xl[9], ul[6], xt[9], G[18], gi[15], Hi[225], gm[6], Hm[36], work[3 * 225 + 15], A2;
+    double xl[9], ul[6], xt[9], G[18], gi[15], Hi[225], gm[6], Hm[36], A2;
     int k, c, i, j, n = with_u ? 15 : 9;
     int flags = (g ? RC__SH_GRAD : 0) | (H ? RC__SH_HESS : 0) | (with_u ? 0 : RC__SH_NO_U);
     double rho_tau = mat->density * mat->thickness;
@@ -6783,7 +6785,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
             if (H) for (i = 0; i < 6; ++i) for (j = 0; j < 6; ++j) H[(9 + i) * n + 9 + j] += Hm[6 * i + j];
         }
     }
-    if (H && s->proj >= 0) rc__psd_project(n, H, s->proj, work);
+    if (H && s->proj >= 0) rc__sh_psd_project(n, H, s->proj);
     rc__sim_expand(n, 15, g, H);
 }
 
@@ -7160,17 +7162,39 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
     rc_status rs;
     *conv = 0;
     *iters = 0;
+    int exact = 0;
     for (it = 0; it < max_iter; ++it) {
         double dx, du, dphi, alpha, t0 = rc__now();
+        /* Projected Hessians make Newton linear when the true Hessian has negative curvature
+           (compression, buckling; DESIGN §3). After a full step, try the exact Hessian: if the
+           LDL^T finds a non-positive pivot, fall back to the projected one for this iteration. */
+        int saved_proj = s->proj;
+        if (exact && s->exact_newton) s->proj = -1;
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
         if (st) st->t_assemble += rc__now() - t0;
-        if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
-        rs = rc__system_direction(s, y, st);
+        if (!rc__all_finite(y->g, (size_t)y->ndof)) { s->proj = saved_proj; return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite"); }
+        if (s->proj == -1) {
+            rs = rc_ldlt_factor(y->ldlt, y->val);
+            s->proj = saved_proj;
+            if (rs == RC_OK) {
+                int k;
+                for (k = 0; k < y->ndof; ++k) y->d[k] = -y->g[k];
+                rs = rc_ldlt_solve(y->ldlt, y->d);
+                if (st) st->linear_solves++;
+            } else {
+                t0 = rc__now();
+                rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                if (st) st->t_assemble += rc__now() - t0;
+                rs = rc__system_direction(s, y, st);
+            }
+        } else rs = rc__system_direction(s, y, st);
+        s->proj = saved_proj;
         if (rs != RC_OK) return rs;
         rc__sim_dir_size(s, y, &dx, &du, &dphi);
         if (dx <= bound && dphi <= bound) { *conv = 1; break; }
         ++*iters;
         if (!rc__sim_line_search(s, y, E, T, &alpha, st)) break;
+        exact = alpha == 1.0;
 #ifdef RCLOTH_DEBUG_NEWTON
         printf("  newton %d E %.10g dx %.3g dphi %.3g alpha %.3g bound %.3g\n", it, *E, dx, dphi, alpha, bound);
 #endif
