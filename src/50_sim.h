@@ -196,7 +196,7 @@ struct rc_sim {
     rc__system sys_xp, sys_xpu;
     /* per-vertex inertia target at the current u: xtil (3), dxtil/du (3x2), old triangle hint */
     double *xtil, *xtil_G;
-    int *loc_tri;
+    double *x0_G;                         /* 6*nv recovered u-gradient of x^t (material-point velocities) */
     /* derivative cache (r-ITR, DESIGN §6): the projected Hessians in bufA/bufB are kept with the
        stencil state they were computed at (x of 6 vertices, u of 3, phi of 3 = 27 numbers) */
     double *cache_state;                  /* nt*27 */
@@ -306,7 +306,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->fr_lambda); rc__free(user, s->fr_T); rc__free(user, s->fr_anchor);
     rc__system_free(&s->sys_xp, user);
     rc__system_free(&s->sys_xpu, user);
-    rc__free(user, s->xtil); rc__free(user, s->xtil_G); rc__free(user, s->loc_tri);
+    rc__free(user, s->xtil); rc__free(user, s->xtil_G); rc__free(user, s->x0_G);
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score);
@@ -396,7 +396,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double);
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
-    RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->loc_tri, nv, int);
+    RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
     RC__A(s->tri_e, 5 * nt, double);
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
@@ -422,7 +422,6 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         s->Dinv0[4 * t + 0] = D[3] / det; s->Dinv0[4 * t + 1] = -D[1] / det;
         s->Dinv0[4 * t + 2] = -D[2] / det; s->Dinv0[4 * t + 3] = D[0] / det;
         s->total_mass += def->material.density * def->material.thickness * s->A0[t];
-        s->loc_tri[tri[0]] = s->loc_tri[tri[1]] = s->loc_tri[tri[2]] = t;
     }
     {
         int *cnt = (int *)rc__calloc(user, (size_t)nv, sizeof(int));
@@ -874,42 +873,56 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------------------------
-   Inertia target at moved reference positions (DESIGN §2): x~ is the predicted field
-   x^t + h v^t, piecewise linear on the previous reference mesh u^t; at a new u_i it is read by
-   barycentric interpolation in the old triangle containing u_i, and dx~/du_i is that triangle's
-   3x2 gradient. In fixed mode u never moves and x~_i is the old vertex value with zero gradient.
+   Fields of the previous step at moved reference positions (DESIGN §2, our choice of transfer).
+   The predictor x~ = x^t + h v^t (and x^t itself, for velocities) lives on the old reference mesh
+   u^t. DESIGN's point interpolation (locate u_i in an old triangle) is only C^0: every u_i starts
+   a step exactly on an old vertex, where it has one gradient per incident triangle, and Newton
+   directions computed with one of them are often not descent directions for the true one-sided
+   slope (measured: the joint line search stalled on the first outer iteration of most steps). We
+   use instead the first-order expansion about the old vertex with its recovered gradient,
+       x~_i(u_i) = x~_i + Gbar_i (u_i - u_i^t),   Gbar_i = sum_T A_T grad_T x~ / sum_T A_T,
+   (area-weighted average of the old triangles' 3x2 gradients): smooth (linear) in u_i, exact for
+   affine fields, so free flight and rigid motion stay exact, and O(h |du|) from the piecewise
+   linear interpolant elsewhere. The same rule gives the material-point velocity after the step.
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED void rc__sim_interp_old(const rc_sim *s, const double *field, const double *u, int i, int *hint, double *val, double *G)
+static RC__UNUSED void rc__sim_recover_gradients(const rc_sim *s, const double *field, double *Gbar)
 {
-    double bary[3];
-    int t = rc__mesh_locate(&s->topo, s->u0_step, *hint, u + 2 * i, bary), k, c;
-    const int *tri = s->tris + 3 * t;
-    *hint = t;
-    for (c = 0; c < 3; ++c) val[c] = bary[0] * field[3 * tri[0] + c] + bary[1] * field[3 * tri[1] + c] + bary[2] * field[3 * tri[2] + c];
-    if (G) {
-        /* gradient of the linear interpolant: [f1 - f0, f2 - f0] D_old^{-1} */
-        const double *a = s->u0_step + 2 * tri[0], *b = s->u0_step + 2 * tri[1], *cc = s->u0_step + 2 * tri[2];
-        double D[4], det, Di[4];
-        D[0] = b[0] - a[0]; D[1] = cc[0] - a[0]; D[2] = b[1] - a[1]; D[3] = cc[1] - a[1];
-        det = D[0] * D[3] - D[1] * D[2];
-        Di[0] = D[3] / det; Di[1] = -D[1] / det; Di[2] = -D[2] / det; Di[3] = D[0] / det;
-        for (c = 0; c < 3; ++c) {
-            double f1 = field[3 * tri[1] + c] - field[3 * tri[0] + c], f2 = field[3 * tri[2] + c] - field[3 * tri[0] + c];
-            for (k = 0; k < 2; ++k) G[2 * c + k] = f1 * Di[0 * 2 + k] + f2 * Di[1 * 2 + k];
+    int i, c, k;
+    memset(Gbar, 0, sizeof(double) * 6 * (size_t)s->nv);
+    for (i = 0; i < s->nv; ++i) {
+        double W = 0.0;
+        int q;
+        for (q = s->topo.vt_ptr[i]; q < s->topo.vt_ptr[i + 1]; ++q) {
+            const int *tri = s->tris + 3 * s->topo.vt_idx[q];
+            const double *a = s->u0_step + 2 * tri[0], *b = s->u0_step + 2 * tri[1], *cc = s->u0_step + 2 * tri[2];
+            double D[4], det, Di[4];
+            D[0] = b[0] - a[0]; D[1] = cc[0] - a[0]; D[2] = b[1] - a[1]; D[3] = cc[1] - a[1];
+            det = D[0] * D[3] - D[1] * D[2];
+            if (!(det > 0.0)) continue;
+            Di[0] = D[3] / det; Di[1] = -D[1] / det; Di[2] = -D[2] / det; Di[3] = D[0] / det;
+            /* grad_T f = [f1 - f0, f2 - f0] D^{-1}, weighted by 2A_T = det */
+            for (c = 0; c < 3; ++c) {
+                double f1 = field[3 * tri[1] + c] - field[3 * tri[0] + c], f2 = field[3 * tri[2] + c] - field[3 * tri[0] + c];
+                for (k = 0; k < 2; ++k) Gbar[6 * i + 2 * c + k] += det * (f1 * Di[k] + f2 * Di[2 + k]);
+            }
+            W += det;
         }
+        if (W > 0.0) for (k = 0; k < 6; ++k) Gbar[6 * i + k] /= W;
     }
 }
 
+/* x~ and its u-gradient at the current u (fixed mode: the old vertex values, zero gradient) */
 static RC__UNUSED void rc__sim_update_xtil(rc_sim *s, const double *u)
 {
-    int i;
+    int i, c;
     if (!s->def.adaptive) {
         memcpy(s->xtil, s->xt, sizeof(double) * 3 * (size_t)s->nv);
         memset(s->xtil_G, 0, sizeof(double) * 6 * (size_t)s->nv);
         return;
     }
     for (i = 0; i < s->nv; ++i) {
-        rc__sim_interp_old(s, s->xt, u, i, &s->loc_tri[i], s->xtil + 3 * i, s->xtil_G + 6 * i);
+        double du0 = u[2 * i] - s->u0_step[2 * i], du1 = u[2 * i + 1] - s->u0_step[2 * i + 1];
+        for (c = 0; c < 3; ++c) s->xtil[3 * i + c] = s->xt[3 * i + c] + s->xtil_G[6 * i + 2 * c] * du0 + s->xtil_G[6 * i + 2 * c + 1] * du1;
     }
 }
 
@@ -1203,7 +1216,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
     if (s->def.adaptive) rc__sim_update_xtil(s, u);
     memset(y->g, 0, sizeof(double) * (size_t)y->ndof);
     memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
-    use_cache = use_cache && with_u && s->cacheA;
+    use_cache = use_cache && with_u && s->cacheA && s->proj >= 0;
     if (use_cache) {
         double *tmp = s->tri_e;   /* nt*5 scratch, free here */
         for (t = 0; t < nt; ++t) {
@@ -1681,8 +1694,9 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
-    for (i = 0; i < s->nv; ++i) s->loc_tri[i] = s->topo.vt_idx[s->topo.vt_ptr[i]];
+    if (s->def.adaptive) rc__sim_recover_gradients(s, s->xt, s->xtil_G);
     rc__sim_update_xtil(s, s->u);   /* fixed mode: x~ once per step; adaptive: again at every new u */
+    if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if (s->nobs > 0 && s->kappa == 0.0) rc__sim_init_kappa(s);
     rc__sim_lag_friction(s);
     for (i = 0; i < s->nv; ++i)
@@ -1719,11 +1733,14 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 static RC__UNUSED void rc__sim_finish(rc_sim *s, rc_step_stats *st)
 {
     int i, c;
-    double travel = 0.0;
+    double travel = 0.0, *G0 = s->x0_G;
+    if (s->def.adaptive) rc__sim_recover_gradients(s, s->x0, G0);
     for (i = 0; i < s->nv; ++i) {
         double old[3];
-        if (s->def.adaptive) { int hint = s->loc_tri[i]; rc__sim_interp_old(s, s->x0, s->u, i, &hint, old, NULL); }
-        else memcpy(old, s->x0 + 3 * i, sizeof old);
+        memcpy(old, s->x0 + 3 * i, sizeof old);
+        if (s->def.adaptive)
+            for (c = 0; c < 3; ++c)
+                old[c] += G0[6 * i + 2 * c] * (s->u[2 * i] - s->u0_step[2 * i]) + G0[6 * i + 2 * c + 1] * (s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
         for (c = 0; c < 3; ++c) s->v[3 * i + c] = (s->x[3 * i + c] - old[c]) / s->h;
         {
             double du = hypot(s->u[2 * i] - s->u0_step[2 * i], s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
