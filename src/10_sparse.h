@@ -1166,6 +1166,22 @@ static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, con
                 for (; i + 8 <= i1; i += 8) rc__sp_kern_8x4(k, A + i, lda, bp, cc + i, ldc, acc);
 #endif
             }
+#ifdef RC__SP_AVX2
+            else {
+                /* 1-3 columns (single edge DOFs, the 5th DOF of a vertex): B is zero padded, so
+                   the 4-wide kernel computes into a scratch tile and nr columns are copied out */
+                double tile[4 * 8];
+                for (; i + 8 <= i1; i += 8) {
+                    int c, rr;
+                    rc__sp_kern_8x4(k, A + i, lda, bp, tile, 8, 0);
+                    for (c = 0; c < nr; ++c) {
+                        double *dst = cc + (size_t)c * ldc + i;
+                        if (acc) for (rr = 0; rr < 8; ++rr) dst[rr] += tile[c * 8 + rr];
+                        else for (rr = 0; rr < 8; ++rr) dst[rr] = tile[c * 8 + rr];
+                    }
+                }
+            }
+#endif
             for (; i < i1; i += 8) {
                 int mr = i1 - i < 8 ? i1 - i : 8;
                 rc__sp_tile(mr, nr, k, A + i, lda, bp, cc + i, ldc, acc);
