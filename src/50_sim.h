@@ -1714,6 +1714,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         rc__sim_apply(s, y, alpha, s->ls_x, s->u, s->phi, s->x, s->u, s->phi);
     }
     E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+    if (E != E) return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy of the step's start is NaN (a world triangle degenerated, e.g. a pin moved onto a neighbour)");
     if (!rc__isfinite(E)) return rc__sim_fail(s, RC_ERR_INTERSECTING, "the start of the step is inside an obstacle's contact offset");
     st->ip_start = E;
     if (s->def.adaptive) rs = rc__sim_ritr(s, &E, &T, st, &conv);
