@@ -41,7 +41,7 @@ static void usage(FILE *f)
             "  --obj-every K     write OBJ frames every K frames (0 = none; default 1)\n"
             "  --no-pictures     skip the PNG and SVG files\n"
             "  --static          finish with a static equilibrium solve\n"
-            "  --small           reduced size for CI (few vertices and frames)\n"
+            "  --small           reduced size for CI: 49 vertices, 3 frames (options after it override)\n"
             "  --quiet           no progress lines\n"
             "  --list            print the scene names and exit\n"
             "  -h, --help        this text\n");
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--parallel")) o.parallel = 1;
         else if (!strcmp(a, "--no-pictures")) o.pictures = 0;
         else if (!strcmp(a, "--static")) o.static_solve = 1;
-        else if (!strcmp(a, "--small")) small = 1;
+        else if (!strcmp(a, "--small")) { small = 1; o.verts = 49; o.frames = 3; }   /* later options still override */
         else if (!strcmp(a, "--quiet")) o.quiet = 1;
         else if (a[0] == '-') return bad("unknown option", a);
         else if (!scene) scene = a;
@@ -124,12 +124,7 @@ int main(int argc, char **argv)
     if (!scene) scene = "sphere_drape";
     if (!sc_find_scene(scene)) return bad("unknown scene", scene);
     o.scene = scene;
-    if (small) {
-        /* CI size: a few seconds for any scene */
-        if (!o.verts) o.verts = 100;
-        if (!o.frames) o.frames = 3;
-        o.panel_px = 320;
-    }
+    if (small) o.panel_px = 320;   /* CI size: a few seconds for any scene */
     t0 = time(NULL);
     rc = dm_run(&o, &res);
     if (!o.quiet) printf("%s: %s, wall %.0f s\n", scene, rc == 0 ? "done" : rc == -2 ? "a run failed" : "could not write the outputs",

@@ -16,7 +16,7 @@ $(BUILD)/rcloth: rcloth.h $(DEMO_SRC) $(DEMO_HDR) | $(BUILD)
 rcloth: $(BUILD)/rcloth
 
 # the default demo: both runs at once (one core each), sizes chosen to finish in < 2 min on 2 cores
-DEMO_DEFAULT = sphere_drape --parallel --out out/demo
+DEMO_DEFAULT = sphere_drape --verts 100 --frames 8 --dt 0.04 --tol 1e-3 --parallel --out out/demo
 demo: $(BUILD)/rcloth
 	$(BUILD)/rcloth $(DEMO_DEFAULT) $(DEMO_ARGS)
 
@@ -25,7 +25,7 @@ DEMO_CI_FILES = final.png reference.png energy.svg curvature.svg summary.txt \
                 adaptive/x_0000.obj adaptive/x_0002.obj adaptive/u_0002.obj fixed/x_0002.obj fixed/u_0002.obj
 demo-ci: $(BUILD)/rcloth
 	rm -rf $(DEMO_CI_DIR)
-	$(BUILD)/rcloth sphere_drape --verts 64 --frames 2 --parallel --out $(DEMO_CI_DIR) --small
+	$(BUILD)/rcloth sphere_drape --small --frames 2 --parallel --out $(DEMO_CI_DIR)
 	@for f in $(DEMO_CI_FILES); do test -s $(DEMO_CI_DIR)/$$f || { echo "demo-ci: missing $(DEMO_CI_DIR)/$$f"; exit 1; }; done
 	@$(BUILD)/rcloth --bogus >/dev/null 2>&1; test $$? -eq 2 || { echo "demo-ci: bad option must exit 2"; exit 1; }
 	@echo "demo-ci: ok"

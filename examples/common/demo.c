@@ -166,7 +166,7 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
 static int dm__compose(int n, const pic_image *im, const char *const *caption, const char *footer, pic_image *out)
 {
     static const unsigned char ink[3] = { 20, 20, 30 };
-    const int gap = 16, scale = 2;
+    const int gap = 16, scale = im[0].w >= 400 ? 2 : 1;
     int W = gap, H, hmax = 0, k, y, x0 = gap, cap_h = gap + 10 * scale + gap / 2, foot_h = footer ? 10 * scale + gap : 0;
     for (k = 0; k < n; k++) { W += im[k].w + gap; if (im[k].h > hmax) hmax = im[k].h; }
     H = cap_h + hmax + gap + foot_h;
@@ -277,7 +277,7 @@ static int dm__pictures(dm__run *runs, int nruns, const dm_options *o, const cha
         dm_mips(nt, rc_sim_tris(s), runs[k].sc.mesh.ref_uv, rc_sim_reference(s), q);
         for (j = 0; j < nt; j++) if (q[j] > qmax) qmax = q[j];
         /* edges: thinner when the mesh is dense, so the clustering shows as darker regions */
-        pic_draw_mesh2d(&big, rc_sim_num_verts(s), rc_sim_reference(s), nt, rc_sim_tris(s), q, 2.0, 4.0, 12 * ss,
+        pic_draw_mesh2d(&big, rc_sim_num_verts(s), rc_sim_reference(s), nt, rc_sim_tris(s), q, 2.0, 3.0, 12 * ss,
                         runs[k].res.nv > 3000 ? 0.8 : 1.2 * ss * 0.6);
         free(q);
         if (pic_image_downsample(&big, ss, &panel[k]) != 0) err = -1;
@@ -285,7 +285,7 @@ static int dm__pictures(dm__run *runs, int nruns, const dm_options *o, const cha
         snprintf(capbuf[k], sizeof capbuf[k], "%s: max MIPS %.3g", runs[k].var->label, qmax);
         cap[k] = capbuf[k];
     }
-    if (!err && dm__compose(nruns, panel, cap, "reference mesh u; colour = MIPS vs initial u: 2 white, 3 orange, >= 4 red", &out) == 0) {
+    if (!err && dm__compose(nruns, panel, cap, "reference mesh u; colour = MIPS vs initial u: 2 white, 2.5 orange, >= 3 red", &out) == 0) {
         snprintf(path, sizeof path, "%s/reference.png", dir);
         if (pic_image_write_png(&out, path) != 0) err = -3;
         pic_image_free(&out);

@@ -6,7 +6,7 @@
        <label>/u_NNNN.obj   the reference mesh (u, 0) of frame NNNN
        final.png            the last frames side by side (cloth + obstacles, one camera), captioned
        reference.png        the reference meshes u side by side, triangles coloured by MIPS quality
-                            (relative to the initial reference; white = undistorted, red >= 4)
+                            (relative to the initial reference; white = undistorted, red >= 3)
        energy.svg           potential energy (stretch + bend + gravity) per frame, one line per run
        curvature.svg        histogram of log(H^2), H the discrete mean curvature of the final
                             frame at interior vertices (first run vs last run)
