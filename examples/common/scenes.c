@@ -262,25 +262,25 @@ static void sc__skirt_animate(sc_scene *sc, double t)
 
 static const sc_info sc__scenes[] = {
     { "sphere_drape", "1 m square draped on a sphere (r 0.25 m); adaptive vs fixed",
-      900, 30, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
+      225, 15, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__sphere_drape, NULL },
     { "two_point_drape", "0.8 m sheet hanging from two corners pulled 0.2 m together (DESIGN 10)",
-      400, 30, 0.01, 0.04, { 0.0, 1.0, -0.25 }, 2,
+      169, 15, 0.01, 0.04, { 0.0, 1.0, -0.25 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__two_point_drape, sc__two_point_animate },
     { "cube_drape", "0.8 m square onto a 0.4 x 0.4 x 0.2 m box (--thickness sets cloth thickness)",
-      900, 30, 0.01, 0.04, { -0.55, 0.85, -0.6 }, 2,
+      225, 15, 0.01, 0.04, { -0.55, 0.85, -0.6 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__cube_drape, NULL },
     { "spikes", "1 m square onto five upright capsule spikes on the ground",
-      900, 30, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
+      225, 15, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__spikes, NULL },
     { "didactic_drape", "coarse square across a rod: regulariser on / off (adaptive) and fixed",
-      300, 25, 0.01, 0.04, { -0.9, 0.6, -0.5 }, 3,
+      100, 10, 0.01, 0.04, { -0.9, 0.6, -0.5 }, 3,
       { { "adaptive", 1, 1.0 }, { "no_regulariser", 1, 0.0 }, { "fixed", 0, -1.0 } }, sc__didactic_drape, NULL },
     { "plane_drop", "0.6 m square dropped tilted onto the ground",
-      400, 25, 0.01, 0.04, { -0.5, 0.8, -0.6 }, 2,
+      144, 15, 0.01, 0.04, { -0.5, 0.8, -0.6 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__plane_drop, NULL },
     { "skirt", "annulus pinned at the waist to a swaying capsule body",
-      600, 40, 0.01, 0.04, { 0.0, 1.0, -0.3 }, 2,
+      200, 15, 0.01, 0.04, { 0.0, 1.0, -0.3 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__skirt, sc__skirt_animate }
 };
 
