@@ -1,0 +1,341 @@
+/* examples/common/scenes.c - the example scenes (see scenes.h). Each builder places a cloth mesh
+   in the world, picks the material, creates the sim and adds obstacles and pins; the geometry is
+   in metres, gravity is -z. */
+#include "scenes.h"
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#define SC__PI 3.14159265358979323846
+
+/* ---------------------------------------------------------------- helpers */
+
+int sc_nearest_vertex(const rc_mesh *m, double u, double v)
+{
+    int i, best = 0;
+    double bd = HUGE_VAL;
+    for (i = 0; i < m->num_verts; i++) {
+        double du = m->ref_uv[2 * i] - u, dv = m->ref_uv[2 * i + 1] - v, d = du * du + dv * dv;
+        if (d < bd) { bd = d; best = i; }
+    }
+    return best;
+}
+
+/* Square cloth of side `size` (unstructured Delaunay, rc_mesh_square), reference uv centred at
+   the origin, world positions = (u, v, height). */
+static rc_status sc__square(sc_scene *sc, double size, int verts, double height)
+{
+    int i;
+    rc_status st = rc_mesh_square(&sc->mesh, size, verts, 7u);
+    if (st != RC_OK) return st;
+    for (i = 0; i < sc->mesh.num_verts; i++) {
+        sc->mesh.ref_uv[2 * i] -= 0.5 * size;
+        sc->mesh.ref_uv[2 * i + 1] -= 0.5 * size;
+        sc->mesh.pos[3 * i] = sc->mesh.ref_uv[2 * i];
+        sc->mesh.pos[3 * i + 1] = sc->mesh.ref_uv[2 * i + 1];
+        sc->mesh.pos[3 * i + 2] = height;
+    }
+    return RC_OK;
+}
+
+/* Fill the def from the params and the mesh, create the sim. */
+static rc_status sc__create_sim(sc_scene *sc, const sc_params *p, double default_dt)
+{
+    sc->def.mesh.num_verts = sc->mesh.num_verts;
+    sc->def.mesh.num_tris = sc->mesh.num_tris;
+    sc->def.mesh.ref_uv = sc->mesh.ref_uv;
+    sc->def.mesh.pos = sc->mesh.pos;
+    sc->def.mesh.tris = sc->mesh.tris;
+    sc->def.dt = p->dt > 0.0 ? p->dt : default_dt;
+    sc->def.adaptive = p->adaptive ? 1 : 0;
+    sc->def.num_threads = p->threads > 0 ? p->threads : 0;
+    if (p->quality_weight >= 0.0) sc->def.quality_weight = p->quality_weight;
+    if (p->thickness > 0.0) sc->def.material.thickness = p->thickness;
+    if (p->tol > 0.0) sc->def.tol = p->tol;
+    return rc_sim_create(&sc->def, &sc->sim);
+}
+
+static rc_status sc__add(sc_scene *sc, int kind, const double *p, const double *q, double radius)
+{
+    sc_obstacle *o;
+    rc_status st;
+    if (sc->nobs >= SC_MAX_OBSTACLES) return RC_ERR_INVALID_ARGUMENT;
+    o = &sc->obs[sc->nobs];
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    memcpy(o->p, p, sizeof o->p);
+    if (q) memcpy(o->q, q, sizeof o->q);
+    o->radius = radius;
+    switch (kind) {
+    case SC_PLANE:   st = rc_sim_add_plane(sc->sim, p, q, &o->id); break;
+    case SC_SPHERE:  st = rc_sim_add_sphere(sc->sim, p, radius, &o->id); break;
+    case SC_BOX:     st = rc_sim_add_box(sc->sim, p, q, &o->id); break;
+    default:         st = rc_sim_add_capsule(sc->sim, p, q, radius, &o->id); break;
+    }
+    if (st == RC_OK) sc->nobs++;
+    return st;
+}
+
+static rc_status sc__alloc_pins(sc_scene *sc, int n)
+{
+    sc->pin_vertex = (int *)calloc((size_t)n, sizeof(int));
+    sc->pin_rest = (double *)calloc((size_t)3 * n, sizeof(double));
+    if (!sc->pin_vertex || !sc->pin_rest) return RC_ERR_OUT_OF_MEMORY;
+    sc->npins = n;
+    return RC_OK;
+}
+
+static rc_status sc__pin_all(sc_scene *sc)
+{
+    int k;
+    for (k = 0; k < sc->npins; k++) {
+        rc_status st = rc_sim_pin(sc->sim, sc->pin_vertex[k], sc->pin_rest + 3 * k);
+        if (st != RC_OK) return st;
+    }
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- sphere_drape (paper Fig. 1 right)
+   A 1 m cotton square released 1 cm above a sphere of radius 0.25 m: it wraps the sphere and folds
+   around it; the comparison is the fold shapes and their mean-curvature distribution. */
+static rc_status sc__sphere_drape(sc_scene *sc, const sc_params *p)
+{
+    double c[3] = { 0.0, 0.0, 0.0 };
+    rc_status st = sc__square(sc, 1.0, p->verts, 0.26);
+    if (st == RC_OK) st = sc__create_sim(sc, p, 0.01);
+    if (st == RC_OK) st = sc__add(sc, SC_SPHERE, c, NULL, 0.25);
+    return st;
+}
+
+/* ---------------------------------------------------------------- two_point_drape (Fig. 6, DESIGN §10)
+   The §10 prototype sheet (0.8 m, E 1e5 Pa, tau 1 mm, rho 200): hanging vertically from its two
+   top corners, which move from 0.8 m to 0.6 m apart during the first 0.5 s, so the sheet sags
+   and buckles. A small out-of-plane bulge breaks the symmetry of the flat start. */
+static rc_status sc__two_point_drape(sc_scene *sc, const sc_params *p)
+{
+    const double L = 0.8;
+    int i;
+    rc_status st = rc_mesh_square(&sc->mesh, L, p->verts, 7u);
+    if (st != RC_OK) return st;
+    for (i = 0; i < sc->mesh.num_verts; i++) {
+        double u = sc->mesh.ref_uv[2 * i], v = sc->mesh.ref_uv[2 * i + 1];
+        sc->mesh.pos[3 * i] = u - 0.5 * L;
+        sc->mesh.pos[3 * i + 1] = 0.01 * sin(SC__PI * u / L) * (L - v) / L;
+        sc->mesh.pos[3 * i + 2] = v - L;   /* top edge (v = L) at z = 0 */
+    }
+    sc->def.material = rc_material_proto();
+    st = sc__create_sim(sc, p, 0.01);
+    if (st == RC_OK) st = sc__alloc_pins(sc, 2);
+    if (st != RC_OK) return st;
+    sc->pin_vertex[0] = sc_nearest_vertex(&sc->mesh, 0.0, L);
+    sc->pin_vertex[1] = sc_nearest_vertex(&sc->mesh, L, L);
+    for (i = 0; i < 2; i++) memcpy(sc->pin_rest + 3 * i, sc->mesh.pos + 3 * sc->pin_vertex[i], 3 * sizeof(double));
+    return sc__pin_all(sc);
+}
+
+static void sc__two_point_animate(sc_scene *sc, double t)
+{
+    /* corners move in x towards each other by 0.1 m each, smoothly (s = smoothstep) over 0.5 s */
+    double a = t / 0.5, s, target[3];
+    int k;
+    if (a > 1.0) a = 1.0;
+    s = a * a * (3.0 - 2.0 * a);
+    for (k = 0; k < sc->npins; k++) {
+        memcpy(target, sc->pin_rest + 3 * k, sizeof target);
+        target[0] += (target[0] < 0.0 ? 0.1 : -0.1) * s;
+        rc_sim_pin(sc->sim, sc->pin_vertex[k], target);
+    }
+}
+
+/* ---------------------------------------------------------------- cube_drape (Fig. 8)
+   A 0.8 m cotton square dropped 1 cm onto a 0.4 x 0.4 x 0.2 m box on the ground: the contact line
+   along the box edges is sharp; --thickness changes the cloth thickness (bending stiffness). */
+static rc_status sc__cube_drape(sc_scene *sc, const sc_params *p)
+{
+    double c[3] = { 0.0, 0.0, -0.1 }, h[3] = { 0.2, 0.2, 0.1 };
+    double g[3] = { 0.0, 0.0, -0.2 }, n[3] = { 0.0, 0.0, 1.0 };
+    rc_status st = sc__square(sc, 0.8, p->verts, 0.01);
+    if (st == RC_OK) st = sc__create_sim(sc, p, 0.01);
+    if (st == RC_OK) st = sc__add(sc, SC_BOX, c, h, 0.0);
+    if (st == RC_OK) st = sc__add(sc, SC_PLANE, g, n, 0.0);
+    return st;
+}
+
+/* ---------------------------------------------------------------- spikes (Fig. 7)
+   A 1 m square falling onto five upright capsules ("spikes", radius 1.5 cm, 0.25 m tall) standing
+   on the ground: the cloth tents over the rounded tips. */
+static rc_status sc__spikes(sc_scene *sc, const sc_params *p)
+{
+    static const double xy[5][2] = { { 0.0, 0.0 }, { 0.25, 0.25 }, { -0.25, 0.25 }, { -0.25, -0.25 }, { 0.25, -0.25 } };
+    double g[3] = { 0.0, 0.0, 0.0 }, n[3] = { 0.0, 0.0, 1.0 };
+    int k;
+    rc_status st = sc__square(sc, 1.0, p->verts, 0.28);
+    if (st == RC_OK) st = sc__create_sim(sc, p, 0.01);
+    for (k = 0; k < 5 && st == RC_OK; k++) {
+        double a[3], b[3];
+        a[0] = b[0] = xy[k][0]; a[1] = b[1] = xy[k][1];
+        a[2] = 0.0; b[2] = k == 0 ? 0.25 : 0.2;   /* the centre spike stands taller */
+        st = sc__add(sc, SC_CAPSULE, a, b, 0.015);
+    }
+    if (st == RC_OK) st = sc__add(sc, SC_PLANE, g, n, 0.0);
+    return st;
+}
+
+/* ---------------------------------------------------------------- didactic_drape (Fig. 3)
+   A coarse 0.6 m square falling across a horizontal rod (capsule, radius 3 cm): one sharp fold
+   line. Run with the regulariser (quality_weight 1), without it (0), and on the fixed mesh. */
+static rc_status sc__didactic_drape(sc_scene *sc, const sc_params *p)
+{
+    double a[3] = { -0.5, 0.0, 0.0 }, b[3] = { 0.5, 0.0, 0.0 };
+    rc_status st = sc__square(sc, 0.6, p->verts, 0.04);
+    if (st == RC_OK) st = sc__create_sim(sc, p, 0.01);
+    if (st == RC_OK) st = sc__add(sc, SC_CAPSULE, a, b, 0.03);
+    return st;
+}
+
+/* ---------------------------------------------------------------- plane_drop
+   A 0.6 m square, tilted 30 degrees about the x axis, dropped from 0.1-0.4 m onto the ground. */
+static rc_status sc__plane_drop(sc_scene *sc, const sc_params *p)
+{
+    double g[3] = { 0.0, 0.0, 0.0 }, n[3] = { 0.0, 0.0, 1.0 };
+    double ca = cos(SC__PI / 6.0), sa = sin(SC__PI / 6.0);
+    int i;
+    rc_status st = sc__square(sc, 0.6, p->verts, 0.0);
+    if (st != RC_OK) return st;
+    for (i = 0; i < sc->mesh.num_verts; i++) {
+        double v = sc->mesh.ref_uv[2 * i + 1];
+        sc->mesh.pos[3 * i + 1] = ca * v;
+        sc->mesh.pos[3 * i + 2] = 0.25 + sa * v;
+    }
+    st = sc__create_sim(sc, p, 0.01);
+    if (st == RC_OK) st = sc__add(sc, SC_PLANE, g, n, 0.0);
+    return st;
+}
+
+/* ---------------------------------------------------------------- skirt (Fig. 1 left, simplified)
+   An annulus (waist radius 0.12 m, hem 0.45 m), flat at waist height, pinned at its waist ring to
+   a capsule "body" (radius 0.1 m) that sways sideways (0.1 m, 1 Hz) after 0.3 s: the skirt falls
+   into folds and swings. */
+static rc_status sc__skirt(sc_scene *sc, const sc_params *p)
+{
+    const double r_in = 0.12;
+    double a[3] = { 0.0, 0.0, -0.9 }, b[3] = { 0.0, 0.0, 0.0 };
+    int i, n = 0;
+    rc_status st = rc_mesh_annulus(&sc->mesh, r_in, 0.45, p->verts, 0);
+    if (st != RC_OK) return st;
+    for (i = 0; i < sc->mesh.num_verts; i++) {
+        sc->mesh.pos[3 * i] = sc->mesh.ref_uv[2 * i];
+        sc->mesh.pos[3 * i + 1] = sc->mesh.ref_uv[2 * i + 1];
+        sc->mesh.pos[3 * i + 2] = 0.0;
+        if (hypot(sc->mesh.ref_uv[2 * i], sc->mesh.ref_uv[2 * i + 1]) < r_in + 1e-9) n++;
+    }
+    sc->def.material = rc_material_silk();
+    st = sc__create_sim(sc, p, 0.01);
+    if (st == RC_OK) st = sc__add(sc, SC_CAPSULE, a, b, 0.1);
+    if (st == RC_OK) st = sc__alloc_pins(sc, n);
+    if (st != RC_OK) return st;
+    n = 0;
+    for (i = 0; i < sc->mesh.num_verts; i++)
+        if (hypot(sc->mesh.ref_uv[2 * i], sc->mesh.ref_uv[2 * i + 1]) < r_in + 1e-9) {
+            sc->pin_vertex[n] = i;
+            memcpy(sc->pin_rest + 3 * n, sc->mesh.pos + 3 * i, 3 * sizeof(double));
+            n++;
+        }
+    return sc__pin_all(sc);
+}
+
+static void sc__skirt_animate(sc_scene *sc, double t)
+{
+    double off[3] = { 0.0, 0.0, 0.0 }, target[3];
+    int k;
+    if (t > 0.3) off[0] = 0.1 * sin(2.0 * SC__PI * (t - 0.3));
+    memcpy(sc->obs[0].offset, off, sizeof off);
+    rc_sim_move_obstacle(sc->sim, sc->obs[0].id, off, NULL);
+    for (k = 0; k < sc->npins; k++) {
+        memcpy(target, sc->pin_rest + 3 * k, sizeof target);
+        target[0] += off[0];
+        rc_sim_pin(sc->sim, sc->pin_vertex[k], target);
+    }
+}
+
+/* ---------------------------------------------------------------- registry */
+
+static const sc_info sc__scenes[] = {
+    { "sphere_drape", "1 m square draped on a sphere (r 0.25 m); adaptive vs fixed",
+      225, 15, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__sphere_drape, NULL },
+    { "two_point_drape", "0.8 m sheet hanging from two corners pulled 0.2 m together (DESIGN 10)",
+      169, 15, 0.01, 0.04, { 0.0, 1.0, -0.25 }, 2,
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__two_point_drape, sc__two_point_animate },
+    { "cube_drape", "0.8 m square onto a 0.4 x 0.4 x 0.2 m box (--thickness sets cloth thickness)",
+      225, 15, 0.01, 0.04, { -0.55, 0.85, -0.6 }, 2,
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__cube_drape, NULL },
+    { "spikes", "1 m square onto five upright capsule spikes on the ground",
+      225, 15, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__spikes, NULL },
+    { "didactic_drape", "coarse square across a rod: regulariser on / off (adaptive) and fixed",
+      100, 10, 0.01, 0.04, { -0.9, 0.6, -0.5 }, 3,
+      { { "adaptive", 1, 1.0 }, { "no_regulariser", 1, 0.0 }, { "fixed", 0, -1.0 } }, sc__didactic_drape, NULL },
+    { "plane_drop", "0.6 m square dropped tilted onto the ground",
+      144, 15, 0.01, 0.04, { -0.5, 0.8, -0.6 }, 2,
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__plane_drop, NULL },
+    { "skirt", "annulus pinned at the waist to a swaying capsule body",
+      200, 15, 0.01, 0.04, { 0.0, 1.0, -0.3 }, 2,
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__skirt, sc__skirt_animate }
+};
+
+int sc_num_scenes(void) { return (int)(sizeof sc__scenes / sizeof sc__scenes[0]); }
+
+const sc_info *sc_scene_at(int i) { return i >= 0 && i < sc_num_scenes() ? &sc__scenes[i] : NULL; }
+
+const sc_info *sc_find_scene(const char *name)
+{
+    int i;
+    if (!name) return NULL;
+    for (i = 0; i < sc_num_scenes(); i++)
+        if (strcmp(sc__scenes[i].name, name) == 0) return &sc__scenes[i];
+    return NULL;
+}
+
+sc_params sc_default_params(void)
+{
+    sc_params p;
+    memset(&p, 0, sizeof p);
+    p.quality_weight = -1.0;
+    return p;
+}
+
+void sc_destroy(sc_scene *sc)
+{
+    if (!sc) return;
+    rc_sim_destroy(sc->sim);
+    rc_mesh_free(&sc->mesh);
+    free(sc->pin_vertex);
+    free(sc->pin_rest);
+    memset(sc, 0, sizeof *sc);
+}
+
+rc_status sc_create(sc_scene *sc, const sc_info *info, const sc_params *p)
+{
+    sc_params q;
+    rc_status st;
+    if (!sc || !info || !p) return RC_ERR_INVALID_ARGUMENT;
+    memset(sc, 0, sizeof *sc);
+    q = *p;
+    if (q.verts <= 0) q.verts = info->default_verts;
+    sc->info = info;
+    sc->def = rc_default_sim_def();
+    st = info->build(sc, &q);
+    if (st != RC_OK) { sc_destroy(sc); return st; }
+    return RC_OK;
+}
+
+rc_status sc_step(sc_scene *sc, rc_step_stats *st)
+{
+    rc_status r;
+    if (!sc || !sc->sim) return RC_ERR_INVALID_ARGUMENT;
+    if (sc->info->animate) sc->info->animate(sc, sc->time + sc->def.dt);
+    r = rc_sim_step(sc->sim, st);
+    if (r == RC_OK) { sc->time += sc->def.dt; sc->steps++; }
+    return r;
+}

@@ -1,0 +1,105 @@
+/* examples/common/scenes.h - the example scenes of rcloth (DESIGN.md §9), shared by the CLI
+   (examples/rcloth.c), the demo pipeline (examples/common/demo.c), benchmarks and tests.
+
+   A scene is a builder that fills an rc_sim_def (mesh, material, time step), creates the sim, adds
+   obstacles and pins, and an optional animation hook that moves pins / obstacles before each step.
+   Every scene works in fixed (def.adaptive = 0) and r-adaptive (def.adaptive = 1) mode; a scene
+   lists the variants ("adaptive", "fixed", ...) that a side-by-side comparison runs.
+
+   Use:
+       const sc_info *info = sc_find_scene("sphere_drape");
+       sc_params p = sc_default_params();   p.verts = 900;  p.adaptive = 1;
+       sc_scene sc;
+       if (sc_create(&sc, info, &p) == RC_OK) {
+           for (k = 0; k < 100; k++) sc_step(&sc, &stats);   (pins/obstacles animated, time kept)
+           sc_destroy(&sc);
+       }
+   Depends on rcloth.h only (declarations; link or include the implementation once elsewhere). */
+#ifndef RCLOTH_SCENES_H
+#define RCLOTH_SCENES_H
+#include "../../rcloth.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { SC_MAX_OBSTACLES = 8, SC_MAX_VARIANTS = 3 };
+enum { SC_PLANE = 0, SC_SPHERE = 1, SC_BOX = 2, SC_CAPSULE = 3 };
+
+/* An obstacle as added to the sim (kept for drawing): its shape at rest and its current offset. */
+typedef struct sc_obstacle {
+    int kind;            /* SC_PLANE, SC_SPHERE, SC_BOX, SC_CAPSULE */
+    int id;              /* the sim's obstacle id */
+    double p[3];         /* plane point / sphere centre / box centre / capsule end a */
+    double q[3];         /* plane normal / box half extents / capsule end b (sphere: unused) */
+    double radius;       /* sphere, capsule */
+    double offset[3];    /* current translation (moving obstacles; zero otherwise) */
+} sc_obstacle;
+
+/* What the caller may choose; 0 (or a negative value where noted) keeps the scene's default. */
+typedef struct sc_params {
+    int verts;              /* target vertex count (the generators land within a few percent) */
+    double dt;              /* time step, s */
+    int threads;            /* OpenMP threads for the sim (0 = runtime default) */
+    int adaptive;           /* 0 fixed mesh, 1 r-adaptive */
+    double quality_weight;  /* < 0: library default (1) */
+    double thickness;       /* cloth thickness, m (cube_drape's thickness option; any scene) */
+    double tol;             /* Newton / r-ITR tolerance (def.tol, 1/s) */
+} sc_params;
+
+typedef struct sc_scene sc_scene;
+
+/* One run of a side-by-side comparison. */
+typedef struct sc_variant {
+    const char *label;      /* caption and output sub-folder: "adaptive", "fixed", ... */
+    int adaptive;
+    double quality_weight;  /* < 0: default */
+} sc_variant;
+
+typedef struct sc_info {
+    const char *name;
+    const char *summary;    /* one line for --help */
+    int default_verts;
+    int default_frames;
+    double default_dt;
+    double frame_time;      /* simulated seconds per output frame */
+    double view_dir[3];     /* camera direction (eye towards scene) for pictures */
+    int nvariants;
+    sc_variant variants[SC_MAX_VARIANTS];
+    rc_status (*build)(sc_scene *sc, const sc_params *p);
+    void (*animate)(sc_scene *sc, double t_next);   /* set pins / obstacle poses for time t_next (may be NULL) */
+} sc_info;
+
+struct sc_scene {
+    const sc_info *info;
+    rc_sim *sim;
+    rc_sim_def def;          /* as given to rc_sim_create (def.mesh points into mesh) */
+    rc_mesh mesh;            /* the generated mesh: initial reference u0 and world positions */
+    int nobs;
+    sc_obstacle obs[SC_MAX_OBSTACLES];
+    int npins;
+    int *pin_vertex;         /* npins vertices */
+    double *pin_rest;        /* 3*npins initial targets (animate moves them from here) */
+    double time;             /* simulated time at the end of the last step, s */
+    int steps;               /* steps taken */
+};
+
+int            sc_num_scenes(void);
+const sc_info *sc_scene_at(int i);
+const sc_info *sc_find_scene(const char *name);   /* NULL if unknown */
+sc_params      sc_default_params(void);
+
+/* Build the scene; on failure everything is freed and sc is zeroed (the sim's message, if any, is
+   lost: the status says what failed). */
+rc_status sc_create(sc_scene *sc, const sc_info *info, const sc_params *p);
+/* Animate pins/obstacles to time + dt, then rc_sim_step. */
+rc_status sc_step(sc_scene *sc, rc_step_stats *st);
+void      sc_destroy(sc_scene *sc);
+
+/* The vertex of the mesh whose reference uv is nearest to (u, v). */
+int sc_nearest_vertex(const rc_mesh *m, double u, double v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RCLOTH_SCENES_H */
