@@ -220,6 +220,257 @@ static void test_sim_momentum(void)
     rc_sim_destroy(s);
 }
 
+/* ---- 3. resting contact ------------------------------------------------------------------------
+   A flat 8x8 cotton sheet placed inside the barrier zone of a ground plane (at xi + dhat/2),
+   gravity on. After 100 settling steps the sheet must stay put for 500 steps. Thresholds:
+   - speed: Newton stops when its direction is below tol L h, so a step's velocity is within
+     about tol L of the exact implicit-Euler velocity, which for a resting sheet decays to 0; a
+     jittering solver (bouncing through the barrier, chattering friction) shows speeds of order
+     g h = 0.1 m/s. Required: max |v| <= tol L over all 500 steps.
+   - drift: by symmetry there is no horizontal force at all, so the sheet must not slide. If each
+     step left a biased error of the whole tol L h, 500 steps would add up to 500 tol L h
+     (2e-4 m here); required: horizontal and vertical displacement of every vertex over the 500
+     steps <= tol L h (one step's worth), i.e. no accumulation. */
+static void test_sim_resting_on_plane(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double o[3], ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, p0[3] = { 0, 0, 0 }, nz[3] = { 0, 0, 1 };
+    double *xs, vmax = 0.0, dxy = 0.0, dz = 0.0, Lbox, bound_v, bound_x, vset = 0.0;
+    int nv, n, i;
+    t_inv I;
+    memset(&I, 0, sizeof I);
+    o[0] = -0.15; o[1] = -0.15; o[2] = def.contact_thickness + 0.5 * def.contact_dhat;
+    s = t_sim_grid(&def, 8, 8, 0.3, 0.3, o, ex, ey);
+    if (!s) return;
+    nv = rc_sim_num_verts(s);
+    CHECK_OK(rc_sim_add_plane(s, p0, nz, NULL));
+    Lbox = 0.3 * sqrt(2.0);   /* the sim's L: bounding-box diagonal of the initial mesh */
+    bound_v = def.tol * Lbox;
+    bound_x = def.tol * Lbox * def.dt;
+    for (n = 0; n < 100; ++n) {
+        rc_step_stats ss;
+        if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
+    }
+    for (i = 0; i < 3 * nv; ++i) vset = fmax(vset, fabs(rc_sim_velocities(s)[i]));
+    xs = (double *)malloc(sizeof(double) * 3 * nv);
+    memcpy(xs, rc_sim_positions(s), sizeof(double) * 3 * nv);
+    for (n = 0; n < 500; ++n) {
+        rc_step_stats ss;
+        const double *x = rc_sim_positions(s), *v = rc_sim_velocities(s);
+        if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
+        for (i = 0; i < nv; ++i) {
+            vmax = fmax(vmax, sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
+            dxy = fmax(dxy, hypot(x[3 * i] - xs[3 * i], x[3 * i + 1] - xs[3 * i + 1]));
+            dz = fmax(dz, fabs(x[3 * i + 2] - xs[3 * i + 2]));
+        }
+    }
+    printf("    settled: z %.4g mm (max |v| after settling %.3g m/s); over 500 steps max |v| %.3g m/s (bound %.3g), "
+           "horizontal drift %.3g m, vertical %.3g m (bound %.3g)\n",
+           1e3 * xs[2], vset, vmax, bound_v, dxy, dz, bound_x);
+    CHECKF(vmax <= bound_v, "max |v| %.3g > tol L = %.3g", vmax, bound_v);
+    CHECKF(dxy <= bound_x, "horizontal drift %.3g > tol L h = %.3g", dxy, bound_x);
+    CHECKF(dz <= bound_x, "vertical drift %.3g > tol L h = %.3g", dz, bound_x);
+    /* resting means resting in the barrier zone, not sunk below the offset */
+    CHECKF(xs[2] > def.contact_thickness && xs[2] < def.contact_thickness + def.contact_dhat, "rest height %.4g outside (xi, xi + dhat)", xs[2]);
+    t_inv_check(&I, "resting");
+    free(xs);
+    rc_sim_destroy(s);
+}
+
+/* ---- 6. high-speed drops: exact geometry, independent of the barrier ------------------------------
+   A 10x10 sheet moving down at 8 m/s (8 cm per step, 20x the barrier zone) hits a sphere, a box
+   and a plane. After every step every vertex is tested against the exact shape with the test's
+   own distance function: it must be outside (d > 0) and, because the simulator's energy is
+   infinite at d <= xi and its line search only accepts finite energies, outside the offset too
+   (d > xi, up to 1e-12 m of round-off between two distance formulas). Only vertices: the sim's
+   obstacle contact is vertex-versus-shape. */
+static double t_dist_sphere(const double *c, double r, const double *x)
+{
+    double d[3];
+    rc__sub3(d, x, c);
+    return rc__norm3(d) - r;
+}
+static double t_dist_box(const double *c, const double *hf, const double *x)
+{
+    double q[3], out = 0.0, in = -HUGE_VAL;
+    int k;
+    for (k = 0; k < 3; ++k) {
+        q[k] = fabs(x[k] - c[k]) - hf[k];
+        out += q[k] > 0.0 ? q[k] * q[k] : 0.0;
+        in = fmax(in, q[k]);
+    }
+    return sqrt(out) + (in < 0.0 ? in : 0.0);
+}
+
+static void t_drop(int kind, const char *name)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double c[3] = { 0.03, -0.02, 0.0 }, hf[3] = { 0.1, 0.08, 0.05 }, nrm[3] = { 0.1, 0.05, 1.0 }, r = 0.1, nl;
+    double o[3] = { -0.2, -0.2, 0.16 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, *v, dmin = HUGE_VAL;
+    int nv, n, i, inside = 0, in_offset = 0;
+    t_inv I;
+    memset(&I, 0, sizeof I);
+    s = t_sim_grid(&def, 10, 10, 0.4, 0.4, o, ex, ey);
+    if (!s) return;
+    nv = rc_sim_num_verts(s);
+    if (kind == 0) CHECK_OK(rc_sim_add_sphere(s, c, r, NULL));
+    else if (kind == 1) CHECK_OK(rc_sim_add_box(s, c, hf, NULL));
+    else CHECK_OK(rc_sim_add_plane(s, c, nrm, NULL));
+    nl = rc__norm3(nrm);
+    v = (double *)calloc((size_t)3 * nv, sizeof(double));
+    for (i = 0; i < nv; ++i) v[3 * i + 2] = -8.0;
+    t_set_velocities(s, v);
+    for (n = 0; n < 40; ++n) {
+        rc_step_stats ss;
+        const double *x = rc_sim_positions(s);
+        if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
+        for (i = 0; i < nv; ++i) {
+            const double *xi = x + 3 * i;
+            double d = kind == 0 ? t_dist_sphere(c, r, xi) : kind == 1 ? t_dist_box(c, hf, xi)
+                     : ((xi[0] - c[0]) * nrm[0] + (xi[1] - c[1]) * nrm[1] + (xi[2] - c[2]) * nrm[2]) / nl;
+            if (d < dmin) dmin = d;
+            if (!(d > 0.0)) inside++;
+            if (!(d > def.contact_thickness - 1e-12)) in_offset++;
+        }
+    }
+    printf("    [%s] min vertex distance over %d steps %.4g mm (offset xi %.3g mm), final z range of the sheet %.3g..%.3g\n", name,
+           n, 1e3 * dmin, 1e3 * def.contact_thickness, 0.0, 0.0);
+    CHECKF(inside == 0, "%s: %d vertex-steps inside the shape (min d %.3g)", name, inside, dmin);
+    CHECKF(in_offset == 0, "%s: %d vertex-steps inside the offset xi (min d %.3g)", name, in_offset, dmin);
+    /* the sheet must have reached the obstacle (else the test tests nothing) */
+    CHECKF(dmin < def.contact_thickness + def.contact_dhat, "%s: never came within the barrier zone (min d %.3g)", name, dmin);
+    t_inv_check(&I, name);
+    free(v);
+    rc_sim_destroy(s);
+}
+
+static void test_sim_drop_sphere(void) { t_drop(0, "sphere"); }
+static void test_sim_drop_box(void) { t_drop(1, "box"); }
+static void test_sim_drop_plane(void) { t_drop(2, "plane"); }
+
+/* ---- 4. cantilever against Euler-Bernoulli ---------------------------------------------------------
+   A strip (length 0.1 m, width 0.02 m, tau 1 mm, E 1e8 Pa, nu = 0, bending_scale 1, no gravity)
+   clamped by pinning its first two vertex columns: the triangles between them are fully pinned,
+   so their edge directors are held too and the clamp is the line of the second column, x = dx;
+   hence L = 0.1 - dx. A tip load P (split equally over the tip column) in -z, solved with
+   rc_sim_solve_static. With nu = 0 a plate strip in cylindrical bending is exactly a beam of
+   EI = E w tau^3 / 12 (no anticlastic coupling), so delta = P L^3 / (3 E I); P is chosen for
+   delta = 1% of L, where the geometric nonlinearity is O((delta/L)^2) = 1e-4 relative.
+   Required: within 3% on the finest mesh, the error decreasing under refinement; the observed
+   order is printed. */
+static double t_cantilever(int nx, int ny, double *Lout, double *ana)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double Lx = 0.1, w = 0.02, tau = 1e-3, E = 1e8, dx = Lx / (nx - 1), L = Lx - dx, I = w * tau * tau * tau / 12.0;
+    double P = 3.0 * E * I * (0.01 * L) / (L * L * L), tip = 0.0;
+    rc_step_stats ss;
+    int i, j;
+    def.material.young = E; def.material.poisson = 0.0; def.material.thickness = tau; def.material.density = 1000.0;
+    def.bending_scale = 1.0;
+    def.gravity[2] = 0.0;
+    s = t_sim_grid(&def, nx, ny, Lx, w, NULL, NULL, NULL);
+    if (!s) return HUGE_VAL;
+    for (j = 0; j < ny; ++j)
+        for (i = 0; i < 2; ++i) CHECK_OK(rc_sim_pin(s, j * nx + i, rc_sim_positions(s) + 3 * (j * nx + i)));
+    for (j = 0; j < ny; ++j) {
+        double f[3] = { 0, 0, -P / ny };
+        CHECK_OK(rc_sim_set_force(s, j * nx + nx - 1, f));
+    }
+    CHECK_OK(rc_sim_solve_static(s, &ss));
+    CHECKF(ss.converged, "cantilever %dx%d: static solve did not converge", nx, ny);
+    for (j = 0; j < ny; ++j) tip += -rc_sim_positions(s)[3 * (j * nx + nx - 1) + 2] / ny;
+    *Lout = L;
+    *ana = P * L * L * L / (3.0 * E * I);
+    {
+        /* the pins carry the load: total reaction = P up (equilibrium), a check on the statics */
+        double R = 0.0, f[3];
+        for (j = 0; j < ny; ++j)
+            for (i = 0; i < 2; ++i) { CHECK_OK(rc_sim_pin_reaction(s, j * nx + i, f)); R += f[2]; }
+        CHECKF(fabs(R - P) < 1e-3 * P, "pin reactions %.6g != P %.6g", R, P);
+    }
+    rc_sim_destroy(s);
+    return tip;
+}
+
+static void test_sim_cantilever(void)
+{
+    int nxs[3] = { 11, 21, 41 }, nys[3] = { 3, 5, 9 }, k;
+    double err[3];
+    for (k = 0; k < 3; ++k) {
+        double L, ana, tip = t_cantilever(nxs[k], nys[k], &L, &ana);
+        err[k] = (tip - ana) / ana;
+        printf("    %2dx%d: L %.4g m, tip %.6g m, Euler-Bernoulli %.6g m, error %+.3f%%", nxs[k], nys[k], L, tip, ana, 100.0 * err[k]);
+        if (k > 0) printf(", order %.2f", log(fabs(err[k - 1]) / fabs(err[k])) / log(2.0));
+        printf("\n");
+    }
+    CHECKF(fabs(err[2]) < 0.03, "finest cantilever off by %.2f%%", 100.0 * err[2]);
+    CHECKF(fabs(err[2]) < fabs(err[1]) && fabs(err[1]) < fabs(err[0]), "error does not decrease with refinement");
+}
+
+/* ---- 7. friction on a tilted plane ---------------------------------------------------------------
+   A 5x5 sheet (0.1 m) rests in the barrier zone of a plane tilted by theta about y, mu = 0.3
+   (friction angle 16.7 deg). Below it (theta = 10 deg) the smoothed (IPC) Coulomb law lets the
+   sheet creep at a slip speed v with mu lambda f1(v / eps_v) = m g sin(theta), f1(y) = 2y - y^2,
+   so v = eps_v (1 - sqrt(1 - tan(theta)/mu)) < eps_v; required: after settling, the downhill
+   displacement per step <= eps_v h. Above it (theta = 30 deg) the sheet must slide with
+   a = g (sin(theta) - mu cos(theta)) (2.36 m/s^2) once the slip speed is >> eps_v: measured from
+   the centroid velocity between 0.2 s and 0.4 s, required within 5% (the lagged normal force is
+   the barrier force at the step start, which equals the weight's normal part at rest contact). */
+static void t_slope(double theta_deg, double *creep_per_step, double *accel, double *vpred)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double th = theta_deg * 3.14159265358979323846 / 180.0, mu = 0.3;
+    double nrm[3], down[3], ey[3] = { 0, 1, 0 }, o[3], p0[3] = { 0, 0, 0 }, cprev = 0.0, vd1 = 0.0, vd2 = 0.0;
+    int nv, n, i, N = 60;
+    t_inv I;
+    memset(&I, 0, sizeof I);
+    nrm[0] = sin(th); nrm[1] = 0.0; nrm[2] = cos(th);
+    down[0] = cos(th); down[1] = 0.0; down[2] = -sin(th);
+    def.friction = mu;
+    for (i = 0; i < 3; ++i) o[i] = (def.contact_thickness + 0.5 * def.contact_dhat) * nrm[i];
+    s = t_sim_grid(&def, 5, 5, 0.1, 0.1, o, down, ey);
+    if (!s) return;
+    nv = rc_sim_num_verts(s);
+    CHECK_OK(rc_sim_add_plane(s, p0, nrm, NULL));
+    *creep_per_step = 0.0;
+    for (n = 1; n <= N; ++n) {
+        rc_step_stats ss;
+        const double *x = rc_sim_positions(s), *v = rc_sim_velocities(s);
+        double c = 0.0, vd = 0.0;
+        if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
+        for (i = 0; i < nv; ++i) { c += rc__dot3(x + 3 * i, down) / nv; vd += rc__dot3(v + 3 * i, down) / nv; }
+        if (n > 20) *creep_per_step = fmax(*creep_per_step, c - cprev);   /* after settling (0.2 s) */
+        if (n == 20) vd1 = vd;
+        if (n == 40) vd2 = vd;
+        cprev = c;
+    }
+    *accel = (vd2 - vd1) / (20 * def.dt);
+    *vpred = tan(th) < mu ? def.friction_eps_v * (1.0 - sqrt(1.0 - tan(th) / mu)) : HUGE_VAL;
+    t_inv_check(&I, theta_deg < 16.7 ? "slope 10deg" : "slope 30deg");
+    rc_sim_destroy(s);
+}
+
+static void test_sim_friction_slope(void)
+{
+    double creep, acc, vpred, th = 30.0 * 3.14159265358979323846 / 180.0, g = 9.81, epsh;
+    rc_sim_def def = rc_default_sim_def();
+    epsh = def.friction_eps_v * def.dt;
+    t_slope(10.0, &creep, &acc, &vpred);
+    printf("    10 deg: creep %.3g m/step (bound eps_v h = %.3g, smoothed-Coulomb prediction %.3g), accel %.3g m/s^2\n", creep, epsh,
+           vpred * def.dt, acc);
+    CHECKF(creep <= epsh, "creep %.3g m/step > eps_v h %.3g", creep, epsh);
+    t_slope(30.0, &creep, &acc, &vpred);
+    {
+        double a_ex = g * (sin(th) - 0.3 * cos(th));
+        printf("    30 deg: accel %.4g m/s^2, g(sin - mu cos) = %.4g (%+.2f%%)\n", acc, a_ex, 100.0 * (acc - a_ex) / a_ex);
+        CHECKF(fabs(acc - a_ex) < 0.05 * a_ex, "sliding acceleration %.4g vs %.4g", acc, a_ex);
+    }
+}
+
 /* ---- 9. bad input ------------------------------------------------------------------------------ */
 static void test_sim_bad_input(void)
 {
@@ -324,5 +575,11 @@ static void suite_sim(void)
 {
     RUN(test_sim_free_fall);
     RUN(test_sim_momentum);
+    RUN(test_sim_resting_on_plane);
+    RUN(test_sim_drop_sphere);
+    RUN(test_sim_drop_box);
+    RUN(test_sim_drop_plane);
+    RUN(test_sim_cantilever);
+    RUN(test_sim_friction_slope);
     RUN(test_sim_bad_input);
 }
