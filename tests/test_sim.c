@@ -221,8 +221,8 @@ static void test_sim_momentum(void)
 }
 
 /* ---- 3. resting contact ------------------------------------------------------------------------
-   A flat 8x8 cotton sheet placed inside the barrier zone of a ground plane (at xi + dhat/2),
-   gravity on. After 100 settling steps the sheet must stay put for 500 steps. Thresholds:
+   A flat 6x6 cotton sheet (0.3 m) placed inside the barrier zone of a ground plane (at xi + dhat/2),
+   gravity on. After 60 settling steps the sheet must stay put for 500 steps. Thresholds:
    - speed: Newton stops when its direction is below tol L h, so a step's velocity is within
      about tol L of the exact implicit-Euler velocity, which for a resting sheet decays to 0; a
      jittering solver (bouncing through the barrier, chattering friction) shows speeds of order
@@ -241,14 +241,14 @@ static void test_sim_resting_on_plane(void)
     t_inv I;
     memset(&I, 0, sizeof I);
     o[0] = -0.15; o[1] = -0.15; o[2] = def.contact_thickness + 0.5 * def.contact_dhat;
-    s = t_sim_grid(&def, 8, 8, 0.3, 0.3, o, ex, ey);
+    s = t_sim_grid(&def, 6, 6, 0.3, 0.3, o, ex, ey);
     if (!s) return;
     nv = rc_sim_num_verts(s);
     CHECK_OK(rc_sim_add_plane(s, p0, nz, NULL));
     Lbox = 0.3 * sqrt(2.0);   /* the sim's L: bounding-box diagonal of the initial mesh */
     bound_v = def.tol * Lbox;
     bound_x = def.tol * Lbox * def.dt;
-    for (n = 0; n < 100; ++n) {
+    for (n = 0; n < 60; ++n) {
         rc_step_stats ss;
         if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
     }
@@ -279,8 +279,13 @@ static void test_sim_resting_on_plane(void)
 }
 
 /* ---- 6. high-speed drops: exact geometry, independent of the barrier ------------------------------
-   A 10x10 sheet moving down at 8 m/s (8 cm per step, 20x the barrier zone) hits a sphere, a box
-   and a plane. After every step every vertex is tested against the exact shape with the test's
+   A 10x10 sheet moving down at 8 m/s (8 cm per step, 40x the barrier zone) hits a sphere, a box
+   and a plane; 12 steps (the impact is in the first two, the rest is draping at speed).
+   Known failure (reported): on the sphere and the box most steps end at the Newton cap with dx
+   converged and the director-angle part stagnating (linear convergence with the PSD-projected
+   bending Hessians; exact Hessians, RC_PROJ=-1, converge in 10-56 iterations). With the default
+   cap of 100 the converged fraction was 13% and a 10x10 step took ~0.9 s, so the test caps
+   Newton at 40 to stay fast; the fraction check (>= 90%) is left in and fails until that is fixed. After every step every vertex is tested against the exact shape with the test's
    own distance function: it must be outside (d > 0) and, because the simulator's energy is
    infinite at d <= xi and its line search only accepts finite energies, outside the offset too
    (d > xi, up to 1e-12 m of round-off between two distance formulas). Only vertices: the sim's
@@ -312,6 +317,7 @@ static void t_drop(int kind, const char *name)
     int nv, n, i, inside = 0, in_offset = 0;
     t_inv I;
     memset(&I, 0, sizeof I);
+    def.max_newton_iters = 40;   /* bounds the cost: see the note above on the converged fraction */
     s = t_sim_grid(&def, 10, 10, 0.4, 0.4, o, ex, ey);
     if (!s) return;
     nv = rc_sim_num_verts(s);
@@ -322,7 +328,7 @@ static void t_drop(int kind, const char *name)
     v = (double *)calloc((size_t)3 * nv, sizeof(double));
     for (i = 0; i < nv; ++i) v[3 * i + 2] = -8.0;
     t_set_velocities(s, v);
-    for (n = 0; n < 40; ++n) {
+    for (n = 0; n < 12; ++n) {
         rc_step_stats ss;
         const double *x = rc_sim_positions(s);
         if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
@@ -335,8 +341,7 @@ static void t_drop(int kind, const char *name)
             if (!(d > def.contact_thickness - 1e-12)) in_offset++;
         }
     }
-    printf("    [%s] min vertex distance over %d steps %.4g mm (offset xi %.3g mm), final z range of the sheet %.3g..%.3g\n", name,
-           n, 1e3 * dmin, 1e3 * def.contact_thickness, 0.0, 0.0);
+    printf("    [%s] min vertex distance over %d steps %.4g mm (offset xi %.3g mm)\n", name, n, 1e3 * dmin, 1e3 * def.contact_thickness);
     CHECKF(inside == 0, "%s: %d vertex-steps inside the shape (min d %.3g)", name, inside, dmin);
     CHECKF(in_offset == 0, "%s: %d vertex-steps inside the offset xi (min d %.3g)", name, in_offset, dmin);
     /* the sheet must have reached the obstacle (else the test tests nothing) */
@@ -358,8 +363,8 @@ static void test_sim_drop_plane(void) { t_drop(2, "plane"); }
    rc_sim_solve_static. With nu = 0 a plate strip in cylindrical bending is exactly a beam of
    EI = E w tau^3 / 12 (no anticlastic coupling), so delta = P L^3 / (3 E I); P is chosen for
    delta = 1% of L, where the geometric nonlinearity is O((delta/L)^2) = 1e-4 relative.
-   Required: within 3% on the finest mesh, the error decreasing under refinement; the observed
-   order is printed. */
+   Required: within 3% on the finest mesh (41x9), the error decreasing under refinement; the
+   observed order is printed. Known failure (reported): 3.9%, first order, see the diagnosis below. */
 static double t_cantilever(int nx, int ny, double *Lout, double *ana)
 {
     rc_sim_def def = rc_default_sim_def();
@@ -400,7 +405,7 @@ static void test_sim_cantilever(void)
     int nxs[3] = { 11, 21, 41 }, nys[3] = { 3, 5, 9 }, k;
     double err[3];
     for (k = 0; k < 3; ++k) {
-        double L, ana, tip = t_cantilever(nxs[k], nys[k], &L, &ana);
+        double L = 0.0, ana = 0.0, tip = t_cantilever(nxs[k], nys[k], &L, &ana);
         err[k] = (tip - ana) / ana;
         printf("    %2dx%d: L %.4g m, tip %.6g m, Euler-Bernoulli %.6g m, error %+.3f%%", nxs[k], nys[k], L, tip, ana, 100.0 * err[k]);
         if (k > 0) printf(", order %.2f", log(fabs(err[k - 1]) / fabs(err[k])) / log(2.0));
@@ -408,6 +413,17 @@ static void test_sim_cantilever(void)
     }
     CHECKF(fabs(err[2]) < 0.03, "finest cantilever off by %.2f%%", 100.0 * err[2]);
     CHECKF(fabs(err[2]) < fabs(err[1]) && fabs(err[1]) < fabs(err[0]), "error does not decrease with refinement");
+    /* Diagnosis of the first-order error (reported as a sim issue): phi is measured from the
+       average of the two adjacent face normals, so holding phi on a clamp-line edge (one pinned,
+       one free triangle) lets its director turn by half the free face's rotation: the clamp
+       acts half an element inboard, L_eff = Lx - dx/2. With that length the deflection must
+       match Euler-Bernoulli to 0.5% at every resolution (it checks D = E tau^3/12 and the
+       load path independently of the clamp defect). */
+    for (k = 0; k < 3; ++k) {
+        double dx = 0.1 / (nxs[k] - 1), L = 0.1 - dx, Le = 0.1 - 0.5 * dx, r = (1.0 + err[k]) * pow(L / Le, 3.0) - 1.0;
+        printf("    %2dx%d: against L_eff = Lx - dx/2: %+.3f%%\n", nxs[k], nys[k], 100.0 * r);
+        CHECKF(fabs(r) < 0.005, "%dx%d: half-clamp model off by %.3f%%", nxs[k], nys[k], 100.0 * r);
+    }
 }
 
 /* ---- 7. friction on a tilted plane ---------------------------------------------------------------
@@ -463,6 +479,9 @@ static void test_sim_friction_slope(void)
     printf("    10 deg: creep %.3g m/step (bound eps_v h = %.3g, smoothed-Coulomb prediction %.3g), accel %.3g m/s^2\n", creep, epsh,
            vpred * def.dt, acc);
     CHECKF(creep <= epsh, "creep %.3g m/step > eps_v h %.3g", creep, epsh);
+    /* and it creeps at the smoothed-Coulomb slip speed (10%: the lagged normal force and the
+       sheet's own slight non-uniformity of contact force are the only differences) */
+    CHECKF(fabs(creep - vpred * def.dt) < 0.1 * vpred * def.dt, "creep %.4g m/step vs predicted %.4g", creep, vpred * def.dt);
     t_slope(30.0, &creep, &acc, &vpred);
     {
         double a_ex = g * (sin(th) - 0.3 * cos(th));
@@ -573,6 +592,13 @@ static void test_sim_bad_input(void)
 
 static void suite_sim(void)
 {
+    /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
+       regions cost more than they save (6x slower with 2 threads under load; def.num_threads is
+       not honoured yet, reported), so the suite runs them on one thread and restores the count. */
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
     RUN(test_sim_free_fall);
     RUN(test_sim_momentum);
     RUN(test_sim_resting_on_plane);
@@ -582,4 +608,7 @@ static void suite_sim(void)
     RUN(test_sim_cantilever);
     RUN(test_sim_friction_slope);
     RUN(test_sim_bad_input);
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
 }
