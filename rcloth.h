@@ -7278,7 +7278,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
 {
     rc__system *y = &s->sys_xp;
     double bound = tol * s->L * s->def.dt;
-    int it;
+    int it, ok;
     rc_status rs;
     *conv = 0;
     *iters = 0;
@@ -7311,9 +7311,12 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         s->proj = saved_proj;
         if (rs != RC_OK) return rs;
         rc__sim_dir_size(s, y, &dx, &du, &dphi);
-        if (dx <= bound && dphi <= bound) { *conv = 1; break; }
+        /* the direction is paid for: take it even when it is already below the bound, else a
+           sub-tolerance velocity error is never corrected and carries on from step to step */
         ++*iters;
-        if (!rc__sim_line_search(s, y, E, T, &alpha, st)) break;
+        ok = rc__sim_line_search(s, y, E, T, &alpha, st);
+        if (dx <= bound && dphi <= bound) { *conv = 1; break; }
+        if (!ok) break;
         exact = alpha == 1.0;
 #ifdef RCLOTH_DEBUG_NEWTON
         printf("  newton %d E %.10g dx %.3g dphi %.3g alpha %.3g bound %.3g\n", it, *E, dx, dphi, alpha, bound);

@@ -1,5 +1,614 @@
+/* tests/test_sim.c - the fixed-mesh simulator against physics with known answers (issue 4):
+   free fall, momentum, resting contact, a clamped cantilever against Euler-Bernoulli, high-speed
+   drops on analytic obstacles checked with exact geometry, Coulomb friction on a slope, per-step
+   invariants, and bad input. Every scene is small (<= a few hundred vertices) so the suite stays
+   fast; the 2,500-vertex sphere drop is bench/scene_sphere_drop.c (make scene-sphere). */
 #include "test.h"
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+/* A grid cloth [0, w] x [0, h] (nx x ny vertices, alternating diagonals) placed in the world at
+   o + u ex + v ey (ex, ey orthonormal, so the world mesh starts undeformed). NULL o/ex/ey: the
+   default lift (u, v, 0). Returns NULL (and fails the test) if creation fails. */
+static rc_sim *t_sim_grid(rc_sim_def *def, int nx, int ny, double w, double h, const double *o, const double *ex,
+                          const double *ey)
+{
+    rc_mesh m;
+    rc_sim *s = NULL;
+    rc_status st = rc_mesh_grid(&m, w, h, nx, ny, RC_DIAG_ALTERNATING);
+    CHECK_OK(st);
+    if (st != RC_OK) return NULL;
+    if (o && ex && ey) {
+        int i, c;
+        for (i = 0; i < m.num_verts; ++i)
+            for (c = 0; c < 3; ++c)
+                m.pos[3 * i + c] = o[c] + m.ref_uv[2 * i] * ex[c] + m.ref_uv[2 * i + 1] * ey[c];
+    }
+    def->mesh.num_verts = m.num_verts;
+    def->mesh.num_tris = m.num_tris;
+    def->mesh.ref_uv = m.ref_uv;
+    def->mesh.pos = m.pos;
+    def->mesh.tris = m.tris;
+    st = rc_sim_create(def, &s);
+    CHECK_OK(st);
+    def->mesh.ref_uv = NULL; def->mesh.pos = NULL; def->mesh.tris = NULL;   /* freed below */
+    rc_mesh_free(&m);
+    return st == RC_OK ? s : NULL;
+}
+
+/* lumped vertex masses m_i = rho tau sum_{T ∋ i} A_T / 3 (the simulator's mass lumping) */
+static double *t_masses(const rc_sim *s, const rc_material *mat)
+{
+    int nv = rc_sim_num_verts(s), nt = rc_sim_num_tris(s), t, k;
+    const int *tri = rc_sim_tris(s);
+    const double *u = rc_sim_reference(s);
+    double *m = (double *)calloc((size_t)nv, sizeof(double));
+    for (t = 0; t < nt; ++t) {
+        const double *a = u + 2 * tri[3 * t], *b = u + 2 * tri[3 * t + 1], *c = u + 2 * tri[3 * t + 2];
+        double A = 0.5 * ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]));
+        for (k = 0; k < 3; ++k) m[tri[3 * t + k]] += mat->density * mat->thickness * A / 3.0;
+    }
+    return m;
+}
+
+/* overwrite the velocities through the documented state layout [x 3nv | v 3nv | u 2nv | phi ne | time | kappa | obstacles] */
+static void t_set_velocities(rc_sim *s, const double *v)
+{
+    size_t n = rc_sim_state_size(s), nv = (size_t)rc_sim_num_verts(s);
+    double *b = (double *)malloc(n * sizeof(double));
+    CHECK_OK(rc_sim_save_state(s, b));
+    memcpy(b + 3 * nv, v, 3 * nv * sizeof(double));
+    CHECK_OK(rc_sim_load_state(s, b));
+    free(b);
+}
+
+/* Per-step invariants (issue 4, item 8), accumulated over a scene: every step returns RC_OK with
+   finite positions and velocities; the incremental potential does not increase inside a step
+   (ip_end <= ip_start: the line search is monotone; only compared when the step was not
+   substepped, because a substepped step reports ip_start of its first and ip_end of its last
+   half step, two different potentials); and the converged flag, whose fraction is reported. */
+typedef struct t_inv {
+    int steps, converged, substepped, nonfinite, ip_increase, errors, newton;
+} t_inv;
+
+static int t_inv_step(t_inv *I, rc_sim *s, rc_status st, const rc_step_stats *ss)
+{
+    int nv = rc_sim_num_verts(s), ok = 1, i;
+    const double *x = rc_sim_positions(s), *v = rc_sim_velocities(s);
+    I->steps++;
+    if (st != RC_OK) { I->errors++; printf("    step %d: %s (%s)\n", I->steps, rc_status_string(st), rc_sim_last_error(s)); return 0; }
+    for (i = 0; i < 3 * nv; ++i) if (!rc__isfinite(x[i]) || !rc__isfinite(v[i])) ok = 0;
+    if (!ok) I->nonfinite++;
+    if (ss->converged) I->converged++;
+    if (ss->substeps > 1) I->substepped++;
+    else if (!(ss->ip_end <= ss->ip_start + 1e-12 * fabs(ss->ip_start))) I->ip_increase++;   /* round-off of the sum only */
+    I->newton += ss->newton_iters;
+    return ok;
+}
+
+/* the invariants must hold on every step; "converged mostly": at least 90% of the steps (a step
+   that stalls at round-off is reported as not converged but is still a valid descent step) */
+static void t_inv_check(const t_inv *I, const char *scene)
+{
+    double frac = I->steps ? (double)I->converged / I->steps : 0.0;
+    printf("    [%s] %d steps: converged %.1f%%, substepped %d, mean Newton %.2f, errors %d, non-finite %d, ip increase %d\n",
+           scene, I->steps, 100.0 * frac, I->substepped, I->steps ? (double)I->newton / I->steps : 0.0, I->errors,
+           I->nonfinite, I->ip_increase);
+    CHECKF(I->errors == 0, "%s: %d steps failed", scene, I->errors);
+    CHECKF(I->nonfinite == 0, "%s: %d steps with NaN/inf", scene, I->nonfinite);
+    CHECKF(I->ip_increase == 0, "%s: %d steps with ip_end > ip_start", scene, I->ip_increase);
+    CHECKF(frac >= 0.9, "%s: converged fraction %.3f < 0.9", scene, frac);
+}
+
+/* ---- 1. free fall ----------------------------------------------------------------------------
+   No obstacle, no pin: gravity is the only force, stretch/bending are translation invariant, so
+   the exact implicit-Euler step is a rigid translation with v_{n+1} = v_n + h g, hence
+   x_n = x_0 + h^2 g n(n+1)/2 and v_n = n h g. One Newton step solves this exactly (the energy is
+   quadratic along the translation and the projected elastic Hessians keep translations in
+   their null space), so the only error is round-off: 1e-12 m on positions of order 1 m after
+   50 steps is ~1e4 ulps of slack for the accumulated sums. Against the continuous ½ g t^2 the
+   error is exactly ½ |g| h t (first order): checked to 1e-9 relative and halving with h. */
+static void test_sim_free_fall(void)
+{
+    double hs[2] = { 0.01, 0.005 }, errT[2] = { 0, 0 };
+    int r;
+    for (r = 0; r < 2; ++r) {
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        double *x0, h = hs[r], worst = 0.0, worstv = 0.0, g = def.gravity[2];
+        int nv, n, i, N = (int)floor(0.5 / h + 0.5);
+        t_inv I;
+        memset(&I, 0, sizeof I);
+        def.dt = h;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, NULL, NULL, NULL);
+        if (!s) return;
+        nv = rc_sim_num_verts(s);
+        x0 = (double *)malloc(sizeof(double) * 3 * nv);
+        memcpy(x0, rc_sim_positions(s), sizeof(double) * 3 * nv);
+        for (n = 1; n <= N; ++n) {
+            rc_step_stats ss;
+            rc_status st = rc_sim_step(s, &ss);
+            const double *x = rc_sim_positions(s), *v = rc_sim_velocities(s);
+            if (!t_inv_step(&I, s, st, &ss)) break;
+            for (i = 0; i < nv; ++i) {
+                double ez = x[3 * i + 2] - (x0[3 * i + 2] + h * h * g * 0.5 * n * (n + 1));
+                double exy = fmax(fabs(x[3 * i] - x0[3 * i]), fabs(x[3 * i + 1] - x0[3 * i + 1]));
+                worst = fmax(worst, fmax(fabs(ez), exy));
+                worstv = fmax(worstv, fmax(fabs(v[3 * i + 2] - n * h * g), fmax(fabs(v[3 * i]), fabs(v[3 * i + 1]))));
+            }
+        }
+        {
+            /* against the continuous solution at t = N h: error ½ |g| h t exactly */
+            const double *x = rc_sim_positions(s);
+            double t = N * h, e = x[2] - (x0[2] + 0.5 * g * t * t), stretch, bend, grav;
+            errT[r] = fabs(e);
+            CHECKF(t_relerr(fabs(e), 0.5 * fabs(g) * h * t) < 1e-9, "h %g: |x - x0 - g t^2/2| = %.6g, expected h|g|t/2 = %.6g", h, fabs(e),
+                   0.5 * fabs(g) * h * t);
+            CHECK_OK(rc_sim_potential(s, &stretch, &bend, &grav));
+            /* a strain of 1e-10 in this sheet stores E tau A eps^2 / 2 ~ 4e-19 J */
+            CHECKF(stretch < 1e-18 && bend < 1e-18, "h %g: stretch %.3g bend %.3g J", h, stretch, bend);
+            printf("    h %.3g: %d steps, max |x - x_exact| %.3g m, max |v - v_exact| %.3g m/s, |x - ½gt²| %.4g m, stretch %.2g J\n",
+                   h, N, worst, worstv, fabs(e), stretch);
+        }
+        CHECKF(worst < 1e-12, "h %g: positions off the implicit-Euler trajectory by %.3g m", h, worst);
+        CHECKF(worstv < 1e-10, "h %g: velocities off n h g by %.3g m/s", h, worstv);
+        t_inv_check(&I, "free fall");
+        free(x0);
+        rc_sim_destroy(s);
+    }
+    /* first order in h: halving h halves the error against ½ g t² */
+    CHECKF(fabs(errT[0] / errT[1] - 2.0) < 1e-6, "error ratio %.9g, expected 2", errT[0] / errT[1]);
+}
+
+/* ---- 2. momentum without gravity --------------------------------------------------------------
+   With no gravity, pin, force or obstacle, the elastic energy is translation invariant, so
+   sum_i grad_i V = 0 at every x and the implicit-Euler momentum balance gives
+   sum m_i v_{n+1} = sum m_i v_n exactly. Newton preserves it iterate by iterate: the start x~ has
+   zero momentum residual and each direction's mass-weighted sum is -h^2 sum g = 0, whatever
+   the line search picks. So the drift is round-off only: 1e-9 relative to sum m_i |v_i|. */
+static void test_sim_momentum(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double *m, *v0, p0[3] = { 0, 0, 0 }, scale = 0.0, worst = 0.0, stretch0, stretch1;
+    int nv, i, n, c;
+    t_inv I;
+    memset(&I, 0, sizeof I);
+    def.gravity[2] = 0.0;
+    s = t_sim_grid(&def, 9, 7, 0.4, 0.3, NULL, NULL, NULL);
+    if (!s) return;
+    nv = rc_sim_num_verts(s);
+    m = t_masses(s, &def.material);
+    v0 = (double *)malloc(sizeof(double) * 3 * nv);
+    {
+        /* smooth random field: a drift, a spin and random low-order sines (stretching and bending
+           the sheet, so elastic forces are large) */
+        const double *x = rc_sim_positions(s);
+        double a[3], w[3], A[3][4];
+        for (c = 0; c < 3; ++c) { a[c] = t_rand() - 0.5; w[c] = 4.0 * (t_rand() - 0.5); }
+        for (c = 0; c < 3; ++c) for (i = 0; i < 4; ++i) A[c][i] = 0.5 * (t_rand() - 0.5);
+        for (i = 0; i < nv; ++i) {
+            double px = x[3 * i] - 0.2, py = x[3 * i + 1] - 0.15, pz = x[3 * i + 2], r[3] = { px, py, pz }, wr[3];
+            rc__cross3(wr, w, r);
+            for (c = 0; c < 3; ++c)
+                v0[3 * i + c] = a[c] + wr[c] + A[c][0] * sin(7.0 * px) + A[c][1] * cos(9.0 * py) + A[c][2] * sin(11.0 * px * py) +
+                                A[c][3] * cos(5.0 * (px + py));
+        }
+    }
+    t_set_velocities(s, v0);
+    for (i = 0; i < nv; ++i)
+        for (c = 0; c < 3; ++c) { p0[c] += m[i] * v0[3 * i + c]; scale += m[i] * fabs(v0[3 * i + c]); }
+    CHECK_OK(rc_sim_potential(s, &stretch0, NULL, NULL));
+    for (n = 0; n < 40; ++n) {
+        rc_step_stats ss;
+        rc_status st = rc_sim_step(s, &ss);
+        const double *v = rc_sim_velocities(s);
+        double p[3] = { 0, 0, 0 };
+        if (!t_inv_step(&I, s, st, &ss)) break;
+        for (i = 0; i < nv; ++i)
+            for (c = 0; c < 3; ++c) p[c] += m[i] * v[3 * i + c];
+        for (c = 0; c < 3; ++c) worst = fmax(worst, fabs(p[c] - p0[c]) / scale);
+    }
+    CHECK_OK(rc_sim_potential(s, &stretch1, NULL, NULL));
+    printf("    |p| %.4g kg m/s, max relative drift over %d steps %.3g (elastic energy %.3g -> %.3g J)\n",
+           sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]), n, worst, stretch0, stretch1);
+    CHECKF(worst < 1e-9, "momentum drift %.3g relative", worst);
+    /* the scene must actually deform (else the test would be trivial) */
+    CHECKF(stretch1 > 1e-8, "the sheet did not stretch (%.3g J): the test exercises no elastic force", stretch1);
+    t_inv_check(&I, "momentum");
+    free(m); free(v0);
+    rc_sim_destroy(s);
+}
+
+/* ---- 3. resting contact ------------------------------------------------------------------------
+   A flat 6x6 cotton sheet (0.3 m) placed inside the barrier zone of a ground plane (at xi + dhat/2),
+   gravity on. After 60 settling steps the sheet must stay put for 500 steps. Thresholds:
+   - speed: Newton stops when its direction is below tol L h, so a step's velocity is within
+     about tol L of the exact implicit-Euler velocity, which for a resting sheet decays to 0; a
+     jittering solver (bouncing through the barrier, chattering friction) shows speeds of order
+     g h = 0.1 m/s. Required: max |v| <= tol L over all 500 steps.
+   - drift: by symmetry there is no horizontal force at all, so the sheet must not slide. If each
+     step left a biased error of the whole tol L h, 500 steps would add up to 500 tol L h
+     (2e-4 m here); required: horizontal and vertical displacement of every vertex over the 500
+     steps <= tol L h (one step's worth), i.e. no accumulation. */
+static void test_sim_resting_on_plane(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double o[3], ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, p0[3] = { 0, 0, 0 }, nz[3] = { 0, 0, 1 };
+    double *xs, vmax = 0.0, dxy = 0.0, dz = 0.0, Lbox, bound_v, bound_x, vset = 0.0;
+    int nv, n, i;
+    t_inv I;
+    memset(&I, 0, sizeof I);
+    o[0] = -0.15; o[1] = -0.15; o[2] = def.contact_thickness + 0.5 * def.contact_dhat;
+    s = t_sim_grid(&def, 6, 6, 0.3, 0.3, o, ex, ey);
+    if (!s) return;
+    nv = rc_sim_num_verts(s);
+    CHECK_OK(rc_sim_add_plane(s, p0, nz, NULL));
+    Lbox = 0.3 * sqrt(2.0);   /* the sim's L: bounding-box diagonal of the initial mesh */
+    bound_v = def.tol * Lbox;
+    bound_x = def.tol * Lbox * def.dt;
+    for (n = 0; n < 60; ++n) {
+        rc_step_stats ss;
+        if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
+    }
+    for (i = 0; i < 3 * nv; ++i) vset = fmax(vset, fabs(rc_sim_velocities(s)[i]));
+    xs = (double *)malloc(sizeof(double) * 3 * nv);
+    memcpy(xs, rc_sim_positions(s), sizeof(double) * 3 * nv);
+    for (n = 0; n < 500; ++n) {
+        rc_step_stats ss;
+        const double *x = rc_sim_positions(s), *v = rc_sim_velocities(s);
+        if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
+        for (i = 0; i < nv; ++i) {
+            vmax = fmax(vmax, sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
+            dxy = fmax(dxy, hypot(x[3 * i] - xs[3 * i], x[3 * i + 1] - xs[3 * i + 1]));
+            dz = fmax(dz, fabs(x[3 * i + 2] - xs[3 * i + 2]));
+        }
+    }
+    printf("    settled: z %.4g mm (max |v| after settling %.3g m/s); over 500 steps max |v| %.3g m/s (bound %.3g), "
+           "horizontal drift %.3g m, vertical %.3g m (bound %.3g)\n",
+           1e3 * xs[2], vset, vmax, bound_v, dxy, dz, bound_x);
+    CHECKF(vmax <= bound_v, "max |v| %.3g > tol L = %.3g", vmax, bound_v);
+    CHECKF(dxy <= bound_x, "horizontal drift %.3g > tol L h = %.3g", dxy, bound_x);
+    CHECKF(dz <= bound_x, "vertical drift %.3g > tol L h = %.3g", dz, bound_x);
+    /* resting means resting in the barrier zone, not sunk below the offset */
+    CHECKF(xs[2] > def.contact_thickness && xs[2] < def.contact_thickness + def.contact_dhat, "rest height %.4g outside (xi, xi + dhat)", xs[2]);
+    t_inv_check(&I, "resting");
+    free(xs);
+    rc_sim_destroy(s);
+}
+
+/* ---- 6. high-speed drops: exact geometry, independent of the barrier ------------------------------
+   A 10x10 sheet moving down at 8 m/s (8 cm per step, 40x the barrier zone) hits a sphere, a box
+   and a plane; 12 steps (the impact is in the first two, the rest is draping at speed).
+   Known failure (reported): on the sphere and the box most steps end at the Newton cap with dx
+   converged and the director-angle part stagnating (linear convergence with the PSD-projected
+   bending Hessians; exact Hessians, RC_PROJ=-1, converge in 10-56 iterations). With the default
+   cap of 100 the converged fraction was 13% and a 10x10 step took ~0.9 s, so the test caps
+   Newton at 40 to stay fast; the fraction check (>= 90%) is left in and fails until that is fixed. After every step every vertex is tested against the exact shape with the test's
+   own distance function: it must be outside (d > 0) and, because the simulator's energy is
+   infinite at d <= xi and its line search only accepts finite energies, outside the offset too
+   (d > xi, up to 1e-12 m of round-off between two distance formulas). Only vertices: the sim's
+   obstacle contact is vertex-versus-shape. */
+static double t_dist_sphere(const double *c, double r, const double *x)
+{
+    double d[3];
+    rc__sub3(d, x, c);
+    return rc__norm3(d) - r;
+}
+static double t_dist_box(const double *c, const double *hf, const double *x)
+{
+    double q[3], out = 0.0, in = -HUGE_VAL;
+    int k;
+    for (k = 0; k < 3; ++k) {
+        q[k] = fabs(x[k] - c[k]) - hf[k];
+        out += q[k] > 0.0 ? q[k] * q[k] : 0.0;
+        in = fmax(in, q[k]);
+    }
+    return sqrt(out) + (in < 0.0 ? in : 0.0);
+}
+
+static void t_drop(int kind, const char *name)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double c[3] = { 0.03, -0.02, 0.0 }, hf[3] = { 0.1, 0.08, 0.05 }, nrm[3] = { 0.1, 0.05, 1.0 }, r = 0.1, nl;
+    double o[3] = { -0.2, -0.2, 0.16 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, *v, dmin = HUGE_VAL;
+    int nv, n, i, inside = 0, in_offset = 0;
+    t_inv I;
+    memset(&I, 0, sizeof I);
+    def.max_newton_iters = 40;   /* bounds the cost: see the note above on the converged fraction */
+    s = t_sim_grid(&def, 10, 10, 0.4, 0.4, o, ex, ey);
+    if (!s) return;
+    nv = rc_sim_num_verts(s);
+    if (kind == 0) CHECK_OK(rc_sim_add_sphere(s, c, r, NULL));
+    else if (kind == 1) CHECK_OK(rc_sim_add_box(s, c, hf, NULL));
+    else CHECK_OK(rc_sim_add_plane(s, c, nrm, NULL));
+    nl = rc__norm3(nrm);
+    v = (double *)calloc((size_t)3 * nv, sizeof(double));
+    for (i = 0; i < nv; ++i) v[3 * i + 2] = -8.0;
+    t_set_velocities(s, v);
+    for (n = 0; n < 12; ++n) {
+        rc_step_stats ss;
+        const double *x = rc_sim_positions(s);
+        if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
+        for (i = 0; i < nv; ++i) {
+            const double *xi = x + 3 * i;
+            double d = kind == 0 ? t_dist_sphere(c, r, xi) : kind == 1 ? t_dist_box(c, hf, xi)
+                     : ((xi[0] - c[0]) * nrm[0] + (xi[1] - c[1]) * nrm[1] + (xi[2] - c[2]) * nrm[2]) / nl;
+            if (d < dmin) dmin = d;
+            if (!(d > 0.0)) inside++;
+            if (!(d > def.contact_thickness - 1e-12)) in_offset++;
+        }
+    }
+    printf("    [%s] min vertex distance over %d steps %.4g mm (offset xi %.3g mm)\n", name, n, 1e3 * dmin, 1e3 * def.contact_thickness);
+    CHECKF(inside == 0, "%s: %d vertex-steps inside the shape (min d %.3g)", name, inside, dmin);
+    CHECKF(in_offset == 0, "%s: %d vertex-steps inside the offset xi (min d %.3g)", name, in_offset, dmin);
+    /* the sheet must have reached the obstacle (else the test tests nothing) */
+    CHECKF(dmin < def.contact_thickness + def.contact_dhat, "%s: never came within the barrier zone (min d %.3g)", name, dmin);
+    t_inv_check(&I, name);
+    free(v);
+    rc_sim_destroy(s);
+}
+
+static void test_sim_drop_sphere(void) { t_drop(0, "sphere"); }
+static void test_sim_drop_box(void) { t_drop(1, "box"); }
+static void test_sim_drop_plane(void) { t_drop(2, "plane"); }
+
+/* ---- 4. cantilever against Euler-Bernoulli ---------------------------------------------------------
+   A strip (length 0.1 m, width 0.02 m, tau 1 mm, E 1e8 Pa, nu = 0, bending_scale 1, no gravity)
+   clamped by pinning its first two vertex columns: the triangles between them are fully pinned,
+   so their edge directors are held too and the clamp is the line of the second column, x = dx;
+   hence L = 0.1 - dx. A tip load P (split equally over the tip column) in -z, solved with
+   rc_sim_solve_static. With nu = 0 a plate strip in cylindrical bending is exactly a beam of
+   EI = E w tau^3 / 12 (no anticlastic coupling), so delta = P L^3 / (3 E I); P is chosen for
+   delta = 1% of L, where the geometric nonlinearity is O((delta/L)^2) = 1e-4 relative.
+   Required: within 3% on the finest mesh (41x9), the error decreasing under refinement; the
+   observed order is printed. Known failure (reported): 3.9%, first order, see the diagnosis below. */
+static double t_cantilever(int nx, int ny, double *Lout, double *ana)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double Lx = 0.1, w = 0.02, tau = 1e-3, E = 1e8, dx = Lx / (nx - 1), L = Lx - dx, I = w * tau * tau * tau / 12.0;
+    double P = 3.0 * E * I * (0.01 * L) / (L * L * L), tip = 0.0;
+    rc_step_stats ss;
+    int i, j;
+    def.material.young = E; def.material.poisson = 0.0; def.material.thickness = tau; def.material.density = 1000.0;
+    def.bending_scale = 1.0;
+    def.gravity[2] = 0.0;
+    s = t_sim_grid(&def, nx, ny, Lx, w, NULL, NULL, NULL);
+    if (!s) return HUGE_VAL;
+    for (j = 0; j < ny; ++j)
+        for (i = 0; i < 2; ++i) CHECK_OK(rc_sim_pin(s, j * nx + i, rc_sim_positions(s) + 3 * (j * nx + i)));
+    for (j = 0; j < ny; ++j) {
+        double f[3] = { 0, 0, -P / ny };
+        CHECK_OK(rc_sim_set_force(s, j * nx + nx - 1, f));
+    }
+    CHECK_OK(rc_sim_solve_static(s, &ss));
+    CHECKF(ss.converged, "cantilever %dx%d: static solve did not converge", nx, ny);
+    for (j = 0; j < ny; ++j) tip += -rc_sim_positions(s)[3 * (j * nx + nx - 1) + 2] / ny;
+    *Lout = L;
+    *ana = P * L * L * L / (3.0 * E * I);
+    {
+        /* the pins carry the load: total reaction = P up (equilibrium), a check on the statics */
+        double R = 0.0, f[3];
+        for (j = 0; j < ny; ++j)
+            for (i = 0; i < 2; ++i) { CHECK_OK(rc_sim_pin_reaction(s, j * nx + i, f)); R += f[2]; }
+        CHECKF(fabs(R - P) < 1e-3 * P, "pin reactions %.6g != P %.6g", R, P);
+    }
+    rc_sim_destroy(s);
+    return tip;
+}
+
+static void test_sim_cantilever(void)
+{
+    int nxs[3] = { 11, 21, 41 }, nys[3] = { 3, 5, 9 }, k;
+    double err[3];
+    for (k = 0; k < 3; ++k) {
+        double L = 0.0, ana = 0.0, tip = t_cantilever(nxs[k], nys[k], &L, &ana);
+        err[k] = (tip - ana) / ana;
+        printf("    %2dx%d: L %.4g m, tip %.6g m, Euler-Bernoulli %.6g m, error %+.3f%%", nxs[k], nys[k], L, tip, ana, 100.0 * err[k]);
+        if (k > 0) printf(", order %.2f", log(fabs(err[k - 1]) / fabs(err[k])) / log(2.0));
+        printf("\n");
+    }
+    CHECKF(fabs(err[2]) < 0.03, "finest cantilever off by %.2f%%", 100.0 * err[2]);
+    CHECKF(fabs(err[2]) < fabs(err[1]) && fabs(err[1]) < fabs(err[0]), "error does not decrease with refinement");
+    /* Diagnosis of the first-order error (reported as a sim issue): phi is measured from the
+       average of the two adjacent face normals, so holding phi on a clamp-line edge (one pinned,
+       one free triangle) lets its director turn by half the free face's rotation: the clamp
+       acts half an element inboard, L_eff = Lx - dx/2. With that length the deflection must
+       match Euler-Bernoulli to 0.5% at every resolution (it checks D = E tau^3/12 and the
+       load path independently of the clamp defect). */
+    for (k = 0; k < 3; ++k) {
+        double dx = 0.1 / (nxs[k] - 1), L = 0.1 - dx, Le = 0.1 - 0.5 * dx, r = (1.0 + err[k]) * pow(L / Le, 3.0) - 1.0;
+        printf("    %2dx%d: against L_eff = Lx - dx/2: %+.3f%%\n", nxs[k], nys[k], 100.0 * r);
+        CHECKF(fabs(r) < 0.005, "%dx%d: half-clamp model off by %.3f%%", nxs[k], nys[k], 100.0 * r);
+    }
+}
+
+/* ---- 7. friction on a tilted plane ---------------------------------------------------------------
+   A 5x5 sheet (0.1 m) rests in the barrier zone of a plane tilted by theta about y, mu = 0.3
+   (friction angle 16.7 deg). Below it (theta = 10 deg) the smoothed (IPC) Coulomb law lets the
+   sheet creep at a slip speed v with mu lambda f1(v / eps_v) = m g sin(theta), f1(y) = 2y - y^2,
+   so v = eps_v (1 - sqrt(1 - tan(theta)/mu)) < eps_v; required: after settling, the downhill
+   displacement per step <= eps_v h. Above it (theta = 30 deg) the sheet must slide with
+   a = g (sin(theta) - mu cos(theta)) (2.36 m/s^2) once the slip speed is >> eps_v: measured from
+   the centroid velocity between 0.2 s and 0.4 s, required within 5% (the lagged normal force is
+   the barrier force at the step start, which equals the weight's normal part at rest contact). */
+static void t_slope(double theta_deg, double *creep_per_step, double *accel, double *vpred)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double th = theta_deg * 3.14159265358979323846 / 180.0, mu = 0.3;
+    double nrm[3], down[3], ey[3] = { 0, 1, 0 }, o[3], p0[3] = { 0, 0, 0 }, cprev = 0.0, vd1 = 0.0, vd2 = 0.0;
+    int nv, n, i, N = 60;
+    t_inv I;
+    memset(&I, 0, sizeof I);
+    nrm[0] = sin(th); nrm[1] = 0.0; nrm[2] = cos(th);
+    down[0] = cos(th); down[1] = 0.0; down[2] = -sin(th);
+    def.friction = mu;
+    for (i = 0; i < 3; ++i) o[i] = (def.contact_thickness + 0.5 * def.contact_dhat) * nrm[i];
+    s = t_sim_grid(&def, 5, 5, 0.1, 0.1, o, down, ey);
+    if (!s) return;
+    nv = rc_sim_num_verts(s);
+    CHECK_OK(rc_sim_add_plane(s, p0, nrm, NULL));
+    *creep_per_step = 0.0;
+    for (n = 1; n <= N; ++n) {
+        rc_step_stats ss;
+        const double *x = rc_sim_positions(s), *v = rc_sim_velocities(s);
+        double c = 0.0, vd = 0.0;
+        if (!t_inv_step(&I, s, rc_sim_step(s, &ss), &ss)) break;
+        for (i = 0; i < nv; ++i) { c += rc__dot3(x + 3 * i, down) / nv; vd += rc__dot3(v + 3 * i, down) / nv; }
+        if (n > 20) *creep_per_step = fmax(*creep_per_step, c - cprev);   /* after settling (0.2 s) */
+        if (n == 20) vd1 = vd;
+        if (n == 40) vd2 = vd;
+        cprev = c;
+    }
+    *accel = (vd2 - vd1) / (20 * def.dt);
+    *vpred = tan(th) < mu ? def.friction_eps_v * (1.0 - sqrt(1.0 - tan(th) / mu)) : HUGE_VAL;
+    t_inv_check(&I, theta_deg < 16.7 ? "slope 10deg" : "slope 30deg");
+    rc_sim_destroy(s);
+}
+
+static void test_sim_friction_slope(void)
+{
+    double creep, acc, vpred, th = 30.0 * 3.14159265358979323846 / 180.0, g = 9.81, epsh;
+    rc_sim_def def = rc_default_sim_def();
+    epsh = def.friction_eps_v * def.dt;
+    t_slope(10.0, &creep, &acc, &vpred);
+    printf("    10 deg: creep %.3g m/step (bound eps_v h = %.3g, smoothed-Coulomb prediction %.3g), accel %.3g m/s^2\n", creep, epsh,
+           vpred * def.dt, acc);
+    CHECKF(creep <= epsh, "creep %.3g m/step > eps_v h %.3g", creep, epsh);
+    /* and it creeps at the smoothed-Coulomb slip speed (10%: the lagged normal force and the
+       sheet's own slight non-uniformity of contact force are the only differences) */
+    CHECKF(fabs(creep - vpred * def.dt) < 0.1 * vpred * def.dt, "creep %.4g m/step vs predicted %.4g", creep, vpred * def.dt);
+    t_slope(30.0, &creep, &acc, &vpred);
+    {
+        double a_ex = g * (sin(th) - 0.3 * cos(th));
+        printf("    30 deg: accel %.4g m/s^2, g(sin - mu cos) = %.4g (%+.2f%%)\n", acc, a_ex, 100.0 * (acc - a_ex) / a_ex);
+        CHECKF(fabs(acc - a_ex) < 0.05 * a_ex, "sliding acceleration %.4g vs %.4g", acc, a_ex);
+    }
+}
+
+/* ---- 9. bad input ------------------------------------------------------------------------------ */
+static void test_sim_bad_input(void)
+{
+    rc_sim_def def = rc_default_sim_def(), d2;
+    rc_sim *s = NULL, *bad = (rc_sim *)1;
+    rc_mesh m;
+    rc_step_stats ss;
+    double p[3] = { 0, 0, 0 }, nz[3] = { 0, 0, 0 }, nrm[3] = { 0, 0, 1 }, f[3] = { 0, 0, 1e-3 }, nanv[3];
+    int id = -7, i;
+    nanv[0] = 0.0; nanv[1] = nanv[2] = NAN;
+    CHECK_OK(rc_mesh_grid(&m, 0.2, 0.2, 5, 5, RC_DIAG_ALTERNATING));
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.tris = m.tris; def.mesh.pos = m.pos;
+
+    CHECK(rc_sim_create(NULL, &bad) == RC_ERR_INVALID_ARGUMENT && bad == NULL);
+    CHECK(rc_sim_create(&def, NULL) == RC_ERR_INVALID_ARGUMENT);
+    d2 = def; d2.mesh.num_tris = 0;
+    bad = (rc_sim *)1;
+    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_INVALID_ARGUMENT && bad == NULL);
+    d2 = def; d2.mesh.tris = NULL;
+    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_INVALID_ARGUMENT && bad == NULL);
+    d2 = def; d2.dt = 0.0;
+    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_INVALID_ARGUMENT);
+    d2 = def; d2.gravity[1] = INFINITY;
+    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_INVALID_ARGUMENT);
+    {
+        double keep = m.pos[7];
+        m.pos[7] = NAN;
+        CHECK(rc_sim_create(&def, &bad) == RC_ERR_NON_FINITE && bad == NULL);
+        m.pos[7] = keep;
+        keep = m.ref_uv[3];
+        m.ref_uv[3] = INFINITY;
+        CHECK(rc_sim_create(&def, &bad) == RC_ERR_NON_FINITE && bad == NULL);
+        m.ref_uv[3] = keep;
+    }
+    d2 = def; d2.material.young = -1.0;
+    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_BAD_MATERIAL && bad == NULL);
+    d2 = def; d2.material.poisson = 0.5;
+    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_BAD_MATERIAL && bad == NULL);
+    d2 = def; d2.material.density = NAN;
+    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_NON_FINITE && bad == NULL);
+    {
+        int keep = m.tris[4];
+        m.tris[4] = m.num_verts;   /* index out of range */
+        CHECK(rc_sim_create(&def, &bad) == RC_ERR_MESH_INDEX && bad == NULL);
+        m.tris[4] = keep;
+    }
+
+    CHECK_OK(rc_sim_create(&def, &s));
+    rc_mesh_free(&m);   /* the sim must not keep the caller's arrays */
+    if (!s) return;
+    CHECK(rc_sim_pin(s, -1, p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_pin(s, rc_sim_num_verts(s), p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(strlen(rc_sim_last_error(s)) > 0);
+    CHECK(rc_sim_pin(s, 0, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_pin(s, 0, nanv) == RC_ERR_NON_FINITE);
+    CHECK(rc_sim_unpin(s, 1 << 30) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_set_force(s, -3, f) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_set_force(s, 0, nanv) == RC_ERR_NON_FINITE);
+    CHECK(rc_sim_add_sphere(s, p, 0.0, &id) == RC_ERR_INVALID_ARGUMENT && id == -7);
+    CHECK(rc_sim_add_sphere(s, p, -1.0, &id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_sphere(s, nanv, 1.0, &id) == RC_ERR_NON_FINITE);
+    CHECK(rc_sim_add_plane(s, p, nz, &id) == RC_ERR_INVALID_ARGUMENT && id == -7);
+    CHECK(rc_sim_add_plane(s, p, nanv, &id) == RC_ERR_NON_FINITE);
+    CHECK(rc_sim_add_box(s, p, nz, &id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_capsule(s, p, nrm, 0.0, &id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_set_obstacle_friction(s, 0, 0.5) == RC_ERR_INVALID_ARGUMENT);   /* no obstacle yet */
+    CHECK(rc_sim_move_obstacle(s, 0, p, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_pin_reaction(s, 99999, p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_step(NULL, &ss) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_solve_static(NULL, &ss) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_save_state(s, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_load_state(s, NULL) == RC_ERR_INVALID_ARGUMENT);
+    {
+        /* a non-finite state is refused and leaves the state untouched */
+        size_t n = rc_sim_state_size(s);
+        double *b = (double *)malloc(n * sizeof(double)), x5 = rc_sim_positions(s)[5];
+        CHECK_OK(rc_sim_save_state(s, b));
+        b[5] = NAN;
+        CHECK(rc_sim_load_state(s, b) == RC_ERR_NON_FINITE);
+        CHECK(rc_sim_positions(s)[5] == x5);
+        free(b);
+    }
+    CHECK(rc_sim_num_verts(NULL) == 0 && rc_sim_positions(NULL) == NULL);
+    rc_sim_destroy(NULL);
+    /* the sim is still usable after all these errors: pin a corner, add a plane, step */
+    CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
+    {
+        double below[3] = { 0, 0, -0.01 };
+        CHECK_OK(rc_sim_add_plane(s, below, nrm, &id));
+        CHECK(id == 0);
+    }
+    for (i = 0; i < 3; ++i) {
+        CHECK_OK(rc_sim_step(s, &ss));
+        CHECK(strlen(rc_sim_last_error(s)) == 0);
+    }
+    for (i = 0; i < 3 * rc_sim_num_verts(s); ++i) CHECK(rc__isfinite(rc_sim_positions(s)[i]));
+    rc_sim_destroy(s);
+}
 
 static void suite_sim(void)
 {
+    /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
+       regions cost more than they save (6x slower with 2 threads under load; def.num_threads is
+       not honoured yet, reported), so the suite runs them on one thread and restores the count. */
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
+    RUN(test_sim_free_fall);
+    RUN(test_sim_momentum);
+    RUN(test_sim_resting_on_plane);
+    RUN(test_sim_drop_sphere);
+    RUN(test_sim_drop_box);
+    RUN(test_sim_drop_plane);
+    RUN(test_sim_cantilever);
+    RUN(test_sim_friction_slope);
+    RUN(test_sim_bad_input);
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
 }
