@@ -6012,7 +6012,7 @@ struct rc_sim {
     double *cache_state;                  /* nt*27 */
     unsigned char *cache_valid;           /* nt */
     double *cache_score;                  /* nt scratch: relative displacement since caching */
-    double *tri_e;                        /* nt*5 per-triangle energy terms (fixed-order sums) */
+    double *tri_e;                        /* nt*6 per-triangle energy terms (fixed-order sums) */
     double *chunkA, *chunkB;              /* RC__CHUNK*(15 + 225), RC__CHUNK*(27 + 729) element scratch */
     double *cacheA, *cacheB;              /* nt*(15+225), nt*(27+729): cached joint element derivatives (adaptive) */
     double *ls_x, *ls_u, *ls_phi;
@@ -6208,7 +6208,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
-    RC__A(s->tri_e, 5 * nt, double);
+    RC__A(s->tri_e, 6 * nt, double);
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
     if (def->adaptive && def->itr_cache) { RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double); }
     RC__A(s->cache_state, (size_t)nt * 27, double); RC__A(s->cache_valid, nt, unsigned char); RC__A(s->cache_score, nt, double);
@@ -6253,7 +6253,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     s->quality_h = def->dt;
     s->coef = rc__sh_make_coef(&def->material, def->bending_scale);
     s->proj = getenv("RC_PROJ") ? atoi(getenv("RC_PROJ")) : RC__PROJECT_CLAMP;
-    s->exact_newton = getenv("RC_EXACT") ? atoi(getenv("RC_EXACT")) : 0;
+    s->exact_newton = getenv("RC_EXACT") ? atoi(getenv("RC_EXACT")) : 1;
     s->kappa = 0.0;   /* set from the mass scale when the first contact appears */
     *out = s;
     return RC_OK;
@@ -6798,7 +6798,8 @@ static RC__UNUSED double rc__sim_vertex_energy(const rc_sim *s, int i, const dou
         const rc__obstacle *ob = s->obs + o;
         double d = rc__sim_obs_sdf(ob, xi, NULL, NULL), lam;
         if (d < *mind) *mind = d;
-        if (d <= xi_) e_con = HUGE_VAL;
+        if (ob->shape.kind == RC__CT_SHAPE_SPHERE) { /* barrier on the triangles (element A) */ }
+        else if (d <= xi_) e_con = HUGE_VAL;
         else if (d < xi_ + dh) e_con += s->kappa * rc_barrier(d * d, xi_, dh, NULL, NULL);
         lam = s->fr_lambda[(size_t)o * s->nv + i];
         if (lam > 0.0 && ob->mu > 0.0) {
@@ -6822,7 +6823,7 @@ static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const doubl
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         double n[3], Hd[9], d = rc__sim_obs_sdf(ob, xi, n, Hd), lam;
-        if (d < xi_ + dh && d > xi_) {
+        if (d < xi_ + dh && d > xi_ && ob->shape.kind != RC__CT_SHAPE_SPHERE) {
             /* E = kappa b(d^2): grad = kappa b' 2d n, Hess = kappa (4 d^2 b'' n n^T + 2 b' (n n^T + d Hd)) */
             double db, d2b, Hl[9], work[3 * 9 + 3];
             rc_barrier(d * d, xi_, dh, &db, &d2b);
@@ -6874,6 +6875,44 @@ static RC__UNUSED void rc__sim_expand(int n, int nfull, double *g, double *H)
     if (g) for (i = n; i < nfull; ++i) g[i] = 0.0;
 }
 
+/* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
+   and r-adaptivity would slide the vertices off it): d = dist(c, T) - r with the point-triangle
+   distance of the CONTACT section, barrier kappa b(d^2) with the thickness offset. Returns the
+   energy; g (9) and H (9x9, unprojected; element A projects its sum) w.r.t. the 3 vertices. */
+static RC__UNUSED double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const double *xl, double *g, double *H)
+{
+    double c[3], d2, dist, ds, db, d2b, g12[12], H144[144], lo = HUGE_VAL, emax = 0.0, E, dd[9];
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
+    int k, i, j, type;
+    rc__obs_from_rest_vec(o->R, o->shape.p, c);
+    rc__add3(c, c, o->t);
+    if (g) memset(g, 0, 9 * sizeof(double));
+    if (H) memset(H, 0, 81 * sizeof(double));
+    for (k = 0; k < 3; ++k) {
+        double e[3], v[3];
+        rc__sub3(v, xl + 3 * k, c);
+        if (rc__norm3(v) < lo) lo = rc__norm3(v);
+        rc__sub3(e, xl + 3 * ((k + 1) % 3), xl + 3 * k);
+        if (rc__norm3(e) > emax) emax = rc__norm3(e);
+    }
+    if (lo - emax - o->shape.r >= xi_ + dh) return 0.0;   /* dist(c, T) >= min vertex distance - longest edge */
+    d2 = rc__ct_point_triangle_d2(c, xl, xl + 3, xl + 6, &type, g12, H ? H144 : NULL);
+    dist = sqrt(d2);
+    ds = dist - o->shape.r;
+    if (ds >= xi_ + dh) return 0.0;
+    if (ds <= xi_) return HUGE_VAL;
+    E = s->kappa * rc_barrier(ds * ds, xi_, dh, &db, &d2b);
+    for (i = 0; i < 9; ++i) dd[i] = g12[3 + i] / (2.0 * dist);   /* d(ds)/dx */
+    if (g) for (i = 0; i < 9; ++i) g[i] = s->kappa * db * 2.0 * ds * dd[i];
+    if (H)
+        for (i = 0; i < 9; ++i)
+            for (j = 0; j < 9; ++j) {
+                double hds = H144[(3 + i) * 12 + 3 + j] / (2.0 * dist) - g12[3 + i] * g12[3 + j] / (4.0 * d2 * dist);
+                H[9 * i + j] = s->kappa * (4.0 * ds * ds * d2b * dd[i] * dd[j] + 2.0 * db * (dd[i] * dd[j] + ds * hds));
+            }
+    return E;
+}
+
 static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const double *u, int with_u, double *a,
                              double *g, double *H)
 {
@@ -6905,6 +6944,14 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
             if (H) for (i = 0; i < 6; ++i) for (j = 0; j < 6; ++j) H[(9 + i) * n + 9 + j] += Hm[6 * i + j];
         }
     }
+    a[4] = 0.0;
+    for (k = 0; k < s->nobs; ++k)
+        if (s->obs[k].shape.kind == RC__CT_SHAPE_SPHERE) {
+            double gc[9], Hc[81];
+            a[4] += rc__sim_tri_sphere(s, s->obs + k, xl, g ? gc : NULL, H ? Hc : NULL);
+            if (g) for (i = 0; i < 9; ++i) g[i] += gc[i];
+            if (H) for (i = 0; i < 9; ++i) for (j = 0; j < 9; ++j) H[i * n + j] += Hc[9 * i + j];
+        }
     if (H && s->proj >= 0) rc__sh_psd_project(n, H, s->proj);
     rc__sim_expand(n, 15, g, H);
 }
@@ -6926,6 +6973,18 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
     }
     *b = rc__sh_bend_tri(xl, xf, mask, ph, tri, ul, &s->coef, flags, g, H);
     rc__sim_expand(with_u ? 27 : 21, 27, g, H);
+}
+
+/* threads for the element loops: def.num_threads, or the OpenMP default when 0. Small loops run
+   serially (the if clauses): thread start-up costs more than a few hundred elements. */
+static RC__UNUSED int rc__sim_threads(const rc_sim *s)
+{
+#ifdef _OPENMP
+    return s->def.num_threads > 0 ? s->def.num_threads : omp_get_max_threads();
+#else
+    (void)s;
+    return 1;
+#endif
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -6950,18 +7009,18 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
     T->min_dist = HUGE_VAL;
     if (s->def.adaptive) rc__sim_update_xtil(s, u);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(rc__sim_threads(s)) if (nt >= 512)
 #endif
     for (t = 0; t < nt; ++t) {
-        double a[4], b;
+        double a[5], b;
         rc__sim_kernel_A(s, t, x, u, 0, a, NULL, NULL);
         rc__sim_kernel_B(s, t, x, u, phi, 0, &b, NULL, NULL);
-        s->tri_e[5 * t + 0] = a[0]; s->tri_e[5 * t + 1] = a[1]; s->tri_e[5 * t + 2] = a[2];
-        s->tri_e[5 * t + 3] = a[3]; s->tri_e[5 * t + 4] = b;
+        s->tri_e[6 * t + 0] = a[0]; s->tri_e[6 * t + 1] = a[1]; s->tri_e[6 * t + 2] = a[2];
+        s->tri_e[6 * t + 3] = a[3]; s->tri_e[6 * t + 4] = b; s->tri_e[6 * t + 5] = a[4];
     }
     for (t = 0; t < nt; ++t) {
-        T->stretch += s->tri_e[5 * t + 0]; T->inertia += s->tri_e[5 * t + 1]; T->gravity += s->tri_e[5 * t + 2];
-        T->quality += s->tri_e[5 * t + 3]; T->bend += s->tri_e[5 * t + 4];
+        T->stretch += s->tri_e[6 * t + 0]; T->inertia += s->tri_e[6 * t + 1]; T->gravity += s->tri_e[6 * t + 2];
+        T->quality += s->tri_e[6 * t + 3]; T->bend += s->tri_e[6 * t + 4]; T->contact += s->tri_e[6 * t + 5];
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->contact, &T->friction, &T->min_dist);
     return rc__terms_total(T);
@@ -7028,7 +7087,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
     memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
     use_cache = use_cache && with_u && s->cacheA && s->proj >= 0;
     if (use_cache) {
-        double *tmp = s->tri_e;   /* nt*5 scratch, free here */
+        double *tmp = s->tri_e;   /* nt*6 scratch, free here */
         for (t = 0; t < nt; ++t) {
             double st[27];
             rc__sim_stencil_state(s, t, x, u, phi, st);
@@ -7041,10 +7100,10 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
     for (c0 = 0; c0 < nt; c0 += RC__CHUNK) {
         int c1 = c0 + RC__CHUNK < nt ? c0 + RC__CHUNK : nt;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : nactive)
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : nactive) num_threads(rc__sim_threads(s)) if (c1 - c0 >= 256)
 #endif
         for (t = c0; t < c1; ++t) {
-            double a[4], b;
+            double a[5], b;
             double *gA, *HA, *gB, *HB;
             int recompute = 1;
             if (use_cache) {
@@ -7165,8 +7224,25 @@ static RC__UNUSED void rc__sim_dir_size(const rc_sim *s, const rc__system *y, do
 static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const double *bx)
 {
     double amax = 1.0;
-    int i, o, c;
+    int i, o, c, t, k;
     if (s->nobs == 0) return 1.0;
+    for (o = 0; o < s->nobs; ++o) {
+        double ctr[3], zero[3] = { 0, 0, 0 };
+        if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE) continue;
+        rc__obs_from_rest_vec(s->obs[o].R, s->obs[o].shape.p, ctr);
+        rc__add3(ctr, ctr, s->obs[o].t);
+        for (t = 0; t < s->nt; ++t) {
+            double dxk[9], a;
+            const int *tri = s->tris + 3 * t;
+            int moving = 0;
+            for (k = 0; k < 3; ++k)
+                for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * tri[k] + c]; dxk[3 * k + c] = g >= 0 ? y->d[g] : 0.0; moving |= g >= 0; }
+            if (!moving) continue;
+            a = rc__ct_ccd_point_triangle(ctr, bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero, dxk, dxk + 3, dxk + 6,
+                                          s->obs[o].shape.r + s->def.contact_thickness, amax);
+            if (a < amax) amax = a;
+        }
+    }
     for (i = 0; i < s->nv; ++i) {
         double dx[3];
         if (s->pinned[i]) continue;
@@ -7588,7 +7664,7 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
     if (!any) return;
     if (s->def.adaptive) rc__sim_update_xtil(s, s->u);
     for (t = 0; t < s->nt; ++t) {
-        double a[4], b, gA[15], gB[27];
+        double a[5], b, gA[15], gB[27];
         int touches = 0, verts[6];
         for (k = 0; k < 6; ++k) {
             verts[k] = k < 3 ? s->tris[3 * t + k] : s->topo.tri_flap[3 * t + k - 3];
@@ -7805,7 +7881,7 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
     double S = 0.0, B = 0.0, G = 0.0;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     for (t = 0; t < s->nt; ++t) {
-        double a[4], b;
+        double a[5], b;
         rc__sim_kernel_A(s, t, s->x, s->u, 0, a, NULL, NULL);
         rc__sim_kernel_B(s, t, s->x, s->u, s->phi, 0, &b, NULL, NULL);
         S += a[0]; G += a[2]; B += b;
