@@ -7853,6 +7853,9 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
         }
         rc__stats_add(&acc, &st, first);
         first = 0;
+#ifdef RCLOTH_DEBUG_STATIC
+        printf(" pseudo %d h %.3g conv %d outer %d newton %d move %.3g umove %.3g E %.8g\n", k, h, st.converged, st.outer_iters, st.newton_iters, move, umove, st.ip_end);
+#endif
         if (move <= s->def.tol * s->L * s->def.dt && umove <= s->def.tol * s->mean_edge * s->def.dt && st.converged) { conv = 1; break; }
         if (st.converged && h < 1e6 * s->def.dt) h *= 2.0;
         else if (!st.converged && h > s->def.dt) h *= 0.5;
