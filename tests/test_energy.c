@@ -336,7 +336,7 @@ static void test_energy_bend_vector_form(void)
         for (i = 0; i < 3; ++i) {
             const double *qi = q + 3 * i, *A = q + 3 * ((i + 1) % 3), *B = q + 3 * ((i + 2) % 3);
             double nT[3], nF[3], e1[3], e2[3], mb[3], eh[3], m[3], v[3], ex[3], II, s;
-            rc__ad ad;
+            rc__sh_edged ad;
             int k;
             rc__sub3(e1, A, qi);
             rc__sub3(e2, B, qi);
@@ -364,8 +364,8 @@ static void test_energy_bend_vector_form(void)
             }
             II = rc__dot3(v, m);
             s = rc__sh_edge_sign(vid, i);
-            rc__sh_edge_II(qi, A, B, (mask >> i & 1) ? q + 9 + 3 * i : NULL, q[18 + i], s, 2, &ad);
-            if (fabs(ad.v - II) > 1e-12) bad++;
+            rc__sh_edge_eval(qi, A, B, (mask >> i & 1) ? q + 9 + 3 * i : NULL, q[18 + i], s, 1, &ad);
+            if (fabs(ad.II - II) > 1e-12) bad++;
         }
     }
     CHECK(bad == 0);
