@@ -315,9 +315,12 @@ static RC__UNUSED void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm
 /* ---- fast PSD projection of an element Hessian (n <= 27). The Jacobi solver of BASE costs
    ~260 us on a 27x27 bending stencil; this path needs only the NEGATIVE eigenpairs:
      1. diagonally dominant with nonnegative diagonal -> PSD, done;
-     2. Cholesky of H + delta I (delta = 1e-12 max|H_ii|) succeeds -> lambda_min >= -delta: treated
+     2. rows/columns that are exactly zero (boundary edges' flap rows, the in-plane rows of a flat
+        sheet's bending stencil) are eigenvectors of eigenvalue 0: they are dropped and the rest
+        (m x m) is projected, then scattered back (exact, and it shrinks the O(m^3) work);
+     3. Cholesky of H + delta I (delta = 1e-12 max|H_ii|) succeeds -> lambda_min >= -delta: treated
         as PSD and left alone (element Hessians are singular: rigid modes);
-     3. Householder tridiagonalisation Q^T H Q = T (reflectors kept, Q never formed), eigenvalues
+     4. Householder tridiagonalisation Q^T H Q = T (reflectors kept, Q never formed), eigenvalues
         of T by implicit QL with Wilkinson shifts (no vectors), eigenvectors of the negative ones
         by inverse iteration on T (pivoted tridiagonal LU, 2 solves, Gram-Schmidt against the
         previous negative ones for clusters), back-transformed by the reflectors; then
@@ -326,35 +329,54 @@ static RC__UNUSED void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm
    correction it adds is |lambda| v v^T, so the error stays of the size of that tiny |lambda|;
    negatives at round-off level (|lambda| <= 1e-13 max|lambda|) are skipped.
    Falls back to rc__psd_project (Jacobi) if QL does not converge in 60 iterations per eigenvalue.
-   Returns 1 if H was changed. (Generic dense math: a candidate for BASE.) */
+   Returns 1 if H was changed. (Generic dense math: a candidate for BASE.)
+   Measured on stencils captured from a hanging-sheet run (fixed mesh): Cholesky accepts 26% of
+   the 9x9 element-A Hessians and 3% of the 21x21 bending ones; the rest have 1-3 (n = 9) or
+   4-9 (n = 21) genuinely negative eigenvalues, so step 4 is the common path. */
 
 /* Householder reduction of symmetric A (n*n, destroyed) to tridiagonal (d, e: e[i] couples i and
-   i+1); reflector k (P_k = I - beta_k v_k v_k^T, v_k nonzero in k+1..n-1) stored in V[k*n..]. */
-static RC__UNUSED void rc__sh_tridiag(int n, double *A, double *d, double *e, double *V, double *beta)
+   i+1); reflector k (P_k = I - beta_k v_k v_k^T, v_k nonzero in k+1..n-1) stored in V[k*n..].
+   A sub-column whose norm (below the sub-diagonal) is <= tol is left alone (no reflector): with
+   tol = eps |A|_inf this perturbs the eigenvalues by round-off only, and it keeps the singular
+   stencils' null-space noise (~1e-18 |A|) out of the arithmetic, where its products went
+   subnormal and made the reduction ~20x slower. */
+static RC__UNUSED void rc__sh_tridiag(int n, double *A, double *d, double *e, double *V, double *beta, double tol)
 {
     int i, j, k;
     for (k = 0; k + 2 < n; ++k) {
         double sigma = 0.0, x0 = A[(k + 1) * n + k], nrm, alpha, bt, *v = V + k * n, p[27], K = 0.0;
         for (i = k + 2; i < n; ++i) sigma += A[i * n + k] * A[i * n + k];
         beta[k] = 0.0;
-        if (sigma == 0.0) continue;
+        if (sigma <= tol * tol) continue;
         nrm = sqrt(x0 * x0 + sigma);
         alpha = x0 > 0.0 ? -nrm : nrm;
         v[k + 1] = x0 - alpha;
         for (i = k + 2; i < n; ++i) v[i] = A[i * n + k];
         bt = 2.0 / (v[k + 1] * v[k + 1] + sigma);
         beta[k] = bt;
-        /* P A P on the trailing block: A -= v w^T + w v^T, w = p - K v, p = beta A v, K = beta/2 v^T p */
+        /* P A P on the trailing block: A -= v w^T + w v^T, w = p - K v, p = beta A v, K = beta/2 v^T p.
+           Only the lower triangle (j <= i) is read and updated. */
+        for (i = k + 1; i < n; ++i) p[i] = 0.0;
         for (i = k + 1; i < n; ++i) {
-            double sum = 0.0;
-            for (j = k + 1; j < n; ++j) sum += A[i * n + j] * v[j];
-            p[i] = bt * sum;
+            double sum = 0.0, vi = v[i];
+            const double *Ai = A + i * n;
+            for (j = k + 1; j < i; ++j) {
+                sum += Ai[j] * v[j];
+                p[j] += Ai[j] * vi;
+            }
+            p[i] += sum + Ai[i] * vi;
+        }
+        for (i = k + 1; i < n; ++i) {
+            p[i] *= bt;
             K += v[i] * p[i];
         }
         K *= 0.5 * bt;
         for (i = k + 1; i < n; ++i) p[i] -= K * v[i];
-        for (i = k + 1; i < n; ++i)
-            for (j = k + 1; j < n; ++j) A[i * n + j] -= v[i] * p[j] + p[i] * v[j];
+        for (i = k + 1; i < n; ++i) {
+            double vi = v[i], pi = p[i];
+            double *Ai = A + i * n;
+            for (j = k + 1; j <= i; ++j) Ai[j] -= vi * p[j] + pi * v[j];
+        }
         A[(k + 1) * n + k] = A[k * n + k + 1] = alpha;
     }
     for (i = 0; i < n; ++i) {
@@ -472,17 +494,12 @@ static RC__UNUSED void rc__sh_trilu_solve(int n, const rc__sh_trilu *F, double *
     }
 }
 
-static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
+/* steps 3-4 on a matrix without zero rows */
+static RC__UNUSED int rc__sh_psd_core(int n, double *H, int mode)
 {
     double A[27 * 27], V[27 * 27], d[27], e[27], lam[27], e2[27], beta[27], Y[27 * 27], delta = 0.0, tnorm = 0.0;
-    int i, j, k, it, dominant = 1, chol = 1, nneg = 0;
-    for (i = 0; i < n && dominant; ++i) {
-        double sum = 0.0;
-        for (j = 0; j < n; ++j)
-            if (j != i) sum += fabs(H[i * n + j]);
-        if (H[i * n + i] < sum) dominant = 0;
-    }
-    if (dominant) return 0;
+    double anorm = 0.0, Z[27 * 27], cz[27];
+    int i, j, k, it, chol = 1, nneg = 0;
     for (i = 0; i < n; ++i)
         if (fabs(H[i * n + i]) > delta) delta = fabs(H[i * n + i]);
     delta *= 1e-12;
@@ -504,7 +521,12 @@ static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
     }
     if (chol) return 0;
     memcpy(A, H, sizeof(double) * (size_t)(n * n));
-    rc__sh_tridiag(n, A, d, e, V, beta);
+    for (i = 0; i < n; ++i) {
+        double r = 0.0;
+        for (j = 0; j < n; ++j) r += fabs(H[i * n + j]);
+        if (r > anorm) anorm = r;
+    }
+    rc__sh_tridiag(n, A, d, e, V, beta, DBL_EPSILON * anorm);
     memcpy(lam, d, sizeof(double) * (size_t)n);
     memcpy(e2, e, sizeof(double) * (size_t)n);
     if (!rc__sh_tridiag_ql(n, lam, e2)) {
@@ -551,15 +573,46 @@ static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
                 dot *= beta[r];
                 for (i = r + 1; i < n; ++i) z[i] -= dot * v[i];
             }
-            for (i = 0; i < n; ++i) {
-                double zi = corr * z[i];
-                for (j = 0; j < n; ++j) H[i * n + j] += zi * z[j];
-            }
+            memcpy(Z + (nneg - 1) * n, z, sizeof(double) * (size_t)n);
+            cz[nneg - 1] = corr;
         }
     }
-    for (i = 0; i < n; ++i) /* exact symmetry */
-        for (j = 0; j < i; ++j) H[i * n + j] = H[j * n + i] = 0.5 * (H[i * n + j] + H[j * n + i]);
+    /* H <- sym(H) + sum_k corr_k z_k z_k^T, upper triangle computed once and mirrored (exact symmetry) */
+    for (i = 0; i < n; ++i)
+        for (j = i; j < n; ++j) {
+            double t = 0.5 * (H[i * n + j] + H[j * n + i]);
+            for (k = 0; k < nneg; ++k) t += cz[k] * Z[k * n + i] * Z[k * n + j];
+            H[i * n + j] = H[j * n + i] = t;
+        }
     return 1;
+}
+
+static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
+{
+    double Hc[27 * 27];
+    int idx[27], i, j, m = 0, dominant = 1, changed;
+    for (i = 0; i < n && dominant; ++i) {
+        double sum = 0.0;
+        for (j = 0; j < n; ++j)
+            if (j != i) sum += fabs(H[i * n + j]);
+        if (H[i * n + i] < sum) dominant = 0;
+    }
+    if (dominant) return 0;
+    for (i = 0; i < n; ++i) {
+        for (j = 0; j < n; ++j)
+            if (H[i * n + j] != 0.0) break;
+        if (j < n) idx[m++] = i;
+    }
+    if (m == n) return rc__sh_psd_core(n, H, mode);
+    if (m == 0) return 0;
+    /* a zero row i has H e_i = 0 only if column i is zero too: true for symmetric H */
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) Hc[i * m + j] = H[idx[i] * n + idx[j]];
+    changed = rc__sh_psd_core(m, Hc, mode);
+    if (changed)
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) H[idx[i] * n + idx[j]] = Hc[i * m + j];
+    return changed;
 }
 
 static RC__UNUSED void rc__sh_finish_hess(int n, double *H, int flags)
