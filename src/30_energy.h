@@ -420,8 +420,11 @@ static RC__UNUSED int rc__sh_tridiag_ql(int n, double *d, double *e)
                     split = 1;
                     break;
                 }
-                s = f / r;
-                c = g / r;
+                {
+                    double ir = 1.0 / r; /* one division per rotation instead of two */
+                    s = f * ir;
+                    c = g * ir;
+                }
                 g = d[i + 1] - pp;
                 r = (d[i] - g) * s + 2.0 * c * b;
                 pp = s * r;
@@ -555,7 +558,9 @@ static RC__UNUSED int rc__sh_psd_core(int n, double *H, int mode)
             for (i = 0; i < n; ++i) nrm += y[i] * y[i];
             nrm = sqrt(nrm);
             if (!(nrm > 0.0) || !rc__isfinite(nrm)) break;
-            for (i = 0; i < n; ++i) y[i] /= nrm;
+            nrm = 1.0 / nrm;
+            for (i = 0; i < n; ++i) y[i] *= nrm;
+            nrm = 1.0;
         }
         if (!(nrm > 0.0) || !rc__isfinite(nrm)) continue;
         ++nneg;
