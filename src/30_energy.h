@@ -870,7 +870,7 @@ static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, dou
     /* scatter L^T M L */
     {
         int P[3], r, cc, Y, Z;
-        double SA[9], TA[9], pa[3];
+        double TA[9], pa[3];
         P[0] = pB; P[1] = pq; P[2] = pp;
         for (r = 0; r < 9; ++r) TA[r] = 0.0;
         for (r = 0; r < 3; ++r) pa[r] = 0.0;
@@ -883,8 +883,7 @@ static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, dou
                         H[(P[Y] + r) * ld + P[Z] + cc] += m;
                         t += m;
                     }
-                    SA[3 * r + cc] = t; /* column block sum: row r of A against Z */
-                    TA[3 * r + cc] += t;
+                    TA[3 * r + cc] += t; /* t: column block sum, row r of A against Z */
                     H[(pA + r) * ld + P[Z] + cc] -= t;
                     H[(P[Z] + cc) * ld + pA + r] -= t;
                 }
@@ -895,7 +894,6 @@ static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, dou
                 pa[r] += m;
             }
         }
-        (void)SA;
         for (r = 0; r < 3; ++r) {
             for (cc = 0; cc < 3; ++cc) H[(pA + r) * ld + pA + cc] += TA[3 * r + cc];
             H[(pA + r) * ld + iphi] -= pa[r];
