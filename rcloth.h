@@ -3436,87 +3436,6 @@ static RC__UNUSED rc__sh_coef rc__sh_make_coef(const rc_material *mat, double be
     return c;
 }
 
-/* ---- a tiny forward second-order AD scalar over at most 10 variables. It is only used on the
-   small scalar pieces (W as a function of 6 metric entries, one edge's II as a function of 10
-   numbers), never over a whole stencil, so its dense cost stays small. Hessian packed lower
-   triangle: (i, j), j <= i at i(i+1)/2 + j. All operations allow r to alias an argument: each
-   writes h, then g, then v, elementwise. The argument n selects the work: n > 0 value, gradient
-   and Hessian in n variables; n < 0 value and gradient in -n variables; n == 0 value only (the
-   line-search path), so one piece of code serves the three kernel modes. */
-#define RC__AD_NG(n) ((n) < 0 ? -(n) : (n))
-#define RC__AD_NH(n) ((n) > 0 ? (n) : 0)
-#define RC__AD_N 10
-#define RC__AD_H 55
-typedef struct rc__ad {
-    double v, g[RC__AD_N], h[RC__AD_H];
-} rc__ad;
-
-static RC__UNUSED void rc__ad_const(rc__ad *r, double c, int n)
-{
-    int k;
-    int ng = RC__AD_NG(n), nh = RC__AD_NH(n);
-    r->v = c;
-    for (k = 0; k < ng; ++k) r->g[k] = 0.0;
-    for (k = 0; k < nh * (nh + 1) / 2; ++k) r->h[k] = 0.0;
-}
-static RC__UNUSED void rc__ad_var(rc__ad *r, double c, int idx, int n)
-{
-    rc__ad_const(r, c, n);
-    if (idx < RC__AD_NG(n)) r->g[idx] = 1.0;
-}
-/* r = ca*a + cb*b + c0 */
-static RC__UNUSED void rc__ad_lin(rc__ad *r, double ca, const rc__ad *a, double cb, const rc__ad *b, double c0, int n)
-{
-    int k, ng = RC__AD_NG(n), nh = RC__AD_NH(n);
-    for (k = 0; k < nh * (nh + 1) / 2; ++k) r->h[k] = ca * a->h[k] + cb * b->h[k];
-    for (k = 0; k < ng; ++k) r->g[k] = ca * a->g[k] + cb * b->g[k];
-    r->v = ca * a->v + cb * b->v + c0;
-}
-/* r = a*b: h = a h_b + b h_a + g_a g_b^T + g_b g_a^T */
-static RC__UNUSED void rc__ad_mul(rc__ad *r, const rc__ad *a, const rc__ad *b, int n)
-{
-    int i, j, k = 0, ng = RC__AD_NG(n), nh = RC__AD_NH(n);
-    for (i = 0; i < nh; ++i)
-        for (j = 0; j <= i; ++j, ++k)
-            r->h[k] = a->v * b->h[k] + b->v * a->h[k] + a->g[i] * b->g[j] + b->g[i] * a->g[j];
-    for (i = 0; i < ng; ++i) r->g[i] = a->v * b->g[i] + b->v * a->g[i];
-    r->v = a->v * b->v;
-}
-/* r = f(a) given f, f', f'' at a->v */
-static RC__UNUSED void rc__ad_f1(rc__ad *r, const rc__ad *a, double f, double f1, double f2, int n)
-{
-    int i, j, k = 0, ng = RC__AD_NG(n), nh = RC__AD_NH(n);
-    for (i = 0; i < nh; ++i)
-        for (j = 0; j <= i; ++j, ++k) r->h[k] = f1 * a->h[k] + f2 * a->g[i] * a->g[j];
-    for (i = 0; i < ng; ++i) r->g[i] = f1 * a->g[i];
-    r->v = f;
-}
-/* r = f(a, b) given its value and first/second partials */
-static RC__UNUSED void rc__ad_f2(rc__ad *r, const rc__ad *a, const rc__ad *b, double f, double fa, double fb,
-                      double faa, double fab, double fbb, int n)
-{
-    int i, j, k = 0, ng = RC__AD_NG(n), nh = RC__AD_NH(n);
-    for (i = 0; i < nh; ++i)
-        for (j = 0; j <= i; ++j, ++k)
-            r->h[k] = fa * a->h[k] + fb * b->h[k] + faa * a->g[i] * a->g[j] + fbb * b->g[i] * b->g[j] +
-                      fab * (a->g[i] * b->g[j] + b->g[i] * a->g[j]);
-    for (i = 0; i < ng; ++i) r->g[i] = fa * a->g[i] + fb * b->g[i];
-    r->v = f;
-}
-static RC__UNUSED void rc__ad_dot3(rc__ad *r, const rc__ad *a, const rc__ad *b, int n)
-{
-    rc__ad t;
-    rc__ad_mul(r, &a[0], &b[0], n);
-    rc__ad_mul(&t, &a[1], &b[1], n);
-    rc__ad_lin(r, 1.0, r, 1.0, &t, 0.0, n);
-    rc__ad_mul(&t, &a[2], &b[2], n);
-    rc__ad_lin(r, 1.0, r, 1.0, &t, 0.0, n);
-}
-static RC__UNUSED double rc__ad_hget(const rc__ad *a, int i, int j)
-{
-    return i >= j ? a->h[i * (i + 1) / 2 + j] : a->h[j * (j + 1) / 2 + i];
-}
-
 /* ---- W(abar, m): the material energy of one triangle as a function of the reference metric
    abar = D_u^T D_u and a world quantity m (the first fundamental form a for stretch, the second
    fundamental form b for bending), both symmetric 2x2 stored (11, 12, 22). With P = abar^-1 and
@@ -3524,60 +3443,98 @@ static RC__UNUSED double rc__ad_hget(const rc__ad *a, int i, int j)
            W = c A [ (alpha/2) (tr M)^2 + beta tr(M^2) ],   M = P m - shift I = P (m - shift abar)
    stretch: c = tau/4, m = a, shift = 1   (S = tau/4 A |abar^-1 a - I|^2_SV)
    bending: c = tau^3/12, m = b, shift = 0 (B = tau^3/12 A |abar^-1 b|^2_SV)
-   AD variables: 0..2 = abar (11, 12, 22), 3..5 = m (11, 12, 22). This is the one place the
-   material law is written; every kernel composes it with the geometry by the chain rule. */
+   This is the one place the material law is written; every kernel composes it with the geometry
+   by the chain rule.
+   Closed form (no AD): write abar = (p, r, s), mt = m - shift abar = (x, y, z) (formed first: it
+   avoids the cancellation of tr(M^2) = tr C^2 - 2 tr C + 2 near rest), d = det abar = p s - r^2,
+   and C = adj(abar) mt = [[C1, C2], [C3, C4]] with the BILINEAR entries
+       C1 = s x - r y,  C2 = s y - r z,  C3 = p y - r x,  C4 = p z - r y.
+   Then M = C / d, tr M = (C1 + C4)/d, tr M^2 = (C1^2 + 2 C2 C3 + C4^2)/d^2 and
+       W = (c/2) N d^(-3/2),   N = (alpha/2 + beta)(C1^2 + C4^2) + alpha C1 C4 + 2 beta C2 C3,
+   a quadratic form N = C^T Q C / 2 in C. With G = dC/dz (4 x 6, z = (p, r, s, x, y, z)) and the
+   constant second derivatives of the bilinear C_k, the z-Hessian is
+       N_zz = G^T Q G + sum_k N_Ck C_k,zz,   (d^-3/2)' = -3/2 d^-5/2, '' = 15/4 d^-7/2,
+       W_zz = (c/2) [ f N_zz + N (f'' d_z d_z^T + f' d_zz) + f' (N_z d_z^T + d_z N_z^T) ].
+   Finally z -> (abar, m) by the linear map mt = m - shift abar (T^T W_zz T).
+   Output: v, g[6] = dW/d(abar11, abar12, abar22, m11, m12, m22), h[36] full row-major. */
+typedef struct rc__sh_wd {
+    double v, g[6], h[36];
+} rc__sh_wd;
+
 /* order: 0 value, 1 + gradient, 2 + Hessian */
 static RC__UNUSED void rc__sh_W(const double abar[3], const double mm[3], double c, double shift, double alpha,
-                     double beta, int order, rc__ad *W)
+                                double beta, int order, rc__sh_wd *W)
 {
-    const int n = order == 2 ? 6 : order == 1 ? -6 : 0;
-    rc__ad ab[3], m[3], det, t, idet, P11, P12, P22, C11, C12, C21, C22, trC, trC2, A, q;
-    int k;
-    double d, sd;
-    for (k = 0; k < 3; ++k) {
-        rc__ad_var(&ab[k], abar[k], k, n);
-        rc__ad_var(&m[k], mm[k], 3 + k, n);
-        /* M = P m - shift I = P (m - shift abar): forming m - shift abar first avoids the
-           cancellation of tr(M^2) = tr C^2 - 2 tr C + 2 near rest (absolute 1e-16 energy error) */
-        rc__ad_lin(&m[k], 1.0, &m[k], -shift, &ab[k], 0.0, n);
+    const double p = abar[0], r = abar[1], s = abar[2];
+    const double x = mm[0] - shift * p, y = mm[1] - shift * r, z = mm[2] - shift * s;
+    const double C1 = s * x - r * y, C2 = s * y - r * z, C3 = p * y - r * x, C4 = p * z - r * y;
+    const double k = alpha + 2.0 * beta, b2 = 2.0 * beta;
+    const double N = 0.5 * k * (C1 * C1 + C4 * C4) + alpha * C1 * C4 + b2 * C2 * C3;
+    const double d = p * s - r * r, f = 1.0 / (d * sqrt(d)), hc = 0.5 * c;
+    double nC[4], G[4][6], gN[6], gd[6], f1, gz[6];
+    int i, j;
+    W->v = hc * N * f;
+    if (order < 1) return;
+    nC[0] = k * C1 + alpha * C4; /* dN/dC */
+    nC[1] = b2 * C3;
+    nC[2] = b2 * C2;
+    nC[3] = k * C4 + alpha * C1;
+    G[0][0] = 0.0; G[0][1] = -y; G[0][2] = x;   G[0][3] = s;   G[0][4] = -r; G[0][5] = 0.0;
+    G[1][0] = 0.0; G[1][1] = -z; G[1][2] = y;   G[1][3] = 0.0; G[1][4] = s;  G[1][5] = -r;
+    G[2][0] = y;   G[2][1] = -x; G[2][2] = 0.0; G[2][3] = -r;  G[2][4] = p;  G[2][5] = 0.0;
+    G[3][0] = z;   G[3][1] = -y; G[3][2] = 0.0; G[3][3] = 0.0; G[3][4] = -r; G[3][5] = p;
+    gd[0] = s; gd[1] = -2.0 * r; gd[2] = p; gd[3] = gd[4] = gd[5] = 0.0;
+    f1 = -1.5 * f / d;
+    for (j = 0; j < 6; ++j) {
+        gN[j] = nC[0] * G[0][j] + nC[1] * G[1][j] + nC[2] * G[2][j] + nC[3] * G[3][j];
+        gz[j] = hc * (f * gN[j] + N * f1 * gd[j]);
     }
-    rc__ad_mul(&det, &ab[0], &ab[2], n); /* det abar = a11 a22 - a12^2 */
-    rc__ad_mul(&t, &ab[1], &ab[1], n);
-    rc__ad_lin(&det, 1.0, &det, -1.0, &t, 0.0, n);
-    d = det.v;
-    sd = sqrt(d);
-    rc__ad_f1(&idet, &det, 1.0 / d, -1.0 / (d * d), 2.0 / (d * d * d), n);
-    rc__ad_mul(&P11, &ab[2], &idet, n); /* P = adj(abar) / det */
-    rc__ad_mul(&P12, &ab[1], &idet, n);
-    rc__ad_lin(&P12, -1.0, &P12, 0.0, &P12, 0.0, n);
-    rc__ad_mul(&P22, &ab[0], &idet, n);
-    /* C = P (m - shift abar) = M (not symmetric in general) */
-    rc__ad_mul(&C11, &P11, &m[0], n);
-    rc__ad_mul(&t, &P12, &m[1], n);
-    rc__ad_lin(&C11, 1.0, &C11, 1.0, &t, 0.0, n);
-    rc__ad_mul(&C12, &P11, &m[1], n);
-    rc__ad_mul(&t, &P12, &m[2], n);
-    rc__ad_lin(&C12, 1.0, &C12, 1.0, &t, 0.0, n);
-    rc__ad_mul(&C21, &P12, &m[0], n);
-    rc__ad_mul(&t, &P22, &m[1], n);
-    rc__ad_lin(&C21, 1.0, &C21, 1.0, &t, 0.0, n);
-    rc__ad_mul(&C22, &P12, &m[1], n);
-    rc__ad_mul(&t, &P22, &m[2], n);
-    rc__ad_lin(&C22, 1.0, &C22, 1.0, &t, 0.0, n);
-    /* |M|^2_SV = (alpha/2) (tr M)^2 + beta tr(M^2), tr(M^2) = M11^2 + 2 M12 M21 + M22^2 */
-    rc__ad_lin(&trC, 1.0, &C11, 1.0, &C22, 0.0, n);
-    rc__ad_mul(&trC2, &C11, &C11, n);
-    rc__ad_mul(&t, &C22, &C22, n);
-    rc__ad_lin(&trC2, 1.0, &trC2, 1.0, &t, 0.0, n);
-    rc__ad_mul(&t, &C12, &C21, n);
-    rc__ad_lin(&trC2, 1.0, &trC2, 2.0, &t, 0.0, n);
-    rc__ad_mul(&q, &trC, &trC, n);
-    rc__ad_lin(&q, 0.5 * alpha, &q, beta, &trC2, 0.0, n);
-    rc__ad_f1(&A, &det, 0.5 * sd, 0.25 / sd, -0.125 / (sd * d), n);
-    rc__ad_mul(W, &A, &q, n);
-    rc__ad_lin(W, c, W, 0.0, W, 0.0, n);
+    for (j = 0; j < 3; ++j) {
+        W->g[j] = gz[j] - shift * gz[3 + j];
+        W->g[3 + j] = gz[3 + j];
+    }
+    if (order < 2) return;
+    {
+        double Hz[36], QG[4][6], f2 = 3.75 * f / (d * d);
+        /* Q G: Q = [[k 0 0 alpha] [0 0 2b 0] [0 2b 0 0] [alpha 0 0 k]] */
+        for (j = 0; j < 6; ++j) {
+            QG[0][j] = k * G[0][j] + alpha * G[3][j];
+            QG[1][j] = b2 * G[2][j];
+            QG[2][j] = b2 * G[1][j];
+            QG[3][j] = alpha * G[0][j] + k * G[3][j];
+        }
+        for (i = 0; i < 6; ++i)
+            for (j = 0; j < 6; ++j)
+                Hz[6 * i + j] = G[0][i] * QG[0][j] + G[1][i] * QG[1][j] + G[2][i] * QG[2][j] + G[3][i] * QG[3][j];
+        /* sum_k N_Ck C_k,zz: C1 (s,x) +1 (r,y) -1; C2 (s,y) +1 (r,z) -1; C3 (p,y) +1 (r,x) -1;
+           C4 (p,z) +1 (r,y) -1 */
+#define RC__SH_WADD(a, b, v) do { Hz[6 * (a) + (b)] += (v); Hz[6 * (b) + (a)] += (v); } while (0)
+        RC__SH_WADD(2, 3, nC[0]);
+        RC__SH_WADD(1, 4, -nC[0] - nC[3]);
+        RC__SH_WADD(2, 4, nC[1]);
+        RC__SH_WADD(1, 5, -nC[1]);
+        RC__SH_WADD(0, 4, nC[2]);
+        RC__SH_WADD(1, 3, -nC[2]);
+        RC__SH_WADD(0, 5, nC[3]);
+#undef RC__SH_WADD
+        for (i = 0; i < 6; ++i)
+            for (j = 0; j < 6; ++j)
+                Hz[6 * i + j] = hc * (f * Hz[6 * i + j] + N * f2 * gd[i] * gd[j] + f1 * (gN[i] * gd[j] + gd[i] * gN[j]));
+        /* f' d_zz: (p, s) +1, (r, r) -2 */
+        Hz[2] += hc * N * f1;
+        Hz[12] += hc * N * f1;
+        Hz[7] -= 2.0 * hc * N * f1;
+        /* (abar, m) = T^T Hz T: abar rows pick up -shift times the m rows (and columns) */
+        for (i = 0; i < 6; ++i)
+            for (j = 0; j < 6; ++j) {
+                double v = Hz[6 * i + j];
+                if (i < 3) v -= shift * Hz[6 * (i + 3) + j];
+                if (j < 3) v -= shift * Hz[6 * i + j + 3];
+                if (i < 3 && j < 3) v += shift * shift * Hz[6 * (i + 3) + j + 3];
+                W->h[6 * i + j] = v;
+            }
+    }
 }
-
 /* ---- first fundamental form of a triangle p0 p1 p2 in dimension d (2 for u, 3 for x):
    m = (e1.e1, e1.e2, e2.e2), e1 = p1 - p0, e2 = p2 - p0; J (3 x 3d) = dm/dp. */
 static RC__UNUSED void rc__sh_fff(const double *p, int d, double m[3], double *J)
@@ -3621,7 +3578,7 @@ static RC__UNUSED void rc__sh_fff_hess_add(int d, const double w[3], double *H, 
 /* ---- the generic chain rule: E = W(abar(u), m(q_w)) with Jm (3 x nw) = dm/dq_w and Ja (3 x 6) =
    dabar/du. Writes g (n = nw + 6*withu) and the first-order part of H (ld = n):
    H = J^T W'' J. The caller adds the second-order parts sum_c W_c d^2 m_c and the abar ones. */
-static RC__UNUSED void rc__sh_chain(const rc__ad *W, int nw, const double *Jm, int withu, const double *Ja,
+static RC__UNUSED void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm, int withu, const double *Ja,
                          double *g, double *H, int ld)
 {
     int i, j, k, l;
@@ -3634,9 +3591,9 @@ static RC__UNUSED void rc__sh_chain(const rc__ad *W, int nw, const double *Jm, i
         double Wmm[9], Wam[9], Waa[9], T[3 * 27];
         for (k = 0; k < 3; ++k)
             for (l = 0; l < 3; ++l) {
-                Wmm[3 * k + l] = rc__ad_hget(W, 3 + k, 3 + l);
-                Wam[3 * k + l] = rc__ad_hget(W, k, 3 + l); /* d2W / dabar_k dm_l */
-                Waa[3 * k + l] = rc__ad_hget(W, k, l);
+                Wmm[3 * k + l] = W->h[6 * (3 + k) + 3 + l];
+                Wam[3 * k + l] = W->h[6 * k + 3 + l]; /* d2W / dabar_k dm_l */
+                Waa[3 * k + l] = W->h[6 * k + l];
             }
         /* T = Wmm Jm (3 x nw) */
         for (k = 0; k < 3; ++k)
@@ -3665,9 +3622,12 @@ static RC__UNUSED void rc__sh_chain(const rc__ad *W, int nw, const double *Jm, i
 /* ---- fast PSD projection of an element Hessian (n <= 27). The Jacobi solver of BASE costs
    ~260 us on a 27x27 bending stencil; this path needs only the NEGATIVE eigenpairs:
      1. diagonally dominant with nonnegative diagonal -> PSD, done;
-     2. Cholesky of H + delta I (delta = 1e-12 max|H_ii|) succeeds -> lambda_min >= -delta: treated
+     2. rows/columns that are exactly zero (boundary edges' flap rows, the in-plane rows of a flat
+        sheet's bending stencil) are eigenvectors of eigenvalue 0: they are dropped and the rest
+        (m x m) is projected, then scattered back (exact, and it shrinks the O(m^3) work);
+     3. Cholesky of H + delta I (delta = 1e-12 max|H_ii|) succeeds -> lambda_min >= -delta: treated
         as PSD and left alone (element Hessians are singular: rigid modes);
-     3. Householder tridiagonalisation Q^T H Q = T (reflectors kept, Q never formed), eigenvalues
+     4. Householder tridiagonalisation Q^T H Q = T (reflectors kept, Q never formed), eigenvalues
         of T by implicit QL with Wilkinson shifts (no vectors), eigenvectors of the negative ones
         by inverse iteration on T (pivoted tridiagonal LU, 2 solves, Gram-Schmidt against the
         previous negative ones for clusters), back-transformed by the reflectors; then
@@ -3676,35 +3636,54 @@ static RC__UNUSED void rc__sh_chain(const rc__ad *W, int nw, const double *Jm, i
    correction it adds is |lambda| v v^T, so the error stays of the size of that tiny |lambda|;
    negatives at round-off level (|lambda| <= 1e-13 max|lambda|) are skipped.
    Falls back to rc__psd_project (Jacobi) if QL does not converge in 60 iterations per eigenvalue.
-   Returns 1 if H was changed. (Generic dense math: a candidate for BASE.) */
+   Returns 1 if H was changed. (Generic dense math: a candidate for BASE.)
+   Measured on stencils captured from a hanging-sheet run (fixed mesh): Cholesky accepts 26% of
+   the 9x9 element-A Hessians and 3% of the 21x21 bending ones; the rest have 1-3 (n = 9) or
+   4-9 (n = 21) genuinely negative eigenvalues, so step 4 is the common path. */
 
 /* Householder reduction of symmetric A (n*n, destroyed) to tridiagonal (d, e: e[i] couples i and
-   i+1); reflector k (P_k = I - beta_k v_k v_k^T, v_k nonzero in k+1..n-1) stored in V[k*n..]. */
-static RC__UNUSED void rc__sh_tridiag(int n, double *A, double *d, double *e, double *V, double *beta)
+   i+1); reflector k (P_k = I - beta_k v_k v_k^T, v_k nonzero in k+1..n-1) stored in V[k*n..].
+   A sub-column whose norm (below the sub-diagonal) is <= tol is left alone (no reflector): with
+   tol = eps |A|_inf this perturbs the eigenvalues by round-off only, and it keeps the singular
+   stencils' null-space noise (~1e-18 |A|) out of the arithmetic, where its products went
+   subnormal and made the reduction ~20x slower. */
+static RC__UNUSED void rc__sh_tridiag(int n, double *A, double *d, double *e, double *V, double *beta, double tol)
 {
     int i, j, k;
     for (k = 0; k + 2 < n; ++k) {
         double sigma = 0.0, x0 = A[(k + 1) * n + k], nrm, alpha, bt, *v = V + k * n, p[27], K = 0.0;
         for (i = k + 2; i < n; ++i) sigma += A[i * n + k] * A[i * n + k];
         beta[k] = 0.0;
-        if (sigma == 0.0) continue;
+        if (sigma <= tol * tol) continue;
         nrm = sqrt(x0 * x0 + sigma);
         alpha = x0 > 0.0 ? -nrm : nrm;
         v[k + 1] = x0 - alpha;
         for (i = k + 2; i < n; ++i) v[i] = A[i * n + k];
         bt = 2.0 / (v[k + 1] * v[k + 1] + sigma);
         beta[k] = bt;
-        /* P A P on the trailing block: A -= v w^T + w v^T, w = p - K v, p = beta A v, K = beta/2 v^T p */
+        /* P A P on the trailing block: A -= v w^T + w v^T, w = p - K v, p = beta A v, K = beta/2 v^T p.
+           Only the lower triangle (j <= i) is read and updated. */
+        for (i = k + 1; i < n; ++i) p[i] = 0.0;
         for (i = k + 1; i < n; ++i) {
-            double sum = 0.0;
-            for (j = k + 1; j < n; ++j) sum += A[i * n + j] * v[j];
-            p[i] = bt * sum;
+            double sum = 0.0, vi = v[i];
+            const double *Ai = A + i * n;
+            for (j = k + 1; j < i; ++j) {
+                sum += Ai[j] * v[j];
+                p[j] += Ai[j] * vi;
+            }
+            p[i] += sum + Ai[i] * vi;
+        }
+        for (i = k + 1; i < n; ++i) {
+            p[i] *= bt;
             K += v[i] * p[i];
         }
         K *= 0.5 * bt;
         for (i = k + 1; i < n; ++i) p[i] -= K * v[i];
-        for (i = k + 1; i < n; ++i)
-            for (j = k + 1; j < n; ++j) A[i * n + j] -= v[i] * p[j] + p[i] * v[j];
+        for (i = k + 1; i < n; ++i) {
+            double vi = v[i], pi = p[i];
+            double *Ai = A + i * n;
+            for (j = k + 1; j <= i; ++j) Ai[j] -= vi * p[j] + pi * v[j];
+        }
         A[(k + 1) * n + k] = A[k * n + k + 1] = alpha;
     }
     for (i = 0; i < n; ++i) {
@@ -3748,8 +3727,11 @@ static RC__UNUSED int rc__sh_tridiag_ql(int n, double *d, double *e)
                     split = 1;
                     break;
                 }
-                s = f / r;
-                c = g / r;
+                {
+                    double ir = 1.0 / r; /* one division per rotation instead of two */
+                    s = f * ir;
+                    c = g * ir;
+                }
                 g = d[i + 1] - pp;
                 r = (d[i] - g) * s + 2.0 * c * b;
                 pp = s * r;
@@ -3822,17 +3804,12 @@ static RC__UNUSED void rc__sh_trilu_solve(int n, const rc__sh_trilu *F, double *
     }
 }
 
-static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
+/* steps 3-4 on a matrix without zero rows */
+static RC__UNUSED int rc__sh_psd_core(int n, double *H, int mode)
 {
     double A[27 * 27], V[27 * 27], d[27], e[27], lam[27], e2[27], beta[27], Y[27 * 27], delta = 0.0, tnorm = 0.0;
-    int i, j, k, it, dominant = 1, chol = 1, nneg = 0;
-    for (i = 0; i < n && dominant; ++i) {
-        double sum = 0.0;
-        for (j = 0; j < n; ++j)
-            if (j != i) sum += fabs(H[i * n + j]);
-        if (H[i * n + i] < sum) dominant = 0;
-    }
-    if (dominant) return 0;
+    double anorm = 0.0, Z[27 * 27], cz[27];
+    int i, j, k, it, chol = 1, nneg = 0;
     for (i = 0; i < n; ++i)
         if (fabs(H[i * n + i]) > delta) delta = fabs(H[i * n + i]);
     delta *= 1e-12;
@@ -3854,7 +3831,12 @@ static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
     }
     if (chol) return 0;
     memcpy(A, H, sizeof(double) * (size_t)(n * n));
-    rc__sh_tridiag(n, A, d, e, V, beta);
+    for (i = 0; i < n; ++i) {
+        double r = 0.0;
+        for (j = 0; j < n; ++j) r += fabs(H[i * n + j]);
+        if (r > anorm) anorm = r;
+    }
+    rc__sh_tridiag(n, A, d, e, V, beta, DBL_EPSILON * anorm);
     memcpy(lam, d, sizeof(double) * (size_t)n);
     memcpy(e2, e, sizeof(double) * (size_t)n);
     if (!rc__sh_tridiag_ql(n, lam, e2)) {
@@ -3883,7 +3865,9 @@ static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
             for (i = 0; i < n; ++i) nrm += y[i] * y[i];
             nrm = sqrt(nrm);
             if (!(nrm > 0.0) || !rc__isfinite(nrm)) break;
-            for (i = 0; i < n; ++i) y[i] /= nrm;
+            nrm = 1.0 / nrm;
+            for (i = 0; i < n; ++i) y[i] *= nrm;
+            nrm = 1.0;
         }
         if (!(nrm > 0.0) || !rc__isfinite(nrm)) continue;
         ++nneg;
@@ -3901,15 +3885,46 @@ static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
                 dot *= beta[r];
                 for (i = r + 1; i < n; ++i) z[i] -= dot * v[i];
             }
-            for (i = 0; i < n; ++i) {
-                double zi = corr * z[i];
-                for (j = 0; j < n; ++j) H[i * n + j] += zi * z[j];
-            }
+            memcpy(Z + (nneg - 1) * n, z, sizeof(double) * (size_t)n);
+            cz[nneg - 1] = corr;
         }
     }
-    for (i = 0; i < n; ++i) /* exact symmetry */
-        for (j = 0; j < i; ++j) H[i * n + j] = H[j * n + i] = 0.5 * (H[i * n + j] + H[j * n + i]);
+    /* H <- sym(H) + sum_k corr_k z_k z_k^T, upper triangle computed once and mirrored (exact symmetry) */
+    for (i = 0; i < n; ++i)
+        for (j = i; j < n; ++j) {
+            double t = 0.5 * (H[i * n + j] + H[j * n + i]);
+            for (k = 0; k < nneg; ++k) t += cz[k] * Z[k * n + i] * Z[k * n + j];
+            H[i * n + j] = H[j * n + i] = t;
+        }
     return 1;
+}
+
+static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
+{
+    double Hc[27 * 27];
+    int idx[27], i, j, m = 0, dominant = 1, changed;
+    for (i = 0; i < n && dominant; ++i) {
+        double sum = 0.0;
+        for (j = 0; j < n; ++j)
+            if (j != i) sum += fabs(H[i * n + j]);
+        if (H[i * n + i] < sum) dominant = 0;
+    }
+    if (dominant) return 0;
+    for (i = 0; i < n; ++i) {
+        for (j = 0; j < n; ++j)
+            if (H[i * n + j] != 0.0) break;
+        if (j < n) idx[m++] = i;
+    }
+    if (m == n) return rc__sh_psd_core(n, H, mode);
+    if (m == 0) return 0;
+    /* a zero row i has H e_i = 0 only if column i is zero too: true for symmetric H */
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) Hc[i * m + j] = H[idx[i] * n + idx[j]];
+    changed = rc__sh_psd_core(m, Hc, mode);
+    if (changed)
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) H[idx[i] * n + idx[j]] = Hc[i * m + j];
+    return changed;
 }
 
 static RC__UNUSED void rc__sh_finish_hess(int n, double *H, int flags)
@@ -3923,7 +3938,7 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
                                             double *grad, double *hess)
 {
     double a[3], abar[3], Ja[27], Jb[18];
-    rc__ad W;
+    rc__sh_wd W;
     int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9;
     rc__sh_fff(x, 3, a, Ja);
     rc__sh_fff(u, 2, abar, Jb);
@@ -3942,77 +3957,258 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
    Edge from A to B (the triangle's own traversal q -> A -> B), opposite vertex q, flap vertex p
    (NULL on a boundary). With e = B - A, a = q - A, c = p - A:
      n_T = e x a, n_F = c x e (unnormalised face normals, both consistently wound);
-     h = |n_T| / |e| = sqrt((ee aa - ea^2) / ee)               (height of q over the edge)
-     theta = atan2(-det[e a c] |e|, (e.c)(e.a) - |e|^2 (a.c))   (= atan2((n_T x n_F).e/|e|, n_T.n_F),
-       the signed rotation about e taking n_T to n_F; boundary: theta = 0)
-   The mid-edge normal is n_T rotated about e by theta/2 + s phi, and v.m = 2 h sin(theta/2 + s phi)
+     h = |n_T| / |e| = sqrt(N / ee),  N = |n_T|^2 = ee aa - ea^2     (height of q over the edge)
+     theta = atan2(Y, X),  X = n_T.n_F = ec ea - ee ac,  Y = (n_T x n_F).e/|e| = -D |e|,
+       D = det[e a c] = e.(a x c)   (the signed rotation about e taking n_T to n_F; boundary: 0)
+   The mid-edge normal is n_T rotated about e by psi = theta/2 + s phi, and v.m = 2 h sin(psi)
    with v = A + B - 2q; s = +1 when the edge's lower global vertex is A.
-   AD variables: 0..2 e, 3..5 a, 6..8 c, 9 phi. */
-static RC__UNUSED void rc__sh_edge_II(const double *q, const double *A, const double *B, const double *p, double phi, double s,
-                           int order, rc__ad *II)
+   Derivatives in closed form over z = (e, a, c) (9) and phi. Every ingredient is a polynomial in
+   dot products (ee = e.e, ea, aa, ec, ac) whose gradients are the obvious vectors:
+     N_z = (2 aa e - 2 ea a, 2 ee a - 2 ea e, 0)          X_z = (ec a + ea c - 2 ac e, ec e - ee c, ea e - ee a)
+     D_z = (a x c, c x e, e x a)                           |e|_z = (e/|e|, 0, 0)
+   and whose Hessians are constant or rank-1 blocks (blocks ordered e, a, c; [v]x = cross matrix):
+     N_zz: ee 2aa I - 2 a a^T, aa 2ee I - 2 e e^T, ea -2ea I + 4 e a^T - 2 a e^T
+     X_zz: ee c a^T + a c^T - 2ac I, ea ec I + c e^T - 2 e c^T, ec ea I + a e^T - 2 e a^T, ac e e^T - ee I
+     D_zz: ea -[c]x, ec [a]x, ac -[e]x        |e|_zz: ee I/|e| - e e^T/|e|^3
+   Then h = f(N, ee) = N^1/2 ee^-1/2 (f_N = h/2N, f_ee = -h/2ee, f_NN = -h/4N^2, f_Nee = -h/4N ee,
+   f_eeee = 3h/4ee^2), theta = atan2(Y, X) (theta_X = -Y/r2, theta_Y = X/r2, theta_XX = 2XY/r4,
+   theta_YY = -theta_XX, theta_XY = (Y^2 - X^2)/r4, r2 = X^2 + Y^2), Y = -D |e|, and
+     II_z  = 2 sin(psi) h_z + h cos(psi) theta_z,   II_phi = 2 s h cos(psi)
+     II_zz = 2 sin(psi) h_zz + cos(psi) (h_z theta_z^T + theta_z h_z^T) + h cos(psi) theta_zz
+             - (h/2) sin(psi) theta_z theta_z^T
+     II_zphi = s (2 cos(psi) h_z - h sin(psi) theta_z),   II_phiphi = -2 s^2 h sin(psi).
+   All first derivatives lie in the span of the four vectors V = (N_z, |e|_z, X_z, D_z)
+   (ee_z = 2|e| |e|_z, Y_z = -|e| D_z - D |e|_z), so every rank-1 term above is collected into one
+   4x4 symmetric K and added as V^T K V; the rest are the constant/sparse blocks listed.
+   rc__sh_edge_eval computes the value and (order >= 1) the gradient, keeping what the Hessian
+   needs; rc__sh_edge_hess_add then adds w * d2II into a stencil Hessian. */
+typedef struct rc__sh_edged {
+    double II, gphi, g[9];   /* value, dII/dphi, dII/dz over z = (e, a, c) */
+    double e[3], a[3], c[3], V[4][9], ee, ea, aa, ec, ac, se, D, h, N, sn, cs, s;
+    double thX, thY, thXX, thXY;
+    double kh[4], kt[4];     /* coefficients of h_z and theta_z in the basis V */
+    int flap;
+} rc__sh_edged;
+
+static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const double *B, const double *p, double phi,
+                                        double s, int order, rc__sh_edged *E)
 {
-    const int n = order == 2 ? 10 : order == 1 ? -10 : 0;
-    rc__ad e[3], a[3], c[3], ee, ea, aa, t, h, th, ph;
+    double psi, th = 0.0;
     int k;
-    double v;
     for (k = 0; k < 3; ++k) {
-        rc__ad_var(&e[k], B[k] - A[k], k, n);
-        rc__ad_var(&a[k], q[k] - A[k], 3 + k, n);
+        E->e[k] = B[k] - A[k];
+        E->a[k] = q[k] - A[k];
+        E->c[k] = p ? p[k] - A[k] : 0.0;
     }
-    rc__ad_dot3(&ee, e, e, n);
-    rc__ad_dot3(&ea, e, a, n);
-    rc__ad_dot3(&aa, a, a, n);
-    rc__ad_mul(&h, &ee, &aa, n);
-    rc__ad_mul(&t, &ea, &ea, n);
-    rc__ad_lin(&h, 1.0, &h, -1.0, &t, 0.0, n); /* |n_T|^2 */
-    v = ee.v;
-    rc__ad_f1(&t, &ee, 1.0 / v, -1.0 / (v * v), 2.0 / (v * v * v), n);
-    rc__ad_mul(&h, &h, &t, n); /* h^2 */
-    v = sqrt(h.v);
-    rc__ad_f1(&h, &h, v, 0.5 / v, -0.25 / (v * h.v), n);
+    E->flap = p != NULL;
+    E->s = s;
+    E->ee = rc__dot3(E->e, E->e);
+    E->ea = rc__dot3(E->e, E->a);
+    E->aa = rc__dot3(E->a, E->a);
+    E->N = E->ee * E->aa - E->ea * E->ea;
+    E->h = sqrt(E->N / E->ee);
+    E->se = sqrt(E->ee);
     if (p) {
-        rc__ad ec, ac, D, ax[3], yv, xv, se;
-        double X, Y, r2, r4;
-        for (k = 0; k < 3; ++k) rc__ad_var(&c[k], p[k] - A[k], 6 + k, n);
-        rc__ad_dot3(&ec, e, c, n);
-        rc__ad_dot3(&ac, a, c, n);
-        /* a x c */
-        rc__ad_mul(&ax[0], &a[1], &c[2], n);
-        rc__ad_mul(&t, &a[2], &c[1], n);
-        rc__ad_lin(&ax[0], 1.0, &ax[0], -1.0, &t, 0.0, n);
-        rc__ad_mul(&ax[1], &a[2], &c[0], n);
-        rc__ad_mul(&t, &a[0], &c[2], n);
-        rc__ad_lin(&ax[1], 1.0, &ax[1], -1.0, &t, 0.0, n);
-        rc__ad_mul(&ax[2], &a[0], &c[1], n);
-        rc__ad_mul(&t, &a[1], &c[0], n);
-        rc__ad_lin(&ax[2], 1.0, &ax[2], -1.0, &t, 0.0, n);
-        rc__ad_dot3(&D, e, ax, n);
-        v = sqrt(ee.v);
-        rc__ad_f1(&se, &ee, v, 0.5 / v, -0.25 / (v * ee.v), n);
-        rc__ad_mul(&yv, &D, &se, n);
-        rc__ad_lin(&yv, -1.0, &yv, 0.0, &yv, 0.0, n);
-        rc__ad_mul(&xv, &ec, &ea, n);
-        rc__ad_mul(&t, &ee, &ac, n);
-        rc__ad_lin(&xv, 1.0, &xv, -1.0, &t, 0.0, n);
-        X = xv.v;
-        Y = yv.v;
-        r2 = X * X + Y * Y;
-        r4 = r2 * r2;
-        /* theta = atan2(Y, X): theta_X = -Y/r2, theta_Y = X/r2, theta_XX = 2XY/r4,
-           theta_YY = -2XY/r4, theta_XY = (Y^2 - X^2)/r4 */
-        rc__ad_f2(&th, &xv, &yv, atan2(Y, X), -Y / r2, X / r2, 2.0 * X * Y / r4, (Y * Y - X * X) / r4,
-                  -2.0 * X * Y / r4, n);
+        double ax[3], X, Y;
+        E->ec = rc__dot3(E->e, E->c);
+        E->ac = rc__dot3(E->a, E->c);
+        rc__cross3(ax, E->a, E->c);
+        E->D = rc__dot3(E->e, ax);
+        X = E->ec * E->ea - E->ee * E->ac;
+        Y = -E->D * E->se;
+        th = atan2(Y, X);
+        if (order >= 1) {
+            double r2 = X * X + Y * Y, r4 = r2 * r2;
+            E->thX = -Y / r2;
+            E->thY = X / r2;
+            E->thXX = 2.0 * X * Y / r4;
+            E->thXY = (Y * Y - X * X) / r4;
+        }
     } else {
-        rc__ad_const(&th, 0.0, n);
+        E->ec = E->ac = E->D = 0.0;
+        E->thX = E->thY = E->thXX = E->thXY = 0.0;
     }
-    rc__ad_var(&ph, phi, 9, n);
-    rc__ad_lin(&t, 0.5, &th, s, &ph, 0.0, n);
-    v = t.v;
-    rc__ad_f1(&t, &t, sin(v), cos(v), -sin(v), n);
-    rc__ad_mul(II, &h, &t, n);
-    rc__ad_lin(II, 2.0, II, 0.0, II, 0.0, n);
+    psi = 0.5 * th + s * phi;
+    E->sn = sin(psi);
+    E->cs = cos(psi);
+    E->II = 2.0 * E->h * E->sn;
+    if (order < 1) return;
+    {
+        double (*V)[9] = E->V, cx[3], ex[3], fN = E->h / (2.0 * E->N), fee = -E->h / (2.0 * E->ee);
+        for (k = 0; k < 3; ++k) {
+            V[0][k] = 2.0 * (E->aa * E->e[k] - E->ea * E->a[k]);
+            V[0][3 + k] = 2.0 * (E->ee * E->a[k] - E->ea * E->e[k]);
+            V[0][6 + k] = 0.0;
+            V[1][k] = E->e[k] / E->se;
+            V[1][3 + k] = V[1][6 + k] = 0.0;
+            V[2][k] = E->ec * E->a[k] + E->ea * E->c[k] - 2.0 * E->ac * E->e[k];
+            V[2][3 + k] = E->ec * E->e[k] - E->ee * E->c[k];
+            V[2][6 + k] = E->ea * E->e[k] - E->ee * E->a[k];
+        }
+        rc__cross3(V[3], E->a, E->c);
+        rc__cross3(cx, E->c, E->e);
+        rc__cross3(ex, E->e, E->a);
+        for (k = 0; k < 3; ++k) {
+            V[3][3 + k] = cx[k];
+            V[3][6 + k] = ex[k];
+        }
+        /* h_z = f_N N_z + f_ee 2|e| |e|_z;  theta_z = theta_X X_z + theta_Y (-D |e|_z - |e| D_z) */
+        E->kh[0] = fN;
+        E->kh[1] = 2.0 * E->se * fee;
+        E->kh[2] = E->kh[3] = 0.0;
+        E->kt[0] = 0.0;
+        E->kt[1] = -E->D * E->thY;
+        E->kt[2] = E->thX;
+        E->kt[3] = -E->se * E->thY;
+        for (k = 0; k < 9; ++k) {
+            double gh = E->kh[0] * V[0][k] + E->kh[1] * V[1][k];
+            double gt = E->kt[1] * V[1][k] + E->kt[2] * V[2][k] + E->kt[3] * V[3][k];
+            E->g[k] = 2.0 * E->sn * gh + E->h * E->cs * gt;
+        }
+        E->gphi = 2.0 * s * E->h * E->cs;
+    }
 }
 
+/* H (leading dimension ld) += w d2II over the stencil: own-vertex offsets pA, pB, pq, flap offset
+   pp, angle index iphi. z = (e, a, c) = (B - A, q - A, p - A), so the point Hessian is L^T M L:
+   blocks of B, q, p are those of e, a, c, and A's row/column is minus the sum of the others. */
+static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, double *H, int ld, int pA, int pB, int pq,
+                                            int pp, int iphi)
+{
+    double M[81], K[16], KV[4][9], mphi[9], sY, sX, sN, sEE, ws = w * E->sn, wc = w * E->cs, h = E->h;
+    int i, j, k, nz = E->flap ? 3 : 2, nb = E->flap ? 4 : 2;
+    const double *e = E->e, *a = E->a, *c = E->c;
+    /* K (4x4, symmetric) collects the rank-1 terms, in the basis V = (N_z, |e|_z, X_z, D_z) */
+    {
+        double fNN = -h / (4.0 * E->N * E->N), fNe = -h / (4.0 * E->N * E->ee), fee2 = 0.75 * h / (E->ee * E->ee);
+        const double *kh = E->kh, *kt = E->kt;
+        double gY[4], c2 = 2.0 * ws, ch = h * wc;
+        gY[0] = 0.0; gY[1] = -E->D; gY[2] = 0.0; gY[3] = -E->se;
+        for (i = 0; i < 4; ++i)
+            for (j = 0; j < 4; ++j)
+                K[4 * i + j] = wc * (kh[i] * kt[j] + kt[i] * kh[j]) - 0.5 * h * ws * kt[i] * kt[j] +
+                               ch * (E->thXY * ((i == 2) * gY[j] + gY[i] * (j == 2)) - E->thXX * gY[i] * gY[j]);
+        /* h_zz rank part: f_NN N_z N_z^T + f_Nee (N_z ee_z^T + ee_z N_z^T) + f_eeee ee_z ee_z^T */
+        K[0] += c2 * fNN;
+        K[1] += c2 * fNe * 2.0 * E->se;
+        K[4] += c2 * fNe * 2.0 * E->se;
+        K[5] += c2 * fee2 * 4.0 * E->ee;
+        /* theta_XX X_z X_z^T (theta_YY = -theta_XX was in the gY gY term above) */
+        K[10] += ch * E->thXX;
+        /* theta_Y Y_zz rank part: -(D_z |e|_z^T + |e|_z D_z^T) + (D/|e|) |e|_z |e|_z^T */
+        K[7] -= ch * E->thY;
+        K[13] -= ch * E->thY;
+        K[5] += ch * E->thY * E->D / E->se;
+    }
+    /* M = V^T K V (only the first nb basis vectors are nonzero; boundary: N_z, |e|_z) */
+    for (k = 0; k < nb; ++k)
+        for (j = 0; j < 9; ++j) {
+            double t = 0.0;
+            for (i = 0; i < nb; ++i) t += K[4 * k + i] * E->V[i][j];
+            KV[k][j] = t;
+        }
+    for (i = 0; i < 9; ++i)
+        for (j = 0; j < 9; ++j) {
+            double t = 0.0;
+            for (k = 0; k < nb; ++k) t += E->V[k][i] * KV[k][j];
+            M[9 * i + j] = t;
+        }
+    /* constant/sparse blocks: 2 sin h_zz (f_N N_zz + f_ee ee_zz), h cos theta_zz
+       (theta_X X_zz + theta_Y (-|e| D_zz - D |e|_zz)) */
+    sN = 2.0 * ws * h / (2.0 * E->N);
+    sEE = 2.0 * ws * (-h / (2.0 * E->ee));
+    sX = h * wc * E->thX;
+    sY = h * wc * E->thY;
+    {
+        double dI = sN * 2.0 * E->aa + 2.0 * sEE - 2.0 * sX * E->ac - sY * E->D / E->se; /* ee block diagonal */
+        double aI = sN * 2.0 * E->ee;
+        double eaI = -2.0 * sN * E->ea + sX * E->ec, ecI = sX * E->ea, acI = -sX * E->ee, ys = -sY * E->se;
+        for (i = 0; i < 3; ++i)
+            for (j = 0; j < 3; ++j) {
+                double bee = -2.0 * sN * a[i] * a[j] + sX * (c[i] * a[j] + a[i] * c[j]);
+                double baa = -2.0 * sN * e[i] * e[j];
+                double bea = sN * (4.0 * e[i] * a[j] - 2.0 * a[i] * e[j]) + sX * (c[i] * e[j] - 2.0 * e[i] * c[j]);
+                double bec = sX * (a[i] * e[j] - 2.0 * e[i] * a[j]);
+                double bac = sX * e[i] * e[j];
+                if (i == j) {
+                    bee += dI;
+                    baa += aI;
+                    bea += eaI;
+                    bec += ecI;
+                    bac += acI;
+                }
+                M[9 * i + j] += bee;
+                M[9 * (3 + i) + 3 + j] += baa;
+                M[9 * i + 3 + j] += bea;
+                M[9 * (3 + j) + i] += bea;
+                if (nz == 3) {
+                    M[9 * i + 6 + j] += bec;
+                    M[9 * (6 + j) + i] += bec;
+                    M[9 * (3 + i) + 6 + j] += bac;
+                    M[9 * (6 + j) + 3 + i] += bac;
+                }
+            }
+        if (nz == 3) {
+            /* -|e| theta_Y h cos D_zz: ea -[c]x, ec [a]x, ac -[e]x; [v]x = [[0 -v2 v1] [v2 0 -v0] [-v1 v0 0]] */
+            const double *vv[3];
+            double sg[3];
+            int bi[3], bj[3], t;
+            vv[0] = c; sg[0] = -ys; bi[0] = 0; bj[0] = 3;
+            vv[1] = a; sg[1] = ys;  bi[1] = 0; bj[1] = 6;
+            vv[2] = e; sg[2] = -ys; bi[2] = 3; bj[2] = 6;
+            for (t = 0; t < 3; ++t) {
+                double X01 = -sg[t] * vv[t][2], X02 = sg[t] * vv[t][1], X12 = -sg[t] * vv[t][0];
+                int r0 = bi[t], c0 = bj[t];
+                M[9 * (r0 + 0) + c0 + 1] += X01; M[9 * (c0 + 1) + r0 + 0] += X01;
+                M[9 * (r0 + 1) + c0 + 0] -= X01; M[9 * (c0 + 0) + r0 + 1] -= X01;
+                M[9 * (r0 + 0) + c0 + 2] += X02; M[9 * (c0 + 2) + r0 + 0] += X02;
+                M[9 * (r0 + 2) + c0 + 0] -= X02; M[9 * (c0 + 0) + r0 + 2] -= X02;
+                M[9 * (r0 + 1) + c0 + 2] += X12; M[9 * (c0 + 2) + r0 + 1] += X12;
+                M[9 * (r0 + 2) + c0 + 1] -= X12; M[9 * (c0 + 1) + r0 + 2] -= X12;
+            }
+        }
+    }
+    /* phi column: w s (2 cos h_z - h sin theta_z) */
+    for (j = 0; j < 9; ++j) {
+        double t = 0.0;
+        for (k = 0; k < nb; ++k) t += (2.0 * wc * E->kh[k] - h * ws * E->kt[k]) * E->V[k][j];
+        mphi[j] = E->s * t;
+    }
+    /* scatter L^T M L */
+    {
+        int P[3], r, cc, Y, Z;
+        double TA[9], pa[3];
+        P[0] = pB; P[1] = pq; P[2] = pp;
+        for (r = 0; r < 9; ++r) TA[r] = 0.0;
+        for (r = 0; r < 3; ++r) pa[r] = 0.0;
+        for (Z = 0; Z < nz; ++Z) {
+            for (r = 0; r < 3; ++r)
+                for (cc = 0; cc < 3; ++cc) {
+                    double t = 0.0;
+                    for (Y = 0; Y < nz; ++Y) {
+                        double m = M[9 * (3 * Y + r) + 3 * Z + cc];
+                        H[(P[Y] + r) * ld + P[Z] + cc] += m;
+                        t += m;
+                    }
+                    TA[3 * r + cc] += t; /* t: column block sum, row r of A against Z */
+                    H[(pA + r) * ld + P[Z] + cc] -= t;
+                    H[(P[Z] + cc) * ld + pA + r] -= t;
+                }
+            for (r = 0; r < 3; ++r) {
+                double m = mphi[3 * Z + r];
+                H[(P[Z] + r) * ld + iphi] += m;
+                H[iphi * ld + P[Z] + r] += m;
+                pa[r] += m;
+            }
+        }
+        for (r = 0; r < 3; ++r) {
+            for (cc = 0; cc < 3; ++cc) H[(pA + r) * ld + pA + cc] += TA[3 * r + cc];
+            H[(pA + r) * ld + iphi] -= pa[r];
+            H[iphi * ld + pA + r] -= pa[r];
+        }
+        H[iphi * ld + iphi] += -2.0 * E->s * E->s * h * ws;
+    }
+}
 /* plain-double h_i and theta_i of the same edge (used by the angle minimiser) */
 static RC__UNUSED void rc__sh_edge_geom(const double *q, const double *A, const double *B, const double *p, double *h, double *theta)
 {
@@ -4048,43 +4244,42 @@ static RC__UNUSED double rc__sh_edge_sign(const int vid[3], int i)
    gives exactly this (e1.n0 = e2.n0 = II0/2, e1.n1 = -II1/2, e2.n2 = -II2/2, e1.n2 = e2.n1 = 0).
    DOFs [x0 x1 x2 | p0 p1 p2 | phi0 phi1 phi2 | u0 u1 u2] (27; 21 with RC__SH_NO_U).
    xf: flap positions (9 doubles; entries of edges without flap are ignored); flap_mask bit i set
-   when edge i has a flap vertex; vid: the own vertices' global ids (edge signs s_i). */
+   when edge i has a flap vertex; vid: the own vertices' global ids (edge signs s_i).
+   Hessian = J^T W'' J (chain, Gauss-Newton-like) + sum_i (dW/dII_i) d2II_i (edge curvature) + the
+   u terms; with b = L II, dW/dII = L^T W_b. */
 static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], int flap_mask, const double phi[3],
                                          const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
                                          double *grad, double *hess)
 {
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}}; /* b_k = sum_i L[k][i] II_i */
-    rc__ad II[3], W;
+    rc__sh_edged Ed[3];
+    rc__sh_wd W;
     double abar[3], Jab[18], b[3], Jb[3 * 21], wII[3];
     int withu = !(flags & RC__SH_NO_U), n = withu ? 27 : 21, i, k, j;
     int need = flags & (RC__SH_GRAD | RC__SH_HESS), order = (flags & RC__SH_HESS) ? 2 : need ? 1 : 0;
     for (i = 0; i < 3; ++i) {
         const double *p = (flap_mask >> i & 1) ? xf + 3 * i : NULL;
-        rc__sh_edge_II(x + 3 * i, x + 3 * ((i + 1) % 3), x + 3 * ((i + 2) % 3), p, phi[i], rc__sh_edge_sign(vid, i), order,
-                       &II[i]);
+        rc__sh_edge_eval(x + 3 * i, x + 3 * ((i + 1) % 3), x + 3 * ((i + 2) % 3), p, phi[i], rc__sh_edge_sign(vid, i), order,
+                         &Ed[i]);
     }
-    for (k = 0; k < 3; ++k) b[k] = L[k][0] * II[0].v + L[k][1] * II[1].v + L[k][2] * II[2].v;
+    for (k = 0; k < 3; ++k) b[k] = L[k][0] * Ed[0].II + L[k][1] * Ed[1].II + L[k][2] * Ed[2].II;
     rc__sh_fff(u, 2, abar, Jab);
     rc__sh_W(abar, b, c->cb, 0.0, c->alpha, c->beta, order, &W);
     if (!need) return W.v;
-    /* dII_i/dq over the 21 world DOFs: point coefficients of (e, a, c) for A, B, q, p */
     {
+        /* dII_i/dq over the 21 world DOFs: A = -(e + a + c), B = e, q = a, p = c */
         double gII[3][21];
-        int pt[3][4], npt;
-        static const double Lp[4][3] = {{-1, -1, -1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}; /* A, B, q, p */
         for (i = 0; i < 3; ++i) {
-            pt[i][0] = 3 * ((i + 1) % 3);
-            pt[i][1] = 3 * ((i + 2) % 3);
-            pt[i][2] = 3 * i;
-            pt[i][3] = 9 + 3 * i;
-            npt = (flap_mask >> i & 1) ? 4 : 3;
+            const rc__sh_edged *E = &Ed[i];
+            int pA = 3 * ((i + 1) % 3), pB = 3 * ((i + 2) % 3), pq = 3 * i, pp = 9 + 3 * i, d;
             for (j = 0; j < 21; ++j) gII[i][j] = 0.0;
-            for (k = 0; k < npt; ++k) {
-                int d;
-                for (d = 0; d < 3; ++d)
-                    gII[i][pt[i][k] + d] = Lp[k][0] * II[i].g[d] + Lp[k][1] * II[i].g[3 + d] + Lp[k][2] * II[i].g[6 + d];
+            for (d = 0; d < 3; ++d) {
+                gII[i][pA + d] = -(E->g[d] + E->g[3 + d] + E->g[6 + d]);
+                gII[i][pB + d] = E->g[d];
+                gII[i][pq + d] = E->g[3 + d];
+                if (E->flap) gII[i][pp + d] = E->g[6 + d];
             }
-            gII[i][18 + i] = II[i].g[9];
+            gII[i][18 + i] = E->gphi;
         }
         for (k = 0; k < 3; ++k)
             for (j = 0; j < 21; ++j) Jb[k * 21 + j] = L[k][0] * gII[0][j] + L[k][1] * gII[1][j] + L[k][2] * gII[2][j];
@@ -4092,36 +4287,13 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
         if (!(flags & RC__SH_HESS)) return W.v;
         /* second-order part: sum_i wII_i d^2 II_i, wII_i = sum_k W_bk L[k][i] */
         for (i = 0; i < 3; ++i) wII[i] = W.g[3] * L[0][i] + W.g[4] * L[1][i] + W.g[5] * L[2][i];
-        for (i = 0; i < 3; ++i) {
-            int P, Q, d1, d2, v1, v2;
-            npt = (flap_mask >> i & 1) ? 4 : 3;
-            for (P = 0; P < npt; ++P)
-                for (Q = 0; Q < npt; ++Q)
-                    for (d1 = 0; d1 < 3; ++d1)
-                        for (d2 = 0; d2 < 3; ++d2) {
-                            double s = 0.0;
-                            for (v1 = 0; v1 < 3; ++v1) {
-                                if (Lp[P][v1] == 0.0) continue;
-                                for (v2 = 0; v2 < 3; ++v2)
-                                    if (Lp[Q][v2] != 0.0) s += Lp[P][v1] * Lp[Q][v2] * rc__ad_hget(&II[i], 3 * v1 + d1, 3 * v2 + d2);
-                            }
-                            hess[(pt[i][P] + d1) * n + pt[i][Q] + d2] += wII[i] * s;
-                        }
-            for (P = 0; P < npt; ++P)
-                for (d1 = 0; d1 < 3; ++d1) {
-                    double s = 0.0;
-                    for (v1 = 0; v1 < 3; ++v1) s += Lp[P][v1] * rc__ad_hget(&II[i], 3 * v1 + d1, 9);
-                    hess[(pt[i][P] + d1) * n + 18 + i] += wII[i] * s;
-                    hess[(18 + i) * n + pt[i][P] + d1] += wII[i] * s;
-                }
-            hess[(18 + i) * n + 18 + i] += wII[i] * rc__ad_hget(&II[i], 9, 9);
-        }
+        for (i = 0; i < 3; ++i)
+            rc__sh_edge_hess_add(&Ed[i], wII[i], hess, n, 3 * ((i + 1) % 3), 3 * ((i + 2) % 3), 3 * i, 9 + 3 * i, 18 + i);
         if (withu) rc__sh_fff_hess_add(2, W.g, hess, n, 21);
         rc__sh_finish_hess(n, hess, flags);
     }
     return W.v;
 }
-
 /* ---- stretch + bending of one triangle in the bending stencil (27 DOFs, 21 with RC__SH_NO_U):
    one projection of the sum instead of one per term (tighter, and ~8 us cheaper per triangle).
    Same arguments as rc__sh_bend_tri; *S and *B (may be NULL) receive the two parts. */
@@ -4525,7 +4697,7 @@ static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edge
     for (t = 0; t < nt; ++t) {
         double xl[9], xf[9], ul[6], abar[3], zero[3] = {0, 0, 0}, *G = geo + 18 * t;
         int mask;
-        rc__ad W;
+        rc__sh_wd W;
         rc__sh_gather(m, E, x, u, t, xl, xf, ul, &mask);
         for (i = 0; i < 3; ++i) {
             rc__sh_edge_geom(xl + 3 * i, xl + 3 * ((i + 1) % 3), xl + 3 * ((i + 2) % 3), (mask >> i & 1) ? xf + 3 * i : NULL,
@@ -4538,7 +4710,7 @@ static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edge
             for (j = 0; j < 3; ++j) {
                 double s = 0.0;
                 for (k = 0; k < 3; ++k)
-                    for (l = 0; l < 3; ++l) s += L[k][i] * rc__ad_hget(&W, 3 + k, 3 + l) * L[l][j];
+                    for (l = 0; l < 3; ++l) s += L[k][i] * W.h[6 * (3 + k) + 3 + l] * L[l][j];
                 G[9 + 3 * i + j] = 0.5 * s;
             }
     }
@@ -4696,6 +4868,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double 
 #ifdef __cplusplus
 }
 #endif
+
 
 
 #ifdef __cplusplus
