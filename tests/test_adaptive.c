@@ -1,5 +1,268 @@
+/* r-adaptive mode (issue 5): u moves with x. Every test runs real steps of the simulator. */
 #include "test.h"
+
+/* a square sheet of side L on an n x n alternating grid, hanging in the x-z plane from its two
+   top corners (pins at their rest positions unless pull > 0 moves them inward), material of the
+   DESIGN §10 prototype */
+static rc_sim *ta_hanging(int n, int adaptive, double pull, double quality_weight)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    int i;
+    const double L = 0.8;
+    if (rc_mesh_grid(&m, L, L, n, n, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) {
+        double u = m.ref_uv[2 * i], v = m.ref_uv[2 * i + 1];
+        m.pos[3 * i] = pull + (1.0 - 2.0 * pull / L) * u;   /* pre-compressed so the pins start at their targets */
+        m.pos[3 * i + 1] = 0.01 * sin(3.14159265358979 * u / L) * v / L;   /* breaks the flat symmetry */
+        m.pos[3 * i + 2] = -v;
+    }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.material = rc_material_proto();
+    def.adaptive = adaptive;
+    def.quality_weight = quality_weight;
+    def.num_threads = 1;
+    if (rc_sim_create(&def, &s) == RC_OK) {
+        rc_sim_pin(s, 0, rc_sim_positions(s));
+        rc_sim_pin(s, n - 1, rc_sim_positions(s) + 3 * (n - 1));
+    }
+    rc_mesh_free(&m);
+    return s;
+}
+
+static double ta_total_area(const rc_sim *s)
+{
+    const double *u = rc_sim_reference(s);
+    const int *tri = rc_sim_tris(s);
+    double A = 0.0;
+    int t;
+    for (t = 0; t < rc_sim_num_tris(s); ++t) {
+        const double *a = u + 2 * tri[3 * t], *b = u + 2 * tri[3 * t + 1], *c = u + 2 * tri[3 * t + 2];
+        A += 0.5 * ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]));
+    }
+    return A;
+}
+
+/* flat, unloaded, no gravity: nothing drives u, so u must stay put (to round-off) */
+static void test_adaptive_flat_unloaded_keeps_u(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    rc_step_stats ss;
+    double du = 0.0;
+    int i, k;
+    CHECK_OK(rc_mesh_square(&m, 0.5, 49, 3u));
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.gravity[2] = 0.0;
+    def.adaptive = 1;
+    def.num_threads = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    for (k = 0; k < 5; ++k) CHECK_OK(rc_sim_step(s, &ss));
+    for (i = 0; i < 2 * m.num_verts; ++i) if (fabs(rc_sim_reference(s)[i] - m.ref_uv[i]) > du) du = fabs(rc_sim_reference(s)[i] - m.ref_uv[i]);
+    printf("    max |u - u0| after 5 steps: %.3g m\n", du);
+    CHECKF(du <= 1e-12, "u drifted by %g", du);
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+}
+
+/* rigid translation (uniform velocity, no gravity): u does not drift and x follows x0 + v t */
+static void test_adaptive_rigid_motion_no_drift(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    rc_step_stats ss;
+    double *state, du = 0.0, dx = 0.0, vel[3] = { 0.3, -0.2, 0.5 };
+    int i, k, c, nv;
+    CHECK_OK(rc_mesh_grid(&m, 0.4, 0.3, 7, 6, RC_DIAG_RANDOM + 4));
+    nv = m.num_verts;
+    def.mesh.num_verts = nv; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.gravity[2] = 0.0;
+    def.adaptive = 1;
+    def.num_threads = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    state = (double *)malloc(sizeof(double) * rc_sim_state_size(s));
+    CHECK_OK(rc_sim_save_state(s, state));
+    for (i = 0; i < nv; ++i) for (c = 0; c < 3; ++c) state[3 * nv + 3 * i + c] = vel[c];   /* layout: x, v, u, phi, ... */
+    CHECK_OK(rc_sim_load_state(s, state));
+    for (k = 0; k < 10; ++k) CHECK_OK(rc_sim_step(s, &ss));
+    for (i = 0; i < nv; ++i) {
+        for (c = 0; c < 2; ++c) if (fabs(rc_sim_reference(s)[2 * i + c] - m.ref_uv[2 * i + c]) > du) du = fabs(rc_sim_reference(s)[2 * i + c] - m.ref_uv[2 * i + c]);
+        for (c = 0; c < 3; ++c) {
+            double e = fabs(rc_sim_positions(s)[3 * i + c] - (m.pos[3 * i + c] + 10 * def.dt * vel[c]));
+            if (e > dx) dx = e;
+        }
+    }
+    printf("    rigid translation, 10 steps: max |u - u0| %.3g m, max |x - (x0 + v t)| %.3g m\n", du, dx);
+    CHECKF(du <= 1e-12, "u drifted by %g in rigid motion", du);
+    CHECKF(dx <= 1e-10, "rigid trajectory off by %g", dx);
+    free(state);
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+}
+
+/* free flight under gravity: an adaptive cloth follows exactly the fixed-mesh trajectory */
+static void test_adaptive_free_flight_matches_fixed(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *a, *f;
+    rc_step_stats ss;
+    double dx = 0.0;
+    int i, k;
+    CHECK_OK(rc_mesh_square(&m, 0.5, 64, 9u));
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    CHECK_OK(rc_sim_create(&def, &f));
+    def.adaptive = 1;
+    CHECK_OK(rc_sim_create(&def, &a));
+    for (k = 0; k < 10; ++k) { CHECK_OK(rc_sim_step(f, &ss)); CHECK_OK(rc_sim_step(a, &ss)); }
+    for (i = 0; i < 3 * m.num_verts; ++i) if (fabs(rc_sim_positions(a)[i] - rc_sim_positions(f)[i]) > dx) dx = fabs(rc_sim_positions(a)[i] - rc_sim_positions(f)[i]);
+    printf("    free flight, 10 steps: max |x_adaptive - x_fixed| = %.3g m\n", dx);
+    CHECKF(dx <= 1e-10, "adaptive free flight deviates by %g", dx);
+    rc_sim_destroy(a);
+    rc_sim_destroy(f);
+    rc_mesh_free(&m);
+}
+
+/* a hanging sheet whose corners are pulled inward over a few steps: on every step no reference
+   triangle inverts, boundary vertices stay on their side of the square, the total reference
+   area (hence the mass) is constant, the step decreases the IP, and u actually moves */
+static void test_adaptive_invariants_hanging(void)
+{
+    const int n = 9;
+    rc_sim *s = ta_hanging(n, 1, 0.0, 1.0);
+    rc_step_stats ss;
+    double A0, travel = 0.0, worst_area = 0.0, worst_bnd = 0.0, min_ratio = HUGE_VAL, max_q = 0.0;
+    double *u0;
+    int k, i, converged = 0;
+    const int steps = 8;
+    CHECK(s != NULL);
+    if (!s) return;
+    A0 = ta_total_area(s);
+    u0 = (double *)malloc(sizeof(double) * 2 * n * n);
+    memcpy(u0, rc_sim_reference(s), sizeof(double) * 2 * n * n);
+    for (k = 0; k < steps; ++k) {
+        double p0[3], p1[3];
+        memcpy(p0, rc_sim_positions(s), sizeof p0);
+        memcpy(p1, rc_sim_positions(s) + 3 * (n - 1), sizeof p1);
+        p0[0] += 0.01; p1[0] -= 0.01;   /* pull the corners 2 cm closer per step */
+        CHECK_OK(rc_sim_pin(s, 0, p0));
+        CHECK_OK(rc_sim_pin(s, n - 1, p1));
+        CHECK_OK(rc_sim_step(s, &ss));
+        CHECK(ss.ip_end <= ss.ip_start);
+        CHECK(rc__all_finite(rc_sim_positions(s), 3 * (size_t)n * n));
+        converged += ss.converged;
+        if (ss.min_area_ratio < min_ratio) min_ratio = ss.min_area_ratio;
+        if (ss.max_quality > max_q) max_q = ss.max_quality;
+        if (fabs(ta_total_area(s) - A0) > worst_area) worst_area = fabs(ta_total_area(s) - A0);
+        for (i = 0; i < n * n; ++i) {
+            const double *u = rc_sim_reference(s) + 2 * i, *w = u0 + 2 * i;
+            int c;
+            /* a vertex on a side of the square keeps that side's coordinate */
+            for (c = 0; c < 2; ++c)
+                if (w[c] == 0.0 || w[c] == 0.8) { double e = fabs(u[c] - w[c]); if (e > worst_bnd) worst_bnd = e; }
+            if (hypot(u[0] - w[0], u[1] - w[1]) > travel) travel = hypot(u[0] - w[0], u[1] - w[1]);
+        }
+    }
+    printf("    %d steps: converged %d, min area ratio %.3f, max MIPS %.3f, |dA| %.2e m^2, boundary drift %.2e m, max u travel %.4f m\n",
+           steps, converged, min_ratio, max_q, worst_area, worst_bnd, travel);
+    CHECKF(min_ratio > 0.0, "a reference triangle inverted (area ratio %g)", min_ratio);
+    CHECKF(worst_area <= 1e-12 * A0, "total reference area changed by %g", worst_area);
+    CHECKF(worst_bnd <= 1e-12, "a boundary vertex left its side by %g", worst_bnd);
+    CHECKF(travel > 1e-3, "u hardly moved (%g m): the adaptive solve did nothing", travel);
+    free(u0);
+    rc_sim_destroy(s);
+}
+
+/* From the same state, one adaptive step minimises the same IP over a superset of the fixed
+   step's unknowns (u = u^t is feasible and the regulariser is 0 there), so its converged IP must
+   not be higher. Checked on the hanging sheet with moving corners. */
+static void test_adaptive_step_ip_below_fixed(void)
+{
+    const int n = 9;
+    rc_sim *a = ta_hanging(n, 1, 0.1, 1.0), *f = ta_hanging(n, 0, 0.1, 1.0);
+    rc_step_stats sa, sf;
+    int k;
+    CHECK(a && f);
+    if (!a || !f) return;
+    for (k = 0; k < 3; ++k) {
+        CHECK_OK(rc_sim_step(a, &sa));
+        CHECK_OK(rc_sim_step(f, &sf));
+        printf("    step %d: IP adaptive %.8g (start %.8g, outer %d, converged %d), fixed %.8g (start %.8g)\n", k, sa.ip_end,
+               sa.ip_start, sa.outer_iters, sa.converged, sf.ip_end, sf.ip_start);
+        /* only the first step starts from the same state */
+        if (k == 0) CHECKF(sa.ip_end <= sf.ip_end + 1e-12 * fabs(sf.ip_end), "adaptive IP %.10g above fixed %.10g", sa.ip_end, sf.ip_end);
+    }
+    rc_sim_destroy(a);
+    rc_sim_destroy(f);
+}
+
+/* the scheduled + cached solver ends the step where the unaccelerated one does: final IPs within
+   1% of the IP decrease of the step (issue 5) */
+static void test_adaptive_schedule_cache_agree(void)
+{
+    const int n = 9;
+    rc_sim *a = ta_hanging(n, 1, 0.1, 1.0), *b;
+    rc_sim_def def;
+    rc_step_stats sa, sb;
+    (void)def;
+    CHECK(a != NULL);
+    if (!a) return;
+    b = ta_hanging(n, 1, 0.1, 1.0);
+    CHECK(b != NULL);
+    if (!b) { rc_sim_destroy(a); return; }
+    b->def.itr_schedule = 0;   /* unaccelerated: eps* at every outer iteration, no cache */
+    b->def.itr_cache = 0;
+    CHECK_OK(rc_sim_step(a, &sa));
+    CHECK_OK(rc_sim_step(b, &sb));
+    printf("    accelerated: IP %.10g (outer %d, inner %d, active %.2f, %.2f s); unaccelerated: IP %.10g (outer %d, inner %d, %.2f s)\n",
+           sa.ip_end, sa.outer_iters, sa.inner_iters, sa.active_rate, sa.t_total, sb.ip_end, sb.outer_iters, sb.inner_iters, sb.t_total);
+    CHECKF(fabs(sa.ip_end - sb.ip_end) <= 0.01 * fabs(sb.ip_start - sb.ip_end), "IPs differ by %g, decrease %g",
+           fabs(sa.ip_end - sb.ip_end), fabs(sb.ip_start - sb.ip_end));
+    rc_sim_destroy(a);
+    rc_sim_destroy(b);
+}
+
+/* regulariser ablation on the hanging sheet: without C(u) elements collapse; with it the mesh
+   quality stays bounded (max MIPS <= 3.5, no triangle below 1% of its initial area) */
+static void test_adaptive_regulariser_ablation(void)
+{
+    const int n = 9, steps = 10;
+    double q[2] = { 0.0, 1.0 }, maxq[2] = { 0, 0 }, minA[2] = { HUGE_VAL, HUGE_VAL };
+    int r, k;
+    for (r = 0; r < 2; ++r) {
+        rc_sim *s = ta_hanging(n, 1, 0.1, q[r]);
+        rc_step_stats ss;
+        CHECK(s != NULL);
+        if (!s) return;
+        for (k = 0; k < steps; ++k) {
+            CHECK_OK(rc_sim_step(s, &ss));
+            if (ss.max_quality > maxq[r]) maxq[r] = ss.max_quality;
+            if (ss.min_area_ratio < minA[r]) minA[r] = ss.min_area_ratio;
+        }
+        rc_sim_destroy(s);
+    }
+    printf("    without regulariser: max MIPS %.3f, min area ratio %.4f; with: max MIPS %.3f, min area ratio %.4f\n",
+           maxq[0], minA[0], maxq[1], minA[1]);
+    CHECKF(maxq[1] <= 3.5, "max MIPS %.3f with the regulariser", maxq[1]);
+    CHECKF(minA[1] >= 0.01, "a triangle shrank to %.4f of its area with the regulariser", minA[1]);
+    CHECKF(maxq[0] > maxq[1], "the regulariser did not improve the worst element (%.3f vs %.3f)", maxq[0], maxq[1]);
+}
 
 static void suite_adaptive(void)
 {
+    RUN(test_adaptive_flat_unloaded_keeps_u);
+    RUN(test_adaptive_rigid_motion_no_drift);
+    RUN(test_adaptive_free_flight_matches_fixed);
+    RUN(test_adaptive_invariants_hanging);
+    RUN(test_adaptive_step_ip_below_fixed);
+    RUN(test_adaptive_schedule_cache_agree);
+    RUN(test_adaptive_regulariser_ablation);
 }
