@@ -229,6 +229,13 @@ static RC__UNUSED rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *ms
     return st;
 }
 
+/* The same from a const entry point: the message buffer is the only thing written (every rc_sim is
+   heap-allocated, never a const object, so the cast is well defined). */
+static RC__UNUSED rc_status rc__sim_fail_c(const rc_sim *s, rc_status st, const char *msg)
+{
+    return rc__sim_fail((rc_sim *)s, st, msg);
+}
+
 static RC__UNUSED double rc__now(void)
 {
 #ifdef _OPENMP
@@ -473,7 +480,8 @@ static RC__UNUSED void rc__sim_invalidate_layout(rc_sim *s)
 
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3])
 {
-    if (!s || !target) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin: target is NULL");
     if (vertex < 0 || vertex >= s->nv) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin: vertex out of range");
     if (!rc__all_finite(target, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_pin: target is not finite");
     if (!s->pinned[vertex]) { s->pinned[vertex] = 1; rc__sim_invalidate_layout(s); }
@@ -492,7 +500,8 @@ RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex)
 RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
 {
     int had, has;
-    if (!s || !f) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!f) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_force: force is NULL");
     if (vertex < 0 || vertex >= s->nv) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_force: vertex out of range");
     if (!rc__all_finite(f, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_force: force is not finite");
     had = s->force[3 * vertex] != 0.0 || s->force[3 * vertex + 1] != 0.0 || s->force[3 * vertex + 2] != 0.0;
@@ -504,7 +513,8 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
 
 RCLOTHDEF rc_status rc_sim_pin_reaction(const rc_sim *s, int vertex, double force[3])
 {
-    if (!s || !force || vertex < 0 || vertex >= s->nv) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!force || vertex < 0 || vertex >= s->nv) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin_reaction: force is NULL or vertex out of range");
     memcpy(force, s->reaction + 3 * vertex, 3 * sizeof(double));
     return RC_OK;
 }
@@ -549,7 +559,8 @@ RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const dou
 {
     rc__obstacle o;
     double len;
-    if (!s || !point || !normal) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!point || !normal) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: point or normal is NULL");
     if (!rc__all_finite(point, 3) || !rc__all_finite(normal, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_plane: non-finite input");
     len = rc__norm3(normal);
     if (!(len > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: zero normal");
@@ -562,7 +573,8 @@ RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const dou
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id)
 {
     rc__obstacle o;
-    if (!s || !center) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!center) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_sphere: center is NULL");
     if (!rc__all_finite(center, 3) || !rc__isfinite(radius)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_sphere: non-finite input");
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_sphere: radius must be > 0");
     rc__obstacle_init(&o, RC__CT_SHAPE_SPHERE, s->def.friction);
@@ -574,7 +586,8 @@ RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double 
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id)
 {
     rc__obstacle o;
-    if (!s || !center || !half) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!center || !half) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_box: center or half is NULL");
     if (!rc__all_finite(center, 3) || !rc__all_finite(half, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_box: non-finite input");
     if (!(half[0] > 0.0 && half[1] > 0.0 && half[2] > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_box: half extents must be > 0");
     rc__obstacle_init(&o, RC__CT_SHAPE_BOX, s->def.friction);
@@ -587,7 +600,8 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
 {
     rc__obstacle o;
     double d[3];
-    if (!s || !a || !b) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!a || !b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: an end point is NULL");
     if (!rc__all_finite(a, 3) || !rc__all_finite(b, 3) || !rc__isfinite(radius)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_capsule: non-finite input");
     rc__sub3(d, b, a);
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: radius must be > 0");
@@ -613,7 +627,8 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
     const double *R = rotation ? rotation : I;
     double RtR[9];
     int i, j, k;
-    if (!s || !translation) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!translation) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: translation is NULL");
     if (id < 0 || id >= s->nobs) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: no such obstacle");
     if (!rc__all_finite(translation, 3) || !rc__all_finite(R, 9)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_move_obstacle: non-finite pose");
     for (i = 0; i < 3; ++i)
@@ -1764,7 +1779,8 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
 {
     int o;
     size_t nv = s ? (size_t)s->nv : 0;
-    if (!s || !b) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!b) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_save_state: buffer is NULL");
     memcpy(b, s->x, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(b, s->v, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(b, s->u, sizeof(double) * 2 * nv); b += 2 * nv;
@@ -1783,7 +1799,8 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
 {
     int o;
     size_t nv = s ? (size_t)s->nv : 0;
-    if (!s || !b) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: buffer is NULL");
     if (!rc__all_finite(b, rc_sim_state_size(s))) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
     memcpy(s->x, b, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(s->v, b, sizeof(double) * 3 * nv); b += 3 * nv;
@@ -1963,8 +1980,12 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
 
 RCLOTHDEF rc_status rc_sim_write_obj(const rc_sim *s, const char *path)
 {
-    if (!s || !path) return RC_ERR_INVALID_ARGUMENT;
-    return rc_mesh_write_obj(path, s->nv, s->x, s->u, s->nt, s->tris);
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!path) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_write_obj: path is NULL");
+    st = rc_mesh_write_obj(path, s->nv, s->x, s->u, s->nt, s->tris);
+    if (st != RC_OK) rc__sim_fail_c(s, st, "rc_sim_write_obj: could not write the file");
+    return st;
 }
 
 RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path)
@@ -1972,12 +1993,14 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
     rc_status st;
     double *p;
     int i;
-    if (!s || !path) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!path) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_write_reference_obj: path is NULL");
     p = (double *)rc__alloc(s->user, (size_t)3 * s->nv, sizeof(double));
-    if (!p) return RC_ERR_OUT_OF_MEMORY;
+    if (!p) return rc__sim_fail_c(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_write_reference_obj");
     for (i = 0; i < s->nv; ++i) { p[3 * i] = s->u[2 * i]; p[3 * i + 1] = s->u[2 * i + 1]; p[3 * i + 2] = 0.0; }
     st = rc_mesh_write_obj(path, s->nv, p, s->u, s->nt, s->tris);
     rc__free(s->user, p);
+    if (st != RC_OK) rc__sim_fail_c(s, st, "rc_sim_write_reference_obj: could not write the file");
     return st;
 }
 
