@@ -638,6 +638,9 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
             if (fabs(RtR[3 * i + j] - (i == j ? 1.0 : 0.0)) > 1e-6)
                 return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: rotation is not orthonormal");
         }
+    /* an orthonormal matrix with det -1 is a reflection: it would turn the shape inside out */
+    if (R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]) < 0.0)
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: rotation is a reflection (det -1)");
     memcpy(s->obs[id].R, R, 9 * sizeof(double));
     memcpy(s->obs[id].t, translation, 3 * sizeof(double));
     return RC_OK;
