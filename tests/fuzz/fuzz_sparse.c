@@ -28,10 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (flags & 1) rowind[nnz++] = j;
     }
     colptr[n] = nnz;
-    for (j = 0; j < nnz; ++j) {
-        unsigned v = fz_byte(&in);
-        val[j] = v == 0x7fu ? 0.0 / 0.0 : (double)(signed char)v / 16.0;
-        if ((flags & 2) && rowind[j] == (int)j) val[j] += 8.0;
+    for (j = 0; j < n; ++j) {
+        int p;
+        for (p = colptr[j]; p < colptr[j + 1]; ++p) {
+            unsigned v = fz_byte(&in);
+            val[p] = v == 0x7fu ? 0.0 / 0.0 : (double)(signed char)v / 16.0;
+            if ((flags & 2) && rowind[p] == j) val[p] += 8.0;   /* diagonal boost: SPD more often */
+        }
     }
     shift = (double)fz_byte(&in) / 8.0;
     for (j = 0; j < n; ++j) { b[j] = 1.0 + (j % 3); x[j] = 0.0; }
