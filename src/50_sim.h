@@ -12,7 +12,8 @@ extern "C" {
 #endif
 
 /* The mesh given to rc_sim_create: flat reference uv (the material domain), optional world
-   positions, counter-clockwise triangles in uv (clockwise meshes are flipped and reported). */
+   positions, counter-clockwise triangles in uv (clockwise meshes are flipped and reported).
+   Every vertex must be used by a triangle (RC_ERR_INVALID_ARGUMENT otherwise). */
 typedef struct rc_mesh_desc {
     int num_verts, num_tris;
     const double *ref_uv;   /* 2*num_verts, metres in the flat rest domain */
@@ -393,6 +394,10 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         for (t = 0; t < nt; ++t) { int tmp = s->tris[3 * t + 1]; s->tris[3 * t + 1] = s->tris[3 * t + 2]; s->tris[3 * t + 2] = tmp; }
     st = rc__topo_build(&s->topo, user, nv, nt, s->tris, def->mesh.ref_uv);
     if (st != RC_OK) { rc_sim_destroy(s); return st; }
+    /* a vertex in no triangle has no mass, no elastic energy and no incident triangle (the
+       inertia transfer indexes its first one): the step would be singular or read out of bounds */
+    for (i = 0; i < nv; ++i)
+        if (s->topo.vt_ptr[i + 1] == s->topo.vt_ptr[i]) { rc_sim_destroy(s); return RC_ERR_INVALID_ARGUMENT; }
     ne = s->ne = s->topo.ne;
 
 #define RC__A(ptr, n, type) do { (ptr) = (type *)rc__calloc(user, (size_t)(n), sizeof(type)); if (!(ptr)) goto oom; } while (0)
