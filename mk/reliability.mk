@@ -29,7 +29,7 @@ fuzz-corpus:
 	python3 tests/fuzz/make_corpus.py tests/fuzz/corpus
 
 $(BUILD)/libfuzzer_%: tests/fuzz/%.c tests/fuzz/replay.h rcloth.h | $(BUILD)
-	clang -O1 -g -DRC_FUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined -o $@ $< -lm
+	clang -O1 -g -DRC_FUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< -lm
 
 # new inputs go to build/fuzz_work/<harness> (not the committed corpus); crashes to build/
 fuzz: $(addprefix $(BUILD)/libfuzzer_,$(FUZZ_HARNESSES))

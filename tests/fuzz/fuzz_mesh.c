@@ -55,8 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         d.max_newton_iters = 20;
         d.max_substeps = 1;
         cs = rc_sim_create(&d, &s);
-        /* create validates the same mesh: it succeeds exactly when the validator accepts it */
-        if ((cs == RC_OK) != (vs == RC_OK)) __builtin_trap();
+        /* create validates the same mesh: it succeeds exactly when the validator accepts it and
+           every vertex is in a triangle */
+        int used[33] = { 0 }, all_used = 1;
+        if (vs == RC_OK) {
+            for (i = 0; i < 3 * nt; ++i) used[tris[i]] = 1;
+            for (i = 0; i < nv; ++i) all_used = all_used && used[i];
+        }
+        if ((cs == RC_OK) != (vs == RC_OK && all_used)) __builtin_trap();
         if (s) {
             if (flags & 4) {
                 double c[3] = { 0, 0, -0.05 };

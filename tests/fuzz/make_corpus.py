@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of the fuzz harnesses (tests/fuzz/corpus/<harness>/). Deterministic;
-the files are committed, rerun with `make fuzz-corpus` after changing an input layout."""
+the files are committed, rerun with `make fuzz-corpus` after changing an input layout. Files named
+crash_* are former libFuzzer crashers (fixed), committed as found and not written by this script."""
 import os, struct, sys
 
 out = sys.argv[1] if len(sys.argv) > 1 else "tests/fuzz/corpus"
