@@ -902,9 +902,13 @@ extern "C" {
    --------------------------------------------------------------------------------------------- */
 static RC__UNUSED void rc__sim_interp_old(const rc_sim *s, const double *field, const double *u, int i, int *hint, double *val, double *G)
 {
-    double bary[3];
+    double bary[3] = { 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0 };
     int t = rc__mesh_locate(&s->topo, s->u0_step, *hint, u + 2 * i, bary), k, c;
-    const int *tri = s->tris + 3 * t;
+    const int *tri;
+    /* locate fails (-1) only for a non-finite u: stay in the hint triangle instead of indexing
+       tris[-3]; the non-finite u then shows up as a non-finite energy and fails the step */
+    if (t < 0) t = (*hint >= 0 && *hint < s->nt) ? *hint : 0;
+    tri = s->tris + 3 * t;
     *hint = t;
     for (c = 0; c < 3; ++c) val[c] = bary[0] * field[3 * tri[0] + c] + bary[1] * field[3 * tri[1] + c] + bary[2] * field[3 * tri[2] + c];
     if (G) {
