@@ -553,6 +553,30 @@ static void test_rel_sim_def_table(void)
         rc_sim_destroy(s == (rc_sim *)&s ? NULL : s);
         rc_mesh_free(&t.mesh);
     }
+    {
+        /* a vertex in no triangle (index 3): valid for rc_mesh_validate, rejected by the sim (it
+           would have no mass; the first step used to read out of bounds - fuzz_mesh crasher) */
+        static const double uv[8] = { 0, 0, 1, 0, 0, 1, 2, 2 };
+        static const int tri[3] = { 0, 1, 2 };
+        rc_sim_def d = rc_default_sim_def();
+        d.mesh.num_verts = 4; d.mesh.num_tris = 1; d.mesh.ref_uv = uv; d.mesh.tris = tri;
+        CHECK(rc_mesh_validate(4, 1, uv, tri, NULL, NULL, 0) == RC_OK);
+        s = (rc_sim *)&s;
+        CHECK(rc_sim_create(&d, &s) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(s == NULL);
+        d.mesh.num_verts = 3;
+        CHECK_OK(rc_sim_create(&d, &s));
+        if (s) {
+            /* the inertia transfer with a non-finite reference point (locate fails): stays in
+               bounds (ASan/valgrind would flag tris[-3]) */
+            double nanu[6] = { R_NAN, 0, 1, 0, 0, 1 }, val[3], G[6];
+            int hint = 0;
+            rc__sim_interp_old(s, s->x, nanu, 0, &hint, val, G);
+            CHECK(hint >= 0 && hint < s->nt);
+            CHECK(rc_sim_step(s, NULL) == RC_OK);
+            rc_sim_destroy(s);
+        }
+    }
     /* the def was not touched: creating from it still works */
     CHECK_OK(rc_sim_create(&sc.def, &s));
     rc_sim_destroy(s);
