@@ -35,6 +35,8 @@ int main(int argc, char **argv)
     double sph0[3] = { 0.25, 0.25, 0.0 }, box0[3] = { 0.25, 0.25, -0.45 }, E_max = 0.0;
     int sph = -1, box = -1, i, c, nv, nt, errors = 0;
     double *saved;
+    long newton = 0, substeps = 0, unconverged = 0;
+    rc_step_stats stats;
     clock_t t0;
     if (argc > 3) soak_state += (unsigned long long)atol(argv[3]) * 0x9E3779B97F4A7C15ULL;
     if (rc_mesh_grid(&g, 0.5, 0.5, N, N, RC_DIAG_ALTERNATING) != RC_OK) return 1;
@@ -81,7 +83,8 @@ int main(int argc, char **argv)
         bt[2] = 0.25 + 0.25 * sin(2.0 * t);
         rc_sim_move_obstacle(s, box, bt, R);
         rc_sim_save_state(s, saved);
-        rs = rc_sim_step(s, NULL);
+        rs = rc_sim_step(s, &stats);
+        if (rs == RC_OK) { newton += stats.newton_iters; substeps += stats.substeps; unconverged += !stats.converged; }
         x = rc_sim_positions(s); v = rc_sim_velocities(s); u = rc_sim_reference(s);
         if (rs != RC_OK) {
             ++failed;
@@ -127,6 +130,8 @@ int main(int argc, char **argv)
         double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
         printf("soak: %ld steps (adaptive %d), %ld failed steps, %.2f s CPU (%.2f ms/step), min gap %.3g m, max energy %.3g J\n",
                k, adaptive, failed, secs, 1e3 * secs / (k ? k : 1), min_gap, E_max);
+        printf("soak: %.1f Newton iterations and %.2f substeps per step, %ld steps ended unconverged (at a cap)\n",
+               (double)newton / (k ? k : 1), (double)substeps / (k ? k : 1), unconverged);
     }
     if (failed * 100 > steps) { printf("soak: more than 1%% of the steps failed\n"); ++errors; }
     free(saved);
