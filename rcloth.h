@@ -462,7 +462,8 @@ extern "C" {
 #endif
 
 /* The mesh given to rc_sim_create: flat reference uv (the material domain), optional world
-   positions, counter-clockwise triangles in uv (clockwise meshes are flipped and reported). */
+   positions, counter-clockwise triangles in uv (clockwise meshes are flipped and reported).
+   Every vertex must be used by a triangle (RC_ERR_INVALID_ARGUMENT otherwise). */
 typedef struct rc_mesh_desc {
     int num_verts, num_tris;
     const double *ref_uv;   /* 2*num_verts, metres in the flat rest domain */
@@ -6213,6 +6214,13 @@ static RC__UNUSED rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *ms
     return st;
 }
 
+/* The same from a const entry point: the message buffer is the only thing written (every rc_sim is
+   heap-allocated, never a const object, so the cast is well defined). */
+static RC__UNUSED rc_status rc__sim_fail_c(const rc_sim *s, rc_status st, const char *msg)
+{
+    return rc__sim_fail((rc_sim *)s, st, msg);
+}
+
 static RC__UNUSED double rc__now(void)
 {
 #ifdef _OPENMP
@@ -6370,6 +6378,10 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         for (t = 0; t < nt; ++t) { int tmp = s->tris[3 * t + 1]; s->tris[3 * t + 1] = s->tris[3 * t + 2]; s->tris[3 * t + 2] = tmp; }
     st = rc__topo_build(&s->topo, user, nv, nt, s->tris, def->mesh.ref_uv);
     if (st != RC_OK) { rc_sim_destroy(s); return st; }
+    /* a vertex in no triangle has no mass, no elastic energy and no incident triangle (the
+       inertia transfer indexes its first one): the step would be singular or read out of bounds */
+    for (i = 0; i < nv; ++i)
+        if (s->topo.vt_ptr[i + 1] == s->topo.vt_ptr[i]) { rc_sim_destroy(s); return RC_ERR_INVALID_ARGUMENT; }
     ne = s->ne = s->topo.ne;
 
 #define RC__A(ptr, n, type) do { (ptr) = (type *)rc__calloc(user, (size_t)(n), sizeof(type)); if (!(ptr)) goto oom; } while (0)
@@ -6457,7 +6469,8 @@ static RC__UNUSED void rc__sim_invalidate_layout(rc_sim *s)
 
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3])
 {
-    if (!s || !target) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin: target is NULL");
     if (vertex < 0 || vertex >= s->nv) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin: vertex out of range");
     if (!rc__all_finite(target, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_pin: target is not finite");
     if (!s->pinned[vertex]) { s->pinned[vertex] = 1; rc__sim_invalidate_layout(s); }
@@ -6476,7 +6489,8 @@ RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex)
 RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
 {
     int had, has;
-    if (!s || !f) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!f) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_force: force is NULL");
     if (vertex < 0 || vertex >= s->nv) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_force: vertex out of range");
     if (!rc__all_finite(f, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_force: force is not finite");
     had = s->force[3 * vertex] != 0.0 || s->force[3 * vertex + 1] != 0.0 || s->force[3 * vertex + 2] != 0.0;
@@ -6488,7 +6502,8 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
 
 RCLOTHDEF rc_status rc_sim_pin_reaction(const rc_sim *s, int vertex, double force[3])
 {
-    if (!s || !force || vertex < 0 || vertex >= s->nv) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!force || vertex < 0 || vertex >= s->nv) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin_reaction: force is NULL or vertex out of range");
     memcpy(force, s->reaction + 3 * vertex, 3 * sizeof(double));
     return RC_OK;
 }
@@ -6533,7 +6548,8 @@ RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const dou
 {
     rc__obstacle o;
     double len;
-    if (!s || !point || !normal) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!point || !normal) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: point or normal is NULL");
     if (!rc__all_finite(point, 3) || !rc__all_finite(normal, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_plane: non-finite input");
     len = rc__norm3(normal);
     if (!(len > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: zero normal");
@@ -6546,7 +6562,8 @@ RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const dou
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id)
 {
     rc__obstacle o;
-    if (!s || !center) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!center) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_sphere: center is NULL");
     if (!rc__all_finite(center, 3) || !rc__isfinite(radius)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_sphere: non-finite input");
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_sphere: radius must be > 0");
     rc__obstacle_init(&o, RC__CT_SHAPE_SPHERE, s->def.friction);
@@ -6558,7 +6575,8 @@ RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double 
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id)
 {
     rc__obstacle o;
-    if (!s || !center || !half) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!center || !half) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_box: center or half is NULL");
     if (!rc__all_finite(center, 3) || !rc__all_finite(half, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_box: non-finite input");
     if (!(half[0] > 0.0 && half[1] > 0.0 && half[2] > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_box: half extents must be > 0");
     rc__obstacle_init(&o, RC__CT_SHAPE_BOX, s->def.friction);
@@ -6571,7 +6589,8 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
 {
     rc__obstacle o;
     double d[3];
-    if (!s || !a || !b) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!a || !b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: an end point is NULL");
     if (!rc__all_finite(a, 3) || !rc__all_finite(b, 3) || !rc__isfinite(radius)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_capsule: non-finite input");
     rc__sub3(d, b, a);
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: radius must be > 0");
@@ -6597,7 +6616,8 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
     const double *R = rotation ? rotation : I;
     double RtR[9];
     int i, j, k;
-    if (!s || !translation) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!translation) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: translation is NULL");
     if (id < 0 || id >= s->nobs) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: no such obstacle");
     if (!rc__all_finite(translation, 3) || !rc__all_finite(R, 9)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_move_obstacle: non-finite pose");
     for (i = 0; i < 3; ++i)
@@ -6607,6 +6627,9 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
             if (fabs(RtR[3 * i + j] - (i == j ? 1.0 : 0.0)) > 1e-6)
                 return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: rotation is not orthonormal");
         }
+    /* an orthonormal matrix with det -1 is a reflection: it would turn the shape inside out */
+    if (R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]) < 0.0)
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: rotation is a reflection (det -1)");
     memcpy(s->obs[id].R, R, 9 * sizeof(double));
     memcpy(s->obs[id].t, translation, 3 * sizeof(double));
     return RC_OK;
@@ -7714,6 +7737,29 @@ static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
                 d = rc__sim_obs_sdf(s->obs + o, s->x + 3 * i, n, NULL);
                 if (d <= xi_ + 1e-3 * s->def.contact_dhat) rc__axpy3(s->x + 3 * i, target - d, n);
             }
+    /* spheres act on whole triangles: a sphere that moved into a triangle's interior pushes the
+       triangle's free vertices out along the direction from the centre to its closest point */
+    for (pass = 0; pass < 8; ++pass) {
+        int moved = 0, t, k;
+        for (o = 0; o < s->nobs; ++o) {
+            double c[3];
+            if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE) continue;
+            rc__obs_from_rest_vec(s->obs[o].R, s->obs[o].shape.p, c);
+            rc__add3(c, c, s->obs[o].t);
+            for (t = 0; t < s->nt; ++t) {
+                const int *tri = s->tris + 3 * t;
+                double g[12], d2 = rc__ct_point_triangle_d2(c, s->x + 3 * tri[0], s->x + 3 * tri[1], s->x + 3 * tri[2], NULL, g, NULL);
+                double dist = sqrt(d2), ds = dist - s->obs[o].shape.r, dir[3];
+                if (ds > xi_ + 1e-3 * s->def.contact_dhat || !(dist > 0.0)) continue;
+                /* closest point q = c - g_c / 2 (g_c = d(d2)/dc = 2 (c - q)): push away from c */
+                rc__scale3(dir, 1.0 / (2.0 * dist), g);
+                for (k = 0; k < 3; ++k)
+                    if (!s->pinned[tri[k]]) rc__axpy3(s->x + 3 * tri[k], -(target - ds), dir);
+                moved = 1;
+            }
+        }
+        if (!moved) break;
+    }
 }
 
 static RC__UNUSED void rc__sim_quality_stats(const rc_sim *s, rc_step_stats *st)
@@ -7868,7 +7914,8 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
 {
     int o;
     size_t nv = s ? (size_t)s->nv : 0;
-    if (!s || !b) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!b) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_save_state: buffer is NULL");
     memcpy(b, s->x, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(b, s->v, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(b, s->u, sizeof(double) * 2 * nv); b += 2 * nv;
@@ -7887,7 +7934,8 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
 {
     int o;
     size_t nv = s ? (size_t)s->nv : 0;
-    if (!s || !b) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: buffer is NULL");
     if (!rc__all_finite(b, rc_sim_state_size(s))) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
     memcpy(s->x, b, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(s->v, b, sizeof(double) * 3 * nv); b += 3 * nv;
@@ -8070,8 +8118,12 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
 
 RCLOTHDEF rc_status rc_sim_write_obj(const rc_sim *s, const char *path)
 {
-    if (!s || !path) return RC_ERR_INVALID_ARGUMENT;
-    return rc_mesh_write_obj(path, s->nv, s->x, s->u, s->nt, s->tris);
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!path) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_write_obj: path is NULL");
+    st = rc_mesh_write_obj(path, s->nv, s->x, s->u, s->nt, s->tris);
+    if (st != RC_OK) rc__sim_fail_c(s, st, "rc_sim_write_obj: could not write the file");
+    return st;
 }
 
 RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path)
@@ -8079,12 +8131,14 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
     rc_status st;
     double *p;
     int i;
-    if (!s || !path) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!path) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_write_reference_obj: path is NULL");
     p = (double *)rc__alloc(s->user, (size_t)3 * s->nv, sizeof(double));
-    if (!p) return RC_ERR_OUT_OF_MEMORY;
+    if (!p) return rc__sim_fail_c(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_write_reference_obj");
     for (i = 0; i < s->nv; ++i) { p[3 * i] = s->u[2 * i]; p[3 * i + 1] = s->u[2 * i + 1]; p[3 * i + 2] = 0.0; }
     st = rc_mesh_write_obj(path, s->nv, p, s->u, s->nt, s->tris);
     rc__free(s->user, p);
+    if (st != RC_OK) rc__sim_fail_c(s, st, "rc_sim_write_reference_obj: could not write the file");
     return st;
 }
 

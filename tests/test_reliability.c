@@ -1,5 +1,802 @@
+/* tests/test_reliability.c - bad inputs to every public function (issue 8), the sim staying usable
+   after an error, and run-to-run determinism. The OOM, fuzz, soak and OpenMP-determinism programs
+   live in tests/oom, tests/fuzz, tests/soak (mk/reliability.mk). */
 #include "test.h"
+
+#define R_NAN (0.0 / 0.0)
+#define R_INF (1.0 / 0.0)
+
+/* ---- SPARSE ------------------------------------------------------------------------------- */
+
+/* One pattern per row: n, colptr, rowind and the status analyze must give. The valid pattern is
+   the 3x3 tridiagonal upper triangle. */
+typedef struct r_pattern { const char *what; int n; int colptr[5]; int rowind[8]; rc_status want; } r_pattern;
+
+static void test_rel_ldlt_analyze_bad(void)
+{
+    static const r_pattern table[] = {
+        { "valid tridiagonal", 3, { 0, 1, 3, 5 }, { 0, 0, 1, 1, 2 }, RC_OK },
+        { "n < 0", -1, { 0 }, { 0 }, RC_ERR_INVALID_ARGUMENT },
+        { "colptr[0] != 0", 3, { 1, 1, 3, 5 }, { 0, 0, 1, 1, 2 }, RC_ERR_BAD_PATTERN },
+        { "colptr decreasing", 3, { 0, 2, 1, 5 }, { 0, 0, 1, 1, 2 }, RC_ERR_BAD_PATTERN },
+        { "row out of range", 3, { 0, 1, 3, 5 }, { 0, 0, 1, 1, 7 }, RC_ERR_BAD_PATTERN },
+        { "negative row", 3, { 0, 1, 3, 5 }, { 0, -1, 1, 1, 2 }, RC_ERR_BAD_PATTERN },
+        { "lower entry", 3, { 0, 2, 3, 5 }, { 0, 1, 1, 1, 2 }, RC_ERR_BAD_PATTERN },
+        { "duplicate", 3, { 0, 1, 3, 5 }, { 0, 1, 1, 1, 2 }, RC_ERR_BAD_PATTERN },
+        { "colptr[n] < 0", 2, { 0, 0, -3 }, { 0 }, RC_ERR_BAD_PATTERN },
+    };
+    size_t i;
+    for (i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        rc_ldlt *f = (rc_ldlt *)&f;   /* garbage: must be set to NULL on failure */
+        rc_status st = rc_ldlt_analyze(&f, table[i].n, table[i].colptr, table[i].rowind);
+        CHECKF(st == table[i].want, "%s: got %s", table[i].what, rc_status_string(st));
+        if (st != RC_OK) CHECKF(f == NULL, "%s: *out not NULL on failure", table[i].what);
+        rc_ldlt_destroy(f);
+    }
+    {
+        static const int cp[4] = { 0, 1, 3, 5 }, ri[5] = { 0, 0, 1, 1, 2 };
+        static const int bad_perm[3] = { 0, 0, 2 }, oob_perm[3] = { 0, 1, 3 };
+        rc_ldlt *f = NULL;
+        CHECK(rc_ldlt_analyze(NULL, 3, cp, ri) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_ldlt_analyze(&f, 3, NULL, ri) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_ldlt_analyze(&f, 3, cp, NULL) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_ldlt_analyze_ex(&f, 3, cp, ri, bad_perm, NULL) != RC_OK);
+        CHECK(f == NULL);
+        CHECK(rc_ldlt_analyze_ex(&f, 3, cp, ri, oob_perm, NULL) != RC_OK);
+        CHECK(f == NULL);
+        rc_ldlt_destroy(f);
+    }
+}
+
+static void test_rel_ldlt_numeric_bad(void)
+{
+    static const int cp[4] = { 0, 1, 3, 5 }, ri[5] = { 0, 0, 1, 1, 2 };
+    double val[5] = { 4, -1, 4, -1, 4 }, b[3] = { 1, 2, 3 };
+    double nanval[5] = { 4, -1, R_NAN, -1, 4 }, infval[5] = { 4, -1, 4, -1, R_INF };
+    double zero[5] = { 0, 0, 0, 0, 0 };
+    int pos = -1, neg = -1;
+    rc_ldlt *f = NULL;
+    CHECK_OK(rc_ldlt_analyze(&f, 3, cp, ri));
+    if (!f) return;
+    /* solve before any factorization: no usable factor */
+    CHECK(rc_ldlt_solve(f, b) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_ldlt_factor(NULL, val) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_ldlt_factor(f, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_ldlt_factor(f, nanval) == RC_ERR_NON_FINITE);
+    CHECK(rc_ldlt_factor(f, infval) == RC_ERR_NON_FINITE);
+    CHECK(rc_ldlt_factor_shifted(f, val, R_NAN) != RC_OK);
+    CHECK(rc_ldlt_factor_shifted(f, val, R_INF) != RC_OK);
+    CHECK(rc_ldlt_factor(f, zero) == RC_ERR_NOT_SPD);
+    CHECK(rc_ldlt_solve(f, b) == RC_ERR_INVALID_ARGUMENT);    /* stopped at a zero pivot */
+    /* a good factorization afterwards works: errors leave the object usable */
+    CHECK_OK(rc_ldlt_factor(f, val));
+    CHECK(rc_ldlt_solve(NULL, b) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_ldlt_solve(f, NULL) == RC_ERR_INVALID_ARGUMENT);
+    b[1] = R_NAN;
+    CHECK(rc_ldlt_solve(f, b) == RC_ERR_NON_FINITE);
+    b[1] = 2;
+    CHECK(rc_ldlt_solve_refined(f, NULL, b, 2) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_ldlt_solve_refined(f, val, NULL, 2) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_ldlt_solve_refined(f, val, b, -1) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_ldlt_solve_refined(f, nanval, b, 2) == RC_ERR_NON_FINITE);
+    CHECK_OK(rc_ldlt_solve(f, b));
+    /* (4,-1;-1,4,-1;-1,4) x = (1,2,3): x = (3/7, 5/7, 13/14)... check the residual instead */
+    CHECK_NEAR(4 * b[0] - b[1], 1.0, 1e-12);
+    CHECK_NEAR(-b[1] + 4 * b[2], 3.0, 1e-12);
+    CHECK(rc_ldlt_n(NULL) == 0);
+    CHECK(rc_ldlt_nnz_l(NULL) == 0);
+    rc_ldlt_inertia(NULL, &pos, &neg);
+    CHECK(pos == 0 && neg == 0);
+    rc_ldlt_inertia(f, NULL, NULL);   /* must not crash */
+    rc_ldlt_destroy(NULL);
+    rc_ldlt_destroy(f);
+}
+
+static void test_rel_symv_pcg_bad(void)
+{
+    static const int cp[4] = { 0, 1, 3, 5 }, ri[5] = { 0, 0, 1, 1, 2 };
+    static const int badcp[4] = { 0, 2, 1, 5 };
+    double val[5] = { 4, -1, 4, -1, 4 }, x[3] = { 1, 1, 1 }, y[3], b[3] = { 1, 2, 3 };
+    double nanval[5] = { 4, -1, R_NAN, -1, 4 }, indef[5] = { -4, -1, 4, -1, 4 };
+    int bp_bad[3] = { 0, 2, 2 }, bp_wide[2] = { 0, 3 }, it = -1;
+    double rr = -1;
+    CHECK_OK(rc_sparse_symv(3, cp, ri, val, x, y));
+    CHECK(rc_sparse_symv(-1, cp, ri, val, x, y) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sparse_symv(3, NULL, ri, val, x, y) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sparse_symv(3, cp, ri, NULL, x, y) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sparse_symv(3, cp, ri, val, NULL, y) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sparse_symv(3, cp, ri, val, x, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sparse_symv(3, badcp, ri, val, x, y) == RC_ERR_BAD_PATTERN);
+    CHECK(rc_sparse_symv(3, cp, ri, nanval, x, y) == RC_ERR_NON_FINITE);
+    x[2] = R_INF;
+    CHECK(rc_sparse_symv(3, cp, ri, val, x, y) == RC_ERR_NON_FINITE);
+    x[2] = 0;
+
+    CHECK_OK(rc_pcg_solve(3, cp, ri, val, NULL, 0, b, x, 1e-12, 50, &it, &rr));
+    CHECK(rc_pcg_solve(-3, cp, ri, val, NULL, 0, b, x, 1e-12, 50, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_pcg_solve(3, NULL, ri, val, NULL, 0, b, x, 1e-12, 50, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_pcg_solve(3, cp, ri, val, NULL, 0, NULL, x, 1e-12, 50, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_pcg_solve(3, cp, ri, val, NULL, 0, b, NULL, 1e-12, 50, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_pcg_solve(3, cp, ri, val, NULL, 0, b, x, R_NAN, 50, NULL, NULL) != RC_OK);
+    CHECK(rc_pcg_solve(3, cp, ri, val, NULL, 0, b, x, -1.0, 50, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_pcg_solve(3, cp, ri, val, NULL, 0, b, x, 1e-12, -1, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_pcg_solve(3, cp, ri, val, bp_bad, 2, b, x, 1e-12, 50, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_pcg_solve(3, cp, ri, val, bp_wide, -1, b, x, 1e-12, 50, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_pcg_solve(3, cp, ri, nanval, NULL, 0, b, x, 1e-12, 50, NULL, NULL) == RC_ERR_NON_FINITE);
+    CHECK(rc_pcg_solve(3, cp, ri, indef, NULL, 0, b, x, 1e-12, 50, NULL, NULL) == RC_ERR_NOT_SPD);
+    x[0] = R_NAN;
+    CHECK(rc_pcg_solve(3, cp, ri, val, NULL, 0, b, x, 1e-12, 50, NULL, NULL) == RC_ERR_NON_FINITE);
+    x[0] = 0;
+    b[0] = R_NAN;
+    CHECK(rc_pcg_solve(3, cp, ri, val, NULL, 0, b, x, 1e-12, 50, NULL, NULL) == RC_ERR_NON_FINITE);
+}
+
+/* ---- MESH --------------------------------------------------------------------------------- */
+
+static void test_rel_generators_bad(void)
+{
+    rc_mesh m;
+    memset(&m, 0x5a, sizeof m);
+    CHECK(rc_mesh_grid(NULL, 1, 1, 3, 3, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, 1, 1, 1, 3, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(m.num_verts == 0 && m.pos == NULL && m.tris == NULL && m.ref_uv == NULL);   /* zeroed on error */
+    CHECK(rc_mesh_grid(&m, 1, 1, 3, -5, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, 0, 1, 3, 3, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, -1, 1, 3, 3, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, 1, R_NAN, 3, 3, 0) != RC_OK);
+    CHECK(rc_mesh_grid(&m, R_INF, 1, 3, 3, 0) != RC_OK);
+    CHECK(rc_mesh_grid(&m, 1, 1, 3, 3, -1) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_grid(&m, 1, 1, 100000, 100000, 0) != RC_OK);     /* 1e10 vertices: int overflow */
+    CHECK(rc_mesh_square(NULL, 1, 16, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_square(&m, 0, 16, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_square(&m, R_NAN, 16, 0) != RC_OK);
+    CHECK(rc_mesh_square(&m, 1, -4, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_disk(NULL, 1, 20) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_disk(&m, -1, 20) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_disk(&m, R_INF, 20) != RC_OK);
+    CHECK(rc_mesh_disk(&m, 1, -20) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_annulus(NULL, 0.5, 1, 50, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_annulus(&m, 1, 0.5, 50, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_annulus(&m, 0, 1, 50, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_annulus(&m, 0.5, 0.5, 50, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_annulus(&m, R_NAN, 1, 50, 0) != RC_OK);
+    CHECK(rc_mesh_annulus(&m, 0.5, 1, -50, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(m.num_verts == 0 && m.pos == NULL);
+    rc_mesh_free(NULL);
+    rc_mesh_free(&m);
+    rc_mesh_free(&m);   /* twice: fine */
+}
+
+/* rc_mesh_validate on a table of small meshes: the unit square split in two, and variations */
+typedef struct r_vmesh { const char *what; int nv, nt; double uv[10]; int tris[9]; rc_status want; int flipped; } r_vmesh;
+
+static void test_rel_validate_table(void)
+{
+    static const r_vmesh table[] = {
+        { "ok", 4, 2, { 0, 0, 1, 0, 1, 1, 0, 1 }, { 0, 1, 2, 0, 2, 3 }, RC_OK, 0 },
+        { "all clockwise", 4, 2, { 0, 0, 1, 0, 1, 1, 0, 1 }, { 0, 2, 1, 0, 3, 2 }, RC_OK, 1 },
+        { "nv < 3", 2, 1, { 0, 0, 1, 0 }, { 0, 1, 1 }, RC_ERR_INVALID_ARGUMENT, 0 },
+        { "nt < 1", 4, 0, { 0, 0, 1, 0, 1, 1, 0, 1 }, { 0 }, RC_ERR_INVALID_ARGUMENT, 0 },
+        { "index >= nv", 4, 2, { 0, 0, 1, 0, 1, 1, 0, 1 }, { 0, 1, 2, 0, 2, 4 }, RC_ERR_MESH_INDEX, 0 },
+        { "negative index", 4, 2, { 0, 0, 1, 0, 1, 1, 0, 1 }, { 0, 1, 2, -1, 2, 3 }, RC_ERR_MESH_INDEX, 0 },
+        { "repeated index", 4, 2, { 0, 0, 1, 0, 1, 1, 0, 1 }, { 0, 1, 1, 0, 2, 3 }, RC_ERR_MESH_INDEX, 0 },
+        { "NaN uv", 4, 2, { 0, 0, 1, 0, 1, R_NAN, 0, 1 }, { 0, 1, 2, 0, 2, 3 }, RC_ERR_NON_FINITE, 0 },
+        { "inf uv unused vertex", 5, 2, { 0, 0, 1, 0, 1, 1, 0, 1, R_INF, 0 }, { 0, 1, 2, 0, 2, 3 }, RC_ERR_NON_FINITE, 0 },
+        { "zero area", 4, 2, { 0, 0, 1, 0, 2, 0, 0, 1 }, { 0, 1, 2, 0, 2, 3 }, RC_ERR_MESH_DEGENERATE, 0 },
+        { "all vertices equal", 3, 1, { 1, 1, 1, 1, 1, 1 }, { 0, 1, 2 }, RC_ERR_MESH_DEGENERATE, 0 },
+        { "mixed orientation", 4, 2, { 0, 0, 1, 0, 1, 1, 0, 1 }, { 0, 1, 2, 0, 3, 2 }, RC_ERR_MESH_ORIENTATION, 0 },
+        { "edge in 3 triangles", 5, 3, { 0, 0, 1, 0, 0.5, 1, 0.5, 2, 0.5, 3 }, { 0, 1, 2, 0, 1, 3, 0, 1, 4 },
+          RC_ERR_MESH_NON_MANIFOLD, 0 },
+    };
+    size_t i;
+    for (i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        char msg[128];
+        int flipped = -1;
+        rc_status st = rc_mesh_validate(table[i].nv, table[i].nt, table[i].uv, table[i].tris, &flipped, msg, (int)sizeof msg);
+        CHECKF(st == table[i].want, "%s: got %s (%s)", table[i].what, rc_status_string(st), msg);
+        if (st == RC_OK) CHECKF(flipped == table[i].flipped, "%s: flipped %d", table[i].what, flipped);
+        else CHECKF(msg[0] != 0, "%s: empty message", table[i].what);
+    }
+    {
+        static const double uv[8] = { 0, 0, 1, 0, 1, 1, 0, 1 };
+        static const int tris[6] = { 0, 1, 2, 0, 2, 3 };
+        char small[4];
+        CHECK(rc_mesh_validate(4, 2, NULL, tris, NULL, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_mesh_validate(4, 2, uv, NULL, NULL, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_mesh_validate(-4, 2, uv, tris, NULL, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
+        /* a tiny message buffer is truncated, still terminated */
+        CHECK(rc_mesh_validate(4, 2, uv, NULL, NULL, small, (int)sizeof small) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(memchr(small, 0, sizeof small) != NULL);
+        CHECK(rc_mesh_validate(4, 2, uv, tris, NULL, small, -1) == RC_OK);
+    }
+}
+
+static void test_rel_trimesh_edges_bad(void)
+{
+    static const int tris[6] = { 0, 1, 2, 0, 2, 3 }, bad[6] = { 0, 1, 2, 0, 2, 9 }, rep[3] = { 0, 0, 1 };
+    rc_trimesh m;
+    m.num_verts = 4; m.num_tris = 2; m.tris = tris;
+    CHECK(rc_trimesh_num_edges(&m) == 5);
+    CHECK(rc_trimesh_num_edges(NULL) == -1);
+    m.tris = NULL; CHECK(rc_trimesh_num_edges(&m) == -1);
+    m.tris = bad; CHECK(rc_trimesh_num_edges(&m) == -1);
+    m.tris = rep; m.num_tris = 1; CHECK(rc_trimesh_num_edges(&m) == -1);
+    m.tris = tris; m.num_tris = -2; CHECK(rc_trimesh_num_edges(&m) == -1);
+    m.num_tris = 2; m.num_verts = -1; CHECK(rc_trimesh_num_edges(&m) == -1);
+}
+
+/* the OBJ reader on a table of files written to a temporary path */
+typedef struct r_obj { const char *what; const char *text; rc_status want; } r_obj;
+
+static rc_status r_read_obj_text(const char *text, rc_mesh *m)
+{
+    const char *path = "build/rel_tmp.obj";
+    FILE *fp = fopen(path, "wb");
+    rc_status st;
+    if (!fp) return RC_ERR_IO;
+    fputs(text, fp);
+    fclose(fp);
+    st = rc_mesh_read_obj(m, path);
+    remove(path);
+    return st;
+}
+
+static void test_rel_read_obj_table(void)
+{
+    static const r_obj table[] = {
+        { "ok", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", RC_OK },
+        { "ok negative indices", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\n", RC_OK },
+        { "ok quad + vt", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nf 1/1 2/2 3/3 4/4\n", RC_OK },
+        { "empty", "", RC_ERR_PARSE },
+        { "no faces", "v 0 0 0\nv 1 0 0\nv 0 1 0\n", RC_ERR_PARSE },
+        { "index 0", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", RC_ERR_PARSE },
+        { "index too big", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", RC_ERR_PARSE },
+        { "relative too far", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", RC_ERR_PARSE },
+        { "two corners", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", RC_ERR_PARSE },
+        { "bad number", "v 0 zero 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", RC_ERR_PARSE },
+        { "missing coordinate", "v 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", RC_ERR_PARSE },
+        { "bad corner", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n", RC_ERR_PARSE },
+        { "vt index out of range", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/2 3/1\n", RC_ERR_PARSE },
+        { "nan", "v 0 0 nan\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", RC_ERR_NON_FINITE },
+        { "inf", "v 0 0 0\nv 1e999 0 0\nv 0 1 0\nf 1 2 3\n", RC_ERR_NON_FINITE },
+        { "huge index", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999\n", RC_ERR_PARSE },
+    };
+    size_t i;
+    for (i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        rc_mesh m;
+        rc_status st = r_read_obj_text(table[i].text, &m);
+        CHECKF(st == table[i].want, "%s: got %s", table[i].what, rc_status_string(st));
+        if (st != RC_OK) CHECKF(m.pos == NULL && m.tris == NULL && m.num_verts == 0, "%s: not zeroed", table[i].what);
+        rc_mesh_free(&m);
+    }
+    {
+        rc_mesh m;
+        CHECK(rc_mesh_read_obj(NULL, "x.obj") == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_mesh_read_obj(&m, NULL) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_mesh_read_obj(&m, "build/does/not/exist.obj") == RC_ERR_IO);
+        CHECK(rc_mesh_read_obj(&m, "build") == RC_ERR_IO || rc_mesh_read_obj(&m, "build") == RC_ERR_PARSE);
+    }
+}
+
+static void test_rel_write_obj_bad(void)
+{
+    static const double pos[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, nanpos[9] = { 0, 0, 0, 1, 0, 0, 0, R_NAN, 0 };
+    static const int tris[3] = { 0, 1, 2 }, bad[3] = { 0, 1, 3 };
+    const char *p = "build/rel_w.obj";
+    CHECK(rc_mesh_write_obj(NULL, 3, pos, NULL, 1, tris) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_write_obj(p, 3, NULL, NULL, 1, tris) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_write_obj(p, 3, pos, NULL, 1, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_write_obj(p, -3, pos, NULL, 1, tris) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_write_obj(p, 3, pos, NULL, -1, tris) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mesh_write_obj(p, 3, pos, NULL, 1, bad) == RC_ERR_MESH_INDEX);
+    CHECK(rc_mesh_write_obj(p, 3, nanpos, NULL, 1, tris) == RC_ERR_NON_FINITE);
+    CHECK(rc_mesh_write_obj("build/no/such/dir/x.obj", 3, pos, NULL, 1, tris) == RC_ERR_IO);
+    CHECK_OK(rc_mesh_write_obj(p, 3, pos, NULL, 1, tris));
+    remove(p);
+}
+
+/* ---- ENERGY ------------------------------------------------------------------------------- */
+
+typedef struct r_mat { const char *what; double rho, tau, E, nu; rc_status want; } r_mat;
+
+static void test_rel_material_table(void)
+{
+    static const r_mat table[] = {
+        { "cotton-like", 500, 3e-4, 1e6, 0.3, RC_OK },
+        { "negative poisson ok", 500, 3e-4, 1e6, -0.5, RC_OK },
+        { "density 0", 0, 3e-4, 1e6, 0.3, RC_ERR_BAD_MATERIAL },
+        { "density < 0", -1, 3e-4, 1e6, 0.3, RC_ERR_BAD_MATERIAL },
+        { "thickness 0", 500, 0, 1e6, 0.3, RC_ERR_BAD_MATERIAL },
+        { "young 0", 500, 3e-4, 0, 0.3, RC_ERR_BAD_MATERIAL },
+        { "poisson 0.5", 500, 3e-4, 1e6, 0.5, RC_ERR_BAD_MATERIAL },
+        { "poisson -1", 500, 3e-4, 1e6, -1, RC_ERR_BAD_MATERIAL },
+        { "NaN density", R_NAN, 3e-4, 1e6, 0.3, RC_ERR_NON_FINITE },
+        { "inf young", 500, 3e-4, R_INF, 0.3, RC_ERR_NON_FINITE },
+        { "NaN poisson", 500, 3e-4, 1e6, R_NAN, RC_ERR_NON_FINITE },
+    };
+    size_t i;
+    rc_material pre[4];
+    for (i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        rc_material m;
+        rc_status st;
+        m.density = table[i].rho; m.thickness = table[i].tau; m.young = table[i].E; m.poisson = table[i].nu;
+        st = rc_material_validate(&m);
+        CHECKF(st == table[i].want, "%s: got %s", table[i].what, rc_status_string(st));
+    }
+    CHECK(rc_material_validate(NULL) == RC_ERR_INVALID_ARGUMENT);
+    pre[0] = rc_material_cotton(); pre[1] = rc_material_silk(); pre[2] = rc_material_denim(); pre[3] = rc_material_proto();
+    for (i = 0; i < 4; ++i) CHECK_OK(rc_material_validate(&pre[i]));
+}
+
+static void test_rel_shell_mips_bad(void)
+{
+    static const int tris[6] = { 0, 1, 2, 0, 2, 3 }, badt[6] = { 0, 1, 2, 0, 2, 7 }, cw[6] = { 0, 1, 2, 0, 3, 2 };
+    static const int nm[9] = { 0, 1, 2, 0, 1, 3, 0, 1, 4 };
+    double u[10] = { 0, 0, 1, 0, 1, 1, 0, 1, 0.5, -1 }, x[15], phi[16] = { 0 }, g[15], gu[10], S, B, E;
+    double udeg[8] = { 0, 0, 1, 0, 2, 0, 0, 1 };
+    rc_material mat = rc_material_cotton(), badm = mat;
+    rc_trimesh m;
+    int i;
+    for (i = 0; i < 5; ++i) { x[3 * i] = u[2 * i]; x[3 * i + 1] = u[2 * i + 1]; x[3 * i + 2] = 0.01 * i; }
+    m.num_verts = 4; m.num_tris = 2; m.tris = tris;
+    CHECK_OK(rc_shell_energy(&m, x, u, NULL, &mat, &S, &B, g, gu));
+    CHECK_OK(rc_shell_energy(&m, x, u, phi, &mat, NULL, NULL, NULL, NULL));
+    CHECK(rc_shell_energy(NULL, x, u, NULL, &mat, &S, &B, g, gu) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_shell_energy(&m, NULL, u, NULL, &mat, &S, &B, g, gu) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_shell_energy(&m, x, NULL, NULL, &mat, &S, &B, g, gu) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_shell_energy(&m, x, u, NULL, NULL, &S, &B, g, gu) == RC_ERR_INVALID_ARGUMENT);
+    badm.young = -1;
+    CHECK(rc_shell_energy(&m, x, u, NULL, &badm, &S, &B, g, gu) == RC_ERR_BAD_MATERIAL);
+    m.tris = badt;
+    CHECK(rc_shell_energy(&m, x, u, NULL, &mat, &S, &B, g, gu) == RC_ERR_MESH_INDEX);
+    m.tris = cw;
+    CHECK(rc_shell_energy(&m, x, u, NULL, &mat, &S, &B, g, gu) == RC_ERR_INVERTED);
+    m.tris = tris;
+    CHECK(rc_shell_energy(&m, x, udeg, NULL, &mat, &S, &B, g, gu) == RC_ERR_MESH_DEGENERATE);
+    {
+        /* three counter-clockwise triangles on the edge 0-1 */
+        double unm[10] = { 0, 0, 1, 0, 0.5, 1, 0.5, 2, 0.5, 3 };
+        m.num_verts = 5; m.num_tris = 3; m.tris = nm;
+        CHECK(rc_shell_energy(&m, x, unm, NULL, &mat, &S, &B, g, gu) == RC_ERR_MESH_NON_MANIFOLD);
+    }
+    m.num_verts = 4; m.num_tris = 2; m.tris = tris;
+    m.num_tris = -1;
+    CHECK(rc_shell_energy(&m, x, u, NULL, &mat, &S, &B, g, gu) == RC_ERR_INVALID_ARGUMENT);
+    m.num_tris = 2;
+    x[4] = R_NAN;
+    CHECK(rc_shell_energy(&m, x, u, NULL, &mat, &S, &B, g, gu) == RC_ERR_NON_FINITE);
+    x[4] = 0;
+    phi[1] = R_INF;
+    CHECK(rc_shell_energy(&m, x, u, phi, &mat, &S, &B, g, gu) == RC_ERR_NON_FINITE);
+    phi[1] = 0;
+    u[3] = R_NAN;
+    CHECK(rc_shell_energy(&m, x, u, NULL, &mat, &S, &B, g, gu) == RC_ERR_NON_FINITE);
+    CHECK(rc_mips_energy(&m, u, u, 2.5, &E, gu) == RC_ERR_NON_FINITE);
+    u[3] = 0;
+
+    CHECK_OK(rc_mips_energy(&m, u, u, 2.5, &E, gu));
+    CHECK(E == 0.0);
+    CHECK(rc_mips_energy(NULL, u, u, 2.5, &E, gu) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mips_energy(&m, NULL, u, 2.5, &E, gu) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mips_energy(&m, u, NULL, 2.5, &E, gu) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mips_energy(&m, u, u, 2.5, NULL, gu) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_mips_energy(&m, u, u, R_NAN, &E, gu) != RC_OK);
+    CHECK(rc_mips_energy(&m, u, udeg, 2.5, &E, gu) == RC_ERR_MESH_DEGENERATE);
+    m.tris = badt;
+    CHECK(rc_mips_energy(&m, u, u, 2.5, &E, gu) == RC_ERR_MESH_INDEX);
+}
+
+/* ---- CONTACT ------------------------------------------------------------------------------ */
+
+static void test_rel_barrier_bad(void)
+{
+    double d1, d2, k = 0, kmin = 0, kmax = 0;
+    CHECK(rc__isfinite(rc_barrier(1.1e-6 * 1.1, 1e-3, 1e-3, &d1, &d2)));
+    CHECK(rc_barrier(R_NAN, 1e-3, 1e-3, &d1, &d2) != rc_barrier(R_NAN, 1e-3, 1e-3, NULL, NULL));   /* NaN */
+    CHECK(d1 != d1 && d2 != d2);
+    CHECK(rc_barrier(1e-6, -1e-3, 1e-3, NULL, NULL) != rc_barrier(1e-6, -1e-3, 1e-3, NULL, NULL));
+    CHECK(rc_barrier(1e-6, 1e-3, 0.0, NULL, NULL) != rc_barrier(1e-6, 1e-3, 0.0, NULL, NULL));
+    CHECK(rc_barrier(1e-6, 1e-3, R_INF, NULL, NULL) != rc_barrier(1e-6, 1e-3, R_INF, NULL, NULL));
+    CHECK(rc_barrier(0.0, 1e-3, 1e-3, NULL, NULL) == R_INF);
+    CHECK_OK(rc_barrier_stiffness_init(1e-3, 1e-3, 10, 0, 1, &k, &kmin, &kmax));
+    CHECK(k > 0 && kmin > 0 && kmax > kmin);
+    CHECK(rc_barrier_stiffness_init(-1e-3, 1e-3, 10, 0, 1, &k, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_init(1e-3, 0, 10, 0, 1, &k, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_init(1e-3, 1e-3, 0, 0, 1, &k, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_init(1e-3, 1e-3, 10, 0, -1, &k, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_init(1e-3, 1e-3, 10, R_NAN, 1, &k, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_init(1e-3, 1e-3, 10, 0, 1, NULL, NULL, NULL) == RC_ERR_INVALID_ARGUMENT);
+    k = 1;
+    CHECK_OK(rc_barrier_stiffness_update(1.5e-3, 1.001e-3, 1e-3, 1e-3, 1e-2, 100, &k));
+    CHECK(k == 2);
+    CHECK(rc_barrier_stiffness_update(1, 1, 1e-3, 1e-3, 1e-2, 100, NULL) == RC_ERR_INVALID_ARGUMENT);
+    k = 0;
+    CHECK(rc_barrier_stiffness_update(1, 1, 1e-3, 1e-3, 1e-2, 100, &k) == RC_ERR_INVALID_ARGUMENT);
+    k = 1;
+    CHECK(rc_barrier_stiffness_update(1, 1, 1e-3, 1e-3, 0, 100, &k) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_update(1, 1, 1e-3, 1e-3, 1, 100, &k) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_update(1, 1, 1e-3, 1e-3, 1e-2, 0, &k) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_update(1, 1, -1, 1e-3, 1e-2, 100, &k) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_update(1, 1, 1e-3, 0, 1e-2, 100, &k) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_update(R_NAN, 1, 1e-3, 1e-3, 1e-2, 100, &k) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_barrier_stiffness_update(1, R_NAN, 1e-3, 1e-3, 1e-2, 100, &k) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(k == 1);
+    CHECK(strcmp(rc_status_string((rc_status)-1), "unknown status") == 0);
+    CHECK(strcmp(rc_status_string(RC_STATUS_COUNT), "unknown status") == 0);
+    {
+        int s;
+        for (s = 0; s < RC_STATUS_COUNT; ++s) CHECK(rc_status_string((rc_status)s)[0] != 0);
+    }
+}
+
+/* ---- SIM ---------------------------------------------------------------------------------- */
+
+/* a 5x5 grid of 0.4 m in the z = 0.5 plane */
+typedef struct r_scene { rc_mesh mesh; rc_sim_def def; } r_scene;
+
+static int r_scene_init(r_scene *sc, int n)
+{
+    if (rc_mesh_grid(&sc->mesh, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING) != RC_OK) return 0;
+    {
+        int i;
+        for (i = 0; i < sc->mesh.num_verts; ++i) sc->mesh.pos[3 * i + 2] = 0.5;
+    }
+    sc->def = rc_default_sim_def();
+    sc->def.mesh.num_verts = sc->mesh.num_verts;
+    sc->def.mesh.num_tris = sc->mesh.num_tris;
+    sc->def.mesh.ref_uv = sc->mesh.ref_uv;
+    sc->def.mesh.pos = sc->mesh.pos;
+    sc->def.mesh.tris = sc->mesh.tris;
+    return 1;
+}
+
+typedef void (*r_def_mut)(rc_sim_def *d);
+#define R_MUT(name, body) static void name(rc_sim_def *d) { body; }
+R_MUT(rm_nv, d->mesh.num_verts = 2)
+R_MUT(rm_nv_neg, d->mesh.num_verts = -25)
+R_MUT(rm_nt, d->mesh.num_tris = 0)
+R_MUT(rm_uv_null, d->mesh.ref_uv = NULL)
+R_MUT(rm_tris_null, d->mesh.tris = NULL)
+R_MUT(rm_dt0, d->dt = 0)
+R_MUT(rm_dt_nan, d->dt = R_NAN)
+R_MUT(rm_dt_inf, d->dt = R_INF)
+R_MUT(rm_grav, d->gravity[1] = R_NAN)
+R_MUT(rm_bend, d->bending_scale = -1)
+R_MUT(rm_adapt, d->adaptive = 2)
+R_MUT(rm_tol, d->tol = 0)
+R_MUT(rm_newton, d->max_newton_iters = 0)
+R_MUT(rm_sub, d->max_substeps = -1)
+R_MUT(rm_sub_big, d->max_substeps = 1000)
+R_MUT(rm_eps0, d->itr_eps0 = 1e-9)
+R_MUT(rm_lambda, d->itr_lambda = 1.5)
+R_MUT(rm_strict, d->itr_strict_every = 0)
+R_MUT(rm_outer, d->itr_max_outer = 0)
+R_MUT(rm_cache, d->cache_eps = -1)
+R_MUT(rm_qthr, d->quality_threshold = 2.0)
+R_MUT(rm_qw, d->quality_weight = R_NAN)
+R_MUT(rm_xi, d->contact_thickness = -1e-3)
+R_MUT(rm_dhat, d->contact_dhat = 0)
+R_MUT(rm_mu, d->friction = -0.1)
+R_MUT(rm_epsv, d->friction_eps_v = 0)
+R_MUT(rm_thr, d->num_threads = -2)
+R_MUT(rm_rho, d->material.density = 0)
+R_MUT(rm_nu, d->material.poisson = 0.5)
+R_MUT(rm_E_nan, d->material.young = R_NAN)
+R_MUT(rm_uv_nan, ((double *)d->mesh.ref_uv)[7] = R_NAN)
+R_MUT(rm_pos_inf, ((double *)d->mesh.pos)[5] = R_INF)
+R_MUT(rm_tri_oob, ((int *)d->mesh.tris)[4] = 1000)
+R_MUT(rm_tri_rep, ((int *)d->mesh.tris)[4] = ((int *)d->mesh.tris)[5])
+R_MUT(rm_tri_flip1, { int *t = (int *)d->mesh.tris; int k = t[1]; t[1] = t[2]; t[2] = k; })
+R_MUT(rm_degenerate, { double *u = (double *)d->mesh.ref_uv; int i; for (i = 0; i < d->mesh.num_verts; ++i) u[2 * i + 1] = 0; })
+R_MUT(rm_all_same, { double *u = (double *)d->mesh.ref_uv; memset(u, 0, sizeof(double) * 2 * (size_t)d->mesh.num_verts); })
+R_MUT(rm_huge, d->mesh.num_tris = 2000000000)
+#undef R_MUT
+
+static void test_rel_sim_def_table(void)
+{
+    static const struct { const char *what; r_def_mut mut; rc_status want; } table[] = {
+        { "num_verts < 3", rm_nv, RC_ERR_INVALID_ARGUMENT },
+        { "num_verts < 0", rm_nv_neg, RC_ERR_INVALID_ARGUMENT },
+        { "num_tris 0", rm_nt, RC_ERR_INVALID_ARGUMENT },
+        { "ref_uv NULL", rm_uv_null, RC_ERR_INVALID_ARGUMENT },
+        { "tris NULL", rm_tris_null, RC_ERR_INVALID_ARGUMENT },
+        { "dt 0", rm_dt0, RC_ERR_INVALID_ARGUMENT },
+        { "dt NaN", rm_dt_nan, RC_ERR_INVALID_ARGUMENT },
+        { "dt inf", rm_dt_inf, RC_ERR_INVALID_ARGUMENT },
+        { "gravity NaN", rm_grav, RC_ERR_INVALID_ARGUMENT },
+        { "bending_scale < 0", rm_bend, RC_ERR_INVALID_ARGUMENT },
+        { "adaptive 2", rm_adapt, RC_ERR_INVALID_ARGUMENT },
+        { "tol 0", rm_tol, RC_ERR_INVALID_ARGUMENT },
+        { "max_newton_iters 0", rm_newton, RC_ERR_INVALID_ARGUMENT },
+        { "max_substeps -1", rm_sub, RC_ERR_INVALID_ARGUMENT },
+        { "max_substeps 1000", rm_sub_big, RC_ERR_INVALID_ARGUMENT },
+        { "itr_eps0 < tol", rm_eps0, RC_ERR_INVALID_ARGUMENT },
+        { "itr_lambda 1.5", rm_lambda, RC_ERR_INVALID_ARGUMENT },
+        { "itr_strict_every 0", rm_strict, RC_ERR_INVALID_ARGUMENT },
+        { "itr_max_outer 0", rm_outer, RC_ERR_INVALID_ARGUMENT },
+        { "cache_eps < 0", rm_cache, RC_ERR_INVALID_ARGUMENT },
+        { "quality_threshold 2", rm_qthr, RC_ERR_INVALID_ARGUMENT },
+        { "quality_weight NaN", rm_qw, RC_ERR_INVALID_ARGUMENT },
+        { "contact_thickness < 0", rm_xi, RC_ERR_INVALID_ARGUMENT },
+        { "contact_dhat 0", rm_dhat, RC_ERR_INVALID_ARGUMENT },
+        { "friction < 0", rm_mu, RC_ERR_INVALID_ARGUMENT },
+        { "friction_eps_v 0", rm_epsv, RC_ERR_INVALID_ARGUMENT },
+        { "num_threads < 0", rm_thr, RC_ERR_INVALID_ARGUMENT },
+        { "density 0", rm_rho, RC_ERR_BAD_MATERIAL },
+        { "poisson 0.5", rm_nu, RC_ERR_BAD_MATERIAL },
+        { "young NaN", rm_E_nan, RC_ERR_NON_FINITE },
+        { "ref_uv NaN", rm_uv_nan, RC_ERR_NON_FINITE },
+        { "pos inf", rm_pos_inf, RC_ERR_NON_FINITE },
+        { "triangle index out of range", rm_tri_oob, RC_ERR_MESH_INDEX },
+        { "triangle index repeated", rm_tri_rep, RC_ERR_MESH_INDEX },
+        { "one triangle flipped", rm_tri_flip1, RC_ERR_MESH_ORIENTATION },
+        { "all reference points collinear", rm_degenerate, RC_ERR_MESH_DEGENERATE },
+        { "all reference points equal", rm_all_same, RC_ERR_MESH_DEGENERATE },
+        { "num_tris huge", rm_huge, RC_ERR_INVALID_ARGUMENT },
+    };
+    size_t i;
+    rc_sim *s = (rc_sim *)&s;
+    r_scene sc;
+    CHECK(rc_sim_create(NULL, &s) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(s == NULL);
+    if (!r_scene_init(&sc, 5)) { CHECK(0); return; }
+    CHECK(rc_sim_create(&sc.def, NULL) == RC_ERR_INVALID_ARGUMENT);
+    for (i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        r_scene t;
+        rc_status st;
+        if (!r_scene_init(&t, 5)) { CHECK(0); break; }
+        table[i].mut(&t.def);
+        s = (rc_sim *)&s;
+        st = rc_sim_create(&t.def, &s);
+        CHECKF(st == table[i].want, "%s: got %s", table[i].what, rc_status_string(st));
+        CHECKF(s == NULL, "%s: *out not NULL", table[i].what);
+        rc_sim_destroy(s == (rc_sim *)&s ? NULL : s);
+        rc_mesh_free(&t.mesh);
+    }
+    {
+        /* a vertex in no triangle (index 3): valid for rc_mesh_validate, rejected by the sim (it
+           would have no mass; the first step used to read out of bounds - fuzz_mesh crasher) */
+        static const double uv[8] = { 0, 0, 1, 0, 0, 1, 2, 2 };
+        static const int tri[3] = { 0, 1, 2 };
+        rc_sim_def d = rc_default_sim_def();
+        d.mesh.num_verts = 4; d.mesh.num_tris = 1; d.mesh.ref_uv = uv; d.mesh.tris = tri;
+        CHECK(rc_mesh_validate(4, 1, uv, tri, NULL, NULL, 0) == RC_OK);
+        s = (rc_sim *)&s;
+        CHECK(rc_sim_create(&d, &s) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(s == NULL);
+        d.mesh.num_verts = 3;
+        CHECK_OK(rc_sim_create(&d, &s));
+        if (s) {
+            CHECK(rc_sim_step(s, NULL) == RC_OK);
+            rc_sim_destroy(s);
+        }
+    }
+    /* the def was not touched: creating from it still works */
+    CHECK_OK(rc_sim_create(&sc.def, &s));
+    rc_sim_destroy(s);
+    rc_mesh_free(&sc.mesh);
+}
+
+/* Each bad call must fail with the given status, leave a message in rc_sim_last_error, and leave
+   the sim usable: after all of them a step still succeeds and matches a clean sim's step. */
+static void test_rel_sim_calls_bad(void)
+{
+    r_scene sc;
+    rc_sim *s = NULL, *ref = NULL;
+    double p[3] = { 0, 0, 0.5 }, nanv[3] = { 0, R_NAN, 0 }, zero[3] = { 0, 0, 0 }, one[3] = { 1, 1, 1 };
+    double Rbad[9] = { 1, 0, 0, 0, 2, 0, 0, 0, 1 }, Rrefl[9] = { 1, 0, 0, 0, 1, 0, 0, 0, -1 };
+    double Rnan[9] = { 1, 0, 0, 0, 1, 0, 0, 0, R_NAN };
+    double f3[3], *buf;
+    int id = -7, sph = -1, nv, i;
+    rc_step_stats st;
+    if (!r_scene_init(&sc, 5)) { CHECK(0); return; }
+    CHECK_OK(rc_sim_create(&sc.def, &s));
+    CHECK_OK(rc_sim_create(&sc.def, &ref));
+    if (!s || !ref) { rc_sim_destroy(s); rc_sim_destroy(ref); rc_mesh_free(&sc.mesh); return; }
+    nv = rc_sim_num_verts(s);
+    p[0] = 0.2; p[1] = 0.2; p[2] = 0.2;
+    CHECK_OK(rc_sim_add_sphere(s, p, 0.1, &sph));
+    CHECK_OK(rc_sim_add_sphere(ref, p, 0.1, NULL));
+    CHECK_OK(rc_sim_pin(s, 0, sc.mesh.pos));
+    CHECK_OK(rc_sim_pin(ref, 0, sc.mesh.pos));
+
+#define R_BAD(call, want) do { rc_status r__s; \
+        s->err[0] = 0; \
+        r__s = (call); \
+        CHECKF(r__s == (want), "%s: got %s", #call, rc_status_string(r__s)); \
+        CHECKF(rc_sim_last_error(s)[0] != 0, "%s: no message", #call); } while (0)
+    R_BAD(rc_sim_pin(s, -1, p), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_pin(s, nv, p), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_pin(s, 1, NULL), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_pin(s, 1, nanv), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_unpin(s, nv), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_unpin(s, -3), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_set_force(s, nv, one), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_set_force(s, 2, NULL), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_set_force(s, 2, nanv), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_pin_reaction(s, nv, f3), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_pin_reaction(s, 0, NULL), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_plane(s, NULL, one, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_plane(s, p, NULL, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_plane(s, p, zero, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_plane(s, nanv, one, &id), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_add_sphere(s, NULL, 1, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_sphere(s, p, 0, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_sphere(s, p, -1, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_sphere(s, p, R_NAN, &id), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_add_sphere(s, p, R_INF, &id), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_add_box(s, p, NULL, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_box(s, p, zero, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_box(s, nanv, one, &id), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_add_capsule(s, p, NULL, 0.1, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_capsule(s, p, one, 0, &id), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_add_capsule(s, p, nanv, 0.1, &id), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_set_obstacle_friction(s, 5, 0.1), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_set_obstacle_friction(s, -1, 0.1), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_set_obstacle_friction(s, sph, -0.1), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_set_obstacle_friction(s, sph, R_NAN), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_move_obstacle(s, 9, zero, NULL), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_move_obstacle(s, sph, NULL, NULL), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_move_obstacle(s, sph, nanv, NULL), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_move_obstacle(s, sph, zero, Rnan), RC_ERR_NON_FINITE);
+    R_BAD(rc_sim_move_obstacle(s, sph, zero, Rbad), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_move_obstacle(s, sph, zero, Rrefl), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_save_state(s, NULL), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_load_state(s, NULL), RC_ERR_INVALID_ARGUMENT);
+    buf = (double *)malloc(sizeof(double) * rc_sim_state_size(s));
+    if (buf) {
+        CHECK_OK(rc_sim_save_state(s, buf));
+        buf[3] = R_NAN;
+        R_BAD(rc_sim_load_state(s, buf), RC_ERR_NON_FINITE);
+        free(buf);
+    }
+    R_BAD(rc_sim_write_obj(s, NULL), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_write_obj(s, "build/no/such/dir/x.obj"), RC_ERR_IO);
+    R_BAD(rc_sim_write_reference_obj(s, NULL), RC_ERR_INVALID_ARGUMENT);
+#undef R_BAD
+    /* NULL sim: every entry point is safe */
+    CHECK(rc_sim_pin(NULL, 0, p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_unpin(NULL, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_set_force(NULL, 0, p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_plane(NULL, p, one, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_sphere(NULL, p, 1, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_box(NULL, p, one, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_capsule(NULL, p, one, 1, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_set_obstacle_friction(NULL, 0, 0) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_move_obstacle(NULL, 0, p, NULL) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_step(NULL, &st) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_solve_static(NULL, &st) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_pin_reaction(NULL, 0, f3) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_potential(NULL, f3, f3 + 1, f3 + 2) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_write_obj(NULL, "x") == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_write_reference_obj(NULL, "x") == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_save_state(NULL, f3) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_load_state(NULL, f3) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_state_size(NULL) == 0);
+    CHECK(rc_sim_num_verts(NULL) == 0 && rc_sim_num_tris(NULL) == 0 && rc_sim_num_edges(NULL) == 0);
+    CHECK(rc_sim_tris(NULL) == NULL && rc_sim_positions(NULL) == NULL && rc_sim_velocities(NULL) == NULL);
+    CHECK(rc_sim_reference(NULL) == NULL && rc_sim_directors(NULL) == NULL);
+    CHECK(rc_sim_last_error(NULL) != NULL);
+    CHECK(rc_sim_mesh_was_flipped(NULL) == 0);
+    rc_sim_destroy(NULL);
+    CHECK(rc_sim_potential(s, NULL, NULL, NULL) == RC_OK);
+
+    /* still usable: a step succeeds, clears the message, and equals the clean sim's step */
+    CHECK_OK(rc_sim_step(s, &st));
+    CHECK(rc_sim_last_error(s)[0] == 0);
+    CHECK_OK(rc_sim_step(ref, NULL));
+    for (i = 0; i < 3 * nv; ++i)
+        if (rc_sim_positions(s)[i] != rc_sim_positions(ref)[i]) break;
+    CHECKF(i == 3 * nv, "positions differ from the clean sim at %d", i);
+    rc_sim_destroy(s);
+    rc_sim_destroy(ref);
+    rc_mesh_free(&sc.mesh);
+}
+
+/* Degenerate initial states. (1) Cloth starting inside an obstacle: by design (rc__sim_resolve_start)
+   free vertices are pushed out along the obstacle normal, so the step succeeds and afterwards no
+   vertex is inside the contact offset. (2) A pin target inside an obstacle cannot be resolved: the
+   step fails with a message, leaves the state finite, and the sim recovers after unpinning. */
+static void test_rel_sim_start_inside(void)
+{
+    r_scene sc;
+    rc_sim *s = NULL;
+    double c[3] = { 0.2, 0.2, 0.45 };
+    int id = -1, i, nv;
+    rc_status st;
+    if (!r_scene_init(&sc, 5)) { CHECK(0); return; }
+    CHECK_OK(rc_sim_create(&sc.def, &s));
+    if (!s) { rc_mesh_free(&sc.mesh); return; }
+    nv = rc_sim_num_verts(s);
+    CHECK_OK(rc_sim_add_sphere(s, c, 0.1, &id));      /* the centre vertex is 0.05 m deep inside */
+    st = rc_sim_step(s, NULL);
+    CHECKF(st == RC_OK, "got %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+    for (i = 0; i < nv; ++i) {
+        const double *x = rc_sim_positions(s) + 3 * i;
+        double d = sqrt((x[0] - c[0]) * (x[0] - c[0]) + (x[1] - c[1]) * (x[1] - c[1]) + (x[2] - c[2]) * (x[2] - c[2]));
+        /* exact sphere geometry: outside radius + thickness (1e-9 m: rounding of the sdf) */
+        CHECKF(d >= 0.1 + sc.def.contact_thickness - 1e-9, "vertex %d at distance %g from the centre", i, d);
+    }
+    rc_sim_destroy(s);
+    s = NULL;
+    CHECK_OK(rc_sim_create(&sc.def, &s));
+    if (s) {
+        double box_c[3] = { 0.2, 0.2, 0.0 }, half[3] = { 1, 1, 0.1 }, tgt[3] = { 0.2, 0.2, 0.0 };
+        double *x0 = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+        CHECK_OK(rc_sim_add_box(s, box_c, half, &id));
+        /* pin a vertex to a target deep inside the box: cannot be satisfied without penetration */
+        CHECK_OK(rc_sim_pin(s, 12, tgt));
+        if (x0) memcpy(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv);
+        st = rc_sim_step(s, NULL);
+        CHECKF(st != RC_OK, "pin inside a box: step succeeded");
+        CHECK(rc_sim_last_error(s)[0] != 0);
+        if (x0) CHECK(memcmp(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv) == 0);  /* state restored */
+        st = rc_sim_solve_static(s, NULL);
+        CHECKF(st != RC_OK, "pin inside a box: static solve succeeded");
+        if (x0) CHECK(memcmp(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv) == 0);
+        /* unpin: the sim is usable again */
+        CHECK_OK(rc_sim_unpin(s, 12));
+        CHECK_OK(rc_sim_step(s, NULL));
+        free(x0);
+    }
+    rc_sim_destroy(s);
+    rc_mesh_free(&sc.mesh);
+}
+
+/* ---- determinism -------------------------------------------------------------------------- */
+
+/* The same scene run twice from scratch gives bit-identical positions (no hidden state, no
+   uninitialised memory, no order-dependent reductions that vary between runs). */
+static int r_run_scene(double *out, int nsteps, int adaptive)
+{
+    r_scene sc;
+    rc_sim *s = NULL;
+    double c[3] = { 0.2, 0.2, 0.3 }, t[3] = { 0, 0, 0 };
+    int k, ok = 1, id = -1, nv;
+    if (!r_scene_init(&sc, 6)) return 0;
+    sc.def.adaptive = adaptive;
+    sc.def.itr_max_outer = 20;   /* r-ITR can run to its cap on this scene: keep the test short */
+    if (rc_sim_create(&sc.def, &s) != RC_OK) { rc_mesh_free(&sc.mesh); return 0; }
+    nv = rc_sim_num_verts(s);
+    ok = ok && rc_sim_add_sphere(s, c, 0.1, &id) == RC_OK;
+    ok = ok && rc_sim_pin(s, 0, sc.mesh.pos) == RC_OK;
+    ok = ok && rc_sim_pin(s, 5, sc.mesh.pos + 15) == RC_OK;
+    for (k = 0; ok && k < nsteps; ++k) {
+        t[2] = 0.01 * k;
+        ok = rc_sim_move_obstacle(s, id, t, NULL) == RC_OK && rc_sim_step(s, NULL) == RC_OK;
+    }
+    if (ok) memcpy(out, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv);
+    rc_sim_destroy(s);
+    rc_mesh_free(&sc.mesh);
+    return ok;
+}
+
+static void test_rel_determinism(void)
+{
+    double a[3 * 36], b[3 * 36];
+    int ad;
+    for (ad = 0; ad <= 1; ++ad) {
+        int n = ad ? 4 : 12, ok1 = r_run_scene(a, n, ad), ok2 = r_run_scene(b, n, ad);   /* adaptive steps are slow: 4 */
+        CHECK(ok1 && ok2);
+        if (ok1 && ok2) CHECKF(memcmp(a, b, sizeof a) == 0, "adaptive=%d: runs differ", ad);
+    }
+}
 
 static void suite_reliability(void)
 {
+    RUN(test_rel_ldlt_analyze_bad);
+    RUN(test_rel_ldlt_numeric_bad);
+    RUN(test_rel_symv_pcg_bad);
+    RUN(test_rel_generators_bad);
+    RUN(test_rel_validate_table);
+    RUN(test_rel_trimesh_edges_bad);
+    RUN(test_rel_read_obj_table);
+    RUN(test_rel_write_obj_bad);
+    RUN(test_rel_material_table);
+    RUN(test_rel_shell_mips_bad);
+    RUN(test_rel_barrier_bad);
+    RUN(test_rel_sim_def_table);
+    RUN(test_rel_sim_calls_bad);
+    RUN(test_rel_sim_start_inside);
+    RUN(test_rel_determinism);
 }
