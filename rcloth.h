@@ -487,6 +487,10 @@ typedef struct rc_sim_def {
        the initial world mesh, tol in 1/s (IPC-style velocity tolerance). */
     double tol;                 /* default 1e-4 (this is eps* of the r-ITR schedule too) */
     int max_newton_iters;       /* per (inner) solve, default 100 */
+    int newton_exact_hessian;   /* 1 (default): after a full Newton step try the exact Hessian, falling
+                                   back to per-element PSD projection when the LDL^T finds a
+                                   non-positive pivot (projection alone converges linearly under
+                                   compression/buckling, DESIGN §3); 0: always project */
     int max_substeps;           /* automatic halving of dt after a failed step, default 4 levels */
 
     /* r-ITR (adaptive = 1), DESIGN §4-6 */
@@ -6241,6 +6245,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.adaptive = 0;
     d.tol = 1e-4;
     d.max_newton_iters = 100;
+    d.newton_exact_hessian = 1;
     d.max_substeps = 4;
     d.itr_eps0 = 1e-2;
     d.itr_lambda = 0.98;
@@ -6322,6 +6327,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(d->adaptive == 0 || d->adaptive == 1, "adaptive must be 0 or 1");
     RC__DEFCHECK(rc__isfinite(d->tol) && d->tol > 0.0, "tol must be positive");
     RC__DEFCHECK(d->max_newton_iters >= 1, "max_newton_iters must be >= 1");
+    RC__DEFCHECK(d->newton_exact_hessian == 0 || d->newton_exact_hessian == 1, "newton_exact_hessian must be 0 or 1");
     RC__DEFCHECK(d->max_substeps >= 0 && d->max_substeps <= 20, "max_substeps must be in [0, 20]");
     RC__DEFCHECK(rc__isfinite(d->itr_eps0) && d->itr_eps0 >= d->tol, "itr_eps0 must be >= tol");
     RC__DEFCHECK(rc__isfinite(d->itr_lambda) && d->itr_lambda > 0.0 && d->itr_lambda <= 1.0, "itr_lambda must be in (0, 1]");
@@ -6437,8 +6443,8 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     rc__sim_set_step_size(s, def->dt);
     s->quality_h = def->dt;
     s->coef = rc__sh_make_coef(&def->material, def->bending_scale);
-    s->proj = getenv("RC_PROJ") ? atoi(getenv("RC_PROJ")) : RC__PROJECT_CLAMP;
-    s->exact_newton = getenv("RC_EXACT") ? atoi(getenv("RC_EXACT")) : 1;
+    s->proj = RC__PROJECT_CLAMP;
+    s->exact_newton = def->newton_exact_hessian;
     s->kappa = 0.0;   /* set from the mass scale when the first contact appears */
     *out = s;
     return RC_OK;
@@ -7590,9 +7596,6 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         if (dx <= bound && dphi <= bound) { *conv = 1; break; }
         if (!ok) break;
         exact = alpha == 1.0;
-#ifdef RCLOTH_DEBUG_NEWTON
-        printf("  newton %d E %.10g dx %.3g dphi %.3g alpha %.3g bound %.3g\n", it, *E, dx, dphi, alpha, bound);
-#endif
     }
     return RC_OK;
 }
@@ -8074,9 +8077,6 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
         }
         rc__stats_add(&acc, &st, first);
         first = 0;
-#ifdef RCLOTH_DEBUG_STATIC
-        printf(" pseudo %d h %.3g conv %d outer %d newton %d move %.3g umove %.3g E %.8g\n", k, h, st.converged, st.outer_iters, st.newton_iters, move, umove, st.ip_end);
-#endif
         if (move <= s->def.tol * s->L * s->def.dt && umove <= s->def.tol * s->mean_edge * s->def.dt && st.converged) { conv = 1; break; }
         if (st.converged && h < 1e6 * s->def.dt) h *= 2.0;
         else if (!st.converged && h > s->def.dt) h *= 0.5;
