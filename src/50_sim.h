@@ -282,13 +282,6 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     return d;
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* ---------------------------------------------------------------------------------------------
    Creation and destruction
@@ -658,13 +651,6 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
     return RC_OK;
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* ---------------------------------------------------------------------------------------------
    DOF layout and the sparse pattern. Nodes are vertices (x, and u when adaptive) and edges (phi);
@@ -893,13 +879,6 @@ static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, co
     }
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* ---------------------------------------------------------------------------------------------
    Fields of the previous step at moved reference positions (DESIGN §2, our choice of transfer).
@@ -1065,13 +1044,6 @@ static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const doubl
     }
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* ---------------------------------------------------------------------------------------------
    Triangle elements. Element A couples the 3 own vertices: stretch S_T, inertia + gravity, and in
@@ -1364,13 +1336,6 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
     return (double)nactive / (double)(nt > 0 ? nt : 1);
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* ---------------------------------------------------------------------------------------------
    Newton machinery: factor with a regularised retry, CCD and inversion-filter step bounds,
@@ -1546,13 +1511,6 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
     return ok;
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 static RC__UNUSED rc_status rc__sim_ensure_systems(rc_sim *s)
 {
@@ -1682,13 +1640,6 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
     return RC_OK;
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* ---------------------------------------------------------------------------------------------
    One time step: prepare (predictor, pins, barrier stiffness, lagged friction, a feasible start),
@@ -1885,13 +1836,6 @@ static RC__UNUSED void rc__sim_finish(rc_sim *s, rc_step_stats *st)
     s->time += s->h;
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* f_pin = dE/dx_i at a pinned vertex: the force the pin applies to the cloth (the momentum
    balance M(x - x~)/h^2 = -grad V + f_pin). */
@@ -2052,13 +1996,6 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     return RC_OK;
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* Statics (ours): a proximal-point sequence of pseudo time steps with zero velocity. Pseudo step
    k minimises V(x, u) + sum_i m_i/(2 h_k^2)|x_i - x_i^k|^2 (+ C(u) with the regulariser's h =
