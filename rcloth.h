@@ -6153,6 +6153,7 @@ typedef struct rc__system {
     double *val;
     rc_ldlt *ldlt;
     double *g, *d;     /* gradient and direction, ndof */
+    int *posA, *posB;  /* scatter tables (rc__system_build_tables), NULL: search */
 } rc__system;
 
 struct rc_sim {
@@ -6274,6 +6275,7 @@ static RC__UNUSED void rc__system_free(rc__system *y, void *user)
     rc__free(user, y->dof_x); rc__free(user, y->dof_phi); rc__free(user, y->dof_u); rc__free(user, y->nu);
     rc__free(user, y->colptr); rc__free(user, y->rowind); rc__free(user, y->val);
     rc__free(user, y->g); rc__free(user, y->d);
+    rc__free(user, y->posA); rc__free(user, y->posB);
     if (y->ldlt) rc_ldlt_destroy(y->ldlt);
     memset(y, 0, sizeof *y);
 }
@@ -6844,7 +6846,7 @@ static void rc__map_triB(const rc_sim *s, const rc__system *y, int t, rc__dofmap
 }
 
 /* add a local gradient g (n) and Hessian H (n*n, symmetric) into the global system */
-static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H)
+static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H, const int *table)
 {
     int a, b, n = m->n;
     for (a = 0; a < n; ++a) {
@@ -6855,10 +6857,33 @@ static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, co
         for (b = 0; b < n; ++b) {
             int gb = m->g[b], pos;
             if (gb < ga) continue;
-            pos = rc__system_find(y, ga, gb);
+            pos = table ? table[a * n + b] : rc__system_find(y, ga, gb);
             RCLOTH_ASSERT(pos >= 0);
             y->val[pos] += m->c[a] * m->c[b] * H[a * n + b];
         }
+    }
+}
+
+/* Positions in the CSC values of every (local a, local b) pair of the triangle elements A (15) and
+   B (27), computed once per layout so assembly does no searching. Skipped (binary search instead)
+   when the table would exceed 256 MB (3.8 KB per triangle). */
+static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
+{
+    int t, a, b;
+    if ((double)s->nt * 954.0 * sizeof(int) > 256.0 * 1024 * 1024) return;
+    y->posA = (int *)rc__alloc(s->user, (size_t)s->nt * 225, sizeof(int));
+    y->posB = (int *)rc__alloc(s->user, (size_t)s->nt * 729, sizeof(int));
+    if (!y->posA || !y->posB) { rc__free(s->user, y->posA); rc__free(s->user, y->posB); y->posA = y->posB = NULL; return; }
+    for (t = 0; t < s->nt; ++t) {
+        rc__dofmap m;
+        rc__map_triA(s, y, t, &m);
+        for (a = 0; a < 15; ++a)
+            for (b = 0; b < 15; ++b)
+                y->posA[(size_t)225 * t + 15 * a + b] = (m.g[a] >= 0 && m.g[b] >= m.g[a]) ? rc__system_find(y, m.g[a], m.g[b]) : -1;
+        rc__map_triB(s, y, t, &m);
+        for (a = 0; a < 27; ++a)
+            for (b = 0; b < 27; ++b)
+                y->posB[(size_t)729 * t + 27 * a + b] = (m.g[a] >= 0 && m.g[b] >= m.g[a]) ? rc__system_find(y, m.g[a], m.g[b]) : -1;
     }
 }
 
@@ -7302,9 +7327,9 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
             const double *bA = use_cache ? s->cacheA + (size_t)240 * t : s->chunkA + (size_t)240 * (t - c0);
             const double *bB = use_cache ? s->cacheB + (size_t)756 * t : s->chunkB + (size_t)756 * (t - c0);
             rc__map_triA(s, y, t, &m);
-            rc__system_scatter(y, &m, bA, bA + 15);
+            rc__system_scatter(y, &m, bA, bA + 15, y->posA ? y->posA + (size_t)225 * t : NULL);
             rc__map_triB(s, y, t, &m);
-            rc__system_scatter(y, &m, bB, bB + 27);
+            rc__system_scatter(y, &m, bB, bB + 27, y->posB ? y->posB + (size_t)729 * t : NULL);
         }
     }
     for (i = 0; i < s->nv; ++i) {
@@ -7314,7 +7339,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         rc__sim_vertex_derivs(s, i, x + 3 * i, g, H);
         m.n = 0;
         rc__map_x(y, i, &m);
-        rc__system_scatter(y, &m, g, H);
+        rc__system_scatter(y, &m, g, H, NULL);
     }
     return (double)nactive / (double)(nt > 0 ? nt : 1);
 }
@@ -7498,10 +7523,15 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
 static RC__UNUSED rc_status rc__sim_ensure_systems(rc_sim *s)
 {
     rc_status st;
-    if (!s->sys_xp.dof_x) { st = rc__system_build(s, &s->sys_xp, 0); if (st != RC_OK) return rc__sim_fail(s, st, "building the (x, phi) system failed"); }
+    if (!s->sys_xp.dof_x) {
+        st = rc__system_build(s, &s->sys_xp, 0);
+        if (st != RC_OK) return rc__sim_fail(s, st, "building the (x, phi) system failed");
+        rc__system_build_tables(s, &s->sys_xp);
+    }
     if (s->def.adaptive && !s->sys_xpu.dof_x) {
         st = rc__system_build(s, &s->sys_xpu, 1);
         if (st != RC_OK) return rc__sim_fail(s, st, "building the (x, phi, u) system failed");
+        rc__system_build_tables(s, &s->sys_xpu);
         if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     }
     return RC_OK;
