@@ -197,6 +197,8 @@ struct rc_sim {
     double *fr_lambda, *fr_T, *fr_anchor; /* lagged friction per (vertex, obstacle): normal force,
                                              3x2 tangent basis, material anchor point */
     rc__sh_coef coef;                     /* material constants of the shell kernels */
+    rc__system sys_p;                     /* director angles alone (the polish after x converged) */
+    int phi_only;                         /* assembling sys_p: project only the angle block */
     int proj;                             /* element Hessian treatment: RC__PROJECT_CLAMP, RC__PROJECT_ABS, or -1 (exact) */
     int exact_newton;                     /* try the unprojected Hessian after full steps */
     rc__system sys_xp, sys_xpu;
@@ -314,6 +316,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->fr_lambda); rc__free(user, s->fr_T); rc__free(user, s->fr_anchor);
     rc__system_free(&s->sys_xp, user);
     rc__system_free(&s->sys_xpu, user);
+    rc__system_free(&s->sys_p, user);
     rc__free(user, s->xtil); rc__free(user, s->xtil_G); rc__free(user, s->x0_G);
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
@@ -482,6 +485,7 @@ static RC__UNUSED void rc__sim_invalidate_layout(rc_sim *s)
 {
     rc__system_free(&s->sys_xp, s->user);
     rc__system_free(&s->sys_xpu, s->user);
+    rc__system_free(&s->sys_p, s->user);
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
 }
 
@@ -709,7 +713,7 @@ static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_
     size_t npairs = 0, np, p;
     rc_status st = RC_ERR_OUT_OF_MEMORY;
     rc__system_free(y, user);
-    y->with_u = with_u;
+    y->with_u = with_u > 0;   /* with_u < 0: the angle-only system (no x, no u) */
     rc__sim_update_u_fixed(s);
     rc__sim_update_phi_fixed(s);
     y->dof_x = (int *)rc__alloc(user, (size_t)3 * nv, sizeof(int));
@@ -722,9 +726,9 @@ static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_
     for (i = 0; i < nv; ++i) {
         int c;
         node_first[i] = ndof;
-        for (c = 0; c < 3; ++c) y->dof_x[3 * i + c] = s->pinned[i] ? -1 : ndof++;
+        for (c = 0; c < 3; ++c) y->dof_x[3 * i + c] = (s->pinned[i] || with_u < 0) ? -1 : ndof++;
         y->dof_u[i] = -1;
-        if (with_u && !s->u_fixed[i]) {
+        if (with_u > 0 && !s->u_fixed[i]) {
             y->nu[i] = (unsigned char)(s->topo.vkind[i] == RC__VK_SLIDING ? 1 : 2);
             y->dof_u[i] = ndof;
             ndof += y->nu[i];
@@ -1187,6 +1191,18 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
         ph[k] = phi[s->topo.tri_edge[3 * t + k]];
         ul[2 * k] = u[2 * tri[k]]; ul[2 * k + 1] = u[2 * tri[k] + 1];
     }
+    if (s->phi_only && H) {
+        /* only the 3x3 angle block is assembled: project that block, not the whole stencil
+           (whole-stencil clamping removes angle curvature that is real once x is fixed) */
+        double Hp[9], work[3 * 9 + 3];
+        int i, j;
+        *b = rc__sh_bend_tri(xl, xf, mask, ph, tri, ul, &s->coef, (flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS)) | RC__SH_NO_U, g, H);
+        for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) Hp[3 * i + j] = H[(18 + i) * 21 + 18 + j];
+        rc__psd_project(3, Hp, RC__PROJECT_CLAMP, work);
+        for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) H[(18 + i) * 21 + 18 + j] = Hp[3 * i + j];
+        rc__sim_expand(21, 27, g, H);
+        return;
+    }
     *b = rc__sh_bend_tri(xl, xf, mask, ph, tri, ul, &s->coef, flags, g, H);
     rc__sim_expand(with_u ? 27 : 21, 27, g, H);
 }
@@ -1329,7 +1345,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
                 gA = s->chunkA + (size_t)240 * (t - c0); gB = s->chunkB + (size_t)756 * (t - c0);
             }
             HA = gA + 15; HB = gB + 27;
-            rc__sim_kernel_A(s, t, x, u, with_u, a, gA, recompute ? HA : NULL);
+            rc__sim_kernel_A(s, t, x, u, with_u, a, gA, (recompute && !s->phi_only) ? HA : NULL);
             rc__sim_kernel_B(s, t, x, u, phi, with_u, &b, gB, recompute ? HB : NULL);
             if (recompute) {
                 nactive++;
@@ -1544,6 +1560,8 @@ static RC__UNUSED rc_status rc__sim_ensure_systems(rc_sim *s)
         st = rc__system_build(s, &s->sys_xp, 0);
         if (st != RC_OK) return rc__sim_fail(s, st, "building the (x, phi) system failed");
         rc__system_build_tables(s, &s->sys_xp);
+        st = rc__system_build(s, &s->sys_p, -1);
+        if (st != RC_OK) return rc__sim_fail(s, st, "building the angle system failed");
     }
     if (s->def.adaptive && !s->sys_xpu.dof_x) {
         st = rc__system_build(s, &s->sys_xpu, 1);
@@ -1557,6 +1575,27 @@ static RC__UNUSED rc_status rc__sim_ensure_systems(rc_sim *s)
 /* Newton on (x, phi) with u fixed, until the direction satisfies max|dx| <= tol L h and
    max l_e|dphi| <= tol L h. *conv = 1 on convergence; a cap or a stalled line search leaves
    *conv = 0 and returns RC_OK. */
+/* Newton on the director angles alone (x, u fixed), at most 10 iterations, until l_e |dphi| <= bound. */
+static RC__UNUSED rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *E, rc__terms *T, rc_step_stats *st)
+{
+    rc__system *y = &s->sys_p;
+    int it;
+    rc_status rs = RC_OK;
+    if (y->ndof == 0) return RC_OK;
+    for (it = 0; it < 10; ++it) {
+        double dx, du, dphi, alpha, t0 = rc__now();
+        s->phi_only = 1;
+        rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+        s->phi_only = 0;
+        if (st) st->t_assemble += rc__now() - t0;
+        rs = rc__system_direction(s, y, st);
+        if (rs != RC_OK) return rs;
+        rc__sim_dir_size(s, y, &dx, &du, &dphi);
+        if (!rc__sim_line_search(s, y, E, T, &alpha, st) || dphi <= bound) break;
+    }
+    return RC_OK;
+}
+
 static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, double *E, rc__terms *T, int *iters, int *conv, rc_step_stats *st)
 {
     rc__system *y = &s->sys_xp;
@@ -1601,6 +1640,12 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         if (dx <= bound && dphi <= bound) { *conv = 1; break; }
         if (!ok) break;
         exact = alpha == 1.0;
+        if (dx <= bound && dphi > bound) {
+            /* x has converged but the director angles have not: with x fixed the angle problem is
+               small and well conditioned, so polish it by Newton on phi alone */
+            rs = rc__sim_polish_phi(s, bound, E, T, st);
+            if (rs != RC_OK) return rs;
+        }
     }
     return RC_OK;
 }
