@@ -7,17 +7,12 @@ LDLIBS  = -lm
 STRICT  = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-SRC_PARTS := $(wildcard src/*.h src/*.txt)
 TEST_SRC  := $(wildcard tests/*.c tests/*.h)
 BUILD     = build
 
 .PHONY: all test check-compile asan demo bench bench-peers clean
 
 all: rcloth.h $(BUILD)/run_tests
-
-# rcloth.h is generated from src/ while the sections are developed in parts
-rcloth.h: $(SRC_PARTS) tools/amalgamate.sh
-	@sh tools/amalgamate.sh
 
 $(BUILD):
 	@mkdir -p $(BUILD)
