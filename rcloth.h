@@ -589,6 +589,9 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *buffer);
 #ifndef RCLOTH_IMPLEMENTATION_DONE
 #define RCLOTH_IMPLEMENTATION_DONE
 
+/* ==========================================================================
+   IMPLEMENTATION: BASE
+   ========================================================================== */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -775,6 +778,9 @@ static RC__UNUSED int rc__psd_project(int n, double *H, int mode, double *work)
 }
 #endif
 
+/* ==========================================================================
+   IMPLEMENTATION: SPARSE
+   ========================================================================== */
 #if defined(__AVX2__) && defined(__FMA__) && !defined(RCLOTH_NO_SIMD)
 #include <immintrin.h>
 #define RC__SP_AVX2 1
@@ -2289,6 +2295,9 @@ done:
 }
 #endif
 
+/* ==========================================================================
+   IMPLEMENTATION: MESH
+   ========================================================================== */
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -3393,6 +3402,9 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_read_obj(rc_mesh *out, const char *path)
 }
 #endif
 
+/* ==========================================================================
+   IMPLEMENTATION: ENERGY
+   ========================================================================== */
 
 #ifdef __cplusplus
 extern "C" {
@@ -4875,6 +4887,9 @@ RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double 
 #endif
 
 
+/* ==========================================================================
+   IMPLEMENTATION: CONTACT
+   ========================================================================== */
 
 #ifdef __cplusplus
 extern "C" {
@@ -6116,6 +6131,9 @@ static RC__UNUSED rc_status rc__ct_bp_pairs(void *user, int na, const double *al
 }
 #endif
 
+/* ==========================================================================
+   IMPLEMENTATION: SIM
+   ========================================================================== */
 #include <stdio.h>
 #include <time.h>
 #ifdef _OPENMP
