@@ -1,0 +1,354 @@
+/* bench/bench_sim.c - simulator benchmarks (issues 4 and 5). Single thread (def.num_threads = 1)
+   unless --threads N is given. Every figure is measured in this run; a configuration that would
+   not fit the time budget is skipped and the skip is printed.
+
+   Sections (give any subset as arguments; none = all):
+     scaling    fixed mesh, cloth on a sphere at ~1k, 4k, 16k, 64k vertices: Newton iterations and
+                seconds per step, and the least-squares exponent of s/step vs vertex count
+     adaptive   adaptive vs fixed on the same scene at ~1k (4k and 16k with --big)
+     ablation   r-ITR accelerations: none / schedule / cache / both, same start state
+     energy     two-point drape (DESIGN §10): fixed N, 2N, 4N, 8N vs adaptive N, potential energy
+   Options: --threads N   --big (adaptive at 4k and 16k too)   --no64k (skip the 64k fixed run)
+            --static (section 4 with rc_sim_solve_static instead of the dynamic-step budget)
+
+   Usage: build/bench_sim [sections] [options]      (make bench-sim [BENCH_SIM_ARGS=...]) */
+#define RCLOTH_IMPLEMENTATION
+#include "../rcloth.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0;
+
+/* ------------------------------------------------------------------ scenes */
+
+/* Sphere drape: a 1 m cotton square (n x n grid, alternating diagonals) centred over a sphere of
+   radius 0.25 m at the origin, released flat at 2 mm above the sphere top: inside the barrier
+   activation band (xi 1 mm + dhat 2 mm), so the cloth is in contact from the first step and the
+   first step already drapes the sheet; every timed step is a contact step. */
+static rc_sim *make_sphere_drape(int n, int adaptive)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_mesh m;
+    rc_sim *s = NULL;
+    double c[3] = { 0.0, 0.0, 0.0 }, r = 0.25;
+    int i;
+    if (rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) {
+        m.pos[3 * i] -= 0.5;
+        m.pos[3 * i + 1] -= 0.5;
+        m.pos[3 * i + 2] = r + 0.002;
+    }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.adaptive = adaptive;
+    def.num_threads = g_threads;
+    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
+    rc_mesh_free(&m);
+    if (s && rc_sim_add_sphere(s, c, r, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
+    return s;
+}
+
+/* Two-point drape (DESIGN §10): a 0.8 m square of the prototype material (n x n grid) hanging in
+   the x-z plane from its two top corners, which are pinned 0.6 m apart (each moved 0.1 m
+   inwards from its rest position). A 1 cm out-of-plane bulge breaks the symmetry, as in the
+   two_point_drape example scene. */
+static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, double dt)
+{
+    const double L = 0.8;
+    rc_sim_def def = rc_default_sim_def();
+    rc_mesh m;
+    rc_sim *s = NULL;
+    int i, c0, c1;
+    if (rc_mesh_grid(&m, L, L, n, n, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) {
+        double u = m.ref_uv[2 * i], v = m.ref_uv[2 * i + 1];
+        m.pos[3 * i] = u - 0.5 * L;
+        m.pos[3 * i + 1] = 0.01 * sin(3.14159265358979323846 * u / L) * (L - v) / L;
+        m.pos[3 * i + 2] = v - L;
+    }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.material = rc_material_proto();
+    def.adaptive = adaptive;
+    def.itr_schedule = schedule;
+    def.itr_cache = cache;
+    def.dt = dt;
+    def.num_threads = g_threads;
+    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
+    rc_mesh_free(&m);
+    c0 = (n - 1) * n;        /* top-left corner: (u, v) = (0, L) */
+    c1 = n * n - 1;          /* top-right corner: (L, L) */
+    if (s) {
+        double a[3] = { -0.3, 0.0, 0.0 }, b[3] = { 0.3, 0.0, 0.0 };
+        if (rc_sim_pin(s, c0, a) != RC_OK || rc_sim_pin(s, c1, b) != RC_OK) { rc_sim_destroy(s); s = NULL; }
+    }
+    return s;
+}
+
+static double fit_exponent(int k, const double *n, const double *t)
+{
+    /* slope of log t = a + p log n by least squares */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int i;
+    for (i = 0; i < k; ++i) {
+        double x = log(n[i]), y = log(t[i]);
+        sx += x; sy += y; sxx += x * x; sxy += x * y;
+    }
+    return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+/* Runs `steps` steps (after `warm` untimed ones), returns mean seconds and Newton / outer
+   iterations per timed step; prints one line per step as it comes. */
+typedef struct run_result { double t, newton, outer; int steps, conv, ok; } run_result;
+
+static run_result run_steps(rc_sim *s, const char *label, int warm, int steps)
+{
+    run_result r;
+    int k;
+    memset(&r, 0, sizeof r);
+    r.ok = 1;
+    for (k = 0; k < warm + steps; ++k) {
+        rc_step_stats ss;
+        rc_status st = rc_sim_step(s, &ss);
+        if (st != RC_OK) {
+            printf("    %s step %d: %s (%s)\n", label, k + 1, rc_status_string(st), rc_sim_last_error(s));
+            r.ok = 0;
+            break;
+        }
+        printf("    %s step %d%s: %.3f s, newton %d, outer %d, conv %d, min contact %.2f mm\n", label, k + 1,
+               k < warm ? " (warm-up, untimed)" : "", ss.t_total, ss.newton_iters, ss.outer_iters, ss.converged,
+               1e3 * ss.min_contact_distance);
+        fflush(stdout);
+        if (k < warm) continue;
+        r.t += ss.t_total; r.newton += ss.newton_iters; r.outer += ss.outer_iters; r.conv += ss.converged;
+        r.steps++;
+    }
+    if (r.steps) { r.t /= r.steps; r.newton /= r.steps; r.outer /= r.steps; }
+    return r;
+}
+
+/* ------------------------------------------------------------------ 1. fixed-mode scaling */
+
+static void section_scaling(void)
+{
+    static const int ns[4] = { 32, 64, 128, 256 };
+    static const int warm[4] = { 1, 1, 1, 0 }, steps[4] = { 4, 3, 1, 1 };
+    double nv[4], ts[4];
+    run_result res[4];
+    int i, k = 0;
+    printf("\n== 1. fixed-mode scaling: 1 m cotton square on a sphere (r 0.25 m), dt 0.01, %d thread(s)\n", g_threads);
+    for (i = 0; i < 4; ++i) {
+        rc_sim *s;
+        char label[32];
+        if (i == 3 && g_no64k) { printf("  %d verts: skipped (--no64k)\n", ns[i] * ns[i]); res[i].ok = 0; continue; }
+        s = make_sphere_drape(ns[i], 0);
+        if (!s) { printf("  %d verts: create failed\n", ns[i] * ns[i]); res[i].ok = 0; continue; }
+        sprintf(label, "%d", ns[i] * ns[i]);
+        res[i] = run_steps(s, label, warm[i], steps[i]);
+        rc_sim_destroy(s);
+        if (res[i].ok && res[i].steps) { nv[k] = ns[i] * ns[i]; ts[k] = res[i].t; k++; }
+    }
+    printf("\n  | vertices | timed steps | Newton it/step | s/step | converged |\n  |---|---|---|---|---|\n");
+    for (i = 0; i < 4; ++i)
+        if (res[i].ok && res[i].steps)
+            printf("  | %d | %d | %.1f | %.3f | %d/%d |\n", ns[i] * ns[i], res[i].steps, res[i].newton, res[i].t,
+                   res[i].conv, res[i].steps);
+    if (k >= 2) printf("  fitted exponent (s/step ~ N^p, least squares on log-log over %d sizes): p = %.2f\n", k, fit_exponent(k, nv, ts));
+    if (k == 4) printf("  fitted exponent over the first 3 sizes (all with a warm-up step): p = %.2f\n", fit_exponent(3, nv, ts));
+}
+
+/* ------------------------------------------------------------------ 2. adaptive vs fixed */
+
+static void section_adaptive(void)
+{
+    int ns[3] = { 32, 64, 128 }, i, m = g_big ? 3 : 1;
+    run_result rf[3], ra[3];
+    printf("\n== 2. adaptive vs fixed: same sphere drape, dt 0.01, %d thread(s). One fixed warm-up step, its state\n"
+           "   saved; fixed: 2 timed steps from it; adaptive: the state loaded into an adaptive sim, 1 timed step\n", g_threads);
+    for (i = 0; i < m; ++i) {
+        rc_sim *s = make_sphere_drape(ns[i], 0), *a;
+        char label[48];
+        double *state;
+        memset(&rf[i], 0, sizeof rf[i]);
+        memset(&ra[i], 0, sizeof ra[i]);
+        if (!s) continue;
+        sprintf(label, "fixed %d", ns[i] * ns[i]);
+        rf[i] = run_steps(s, label, 1, 0);
+        state = (double *)malloc(rc_sim_state_size(s) * sizeof(double));
+        if (!state) { rc_sim_destroy(s); continue; }
+        rc_sim_save_state(s, state);
+        rf[i] = run_steps(s, label, 0, 2);
+        rc_sim_destroy(s);
+        a = make_sphere_drape(ns[i], 1);
+        if (a && rc_sim_load_state(a, state) == RC_OK) {
+            sprintf(label, "adaptive %d", ns[i] * ns[i]);
+            ra[i] = run_steps(a, label, 0, 1);
+        }
+        rc_sim_destroy(a);
+        free(state);
+    }
+    printf("\n  | vertices | fixed s/step | fixed Newton/step | adaptive s/step | adaptive outer/step | adaptive Newton/step | adaptive converged | adaptive/fixed time |\n");
+    printf("  |---|---|---|---|---|---|---|---|\n");
+    for (i = 0; i < m; ++i)
+        if (rf[i].ok && ra[i].ok && rf[i].steps && ra[i].steps)
+            printf("  | %d | %.3f | %.1f | %.3f | %.1f | %.1f | %d/%d | %.0fx |\n", ns[i] * ns[i], rf[i].t, rf[i].newton, ra[i].t,
+                   ra[i].outer, ra[i].newton, ra[i].conv, ra[i].steps, ra[i].t / rf[i].t);
+    if (!g_big) printf("  4k and 16k adaptive not run by default (pass --big): over the 10-minute budget, see RESULTS.md\n");
+}
+
+/* ------------------------------------------------------------------ 3. acceleration ablation */
+
+static void section_ablation(void)
+{
+    static const char *names[4] = { "none", "schedule", "cache", "both" };
+    static const int sch[4] = { 0, 1, 0, 1 }, cac[4] = { 0, 0, 1, 1 };
+    const int n = 15, warm = 5, steps = 1;
+    double *state;
+    rc_sim *s;
+    rc_step_stats acc[4];
+    double tt[4];
+    int ok[4], c, k;
+    printf("\n== 3. r-ITR acceleration ablation: two-point drape (%d verts, prototype material, corners 0.6 m apart),"
+           " dt 0.01, %d thread(s)\n   start state: %d fixed-mesh steps from the flat sheet, saved and loaded into four adaptive sims; %d step(s) per variant\n",
+           n * n, g_threads, warm, steps);
+    s = make_two_point(n, 0, 1, 1, 0.01);
+    if (!s) { printf("  create failed\n"); return; }
+    for (k = 0; k < warm; ++k) {
+        rc_step_stats ss;
+        if (rc_sim_step(s, &ss) != RC_OK) { printf("  warm-up failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); return; }
+    }
+    state = (double *)malloc(rc_sim_state_size(s) * sizeof(double));
+    if (!state) { rc_sim_destroy(s); return; }
+    rc_sim_save_state(s, state);
+    rc_sim_destroy(s);
+    for (c = 0; c < 4; ++c) {
+        memset(&acc[c], 0, sizeof acc[c]);
+        tt[c] = 0.0;
+        ok[c] = 0;
+        s = make_two_point(n, 1, sch[c], cac[c], 0.01);
+        if (!s || rc_sim_load_state(s, state) != RC_OK) { printf("  %s: create/load failed\n", names[c]); rc_sim_destroy(s); continue; }
+        ok[c] = 1;
+        for (k = 0; k < steps; ++k) {
+            rc_step_stats ss;
+            if (rc_sim_step(s, &ss) != RC_OK) { printf("  %s step failed: %s\n", names[c], rc_sim_last_error(s)); ok[c] = 0; break; }
+            printf("    %-8s step %d: %.3f s, outer %d, inner %d, solves %d, active %.3f, IP %.8g, conv %d\n", names[c], k + 1,
+                   ss.t_total, ss.outer_iters, ss.inner_iters, ss.linear_solves, ss.active_rate, ss.ip_end, ss.converged);
+            fflush(stdout);
+            tt[c] += ss.t_total;
+            acc[c].outer_iters += ss.outer_iters;
+            acc[c].inner_iters += ss.inner_iters;
+            acc[c].linear_solves += ss.linear_solves;
+            acc[c].active_rate += ss.active_rate / steps;
+            acc[c].ip_end = ss.ip_end;
+            acc[c].converged += ss.converged;
+        }
+        rc_sim_destroy(s);
+    }
+    free(state);
+    printf("\n  per step (mean of %d steps); ratios vs unaccelerated in brackets; final IP after the last step\n", steps);
+    printf("  | variant | s/step | outer/step | inner/step | linear solves/step | active rate | final IP (J) | converged |\n");
+    printf("  |---|---|---|---|---|---|---|---|\n");
+    for (c = 0; c < 4; ++c) {
+        if (!ok[c]) { printf("  | %s | failed | | | | | | |\n", names[c]); continue; }
+        printf("  | %s | %.3f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.3f | %.8g | %d/%d |\n", names[c],
+               tt[c] / steps, ok[0] ? tt[c] / tt[0] : 0.0,
+               (double)acc[c].outer_iters / steps, ok[0] ? (double)acc[c].outer_iters / acc[0].outer_iters : 0.0,
+               (double)acc[c].inner_iters / steps, ok[0] ? (double)acc[c].inner_iters / acc[0].inner_iters : 0.0,
+               (double)acc[c].linear_solves / steps, ok[0] ? (double)acc[c].linear_solves / acc[0].linear_solves : 0.0,
+               acc[c].active_rate, acc[c].ip_end, acc[c].converged, steps);
+    }
+}
+
+/* ------------------------------------------------------------------ 4. adaptive vs fixed energy */
+
+/* Default: a fixed budget of dynamic steps with a large step (backward Euler's numerical damping
+   brings the sheet towards rest; rc_sim_solve_static is itself a pseudo-time continuation of this
+   kind, but to a tolerance, and was too slow for the budget: --static runs it). */
+static const int ENERGY_STEPS = 10;
+static const double ENERGY_DT = 0.25;
+
+static void section_energy(int statics)
+{
+    /* N = 13x13 = 169 as in DESIGN §10; 2N, 4N, 8N rounded to the nearest square grid */
+    static const int ns[4] = { 13, 18, 26, 37 };
+    double V[5], T[5], dV[5];
+    int ok[5], conv[5], i;
+    if (statics)
+        printf("\n== 4. two-point drape, rc_sim_solve_static (dt 0.01 pseudo step), prototype material, corners 0.6 m apart, %d thread(s)\n", g_threads);
+    else
+        printf("\n== 4. two-point drape, %d dynamic steps of dt %.2f s from the flat hanging sheet, prototype material,\n"
+               "   corners 0.6 m apart, %d thread(s); dV = change of V over the last step (how far from rest)\n",
+               ENERGY_STEPS, ENERGY_DT, g_threads);
+    for (i = 0; i < 5; ++i) {
+        int adaptive = i == 4, n = adaptive ? ns[0] : ns[i], k;
+        rc_sim *s = make_two_point(n, adaptive, 1, 1, statics ? 0.01 : ENERGY_DT);
+        rc_step_stats ss;
+        rc_status st = RC_OK;
+        double S, B, G, Vprev = 0.0;
+        ok[i] = 0;
+        if (!s) { printf("  create failed\n"); continue; }
+        T[i] = 0.0; conv[i] = 0; dV[i] = 0.0;
+        if (statics) {
+            st = rc_sim_solve_static(s, &ss);
+            T[i] = ss.t_total; conv[i] = ss.converged;
+        } else {
+            for (k = 0; k < ENERGY_STEPS && st == RC_OK; ++k) {
+                st = rc_sim_step(s, &ss);
+                if (st != RC_OK) break;
+                T[i] += ss.t_total; conv[i] += ss.converged;
+                rc_sim_potential(s, &S, &B, &G);
+                if (k == ENERGY_STEPS - 1) dV[i] = S + B + G - Vprev;
+                Vprev = S + B + G;
+                if (adaptive) {
+                    printf("      adaptive step %d: V %.5f J, %.2f s, outer %d, conv %d\n", k + 1, Vprev, ss.t_total, ss.outer_iters, ss.converged);
+                    fflush(stdout);
+                }
+            }
+        }
+        if (st != RC_OK) { printf("  %s %d: %s (%s)\n", adaptive ? "adaptive" : "fixed", n * n, rc_status_string(st), rc_sim_last_error(s)); rc_sim_destroy(s); continue; }
+        rc_sim_potential(s, &S, &B, &G);
+        V[i] = S + B + G; ok[i] = 1;
+        printf("    %-8s %5d verts: V %.5f J (stretch %.5f, bend %.5f, gravity %.5f), %.2f s, converged %d, max MIPS %.2f\n",
+               adaptive ? "adaptive" : "fixed", n * n, V[i], S, B, G, T[i], conv[i], ss.max_quality);
+        fflush(stdout);
+        rc_sim_destroy(s);
+    }
+    printf("\n  | mesh | vertices | V = stretch+bend+gravity (J) | dV last step (J) | wall s | converged |\n  |---|---|---|---|---|---|\n");
+    for (i = 0; i < 5; ++i)
+        if (ok[i]) {
+            int n = i == 4 ? ns[0] : ns[i];
+            printf("  | %s | %d | %.5f | %s%.1e | %.2f | %d%s |\n", i == 4 ? "adaptive" : "fixed", n * n, V[i],
+                   statics ? "n/a " : "", dV[i], T[i], conv[i], statics ? "" : (i == 4 ? "/10 steps" : "/10 steps"));
+        }
+    if (ok[4]) {
+        int best = -1;
+        for (i = 0; i < 4; ++i) if (ok[i] && V[4] < V[i]) best = i;
+        for (i = 0; i < 4; ++i)
+            printf("  adaptive %d vs fixed %d: %s\n", ns[0] * ns[0], ns[i] * ns[i], !ok[i] ? "fixed run failed" : V[4] < V[i] ? "adaptive lower" : "fixed lower or equal");
+        if (best >= 0) printf("  largest fixed mesh with higher V than adaptive %d: %d verts\n", ns[0] * ns[0], ns[best] * ns[best]);
+        else printf("  adaptive %d beats none of the fixed meshes\n", ns[0] * ns[0]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int i, any = 0, want[4] = { 0, 0, 0, 0 };
+    static const char *sec[4] = { "scaling", "adaptive", "ablation", "energy" };
+    for (i = 1; i < argc; ++i) {
+        int j, hit = 0;
+        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) { g_threads = atoi(argv[++i]); continue; }
+        if (strcmp(argv[i], "--big") == 0) { g_big = 1; continue; }
+        if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
+        if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
+        for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static]\n", argv[0]); return 2; }
+    }
+    if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
+    if (want[0]) section_scaling();
+    if (want[1]) section_adaptive();
+    if (want[2]) section_ablation();
+    if (want[3]) section_energy(g_static);
+    return 0;
+}
