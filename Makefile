@@ -39,6 +39,9 @@ test: check-compile $(BUILD)/run_tests
 asan: $(BUILD)/run_tests_asan
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/run_tests_asan
 
+# every benchmark (figures and side-by-side ratios; minutes, not part of make test)
+bench: bench-sparse bench-energy bench-sim
+
 clean:
 	rm -rf $(BUILD) out
 

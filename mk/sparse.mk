@@ -4,7 +4,7 @@
 #   make test-sparse-native  the sparse tests built with -O3 -march=native (runs the AVX2 kernels)
 SPARSE_BENCH_OPT ?= -O3 -march=native
 .PHONY: bench-sparse bench-peers test-sparse-native
-bench: bench-sparse
+
 
 $(BUILD)/bench_sparse: bench/bench_sparse.c rcloth.h | $(BUILD)
 	$(CC) $(SPARSE_BENCH_OPT) -std=c99 -Wall -Wextra -o $@ bench/bench_sparse.c -lm
