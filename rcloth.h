@@ -471,6 +471,8 @@ typedef struct rc_mesh_desc {
     const int *tris;        /* 3*num_tris vertex indices */
 } rc_mesh_desc;
 
+enum { RC_SOLVER_LDLT = 0, RC_SOLVER_PCG = 1 };
+
 /* Everything that defines a simulation. Start from rc_default_sim_def() and change what you
    need; every field has a usable default. Units are SI. Gravity is along -z by default. */
 typedef struct rc_sim_def {
@@ -492,6 +494,9 @@ typedef struct rc_sim_def {
                                    non-positive pivot (projection alone converges linearly under
                                    compression/buckling, DESIGN §3); 0: always project */
     int max_substeps;           /* automatic halving of dt after a failed step, default 4 levels */
+    int linear_solver;          /* RC_SOLVER_LDLT (default: sparse LDL^T with AMD) or RC_SOLVER_PCG
+                                   (Jacobi-preconditioned CG, no factorization; for large meshes) */
+    double pcg_tol;             /* relative residual of the PCG solves, default 1e-4 */
 
     /* r-ITR (adaptive = 1), DESIGN §4-6 */
     double itr_eps0;            /* initial inner tolerance, default 1e-2 */
@@ -539,6 +544,11 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out);
 RCLOTHDEF void      rc_sim_destroy(rc_sim *s);
 /* the message of the last error of this sim ("" if none) */
 RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
+/* the last warning of this sim ("" if none): e.g. rc_sim_add_capsule warns when an edge of the
+   cloth can dip into the capsule between two vertices by more than the contact thickness,
+   l^2/(8r) > contact_thickness (capsules, planes and boxes act on cloth vertices; spheres on
+   whole triangles) */
+RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s);
 /* 1 if rc_sim_create flipped a clockwise reference mesh to counter-clockwise */
 RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
 
@@ -6171,6 +6181,7 @@ typedef struct rc__system {
     double *val;
     rc_ldlt *ldlt;
     double *g, *d;     /* gradient and direction, ndof */
+    double *rhs_scratch; /* ndof, right-hand side for PCG */
     int *posA, *posB;  /* scatter tables (rc__system_build_tables), NULL: search */
 } rc__system;
 
@@ -6220,6 +6231,7 @@ struct rc_sim {
     double time;
     int steps;
     char err[256];
+    char warn[256];
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -6268,6 +6280,8 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.max_newton_iters = 100;
     d.newton_exact_hessian = 1;
     d.max_substeps = 4;
+    d.linear_solver = RC_SOLVER_LDLT;
+    d.pcg_tol = 1e-4;
     d.itr_eps0 = 1e-2;
     d.itr_lambda = 0.98;
     d.itr_strict_every = 10;
@@ -6294,7 +6308,7 @@ static RC__UNUSED void rc__system_free(rc__system *y, void *user)
 {
     rc__free(user, y->dof_x); rc__free(user, y->dof_phi); rc__free(user, y->dof_u); rc__free(user, y->nu);
     rc__free(user, y->colptr); rc__free(user, y->rowind); rc__free(user, y->val);
-    rc__free(user, y->g); rc__free(user, y->d);
+    rc__free(user, y->g); rc__free(user, y->d); rc__free(user, y->rhs_scratch);
     rc__free(user, y->posA); rc__free(user, y->posB);
     if (y->ldlt) rc_ldlt_destroy(y->ldlt);
     memset(y, 0, sizeof *y);
@@ -6327,6 +6341,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
 }
 
 RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s) { return s ? s->err : "no sim"; }
+RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s) { return s ? s->warn : "no sim"; }
 RCLOTHDEF int rc_sim_mesh_was_flipped(const rc_sim *s) { return s ? s->flipped : 0; }
 
 static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
@@ -6345,6 +6360,8 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(d->max_newton_iters >= 1, "max_newton_iters must be >= 1");
     RC__DEFCHECK(d->newton_exact_hessian == 0 || d->newton_exact_hessian == 1, "newton_exact_hessian must be 0 or 1");
     RC__DEFCHECK(d->max_substeps >= 0 && d->max_substeps <= 20, "max_substeps must be in [0, 20]");
+    RC__DEFCHECK(d->linear_solver == RC_SOLVER_LDLT || d->linear_solver == RC_SOLVER_PCG, "linear_solver must be RC_SOLVER_LDLT or RC_SOLVER_PCG");
+    RC__DEFCHECK(rc__isfinite(d->pcg_tol) && d->pcg_tol > 0.0 && d->pcg_tol < 1.0, "pcg_tol must be in (0, 1)");
     RC__DEFCHECK(rc__isfinite(d->itr_eps0) && d->itr_eps0 >= d->tol, "itr_eps0 must be >= tol");
     RC__DEFCHECK(rc__isfinite(d->itr_lambda) && d->itr_lambda > 0.0 && d->itr_lambda <= 1.0, "itr_lambda must be in (0, 1]");
     RC__DEFCHECK(d->itr_strict_every >= 1, "itr_strict_every must be >= 1");
@@ -6617,6 +6634,17 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
     if (!rc__all_finite(a, 3) || !rc__all_finite(b, 3) || !rc__isfinite(radius)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_capsule: non-finite input");
     rc__sub3(d, b, a);
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: radius must be > 0");
+    {
+        /* a straight cloth edge of rest length l between two vertices outside a cylinder of
+           radius r can dip into it by up to l^2/(8r) (sagitta); warn when that exceeds the offset */
+        double lmax = 0.0, dip;
+        int e;
+        for (e = 0; e < s->ne; ++e) if (s->edge_len0[e] > lmax) lmax = s->edge_len0[e];
+        dip = lmax * lmax / (8.0 * radius);
+        if (dip > s->def.contact_thickness)
+            snprintf(s->warn, sizeof s->warn, "rc_sim_add_capsule: cloth edges up to %.3g m can dip %.3g m into this capsule between vertices (contact thickness %.3g m); refine the cloth or enlarge the thickness",
+                     lmax, dip, s->def.contact_thickness);
+    }
     rc__obstacle_init(&o, RC__CT_SHAPE_CAPSULE, s->def.friction);
     memcpy(o.shape.a, a, sizeof o.shape.a);
     memcpy(o.shape.b, b, sizeof o.shape.b);
@@ -6790,7 +6818,8 @@ static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_
     y->val = (double *)rc__calloc(user, (size_t)y->colptr[ndof], sizeof(double));
     y->g = (double *)rc__calloc(user, (size_t)ndof, sizeof(double));
     y->d = (double *)rc__calloc(user, (size_t)ndof, sizeof(double));
-    if (!y->rowind || !y->val || !y->g || !y->d) goto done;
+    y->rhs_scratch = (double *)rc__calloc(user, (size_t)ndof, sizeof(double));
+    if (!y->rowind || !y->val || !y->g || !y->d || !y->rhs_scratch) goto done;
     for (i = 0; i < nn; ++i) {
         int c, q, r;
         for (c = 0; c < node_cnt[i]; ++c) {
@@ -6802,7 +6831,7 @@ static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_
             }
         }
     }
-    if (ndof > 0) {
+    if (ndof > 0 && s->def.linear_solver == RC_SOLVER_LDLT) {
         st = rc_ldlt_analyze(&y->ldlt, ndof, y->colptr, y->rowind);
         if (st != RC_OK) goto done;
     }
@@ -7393,6 +7422,18 @@ static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_st
     double diag = 0.0, t0 = rc__now();
     rc_status rs = RC_OK;
     if (y->ndof == 0) return RC_OK;
+    if (s->def.linear_solver == RC_SOLVER_PCG) {
+        /* Jacobi-preconditioned CG from zero: every iterate of CG on a PSD system is a descent
+           direction, so a capped or loose solve still serves the line search */
+        int iters = 0;
+        double res = 0.0;
+        for (i = 0; i < y->ndof; ++i) { y->d[i] = 0.0; y->rhs_scratch[i] = -y->g[i]; }
+        rs = rc_pcg_solve(y->ndof, y->colptr, y->rowind, y->val, NULL, 0, y->rhs_scratch, y->d, s->def.pcg_tol, 10 * y->ndof + 100, &iters, &res);
+        if (st) { st->t_solve += rc__now() - t0; st->linear_solves++; }
+        if (rs != RC_OK && rs != RC_ERR_NOT_CONVERGED) return rc__sim_fail(s, rs, "PCG failed on the Newton system");
+        if (!rc__all_finite(y->d, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "Newton direction is not finite");
+        return RC_OK;
+    }
     for (i = 0; i < y->ndof; ++i) diag += fabs(y->val[y->colptr[i + 1] - 1]);   /* diagonal is last in each column */
     diag /= y->ndof;
     if (!(diag > 0.0)) diag = 1.0;
@@ -7612,7 +7653,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
            (compression, buckling; DESIGN §3). After a full step, try the exact Hessian: if the
            LDL^T finds a non-positive pivot, fall back to the projected one for this iteration. */
         int saved_proj = s->proj;
-        if (exact && s->exact_newton) s->proj = -1;
+        if (exact && s->exact_newton && s->def.linear_solver == RC_SOLVER_LDLT) s->proj = -1;
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
         if (st) st->t_assemble += rc__now() - t0;
         if (!rc__all_finite(y->g, (size_t)y->ndof)) { s->proj = saved_proj; return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite"); }

@@ -596,6 +596,73 @@ static void test_sim_bad_input(void)
     rc_sim_destroy(s);
 }
 
+
+
+/* the PCG option of the Newton solve: the same trajectory as LDL^T. Both stop when the Newton
+   step is below tol*L*h; the trajectories must agree to within that one-step tolerance. */
+static void test_sim_pcg_matches_ldlt(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *a = NULL, *b = NULL;
+    rc_step_stats sa, sb;
+    double dmax = 0.0, bound;
+    int i, k;
+    CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, 7, 7, RC_DIAG_ALTERNATING));
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    CHECK_OK(rc_sim_create(&def, &a));
+    def.linear_solver = RC_SOLVER_PCG;
+    def.pcg_tol = 1e-8;
+    CHECK_OK(rc_sim_create(&def, &b));
+    if (!a || !b) { rc_sim_destroy(a); rc_sim_destroy(b); rc_mesh_free(&m); return; }
+    CHECK_OK(rc_sim_pin(a, 0, m.pos)); CHECK_OK(rc_sim_pin(a, 6, m.pos + 18));
+    CHECK_OK(rc_sim_pin(b, 0, m.pos)); CHECK_OK(rc_sim_pin(b, 6, m.pos + 18));
+    for (k = 0; k < 10; ++k) {
+        CHECK_OK(rc_sim_step(a, &sa));
+        CHECK_OK(rc_sim_step(b, &sb));
+        CHECK(sa.converged && sb.converged);
+    }
+    for (i = 0; i < 3 * m.num_verts; ++i) if (fabs(rc_sim_positions(a)[i] - rc_sim_positions(b)[i]) > dmax) dmax = fabs(rc_sim_positions(a)[i] - rc_sim_positions(b)[i]);
+    bound = def.tol * 0.4 * sqrt(2.0) * def.dt;   /* one Newton step tolerance tol*L*h */
+    printf("    10 hanging steps: max |x_ldlt - x_pcg| = %.3g m (bound %.3g m)\n", dmax, bound);
+    CHECKF(dmax < bound, "PCG and LDL^T trajectories differ by %g", dmax);
+    rc_sim_destroy(a);
+    rc_sim_destroy(b);
+    rc_mesh_free(&m);
+}
+
+
+
+/* a capsule thinner than the cloth's edges can be cut between vertices: the sim warns, and does
+   not for a fine enough cloth */
+static void test_sim_capsule_dip_warning(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double a[3] = { 0, 0.5, -0.2 }, b[3] = { 1, 0.5, -0.2 };
+    CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 6, 6, RC_DIAG_REGULAR));   /* edges 0.2 m: dip 0.2^2/(8*0.05) = 0.1 m */
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (s) {
+        CHECK(rc_sim_last_warning(s)[0] == 0);
+        CHECK_OK(rc_sim_add_capsule(s, a, b, 0.05, NULL));
+        CHECK(strstr(rc_sim_last_warning(s), "dip") != NULL);
+        rc_sim_destroy(s);
+    }
+    s = NULL;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (s) {
+        CHECK_OK(rc_sim_add_capsule(s, a, b, 20.0, NULL));   /* diagonals 0.283 m: dip 0.283^2/160 = 5e-4 m < 1e-3 m */
+        CHECK(rc_sim_last_warning(s)[0] == 0);
+        rc_sim_destroy(s);
+    }
+    rc_mesh_free(&m);
+}
+
 static void suite_sim(void)
 {
     /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
@@ -617,4 +684,6 @@ static void suite_sim(void)
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
+    RUN(test_sim_pcg_matches_ldlt);
+    RUN(test_sim_capsule_dip_warning);
 }
