@@ -560,6 +560,15 @@ RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double 
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id);
 RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const double b[3], double radius, int *id);
 RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
+/* A triangle-mesh obstacle (static, or kinematic through rc_sim_set_obstacle_vertices): IPC
+   barrier and CCD between cloth vertices and its triangles, its vertices and cloth triangles, and
+   cloth edges and its edges, so sharp edges cannot cut between cloth vertices. No friction on
+   mesh obstacles yet; candidate pairs are found by brute force with box culling (fine for
+   obstacles of a few thousand triangles). */
+RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
+                                       int num_tris, const int *tris /* 3*nt */, int *id);
+/* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
+RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
 /* pose at the end of the next step: x -> R x + t applied to the shape as added */
 RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 
@@ -6164,7 +6173,13 @@ typedef struct rc__obstacle {
     double R[9], t[3];            /* pose at the end of the step being solved */
     double R_prev[9], t_prev[3];  /* pose at the start of that step */
     double mu;
+    /* triangle-mesh obstacles (shape.kind = RC__OBS_TRIMESH): vertices at the end and at the
+       start of the step, triangles, unique edges */
+    int mesh_nv, mesh_nt, mesh_ne;
+    double *mesh_x, *mesh_xprev;
+    int *mesh_tris, *mesh_edges;
 } rc__obstacle;
+enum { RC__OBS_TRIMESH = 100 };
 
 /* One linear system layout: which unknown each free scalar DOF is, its CSC upper pattern and
    its factorization. The sim has two: (x, phi) for Newton/inner solves, (x, phi, u) for the
@@ -6227,6 +6242,8 @@ struct rc_sim {
     double *cacheA, *cacheB;              /* nt*(15+225), nt*(27+729): cached joint element derivatives (adaptive) */
     double *ls_x, *ls_u, *ls_phi;
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
+    int has_mesh_obstacle;
+    double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
     double quality_h;                     /* the h of the regulariser weight rho*tau*A0^2/h^2 */
     double time;
     int steps;
@@ -6327,6 +6344,13 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->edge_len0); rc__free(user, s->vert_len0);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
+    if (s->obs) {
+        int o;
+        for (o = 0; o < s->nobs; ++o) {
+            rc__free(user, s->obs[o].mesh_x); rc__free(user, s->obs[o].mesh_xprev);
+            rc__free(user, s->obs[o].mesh_tris); rc__free(user, s->obs[o].mesh_edges);
+        }
+    }
     rc__free(user, s->obs);
     rc__free(user, s->fr_lambda); rc__free(user, s->fr_T); rc__free(user, s->fr_anchor);
     rc__system_free(&s->sys_xp, user);
@@ -6336,7 +6360,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score);
-    rc__free(user, s->ls_x); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
+    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
 
@@ -6431,7 +6455,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
-    RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
+    RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_dx, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
     RC__A(s->tri_e, 6 * nt, double);
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
     if (def->adaptive && def->itr_cache) { RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double); }
@@ -6661,6 +6685,65 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu)
     return RC_OK;
 }
 
+static RC__UNUSED int rc__cmp_int2(const void *a, const void *b)
+{
+    const int *x = (const int *)a, *y = (const int *)b;
+    if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos, int num_tris, const int *tris, int *id)
+{
+    rc__obstacle o;
+    int t, k, ne = 0, *e2 = NULL;
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!pos || !tris || num_verts < 3 || num_tris < 1) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_trimesh: needs >= 3 vertices, >= 1 triangle, non-NULL arrays");
+    if (!rc__all_finite(pos, (size_t)3 * num_verts)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_trimesh: non-finite vertex");
+    for (t = 0; t < 3 * num_tris; ++t)
+        if (tris[t] < 0 || tris[t] >= num_verts) return rc__sim_fail(s, RC_ERR_MESH_INDEX, "rc_sim_add_trimesh: triangle index out of range");
+    rc__obstacle_init(&o, RC__OBS_TRIMESH, s->def.friction);
+    o.mesh_nv = num_verts; o.mesh_nt = num_tris;
+    o.mesh_x = (double *)rc__alloc(s->user, (size_t)3 * num_verts, sizeof(double));
+    o.mesh_xprev = (double *)rc__alloc(s->user, (size_t)3 * num_verts, sizeof(double));
+    o.mesh_tris = (int *)rc__alloc(s->user, (size_t)3 * num_tris, sizeof(int));
+    e2 = (int *)rc__alloc(s->user, (size_t)6 * num_tris, sizeof(int));
+    if (!o.mesh_x || !o.mesh_xprev || !o.mesh_tris || !e2) goto oom;
+    memcpy(o.mesh_x, pos, sizeof(double) * 3 * (size_t)num_verts);
+    memcpy(o.mesh_xprev, pos, sizeof(double) * 3 * (size_t)num_verts);
+    memcpy(o.mesh_tris, tris, sizeof(int) * 3 * (size_t)num_tris);
+    for (t = 0; t < num_tris; ++t)
+        for (k = 0; k < 3; ++k) {
+            int a = tris[3 * t + k], b = tris[3 * t + (k + 1) % 3];
+            e2[2 * ne] = a < b ? a : b; e2[2 * ne + 1] = a < b ? b : a; ne++;
+        }
+    qsort(e2, (size_t)ne, 2 * sizeof(int), rc__cmp_int2);
+    for (t = 0, k = 0; t < ne; ++t)
+        if (k == 0 || e2[2 * t] != e2[2 * (k - 1)] || e2[2 * t + 1] != e2[2 * (k - 1) + 1]) { e2[2 * k] = e2[2 * t]; e2[2 * k + 1] = e2[2 * t + 1]; k++; }
+    o.mesh_ne = k;
+    o.mesh_edges = e2;
+    st = rc__sim_add_obstacle(s, &o, id);
+    if (st != RC_OK) goto fail;
+    s->has_mesh_obstacle = 1;
+    return RC_OK;
+oom:
+    st = rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "rc_sim_add_trimesh: out of memory");
+fail:
+    rc__free(s->user, o.mesh_x); rc__free(s->user, o.mesh_xprev); rc__free(s->user, o.mesh_tris); rc__free(s->user, e2);
+    return st;
+}
+
+RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double *pos)
+{
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (id < 0 || id >= s->nobs || s->obs[id].shape.kind != RC__OBS_TRIMESH)
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_vertices: no such mesh obstacle");
+    if (!pos) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_vertices: NULL positions");
+    if (!rc__all_finite(pos, (size_t)3 * s->obs[id].mesh_nv)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_obstacle_vertices: non-finite vertex");
+    memcpy(s->obs[id].mesh_x, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);
+    return RC_OK;
+}
+
 RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9])
 {
     static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
@@ -6670,6 +6753,7 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!translation) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: translation is NULL");
     if (id < 0 || id >= s->nobs) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: no such obstacle");
+    if (s->obs[id].shape.kind == RC__OBS_TRIMESH) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: a mesh obstacle moves with rc_sim_set_obstacle_vertices");
     if (!rc__all_finite(translation, 3) || !rc__all_finite(R, 9)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_move_obstacle: non-finite pose");
     for (i = 0; i < 3; ++i)
         for (j = 0; j < 3; ++j) {
@@ -7250,6 +7334,157 @@ static RC__UNUSED int rc__sim_threads(const rc_sim *s)
 }
 
 /* ---------------------------------------------------------------------------------------------
+   Triangle-mesh obstacles: IPC pairs point-triangle (cloth vertex vs obstacle triangle, obstacle
+   vertex vs cloth triangle) and mollified edge-edge (cloth edge vs obstacle edge), barrier on the
+   squared distance with the thickness offset, kernels from the CONTACT section. Candidates: every
+   pair whose boxes are within xi + dhat (brute force with box culling). With y != NULL the
+   gradient and the PSD-projected Hessian of the cloth DOFs are added to y; returns the energy.
+   --------------------------------------------------------------------------------------------- */
+static RC__UNUSED int rc__box_near(const double *p, int np, const double *const *q, int nq, double r)
+{
+    int c, k;
+    for (c = 0; c < 3; ++c) {
+        double plo = HUGE_VAL, phi = -HUGE_VAL, qlo = HUGE_VAL, qhi = -HUGE_VAL;
+        for (k = 0; k < np; ++k) { double v = (&p[0])[3 * k + c]; if (v < plo) plo = v; if (v > phi) phi = v; }
+        for (k = 0; k < nq; ++k) { if (q[k][c] < qlo) qlo = q[k][c]; if (q[k][c] > qhi) qhi = q[k][c]; }
+        if (plo > qhi + r || qlo > phi + r) return 0;
+    }
+    return 1;
+}
+
+static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__system *y, double *mind)
+{
+    double E = 0.0, xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
+    int o, i, t, e, k, c;
+    for (o = 0; o < s->nobs; ++o) {
+        const rc__obstacle *ob = s->obs + o;
+        const double *X = ob->mesh_x;
+        if (ob->shape.kind != RC__OBS_TRIMESH) continue;
+        /* (a) cloth vertex - obstacle triangle */
+        for (i = 0; i < s->nv; ++i)
+            for (t = 0; t < ob->mesh_nt; ++t) {
+                const double *q[3];
+                double g[12], H[144], d2, b;
+                int type;
+                for (k = 0; k < 3; ++k) q[k] = X + 3 * ob->mesh_tris[3 * t + k];
+                if (!rc__box_near(x + 3 * i, 1, q, 3, r)) continue;
+                b = rc__ct_pt_barrier(x + 3 * i, q[0], q[1], q[2], xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
+                if (sqrt(d2) < *mind) *mind = sqrt(d2);
+                E += b;
+                if (y && b > 0.0 && !s->pinned[i]) {
+                    rc__dofmap m;
+                    double Hl[9];
+                    int a2, b2;
+                    m.n = 0; rc__map_x(y, i, &m);
+                    for (a2 = 0; a2 < 3; ++a2) for (b2 = 0; b2 < 3; ++b2) Hl[3 * a2 + b2] = H[a2 * 12 + b2];
+                    rc__system_scatter(y, &m, g, Hl, NULL);
+                }
+            }
+        /* (b) obstacle vertex - cloth triangle */
+        for (i = 0; i < ob->mesh_nv; ++i)
+            for (t = 0; t < s->nt; ++t) {
+                const double *q[3];
+                double g[12], H[144], d2, b;
+                int type;
+                for (k = 0; k < 3; ++k) q[k] = x + 3 * s->tris[3 * t + k];
+                if (!rc__box_near(X + 3 * i, 1, q, 3, r)) continue;
+                b = rc__ct_pt_barrier(X + 3 * i, q[0], q[1], q[2], xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
+                if (sqrt(d2) < *mind) *mind = sqrt(d2);
+                E += b;
+                if (y && b > 0.0) {
+                    rc__dofmap m;
+                    double Hl[81];
+                    int a2, b2;
+                    m.n = 0;
+                    for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * t + k], &m);
+                    for (a2 = 0; a2 < 9; ++a2) for (b2 = 0; b2 < 9; ++b2) Hl[9 * a2 + b2] = H[(3 + a2) * 12 + 3 + b2];
+                    rc__system_scatter(y, &m, g + 3, Hl, NULL);
+                }
+            }
+        /* (c) cloth edge - obstacle edge (mollified near parallel) */
+        for (e = 0; e < s->ne; ++e)
+            for (t = 0; t < ob->mesh_ne; ++t) {
+                const int *ev = s->topo.edge_v + 2 * e, *fv = ob->mesh_edges + 2 * t;
+                const double *q[2];
+                double g[12], H[144], d2, b, lb2 = 0.0, eps_x;
+                int type;
+                double pe[6];
+                q[0] = X + 3 * fv[0]; q[1] = X + 3 * fv[1];
+                for (c = 0; c < 3; ++c) { pe[c] = x[3 * ev[0] + c]; pe[3 + c] = x[3 * ev[1] + c]; lb2 += (q[1][c] - q[0][c]) * (q[1][c] - q[0][c]); }
+                if (!rc__box_near(pe, 2, q, 2, r)) continue;
+                eps_x = 1e-3 * s->edge_len0[e] * s->edge_len0[e] * lb2;
+                b = rc__ct_ee_barrier(pe, pe + 3, q[0], q[1], eps_x, xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
+                if (sqrt(d2) < *mind) *mind = sqrt(d2);
+                E += b;
+                if (y && b > 0.0) {
+                    rc__dofmap m;
+                    double Hl[36];
+                    int a2, b2;
+                    m.n = 0;
+                    rc__map_x(y, ev[0], &m); rc__map_x(y, ev[1], &m);
+                    for (a2 = 0; a2 < 6; ++a2) for (b2 = 0; b2 < 6; ++b2) Hl[6 * a2 + b2] = H[a2 * 12 + b2];
+                    rc__system_scatter(y, &m, g, Hl, NULL);
+                }
+            }
+    }
+    return E;
+}
+
+/* CCD of the cloth step against the (static, end-pose) mesh obstacles */
+static RC__UNUSED double rc__sim_mesh_ccd(const rc_sim *s, const rc__system *y, const double *bx, double amax)
+{
+    double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, *dx = NULL;
+    int o, i, t, e, k, c;
+    (void)zero;
+    for (o = 0; o < s->nobs; ++o) {
+        const rc__obstacle *ob = s->obs + o;
+        const double *X = ob->mesh_x;
+        if (ob->shape.kind != RC__OBS_TRIMESH) continue;
+        if (!dx) {
+            dx = s->ls_dx;
+            for (i = 0; i < s->nv; ++i)
+                for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0; }
+        }
+        for (i = 0; i < s->nv; ++i) {
+            double end[3];
+            if (dx[3 * i] == 0.0 && dx[3 * i + 1] == 0.0 && dx[3 * i + 2] == 0.0) continue;
+            for (c = 0; c < 3; ++c) end[c] = bx[3 * i + c] + amax * dx[3 * i + c];
+            for (t = 0; t < ob->mesh_nt; ++t) {
+                const double *q[3];
+                double sw[6], a;
+                for (k = 0; k < 3; ++k) q[k] = X + 3 * ob->mesh_tris[3 * t + k];
+                memcpy(sw, bx + 3 * i, 3 * sizeof(double)); memcpy(sw + 3, end, 3 * sizeof(double));
+                if (!rc__box_near(sw, 2, q, 3, xi_)) continue;
+                a = rc__ct_ccd_point_triangle(bx + 3 * i, q[0], q[1], q[2], dx + 3 * i, zero, zero, zero, xi_, amax);
+                if (a < amax) amax = a;
+            }
+        }
+        for (i = 0; i < ob->mesh_nv; ++i)
+            for (t = 0; t < s->nt; ++t) {
+                const int *tri = s->tris + 3 * t;
+                double sw[18], a;
+                const double *p1 = X + 3 * i;
+                for (k = 0; k < 3; ++k) for (c = 0; c < 3; ++c) { sw[3 * k + c] = bx[3 * tri[k] + c]; sw[9 + 3 * k + c] = bx[3 * tri[k] + c] + amax * dx[3 * tri[k] + c]; }
+                if (!rc__box_near(sw, 6, &p1, 1, xi_)) continue;
+                a = rc__ct_ccd_point_triangle(p1, bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero, dx + 3 * tri[0], dx + 3 * tri[1], dx + 3 * tri[2], xi_, amax);
+                if (a < amax) amax = a;
+            }
+        for (e = 0; e < s->ne; ++e)
+            for (t = 0; t < ob->mesh_ne; ++t) {
+                const int *ev = s->topo.edge_v + 2 * e, *fv = ob->mesh_edges + 2 * t;
+                const double *q[2];
+                double sw[12], a;
+                q[0] = X + 3 * fv[0]; q[1] = X + 3 * fv[1];
+                for (k = 0; k < 2; ++k) for (c = 0; c < 3; ++c) { sw[3 * k + c] = bx[3 * ev[k] + c]; sw[6 + 3 * k + c] = bx[3 * ev[k] + c] + amax * dx[3 * ev[k] + c]; }
+                if (!rc__box_near(sw, 4, q, 2, xi_)) continue;
+                a = rc__ct_ccd_edge_edge(bx + 3 * ev[0], bx + 3 * ev[1], q[0], q[1], dx + 3 * ev[0], dx + 3 * ev[1], zero, zero, xi_, amax);
+                if (a < amax) amax = a;
+            }
+    }
+    return amax;
+}
+
+/* ---------------------------------------------------------------------------------------------
    The incremental potential (DESIGN §2)
      E(x, phi, u) = sum_T [ I_T + S_T + B_T + G_T + C_T ] + sum_i [ -f_i.x_i + K_i + D_i ]
    evaluated exactly (never cached); per-triangle terms go to a buffer and are summed in a fixed
@@ -7285,6 +7520,7 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
         T->quality += s->tri_e[6 * t + 3]; T->bend += s->tri_e[6 * t + 4]; T->contact += s->tri_e[6 * t + 5];
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->contact, &T->friction, &T->min_dist);
+    if (s->has_mesh_obstacle) T->contact += rc__sim_mesh_contact(s, x, NULL, &T->min_dist);
     return rc__terms_total(T);
 }
 
@@ -7404,6 +7640,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         rc__map_x(y, i, &m);
         rc__system_scatter(y, &m, g, H, NULL);
     }
+    if (s->has_mesh_obstacle) { double mind = HUGE_VAL; rc__sim_mesh_contact(s, x, y, &mind); }
     return (double)nactive / (double)(nt > 0 ? nt : 1);
 }
 
@@ -7516,10 +7753,13 @@ static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y,
         for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; dx[c] = g >= 0 ? y->d[g] : 0.0; }
         if (dx[0] == 0.0 && dx[1] == 0.0 && dx[2] == 0.0) continue;
         for (o = 0; o < s->nobs; ++o) {
-            double a = rc__sim_obs_ccd(s->obs + o, bx + 3 * i, dx, s->def.contact_thickness, amax);
+            double a;
+            if (s->obs[o].shape.kind == RC__OBS_TRIMESH) continue;
+            a = rc__sim_obs_ccd(s->obs + o, bx + 3 * i, dx, s->def.contact_thickness, amax);
             if (a < amax) amax = a;
         }
     }
+    if (s->has_mesh_obstacle) amax = rc__sim_mesh_ccd(s, y, bx, amax);
     return amax;
 }
 
@@ -7949,6 +8189,7 @@ static RC__UNUSED void rc__sim_finish(rc_sim *s, rc_step_stats *st)
     for (i = 0; i < s->nobs; ++i) {
         memcpy(s->obs[i].R_prev, s->obs[i].R, sizeof s->obs[i].R);
         memcpy(s->obs[i].t_prev, s->obs[i].t, sizeof s->obs[i].t);
+        if (s->obs[i].mesh_x) memcpy(s->obs[i].mesh_xprev, s->obs[i].mesh_x, sizeof(double) * 3 * (size_t)s->obs[i].mesh_nv);
     }
     s->time += s->h;
 }
