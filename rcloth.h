@@ -8304,21 +8304,35 @@ static RC__UNUSED rc_status rc__sim_advance(rc_sim *s, double h, int levels, dou
     if (levels <= 0) return rs;
     {
         size_t n3 = (size_t)3 * s->nv;
-        double *mid = (double *)rc__alloc(s->user, n3 + (size_t)6 * (s->nobs + 1), sizeof(double));
-        double *tend = mid ? mid + n3 : NULL;
         rc_step_stats a, b;
         int i, o;
+        size_t nmesh = 0, off;
+        double *mid, *tend, *mend;
+        for (o = 0; o < s->nobs; ++o) nmesh += (size_t)3 * s->obs[o].mesh_nv;
+        mid = (double *)rc__alloc(s->user, n3 + (size_t)6 * (s->nobs + 1) + nmesh, sizeof(double));
+        tend = mid ? mid + n3 : NULL;
+        mend = mid ? tend + (size_t)6 * (s->nobs + 1) : NULL;
         if (!mid) return rs;
         memcpy(mid, s->pin_target, sizeof(double) * n3);
         for (o = 0; o < s->nobs; ++o) {
             memcpy(tend + 3 * o, s->obs[o].t, 3 * sizeof(double));
             for (i = 0; i < 3; ++i) s->obs[o].t[i] = 0.5 * (s->obs[o].t_prev[i] + s->obs[o].t[i]);
         }
+        for (o = 0, off = 0; o < s->nobs; ++o) {   /* mesh obstacles: vertices halfway too */
+            size_t k, n = (size_t)3 * s->obs[o].mesh_nv;
+            for (k = 0; k < n; ++k) { mend[off + k] = s->obs[o].mesh_x[k]; s->obs[o].mesh_x[k] = 0.5 * (s->obs[o].mesh_xprev[k] + mend[off + k]); }
+            off += n;
+        }
         for (i = 0; i < s->nv; ++i)
             if (s->pinned[i]) { int c; for (c = 0; c < 3; ++c) s->pin_target[3 * i + c] = 0.5 * (s->x[3 * i + c] + mid[3 * i + c]); }
         rs = rc__sim_advance(s, 0.5 * h, levels - 1, saved, &a);
         memcpy(s->pin_target, mid, sizeof(double) * n3);
         for (o = 0; o < s->nobs; ++o) memcpy(s->obs[o].t, tend + 3 * o, 3 * sizeof(double));
+        for (o = 0, off = 0; o < s->nobs; ++o) {
+            size_t n = (size_t)3 * s->obs[o].mesh_nv;
+            if (n) memcpy(s->obs[o].mesh_x, mend + off, n * sizeof(double));
+            off += n;
+        }
         if (rs == RC_OK) rs = rc__sim_advance(s, 0.5 * h, levels - 1, saved, &b);
         rc__free(s->user, mid);
         if (rs != RC_OK) return rs;
