@@ -16,18 +16,32 @@
        RCLOTH_FREE(p, user)           /  (rc_sim_def.alloc_user), NULL for stand-alone calls
        RCLOTH_ASSERT(x)               internal invariant checks (default assert)
 
+   STEP BY STEP
+       rc_mesh m;  rc_mesh_square(&m, 1.0, 900, 1u);       (or your own uv + positions + triangles)
+       rc_sim_def def = rc_default_sim_def();               (cotton-like cloth, dt 1/100 s, gravity -z)
+       def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+       def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+       def.adaptive = 1;                                     (0: fixed mesh, the baseline)
+       rc_sim *sim; rc_sim_create(&def, &sim);
+       rc_sim_add_sphere(sim, center, radius, &id);          (planes, boxes, capsules, triangle meshes)
+       rc_sim_pin(sim, vertex, target);                      (call again each frame to move it)
+       each frame: rc_sim_step(sim, &stats); read rc_sim_positions(sim), rc_sim_reference(sim)
+       rc_sim_destroy(sim); rc_mesh_free(&m);
+
    ERROR REPORTING
        Every fallible call returns rc_status (RC_OK == 0); rc_status_string() gives a readable
-       text. Nothing aborts or exits, there is no global state, and on error the caller's data is
-       untouched.
+       text; a sim also keeps a message (rc_sim_last_error) and warnings (rc_sim_last_warning).
+       Nothing aborts or exits, there is no global state, and on error the caller's data is
+       untouched (a failed rc_sim_step leaves the state exactly as at the start of the step).
 
    SECTIONS (public API, then implementation in the same order)
        BASE       status, allocation, small dense math
        SPARSE     sparse symmetric LDL^T with AMD ordering, PCG
        MESH       triangle mesh, adjacency, validation, generators, OBJ
        ENERGY     shell (stretch + bending via mid-edge directors), MIPS quality, inertia, gravity
-       CONTACT    IPC barrier, primitive distances, CCD
-       SIM        the simulator: Newton on (x, phi), r-ITR on (x, phi, u), contact, friction
+       CONTACT    IPC barrier, primitive distances, CCD, friction kernels, broad phase
+       SIM        the simulator: Newton on (x, phi), r-ITR on (x, phi, u), obstacles (analytic and
+                  triangle meshes), friction, statics
 */
 #ifndef RCLOTH_H
 #define RCLOTH_H
