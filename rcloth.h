@@ -4636,42 +4636,19 @@ nonmanifold:
 
 /* ---- public API ---- */
 
-RCLOTHDEF RC__UNUSED rc_material rc_material_cotton(void)
+static rc_material rc__material(double density, double thickness, double young, double poisson)
 {
     rc_material m;
-    m.density = 500.0;
-    m.thickness = 0.3e-3;
-    m.young = 1.0e6;
-    m.poisson = 0.3;
+    m.density = density;
+    m.thickness = thickness;
+    m.young = young;
+    m.poisson = poisson;
     return m;
 }
-RCLOTHDEF RC__UNUSED rc_material rc_material_silk(void)
-{
-    rc_material m;
-    m.density = 600.0;
-    m.thickness = 0.1e-3;
-    m.young = 5.0e5;
-    m.poisson = 0.3;
-    return m;
-}
-RCLOTHDEF RC__UNUSED rc_material rc_material_denim(void)
-{
-    rc_material m;
-    m.density = 600.0;
-    m.thickness = 0.8e-3;
-    m.young = 3.0e6;
-    m.poisson = 0.3;
-    return m;
-}
-RCLOTHDEF RC__UNUSED rc_material rc_material_proto(void)
-{
-    rc_material m;
-    m.density = 200.0;
-    m.thickness = 1.0e-3;
-    m.young = 1.0e5;
-    m.poisson = 0.3;
-    return m;
-}
+RCLOTHDEF RC__UNUSED rc_material rc_material_cotton(void) { return rc__material(500.0, 0.3e-3, 1.0e6, 0.3); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_silk(void) { return rc__material(600.0, 0.1e-3, 5.0e5, 0.3); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_denim(void) { return rc__material(600.0, 0.8e-3, 3.0e6, 0.3); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_proto(void) { return rc__material(200.0, 1.0e-3, 1.0e5, 0.3); }
 
 RCLOTHDEF RC__UNUSED rc_status rc_material_validate(const rc_material *mat)
 {
