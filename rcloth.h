@@ -576,9 +576,8 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
 RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
 /* A triangle-mesh obstacle (static, or kinematic through rc_sim_set_obstacle_vertices): IPC
    barrier and CCD between cloth vertices and its triangles, its vertices and cloth triangles, and
-   cloth edges and its edges, so sharp edges cannot cut between cloth vertices. No friction on
-   mesh obstacles yet; candidate pairs are found by brute force with box culling (fine for
-   obstacles of a few thousand triangles). */
+   cloth edges and its edges, so sharp edges cannot cut between cloth vertices. Candidate pairs come
+   from a spatial hash. No friction on mesh obstacles yet. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
@@ -6234,6 +6233,8 @@ struct rc_sim {
     double *ls_x, *ls_u, *ls_phi;
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
     int has_mesh_obstacle;
+    rc_status contact_status;             /* out-of-memory in a pair search, reported by the solve */
+    double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
     double quality_h;                     /* the h of the regulariser weight rho*tau*A0^2/h^2 */
     double time;
@@ -6351,7 +6352,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score);
-    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
+    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
 
@@ -6713,6 +6714,23 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
         if (k == 0 || e2[2 * t] != e2[2 * (k - 1)] || e2[2 * t + 1] != e2[2 * (k - 1) + 1]) { e2[2 * k] = e2[2 * t]; e2[2 * k + 1] = e2[2 * t + 1]; k++; }
     o.mesh_ne = k;
     o.mesh_edges = e2;
+    {
+        /* box scratch: 6 doubles per cloth primitive plus 6 per obstacle primitive, largest kinds */
+        size_t nc = (size_t)(s->nv > s->ne ? (s->nv > s->nt ? s->nv : s->nt) : (s->ne > s->nt ? s->ne : s->nt));
+        size_t no = (size_t)(num_verts > o.mesh_ne ? (num_verts > num_tris ? num_verts : num_tris) : (o.mesh_ne > num_tris ? o.mesh_ne : num_tris));
+        int q;
+        for (q = 0; q < s->nobs; ++q) {
+            size_t m2 = (size_t)s->obs[q].mesh_nv;
+            if ((size_t)s->obs[q].mesh_ne > m2) m2 = (size_t)s->obs[q].mesh_ne;
+            if ((size_t)s->obs[q].mesh_nt > m2) m2 = (size_t)s->obs[q].mesh_nt;
+            if (m2 > no) no = m2;
+        }
+        {
+            double *nb = (double *)rc__realloc(s->user, s->bp_box, 6 * (nc + no), sizeof(double));
+            if (!nb) goto oom;
+            s->bp_box = nb;
+        }
+    }
     st = rc__sim_add_obstacle(s, &o, id);
     if (st != RC_OK) goto fail;
     s->has_mesh_obstacle = 1;
@@ -7331,148 +7349,160 @@ static RC__UNUSED int rc__sim_threads(const rc_sim *s)
    pair whose boxes are within xi + dhat (brute force with box culling). With y != NULL the
    gradient and the PSD-projected Hessian of the cloth DOFs are added to y; returns the energy.
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED int rc__box_near(const double *p, int np, const double *const *q, int nq, double r)
+/* Boxes of primitives (nverts vertices each, indices idx, or the identity when idx == NULL) at
+   positions x, swept to x + a dx when dx != NULL. */
+static RC__UNUSED void rc__sim_boxes(int n, int nverts, const int *idx, const double *x, const double *dx, double a,
+                                     double *lo, double *hi)
 {
-    int c, k;
-    for (c = 0; c < 3; ++c) {
-        double plo = HUGE_VAL, phi = -HUGE_VAL, qlo = HUGE_VAL, qhi = -HUGE_VAL;
-        for (k = 0; k < np; ++k) { double v = (&p[0])[3 * k + c]; if (v < plo) plo = v; if (v > phi) phi = v; }
-        for (k = 0; k < nq; ++k) { if (q[k][c] < qlo) qlo = q[k][c]; if (q[k][c] > qhi) qhi = q[k][c]; }
-        if (plo > qhi + r || qlo > phi + r) return 0;
-    }
-    return 1;
+    int p, k, c;
+    for (p = 0; p < n; ++p)
+        for (c = 0; c < 3; ++c) {
+            double l = HUGE_VAL, h = -HUGE_VAL;
+            for (k = 0; k < nverts; ++k) {
+                int v = idx ? idx[nverts * p + k] : p;
+                double v0 = x[3 * v + c], v1 = dx ? v0 + a * dx[3 * v + c] : v0;
+                if (v0 < l) l = v0;
+                if (v0 > h) h = v0;
+                if (v1 < l) l = v1;
+                if (v1 > h) h = v1;
+            }
+            lo[3 * p + c] = l; hi[3 * p + c] = h;
+        }
+}
+
+/* Candidate pairs of one kind between the cloth and mesh obstacle ob, from the spatial hash of
+   the CONTACT section: kind 0 cloth vertex - obstacle triangle, 1 obstacle vertex - cloth
+   triangle, 2 cloth edge - obstacle edge. Cloth boxes swept by a dx (if dx), inflated by r.
+   Sets s->contact_status on out-of-memory (the solve then stops with that status). */
+static RC__UNUSED int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const double *x, const double *dx, double a,
+                                         double r, int **pairs)
+{
+    int na, nb, np = 0;
+    rc_status st;
+    double *alo = s->bp_box, *ahi, *blo, *bhi;
+    if (kind == 0) { na = s->nv; nb = ob->mesh_nt; }
+    else if (kind == 1) { na = s->nt; nb = ob->mesh_nv; }
+    else { na = s->ne; nb = ob->mesh_ne; }
+    ahi = alo + 3 * (size_t)na; blo = ahi + 3 * (size_t)na; bhi = blo + 3 * (size_t)nb;
+    if (kind == 0) { rc__sim_boxes(na, 1, NULL, x, dx, a, alo, ahi); rc__sim_boxes(nb, 3, ob->mesh_tris, ob->mesh_x, NULL, 0.0, blo, bhi); }
+    else if (kind == 1) { rc__sim_boxes(na, 3, s->tris, x, dx, a, alo, ahi); rc__sim_boxes(nb, 1, NULL, ob->mesh_x, NULL, 0.0, blo, bhi); }
+    else { rc__sim_boxes(na, 2, s->topo.edge_v, x, dx, a, alo, ahi); rc__sim_boxes(nb, 2, ob->mesh_edges, ob->mesh_x, NULL, 0.0, blo, bhi); }
+    st = rc__ct_bp_pairs(s->user, na, alo, ahi, nb, blo, bhi, r, 0.0, pairs, &np);
+    if (st != RC_OK) { s->contact_status = st; *pairs = NULL; return 0; }
+    return np;
 }
 
 static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__system *y, double *mind)
 {
     double E = 0.0, xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
-    int o, i, t, e, k, c;
+    int o, q, k, c, np, *pairs;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         const double *X = ob->mesh_x;
         if (ob->shape.kind != RC__OBS_TRIMESH) continue;
         /* (a) cloth vertex - obstacle triangle */
-        for (i = 0; i < s->nv; ++i)
-            for (t = 0; t < ob->mesh_nt; ++t) {
-                const double *q[3];
-                double g[12], H[144], d2, b;
-                int type;
-                for (k = 0; k < 3; ++k) q[k] = X + 3 * ob->mesh_tris[3 * t + k];
-                if (!rc__box_near(x + 3 * i, 1, q, 3, r)) continue;
-                b = rc__ct_pt_barrier(x + 3 * i, q[0], q[1], q[2], xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
-                if (sqrt(d2) < *mind) *mind = sqrt(d2);
-                E += b;
-                if (y && b > 0.0 && !s->pinned[i]) {
-                    rc__dofmap m;
-                    double Hl[9];
-                    int a2, b2;
-                    m.n = 0; rc__map_x(y, i, &m);
-                    for (a2 = 0; a2 < 3; ++a2) for (b2 = 0; b2 < 3; ++b2) Hl[3 * a2 + b2] = H[a2 * 12 + b2];
-                    rc__system_scatter(y, &m, g, Hl, NULL);
-                }
+        np = rc__sim_mesh_pairs(s, ob, 0, x, NULL, 0.0, r, &pairs);
+        for (q = 0; q < np; ++q) {
+            int i = pairs[2 * q], t = pairs[2 * q + 1], type;
+            const double *v[3];
+            double g[12], H[144], d2, b;
+            for (k = 0; k < 3; ++k) v[k] = X + 3 * ob->mesh_tris[3 * t + k];
+            b = rc__ct_pt_barrier(x + 3 * i, v[0], v[1], v[2], xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
+            if (sqrt(d2) < *mind) *mind = sqrt(d2);
+            E += b;
+            if (y && b > 0.0 && !s->pinned[i]) {
+                rc__dofmap m;
+                double Hl[9];
+                int a2, b2;
+                m.n = 0; rc__map_x(y, i, &m);
+                for (a2 = 0; a2 < 3; ++a2) for (b2 = 0; b2 < 3; ++b2) Hl[3 * a2 + b2] = H[a2 * 12 + b2];
+                rc__system_scatter(y, &m, g, Hl, NULL);
             }
+        }
+        rc__free(s->user, pairs);
         /* (b) obstacle vertex - cloth triangle */
-        for (i = 0; i < ob->mesh_nv; ++i)
-            for (t = 0; t < s->nt; ++t) {
-                const double *q[3];
-                double g[12], H[144], d2, b;
-                int type;
-                for (k = 0; k < 3; ++k) q[k] = x + 3 * s->tris[3 * t + k];
-                if (!rc__box_near(X + 3 * i, 1, q, 3, r)) continue;
-                b = rc__ct_pt_barrier(X + 3 * i, q[0], q[1], q[2], xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
-                if (sqrt(d2) < *mind) *mind = sqrt(d2);
-                E += b;
-                if (y && b > 0.0) {
-                    rc__dofmap m;
-                    double Hl[81];
-                    int a2, b2;
-                    m.n = 0;
-                    for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * t + k], &m);
-                    for (a2 = 0; a2 < 9; ++a2) for (b2 = 0; b2 < 9; ++b2) Hl[9 * a2 + b2] = H[(3 + a2) * 12 + 3 + b2];
-                    rc__system_scatter(y, &m, g + 3, Hl, NULL);
-                }
+        np = rc__sim_mesh_pairs(s, ob, 1, x, NULL, 0.0, r, &pairs);
+        for (q = 0; q < np; ++q) {
+            int t = pairs[2 * q], i = pairs[2 * q + 1], type;
+            const double *v[3];
+            double g[12], H[144], d2, b;
+            for (k = 0; k < 3; ++k) v[k] = x + 3 * s->tris[3 * t + k];
+            b = rc__ct_pt_barrier(X + 3 * i, v[0], v[1], v[2], xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
+            if (sqrt(d2) < *mind) *mind = sqrt(d2);
+            E += b;
+            if (y && b > 0.0) {
+                rc__dofmap m;
+                double Hl[81];
+                int a2, b2;
+                m.n = 0;
+                for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * t + k], &m);
+                for (a2 = 0; a2 < 9; ++a2) for (b2 = 0; b2 < 9; ++b2) Hl[9 * a2 + b2] = H[(3 + a2) * 12 + 3 + b2];
+                rc__system_scatter(y, &m, g + 3, Hl, NULL);
             }
+        }
+        rc__free(s->user, pairs);
         /* (c) cloth edge - obstacle edge (mollified near parallel) */
-        for (e = 0; e < s->ne; ++e)
-            for (t = 0; t < ob->mesh_ne; ++t) {
-                const int *ev = s->topo.edge_v + 2 * e, *fv = ob->mesh_edges + 2 * t;
-                const double *q[2];
-                double g[12], H[144], d2, b, lb2 = 0.0, eps_x;
-                int type;
-                double pe[6];
-                q[0] = X + 3 * fv[0]; q[1] = X + 3 * fv[1];
-                for (c = 0; c < 3; ++c) { pe[c] = x[3 * ev[0] + c]; pe[3 + c] = x[3 * ev[1] + c]; lb2 += (q[1][c] - q[0][c]) * (q[1][c] - q[0][c]); }
-                if (!rc__box_near(pe, 2, q, 2, r)) continue;
-                eps_x = 1e-3 * s->edge_len0[e] * s->edge_len0[e] * lb2;
-                b = rc__ct_ee_barrier(pe, pe + 3, q[0], q[1], eps_x, xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
-                if (sqrt(d2) < *mind) *mind = sqrt(d2);
-                E += b;
-                if (y && b > 0.0) {
-                    rc__dofmap m;
-                    double Hl[36];
-                    int a2, b2;
-                    m.n = 0;
-                    rc__map_x(y, ev[0], &m); rc__map_x(y, ev[1], &m);
-                    for (a2 = 0; a2 < 6; ++a2) for (b2 = 0; b2 < 6; ++b2) Hl[6 * a2 + b2] = H[a2 * 12 + b2];
-                    rc__system_scatter(y, &m, g, Hl, NULL);
-                }
+        np = rc__sim_mesh_pairs(s, ob, 2, x, NULL, 0.0, r, &pairs);
+        for (q = 0; q < np; ++q) {
+            int e = pairs[2 * q], f = pairs[2 * q + 1], type;
+            const int *ev = s->topo.edge_v + 2 * e, *fv = ob->mesh_edges + 2 * f;
+            double g[12], H[144], d2, b, lb2 = 0.0, eps_x;
+            for (c = 0; c < 3; ++c) lb2 += (X[3 * fv[1] + c] - X[3 * fv[0] + c]) * (X[3 * fv[1] + c] - X[3 * fv[0] + c]);
+            eps_x = 1e-3 * s->edge_len0[e] * s->edge_len0[e] * lb2;
+            b = rc__ct_ee_barrier(x + 3 * ev[0], x + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], eps_x, xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
+            if (sqrt(d2) < *mind) *mind = sqrt(d2);
+            E += b;
+            if (y && b > 0.0) {
+                rc__dofmap m;
+                double Hl[36];
+                int a2, b2;
+                m.n = 0;
+                rc__map_x(y, ev[0], &m); rc__map_x(y, ev[1], &m);
+                for (a2 = 0; a2 < 6; ++a2) for (b2 = 0; b2 < 6; ++b2) Hl[6 * a2 + b2] = H[a2 * 12 + b2];
+                rc__system_scatter(y, &m, g, Hl, NULL);
             }
+        }
+        rc__free(s->user, pairs);
     }
-    return E;
+    return s->contact_status == RC_OK ? E : HUGE_VAL;
 }
 
 /* CCD of the cloth step against the (static, end-pose) mesh obstacles */
-static RC__UNUSED double rc__sim_mesh_ccd(const rc_sim *s, const rc__system *y, const double *bx, double amax)
+static RC__UNUSED double rc__sim_mesh_ccd(rc_sim *s, const rc__system *y, const double *bx, double amax)
 {
-    double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, *dx = NULL;
-    int o, i, t, e, k, c;
-    (void)zero;
+    double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, *dx = s->ls_dx;
+    int o, i, q, c, np, *pairs;
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0; }
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         const double *X = ob->mesh_x;
         if (ob->shape.kind != RC__OBS_TRIMESH) continue;
-        if (!dx) {
-            dx = s->ls_dx;
-            for (i = 0; i < s->nv; ++i)
-                for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0; }
+        np = rc__sim_mesh_pairs(s, ob, 0, bx, dx, amax, xi_, &pairs);
+        for (q = 0; q < np; ++q) {
+            int v = pairs[2 * q], t = pairs[2 * q + 1];
+            const int *tv = ob->mesh_tris + 3 * t;
+            double a = rc__ct_ccd_point_triangle(bx + 3 * v, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], dx + 3 * v, zero, zero, zero, xi_, amax);
+            if (a < amax) amax = a;
         }
-        for (i = 0; i < s->nv; ++i) {
-            double end[3];
-            if (dx[3 * i] == 0.0 && dx[3 * i + 1] == 0.0 && dx[3 * i + 2] == 0.0) continue;
-            for (c = 0; c < 3; ++c) end[c] = bx[3 * i + c] + amax * dx[3 * i + c];
-            for (t = 0; t < ob->mesh_nt; ++t) {
-                const double *q[3];
-                double sw[6], a;
-                for (k = 0; k < 3; ++k) q[k] = X + 3 * ob->mesh_tris[3 * t + k];
-                memcpy(sw, bx + 3 * i, 3 * sizeof(double)); memcpy(sw + 3, end, 3 * sizeof(double));
-                if (!rc__box_near(sw, 2, q, 3, xi_)) continue;
-                a = rc__ct_ccd_point_triangle(bx + 3 * i, q[0], q[1], q[2], dx + 3 * i, zero, zero, zero, xi_, amax);
-                if (a < amax) amax = a;
-            }
+        rc__free(s->user, pairs);
+        np = rc__sim_mesh_pairs(s, ob, 1, bx, dx, amax, xi_, &pairs);
+        for (q = 0; q < np; ++q) {
+            const int *tri = s->tris + 3 * pairs[2 * q];
+            double a = rc__ct_ccd_point_triangle(X + 3 * pairs[2 * q + 1], bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero,
+                                                 dx + 3 * tri[0], dx + 3 * tri[1], dx + 3 * tri[2], xi_, amax);
+            if (a < amax) amax = a;
         }
-        for (i = 0; i < ob->mesh_nv; ++i)
-            for (t = 0; t < s->nt; ++t) {
-                const int *tri = s->tris + 3 * t;
-                double sw[18], a;
-                const double *p1 = X + 3 * i;
-                for (k = 0; k < 3; ++k) for (c = 0; c < 3; ++c) { sw[3 * k + c] = bx[3 * tri[k] + c]; sw[9 + 3 * k + c] = bx[3 * tri[k] + c] + amax * dx[3 * tri[k] + c]; }
-                if (!rc__box_near(sw, 6, &p1, 1, xi_)) continue;
-                a = rc__ct_ccd_point_triangle(p1, bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero, dx + 3 * tri[0], dx + 3 * tri[1], dx + 3 * tri[2], xi_, amax);
-                if (a < amax) amax = a;
-            }
-        for (e = 0; e < s->ne; ++e)
-            for (t = 0; t < ob->mesh_ne; ++t) {
-                const int *ev = s->topo.edge_v + 2 * e, *fv = ob->mesh_edges + 2 * t;
-                const double *q[2];
-                double sw[12], a;
-                q[0] = X + 3 * fv[0]; q[1] = X + 3 * fv[1];
-                for (k = 0; k < 2; ++k) for (c = 0; c < 3; ++c) { sw[3 * k + c] = bx[3 * ev[k] + c]; sw[6 + 3 * k + c] = bx[3 * ev[k] + c] + amax * dx[3 * ev[k] + c]; }
-                if (!rc__box_near(sw, 4, q, 2, xi_)) continue;
-                a = rc__ct_ccd_edge_edge(bx + 3 * ev[0], bx + 3 * ev[1], q[0], q[1], dx + 3 * ev[0], dx + 3 * ev[1], zero, zero, xi_, amax);
-                if (a < amax) amax = a;
-            }
+        rc__free(s->user, pairs);
+        np = rc__sim_mesh_pairs(s, ob, 2, bx, dx, amax, xi_, &pairs);
+        for (q = 0; q < np; ++q) {
+            const int *ev = s->topo.edge_v + 2 * pairs[2 * q], *fv = ob->mesh_edges + 2 * pairs[2 * q + 1];
+            double a = rc__ct_ccd_edge_edge(bx + 3 * ev[0], bx + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], dx + 3 * ev[0], dx + 3 * ev[1], zero, zero, xi_, amax);
+            if (a < amax) amax = a;
+        }
+        rc__free(s->user, pairs);
     }
-    return amax;
+    return s->contact_status == RC_OK ? amax : 0.0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -7750,7 +7780,7 @@ static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y,
             if (a < amax) amax = a;
         }
     }
-    if (s->has_mesh_obstacle) amax = rc__sim_mesh_ccd(s, y, bx, amax);
+    if (s->has_mesh_obstacle) amax = rc__sim_mesh_ccd((rc_sim *)s, y, bx, amax);   /* scratch and status only */
     return amax;
 }
 
@@ -7887,6 +7917,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         if (exact && s->exact_newton && s->def.linear_solver == RC_SOLVER_LDLT) s->proj = -1;
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
         if (st) st->t_assemble += rc__now() - t0;
+        if (s->contact_status != RC_OK) { s->proj = saved_proj; return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search"); }
         if (!rc__all_finite(y->g, (size_t)y->ndof)) { s->proj = saved_proj; return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite"); }
         if (s->proj == -1) {
             rs = rc_ldlt_factor(y->ldlt, y->val);
@@ -7910,6 +7941,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
            sub-tolerance velocity error is never corrected and carries on from step to step */
         ++*iters;
         ok = rc__sim_line_search(s, y, E, T, &alpha, st);
+        if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (dx <= bound && dphi <= bound) { *conv = 1; break; }
         if (!ok) break;
         exact = alpha == 1.0;
@@ -7952,6 +7984,7 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         active_sum += rc__sim_assemble(s, y, s->x, s->u, s->phi, d->itr_cache);
         nactive++;
         st->t_assemble += rc__now() - t0;
+        if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
         rs = rc__system_direction(s, y, st);
         if (rs != RC_OK) return rs;
@@ -8140,7 +8173,9 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         alpha = rc__sim_ccd_bound(s, y, s->ls_x);
         rc__sim_apply(s, y, alpha, s->ls_x, s->u, s->phi, s->x, s->u, s->phi);
     }
+    s->contact_status = RC_OK;
     E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+    if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (E != E) return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy of the step's start is NaN (a world triangle degenerated, e.g. a pin moved onto a neighbour)");
     if (!rc__isfinite(E)) return rc__sim_fail(s, RC_ERR_INTERSECTING, "the start of the step is inside an obstacle's contact offset");
     st->ip_start = E;
