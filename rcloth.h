@@ -577,7 +577,8 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
 /* A triangle-mesh obstacle (static, or kinematic through rc_sim_set_obstacle_vertices): IPC
    barrier and CCD between cloth vertices and its triangles, its vertices and cloth triangles, and
    cloth edges and its edges, so sharp edges cannot cut between cloth vertices. Candidate pairs come
-   from a spatial hash. No friction on mesh obstacles yet. */
+   from a spatial hash. Lagged friction (mu = def.friction, rc_sim_set_obstacle_friction) acts
+   between cloth vertices and the mesh's triangles. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
@@ -6233,6 +6234,8 @@ struct rc_sim {
     double *ls_x, *ls_u, *ls_phi;
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
     int has_mesh_obstacle;
+    int nfm, cap_fm;                      /* lagged friction pairs cloth vertex - mesh triangle: */
+    double *fm;                           /* per pair 11 doubles: vertex, mu*lambda, P (3x2), anchor (3) */
     rc_status contact_status;             /* out-of-memory in a pair search, reported by the solve */
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
@@ -6248,6 +6251,7 @@ struct rc_sim {
    --------------------------------------------------------------------------------------------- */
 static RC__UNUSED void rc__sim_set_step_size(rc_sim *s, double h);
 static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s);
+static RC__UNUSED double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y);
 
 static RC__UNUSED rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
 {
@@ -6352,7 +6356,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score);
-    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
+    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
 
@@ -7541,7 +7545,10 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
         T->quality += s->tri_e[6 * t + 3]; T->bend += s->tri_e[6 * t + 4]; T->contact += s->tri_e[6 * t + 5];
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->contact, &T->friction, &T->min_dist);
-    if (s->has_mesh_obstacle) T->contact += rc__sim_mesh_contact(s, x, NULL, &T->min_dist);
+    if (s->has_mesh_obstacle) {
+        T->contact += rc__sim_mesh_contact(s, x, NULL, &T->min_dist);
+        T->friction += rc__sim_mesh_friction(s, x, NULL);
+    }
     return rc__terms_total(T);
 }
 
@@ -7661,7 +7668,11 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         rc__map_x(y, i, &m);
         rc__system_scatter(y, &m, g, H, NULL);
     }
-    if (s->has_mesh_obstacle) { double mind = HUGE_VAL; rc__sim_mesh_contact(s, x, y, &mind); }
+    if (s->has_mesh_obstacle) {
+        double mind = HUGE_VAL;
+        rc__sim_mesh_contact(s, x, y, &mind);
+        rc__sim_mesh_friction(s, x, y);
+    }
     return (double)nactive / (double)(nt > 0 ? nt : 1);
 }
 
@@ -8042,6 +8053,70 @@ static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
 /* IPC lagged friction: normal force magnitude lambda and tangent basis T at the step start, and
    the anchor: the start point carried by the obstacle's motion over the step, so slip is measured
    relative to the obstacle surface. */
+/* Lagged friction against mesh obstacles (IPC): for every cloth vertex - obstacle triangle pair
+   within the barrier zone at the step start, the normal force mu*lambda, the tangent basis P of
+   the closest-point direction and the anchor: the start position moved with the obstacle surface
+   at the contact point, so slip is measured relative to the (possibly moving) obstacle. */
+static RC__UNUSED void rc__sim_lag_mesh_friction(rc_sim *s)
+{
+    int o, q, np, *pairs, k, c;
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
+    s->nfm = 0;
+    for (o = 0; o < s->nobs; ++o) {
+        rc__obstacle start = s->obs[o];
+        if (start.shape.kind != RC__OBS_TRIMESH || start.mu <= 0.0) continue;
+        start.mesh_x = s->obs[o].mesh_xprev;
+        np = rc__sim_mesh_pairs(s, &start, 0, s->x0, NULL, 0.0, xi_ + dh, &pairs);
+        for (q = 0; q < np; ++q) {
+            int i = pairs[2 * q], t = pairs[2 * q + 1];
+            const int *tv = start.mesh_tris + 3 * t;
+            double w[4], P[6], d2, lam, *rec;
+            if (s->pinned[i]) continue;
+            d2 = rc__ct_point_triangle_d2(s->x0 + 3 * i, start.mesh_x + 3 * tv[0], start.mesh_x + 3 * tv[1], start.mesh_x + 3 * tv[2], NULL, NULL, NULL);
+            if (!(sqrt(d2) < xi_ + dh)) continue;
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, 1.0);
+            if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
+            rc__ct_pt_tangent(s->x0 + 3 * i, start.mesh_x + 3 * tv[0], start.mesh_x + 3 * tv[1], start.mesh_x + 3 * tv[2], w, P);
+            if (s->nfm == s->cap_fm) {
+                int cap = s->cap_fm ? 2 * s->cap_fm : 64;
+                double *nf = (double *)rc__realloc(s->user, s->fm, (size_t)cap * 11, sizeof(double));
+                if (!nf) { s->contact_status = RC_ERR_OUT_OF_MEMORY; break; }
+                s->fm = nf; s->cap_fm = cap;
+            }
+            rec = s->fm + (size_t)11 * s->nfm++;
+            rec[0] = i; rec[1] = start.mu * lam;
+            for (k = 0; k < 6; ++k) rec[2 + k] = P[k];
+            /* w[0] = 1 (the point), w[1..3] = -barycentrics of the closest point */
+            for (c = 0; c < 3; ++c) {
+                rec[8 + c] = s->x0[3 * i + c];
+                for (k = 0; k < 3; ++k) rec[8 + c] -= w[1 + k] * (s->obs[o].mesh_x[3 * tv[k] + c] - start.mesh_x[3 * tv[k] + c]);
+            }
+        }
+        rc__free(s->user, pairs);
+    }
+}
+
+/* energy of the lagged mesh friction; with y, gradient and (PSD) Hessian added */
+static RC__UNUSED double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y)
+{
+    double E = 0.0, one = 1.0;
+    int q, c;
+    for (q = 0; q < s->nfm; ++q) {
+        const double *rec = s->fm + (size_t)11 * q;
+        int i = (int)rec[0];
+        double dx[3], g[3], H[9];
+        for (c = 0; c < 3; ++c) dx[c] = x[3 * i + c] - rec[8 + c];
+        E += rc__ct_friction(1, &one, rec + 2, dx, rec[1], s->def.friction_eps_v * s->h, y ? g : NULL, y ? H : NULL);
+        if (y) {
+            rc__dofmap m;
+            m.n = 0;
+            rc__map_x(y, i, &m);
+            rc__system_scatter(y, &m, g, H, NULL);
+        }
+    }
+    return E;
+}
+
 static RC__UNUSED void rc__sim_lag_friction(rc_sim *s)
 {
     int o, i;
@@ -8159,6 +8234,8 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if (s->nobs > 0 && s->kappa == 0.0) rc__sim_init_kappa(s);
     rc__sim_lag_friction(s);
+    s->contact_status = RC_OK;
+    if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
     for (i = 0; i < s->nv; ++i)
         if (s->pinned[i]) memcpy(s->x + 3 * i, s->pin_target + 3 * i, 3 * sizeof(double));
     rc__sim_resolve_start(s);
@@ -8173,7 +8250,6 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         alpha = rc__sim_ccd_bound(s, y, s->ls_x);
         rc__sim_apply(s, y, alpha, s->ls_x, s->u, s->phi, s->x, s->u, s->phi);
     }
-    s->contact_status = RC_OK;
     E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (E != E) return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy of the step's start is NaN (a world triangle degenerated, e.g. a pin moved onto a neighbour)");

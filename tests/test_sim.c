@@ -767,6 +767,54 @@ static void test_sim_trimesh_box_edge(void)
     rc_mesh_free(&m);
 }
 
+
+
+/* lagged friction on a triangle-mesh obstacle: a small sheet sliding on the box top at 0.5 m/s
+   stops after about v^2 / (2 mu g) with mu = 0.5, and keeps going without friction */
+static double t_slide_on_mesh(double mu)
+{
+    static const double bv[24] = { -0.2, -0.2, -0.4, 0.2, -0.2, -0.4, 0.2, 0.2, -0.4, -0.2, 0.2, -0.4,
+                                   -0.2, -0.2, 0.0, 0.2, -0.2, 0.0, 0.2, 0.2, 0.0, -0.2, 0.2, 0.0 };
+    static const int bt[36] = { 0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7 };
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double *state, x0 = 0.0, x1 = 0.0;
+    int i, k, id = -1, nv;
+    CHECK_OK(rc_mesh_grid(&m, 0.1, 0.1, 5, 5, RC_DIAG_ALTERNATING));
+    nv = m.num_verts;
+    for (i = 0; i < nv; ++i) { m.pos[3 * i] -= 0.15; m.pos[3 * i + 1] -= 0.05; m.pos[3 * i + 2] = 0.0025; }
+    def.mesh.num_verts = nv; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    def.friction = mu;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (!s) { rc_mesh_free(&m); return 0.0; }
+    CHECK_OK(rc_sim_add_trimesh(s, 8, bv, 12, bt, &id));
+    for (k = 0; k < 5; ++k) CHECK_OK(rc_sim_step(s, NULL));   /* settle onto the face */
+    state = (double *)malloc(sizeof(double) * rc_sim_state_size(s));
+    CHECK_OK(rc_sim_save_state(s, state));
+    for (i = 0; i < nv; ++i) { state[3 * nv + 3 * i] = 0.5; state[3 * nv + 3 * i + 1] = 0.0; state[3 * nv + 3 * i + 2] = 0.0; }
+    CHECK_OK(rc_sim_load_state(s, state));
+    for (i = 0; i < nv; ++i) x0 += rc_sim_positions(s)[3 * i] / nv;
+    for (k = 0; k < 30; ++k) CHECK_OK(rc_sim_step(s, NULL));
+    for (i = 0; i < nv; ++i) x1 += rc_sim_positions(s)[3 * i] / nv;
+    free(state);
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+    return x1 - x0;
+}
+
+static void test_sim_trimesh_friction(void)
+{
+    double free_slide = t_slide_on_mesh(0.0), stopped = t_slide_on_mesh(0.5), expect = 0.25 / (2.0 * 0.5 * 9.81);
+    printf("    0.3 s after a 0.5 m/s push: slid %.4f m without friction, %.4f m with mu 0.5 (v^2/(2 mu g) = %.4f m)\n",
+           free_slide, stopped, expect);
+    CHECKF(free_slide > 0.12, "frictionless sheet slid only %.4f m (0.15 m expected)", free_slide);
+    CHECKF(fabs(stopped - expect) < 0.3 * expect, "stopping distance %.4f m vs %.4f m", stopped, expect);
+}
+
 static void suite_sim(void)
 {
     /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
@@ -791,4 +839,5 @@ static void suite_sim(void)
     RUN(test_sim_pcg_matches_ldlt);
     RUN(test_sim_capsule_dip_warning);
     RUN(test_sim_trimesh_box_edge);
+    RUN(test_sim_trimesh_friction);
 }
