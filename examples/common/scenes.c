@@ -69,7 +69,21 @@ static rc_status sc__add(sc_scene *sc, int kind, const double *p, const double *
     switch (kind) {
     case SC_PLANE:   st = rc_sim_add_plane(sc->sim, p, q, &o->id); break;
     case SC_SPHERE:  st = rc_sim_add_sphere(sc->sim, p, radius, &o->id); break;
-    case SC_BOX:     st = rc_sim_add_box(sc->sim, p, q, &o->id); break;
+    case SC_BOX: {
+        /* as a triangle mesh: the sharp edges then act on cloth edges and triangles too (an
+           analytic box only sees cloth vertices, and adaptive vertices slide off its edges) */
+        static const int bt[36] = { 0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                    1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7 };
+        double bv[24];
+        int k;
+        for (k = 0; k < 8; ++k) {
+            bv[3 * k] = p[0] + ((k == 1 || k == 2 || k == 5 || k == 6) ? q[0] : -q[0]);
+            bv[3 * k + 1] = p[1] + ((k == 2 || k == 3 || k == 6 || k == 7) ? q[1] : -q[1]);
+            bv[3 * k + 2] = p[2] + (k >= 4 ? q[2] : -q[2]);
+        }
+        st = rc_sim_add_trimesh(sc->sim, 8, bv, 12, bt, &o->id);
+        break;
+    }
     default:         st = rc_sim_add_capsule(sc->sim, p, q, radius, &o->id); break;
     }
     if (st == RC_OK) sc->nobs++;
