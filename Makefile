@@ -25,8 +25,9 @@ $(BUILD)/run_tests_asan: rcloth.h $(TEST_SRC) | $(BUILD)
 
 # the header must compile cleanly as C99 and C++, with and without OpenMP, static, in two TUs
 check-compile: rcloth.h | $(BUILD)
-	@echo "compile checks: gcc/clang C99, C++, OpenMP, RCLOTH_STATIC, two translation units"
+	@echo "compile checks: gcc/clang C99 (-O0 and -O2), C++, OpenMP, RCLOTH_STATIC, two translation units"
 	@gcc $(STRICT) -o $(BUILD)/cc_gcc tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc
+	@gcc $(STRICT) -O2 -o $(BUILD)/cc_gcc_o2 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_o2
 	@gcc $(STRICT) -fopenmp -o $(BUILD)/cc_gcc_omp tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_omp
 	@gcc $(STRICT) -o $(BUILD)/cc_static tests/compile/tu_static.c -lm && $(BUILD)/cc_static
 	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -o $(BUILD)/cc_clang tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_clang; fi
