@@ -16,7 +16,7 @@ $(BUILD)/rcloth: rcloth.h $(DEMO_SRC) $(DEMO_HDR) | $(BUILD)
 rcloth: $(BUILD)/rcloth
 
 # the default demo: both runs at once (one core each), sizes chosen to finish in < 2 min on 2 cores
-DEMO_DEFAULT = sphere_drape --verts 81 --frames 10 --dt 0.05 --tol 1e-3 --parallel --out out/demo
+DEMO_DEFAULT = sphere_drape --verts 144 --frames 10 --dt 0.05 --tol 1e-3 --parallel --out out/demo
 demo: $(BUILD)/rcloth
 	$(BUILD)/rcloth $(DEMO_DEFAULT) $(DEMO_ARGS)
 
