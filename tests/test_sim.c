@@ -688,13 +688,18 @@ static int t_seg_tri(const double *p, const double *q, const double *a, const do
     return t >= 0.0 && t <= 1.0;
 }
 
+/* the obstacle of the mesh tests: box [-0.2, 0.2] x [-0.2, 0.2] x [-0.4, 0], 8 corners, 12 outward
+   triangles, 12 edges */
+static const double t_box_v[24] = { -0.2, -0.2, -0.4, 0.2, -0.2, -0.4, 0.2, 0.2, -0.4, -0.2, 0.2, -0.4,
+                                    -0.2, -0.2, 0.0, 0.2, -0.2, 0.0, 0.2, 0.2, 0.0, -0.2, 0.2, 0.0 };
+static const int t_box_t[36] = { 0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7 };
+static const int t_box_e[24] = { 0, 1, 1, 2, 2, 3, 3, 0, 4, 5, 5, 6, 6, 7, 7, 4, 0, 4, 1, 5, 2, 6, 3, 7 };
+
 static void test_sim_trimesh_box_edge(void)
 {
-    /* box [-0.2, 0.2] x [-0.2, 0.2] x [-0.4, 0]: 8 corners, 12 outward triangles */
-    static const double bv[24] = { -0.2, -0.2, -0.4, 0.2, -0.2, -0.4, 0.2, 0.2, -0.4, -0.2, 0.2, -0.4,
-                                   -0.2, -0.2, 0.0, 0.2, -0.2, 0.0, 0.2, 0.2, 0.0, -0.2, 0.2, 0.0 };
-    static const int bt[36] = { 0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
-                                1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7 };
+    const double *bv = t_box_v;
+    const int *bt = t_box_t;
     rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
@@ -723,11 +728,8 @@ static void test_sim_trimesh_box_edge(void)
             for (t = 0; t < 12; ++t)
                 crossings += t_seg_tri(x + 3 * s->topo.edge_v[2 * e], x + 3 * s->topo.edge_v[2 * e + 1], bv + 3 * bt[3 * t], bv + 3 * bt[3 * t + 1], bv + 3 * bt[3 * t + 2]);
         for (t = 0; t < s->nt; ++t)
-            for (i = 0; i < 12; ++i) {
-                static const int be[24] = { 0, 1, 1, 2, 2, 3, 3, 0, 4, 5, 5, 6, 6, 7, 7, 4, 0, 4, 1, 5, 2, 6, 3, 7 };
-                if (i >= 12) break;
-                crossings += t_seg_tri(bv + 3 * be[2 * i], bv + 3 * be[2 * i + 1], x + 3 * tri[3 * t], x + 3 * tri[3 * t + 1], x + 3 * tri[3 * t + 2]);
-            }
+            for (i = 0; i < 12; ++i)
+                crossings += t_seg_tri(bv + 3 * t_box_e[2 * i], bv + 3 * t_box_e[2 * i + 1], x + 3 * tri[3 * t], x + 3 * tri[3 * t + 1], x + 3 * tri[3 * t + 2]);
         for (i = 0; i < m.num_verts; ++i) if (x[3 * i + 2] < zmin) zmin = x[3 * i + 2];
     }
     {
@@ -747,14 +749,12 @@ static void test_sim_trimesh_box_edge(void)
         int j;
         for (k = 1; k <= 10; ++k) {
             const double *x = rc_sim_positions(s);
-            const int *tri = rc_sim_tris(s);
             for (j = 0; j < 24; ++j) moved[j] = bv[j] + (j % 3 == 2 ? 0.005 * k : 0.0);
             CHECK_OK(rc_sim_set_obstacle_vertices(s, id, moved));
             if (rc_sim_step(s, &ss) != RC_OK) { fails++; break; }
             for (e = 0; e < s->ne; ++e)
                 for (t = 0; t < 12; ++t)
                     crossings += t_seg_tri(x + 3 * s->topo.edge_v[2 * e], x + 3 * s->topo.edge_v[2 * e + 1], moved + 3 * bt[3 * t], moved + 3 * bt[3 * t + 1], moved + 3 * bt[3 * t + 2]);
-            (void)tri;
         }
         ztop = rc_sim_positions(s)[3 * (m.num_verts / 2) + 2];   /* the centre vertex */
         printf("    box lifted 5 cm in 10 steps: centre vertex at z = %.4f m, %d failed steps, %d crossings\n", ztop, fails, crossings);
@@ -773,10 +773,8 @@ static void test_sim_trimesh_box_edge(void)
    stops after about v^2 / (2 mu g) with mu = 0.5, and keeps going without friction */
 static double t_slide_on_mesh(double mu)
 {
-    static const double bv[24] = { -0.2, -0.2, -0.4, 0.2, -0.2, -0.4, 0.2, 0.2, -0.4, -0.2, 0.2, -0.4,
-                                   -0.2, -0.2, 0.0, 0.2, -0.2, 0.0, 0.2, 0.2, 0.0, -0.2, 0.2, 0.0 };
-    static const int bt[36] = { 0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
-                                1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7 };
+    const double *bv = t_box_v;
+    const int *bt = t_box_t;
     rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
