@@ -519,6 +519,9 @@ typedef struct rc_sim_def {
     int itr_max_outer;          /* outer iteration cap, default 300 */
     int itr_schedule;           /* 1: scheduled tolerances (default); 0: eps* at every outer iteration */
     int itr_cache;              /* 1: reuse cached stencil Hessians (default); 0: recompute all */
+    int itr_exact_hessian;      /* 1 (default, LDL^T only): outer joint steps use the exact Hessian
+                                   plus an adaptive Levenberg-Marquardt shift mu*I; 0: per-stencil
+                                   PSD projection (stalls in u: see the SIM section notes) */
     double cache_eps;           /* eps_d: relative displacement below which a stencil reuses its cache, default 1e-3 */
     double quality_threshold;   /* eps_q of the MIPS regulariser, default 2.5 */
     double quality_weight;      /* multiplier on the inertial-scale weight rho*tau*A0^2/h^2, default 1 */
@@ -6218,6 +6221,7 @@ struct rc_sim {
     rc__system sys_p;                     /* director angles alone (the polish after x converged) */
     int phi_only;                         /* assembling sys_p: project only the angle block */
     int proj;                             /* element Hessian treatment: RC__PROJECT_CLAMP, RC__PROJECT_ABS, or -1 (exact) */
+    double itr_mu;                        /* Levenberg-Marquardt shift of the exact outer Hessian (N/m), kept across steps */
     int exact_newton;                     /* try the unprojected Hessian after full steps */
     rc__system sys_xp, sys_xpu;
     /* per-vertex inertia target at the current u: xtil (3), dxtil/du (3x2), old triangle hint */
@@ -6301,6 +6305,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.itr_max_outer = 300;
     d.itr_schedule = 1;
     d.itr_cache = 1;
+    d.itr_exact_hessian = 1;
     d.cache_eps = 1e-3;
     d.quality_threshold = 2.5;
     d.quality_weight = 1.0;
@@ -6386,6 +6391,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(rc__isfinite(d->itr_lambda) && d->itr_lambda > 0.0 && d->itr_lambda <= 1.0, "itr_lambda must be in (0, 1]");
     RC__DEFCHECK(d->itr_strict_every >= 1, "itr_strict_every must be >= 1");
     RC__DEFCHECK(d->itr_max_outer >= 1, "itr_max_outer must be >= 1");
+    RC__DEFCHECK(d->itr_exact_hessian == 0 || d->itr_exact_hessian == 1, "itr_exact_hessian must be 0 or 1");
     RC__DEFCHECK(rc__isfinite(d->cache_eps) && d->cache_eps >= 0.0, "cache_eps must be >= 0");
     RC__DEFCHECK(rc__isfinite(d->quality_threshold) && d->quality_threshold > 2.0, "quality_threshold must be > 2 (MIPS >= 2)");
     RC__DEFCHECK(rc__isfinite(d->quality_weight) && d->quality_weight >= 0.0, "quality_weight must be >= 0");
@@ -7611,7 +7617,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
     if (s->def.adaptive) rc__sim_update_xtil(s, u);
     memset(y->g, 0, sizeof(double) * (size_t)y->ndof);
     memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
-    use_cache = use_cache && with_u && s->cacheA && s->proj >= 0;
+    use_cache = use_cache && with_u && s->cacheA;   /* blocks of one kind: the outer treatment is fixed per sim */
     if (use_cache) {
         double *tmp = s->tri_e;   /* nt*6 scratch, free here */
         for (t = 0; t < nt; ++t) {
@@ -7714,6 +7720,39 @@ static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_st
     }
     if (st) st->t_factor += rc__now() - t0;
     if (rs != RC_OK) return rc__sim_fail(s, rs, rs == RC_ERR_NOT_SPD ? "Newton system could not be made positive definite" : "factorization failed");
+    t0 = rc__now();
+    for (i = 0; i < y->ndof; ++i) y->d[i] = -y->g[i];
+    rs = rc_ldlt_solve(y->ldlt, y->d);
+    if (st) { st->t_solve += rc__now() - t0; st->linear_solves++; }
+    if (rs != RC_OK) return rc__sim_fail(s, rs, "linear solve failed");
+    if (!rc__all_finite(y->d, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "Newton direction is not finite");
+    return RC_OK;
+}
+
+/* Outer joint direction from the EXACT Hessian H (no per-stencil projection): solve
+   (H + mu I) d = -g with the smallest shift mu the LDL^T accepts as positive definite
+   (Levenberg-Marquardt). All unknowns are lengths (x, u in m, s = l phi in m), so mu I is
+   dimensionally one stiffness for all of them. mu starts from its value at the last outer step
+   (x 0.3 after a full line-search step, x 3 after a shortened one; rc__sim_ritr) and grows x 4
+   until the factorization succeeds. Returns RC_ERR_NOT_SPD if no shift up to 1e6 x the mean
+   diagonal works (the caller then falls back to projection). */
+static RC__UNUSED rc_status rc__system_direction_shifted(rc_sim *s, rc__system *y, rc_step_stats *st)
+{
+    int i, attempt;
+    double diag = 0.0, t0 = rc__now();
+    rc_status rs = RC_ERR_NOT_SPD;
+    if (y->ndof == 0) return RC_OK;
+    for (i = 0; i < y->ndof; ++i) diag += fabs(y->val[y->colptr[i + 1] - 1]);
+    diag /= y->ndof;
+    if (!(diag > 0.0)) diag = 1.0;
+    if (!(s->itr_mu >= 1e-12 * diag)) s->itr_mu = 1e-12 * diag;
+    for (attempt = 0; attempt < 40 && s->itr_mu <= 1e6 * diag; ++attempt) {
+        rs = rc_ldlt_factor_shifted(y->ldlt, y->val, s->itr_mu);
+        if (rs != RC_ERR_NOT_SPD) break;
+        s->itr_mu *= 4.0;
+    }
+    if (st) st->t_factor += rc__now() - t0;
+    if (rs != RC_OK) return rs;
     t0 = rc__now();
     for (i = 0; i < y->ndof; ++i) y->d[i] = -y->g[i];
     rs = rc_ldlt_solve(y->ldlt, y->d);
@@ -7977,6 +8016,12 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
     rc__system *y = &s->sys_xpu;
     double eps = d->itr_schedule ? d->itr_eps0 : d->tol, last_dx = HUGE_VAL, active_sum = 0.0;
     double bound_x_strict = d->tol * s->L * d->dt, bound_u_strict = d->tol * s->mean_edge * d->dt;
+    /* the same tolerance in the energy norm: a step of tol*L*h on every vertex, measured in the
+       inertia metric M/h^2, costs M (tol L)^2; a joint step whose Newton decrement -g.d is below
+       that is converged even where u is flat (sliding an unstressed region changes nothing, so
+       the step length there is arbitrary and the length test alone would never pass) */
+    double decrement_strict = s->total_mass * (d->tol * s->L) * (d->tol * s->L);
+    int exact = d->itr_exact_hessian && d->linear_solver == RC_SOLVER_LDLT;
     int j, inner_it, inner_conv, nactive = 0;
     rc_status rs;
     *conv = 0;
@@ -7992,24 +8037,43 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         }
         /* outer joint direction */
         t0 = rc__now();
-        active_sum += rc__sim_assemble(s, y, s->x, s->u, s->phi, d->itr_cache);
+        {
+            int saved_proj = s->proj;
+            if (exact) s->proj = -1;
+            active_sum += rc__sim_assemble(s, y, s->x, s->u, s->phi, d->itr_cache);
+            s->proj = saved_proj;
+        }
         nactive++;
         st->t_assemble += rc__now() - t0;
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
-        rs = rc__system_direction(s, y, st);
+        rs = exact ? rc__system_direction_shifted(s, y, st) : rc__system_direction(s, y, st);
+        if (exact && rs == RC_ERR_NOT_SPD) {
+            /* no shift made the exact Hessian definite: take a projected step this time */
+            if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
+            t0 = rc__now();
+            rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+            st->t_assemble += rc__now() - t0;
+            rs = rc__system_direction(s, y, st);
+        }
         if (rs != RC_OK) return rs;
         for (k = 0; k < y->ndof; ++k) gTd += y->g[k] * y->d[k];
         if (!(gTd < 0.0) && d->itr_cache) {
             /* a stale Hessian can still be singular-shifted into a bad direction: refresh all */
             memset(s->cache_valid, 0, (size_t)s->nt);
-            rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
-            rs = rc__system_direction(s, y, st);
-            if (rs != RC_OK) return rs;
+            {
+                int saved_proj = s->proj;
+                if (exact) s->proj = -1;
+                rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                s->proj = saved_proj;
+            }
+            rs = exact ? rc__system_direction_shifted(s, y, st) : rc__system_direction(s, y, st);
+            if (rs != RC_OK) return rc__sim_fail(s, rs, "no descent direction for the joint step");
+            for (gTd = 0.0, k = 0; k < y->ndof; ++k) gTd += y->g[k] * y->d[k];
         }
         rc__sim_dir_size(s, y, &dx, &du, &dphi);
         st->outer_iters = j;
-        if (dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) {
+        if ((dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) || -gTd <= decrement_strict) {
             /* small joint step: confirm with a strict inner solve */
             rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, E, T, &inner_it, &inner_conv, st);
             if (rs != RC_OK) return rs;
@@ -8025,6 +8089,7 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
                 break;
             }
             last_dx = alpha * dx;
+            if (exact) s->itr_mu *= alpha >= 1.0 ? 0.3 : 3.0;   /* trust the quadratic model more / less */
         }
         eps = eps * d->itr_lambda > d->tol ? eps * d->itr_lambda : d->tol;
     }
