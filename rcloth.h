@@ -7055,7 +7055,7 @@ static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
    affine fields, so free flight and rigid motion stay exact, and O(h |du|) from the piecewise
    linear interpolant elsewhere. The same rule gives the material-point velocity after the step.
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED void rc__sim_recover_gradients(const rc_sim *s, const double *field, double *Gbar)
+static RC__UNUSED void rc__sim_recover_gradients(const rc_sim *s, const double *uref, const double *field, double *Gbar)
 {
     int i, c, k;
     memset(Gbar, 0, sizeof(double) * 6 * (size_t)s->nv);
@@ -7064,7 +7064,7 @@ static RC__UNUSED void rc__sim_recover_gradients(const rc_sim *s, const double *
         int q;
         for (q = s->topo.vt_ptr[i]; q < s->topo.vt_ptr[i + 1]; ++q) {
             const int *tri = s->tris + 3 * s->topo.vt_idx[q];
-            const double *a = s->u0_step + 2 * tri[0], *b = s->u0_step + 2 * tri[1], *cc = s->u0_step + 2 * tri[2];
+            const double *a = uref + 2 * tri[0], *b = uref + 2 * tri[1], *cc = uref + 2 * tri[2];
             double D[4], det, Di[4];
             D[0] = b[0] - a[0]; D[1] = cc[0] - a[0]; D[2] = b[1] - a[1]; D[3] = cc[1] - a[1];
             det = D[0] * D[3] - D[1] * D[2];
@@ -7949,7 +7949,7 @@ static RC__UNUSED rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *
     return RC_OK;
 }
 
-static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, double *E, rc__terms *T, int *iters, int *conv, rc_step_stats *st)
+static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, int warm, double *E, rc__terms *T, int *iters, int *conv, rc_step_stats *st)
 {
     rc__system *y = &s->sys_xp;
     double bound = tol * s->L * s->def.dt;
@@ -7957,7 +7957,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
     rc_status rs;
     *conv = 0;
     *iters = 0;
-    int exact = 0;
+    int exact = warm;   /* a warm start (inside r-ITR) is near its optimum: try the exact Hessian first */
     for (it = 0; it < max_iter; ++it) {
         double dx, du, dphi, alpha, t0 = rc__now();
         /* Projected Hessians make Newton linear when the true Hessian has negative curvature
@@ -8005,6 +8005,30 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
     return RC_OK;
 }
 
+/* How far the material moved in a joint step: max_i |dx_i - (grad_u x)_i du_i|. Sliding a vertex
+   through the material by du drags x along the surface by (grad_u x) du without moving any
+   material point; only the remainder is physical motion, so that remainder (not |dx|) says
+   whether x still needs an inner solve. Uses x0_G as scratch (rc__sim_finish refills it). */
+static RC__UNUSED double rc__sim_material_step(rc_sim *s, const rc__system *y)
+{
+    double m = 0.0, *G = s->x0_G;
+    int i, c;
+    rc__sim_recover_gradients(s, s->u, s->x, G);
+    for (i = 0; i < s->nv; ++i) {
+        double du[2] = { 0.0, 0.0 };
+        if (y->with_u && y->dof_u[i] >= 0) {
+            if (y->nu[i] == 2) { du[0] = y->d[y->dof_u[i]]; du[1] = y->d[y->dof_u[i] + 1]; }
+            else { du[0] = y->d[y->dof_u[i]] * s->topo.slide_dir[2 * i]; du[1] = y->d[y->dof_u[i]] * s->topo.slide_dir[2 * i + 1]; }
+        }
+        for (c = 0; c < 3; ++c) {
+            int g = y->dof_x[3 * i + c];
+            double r = (g >= 0 ? y->d[g] : 0.0) - G[6 * i + 2 * c] * du[0] - G[6 * i + 2 * c + 1] * du[1];
+            if (fabs(r) > m) m = fabs(r);
+        }
+    }
+    return m;
+}
+
 /* ---------------------------------------------------------------------------------------------
    The scheduled r-ITR solve of one step (DESIGN §4): inner Newton on (x, phi) at a tolerance that
    tightens geometrically from eps0 to eps* with a strict solve every k-th outer iteration, and an
@@ -8031,7 +8055,7 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         int k;
         /* inner solve; skipped when the previous joint step already met this tolerance */
         if (strict || last_dx > tol * s->L * d->dt) {
-            rs = rc__sim_newton_xp(s, tol, d->max_newton_iters, E, T, &inner_it, &inner_conv, st);
+            rs = rc__sim_newton_xp(s, tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
             if (rs != RC_OK) return rs;
             st->inner_iters += inner_it;
         }
@@ -8075,7 +8099,7 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         st->outer_iters = j;
         if ((dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) || -gTd <= decrement_strict) {
             /* small joint step: confirm with a strict inner solve */
-            rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, E, T, &inner_it, &inner_conv, st);
+            rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
             if (rs != RC_OK) return rs;
             st->inner_iters += inner_it;
             if (inner_conv && inner_it <= 1) { *conv = 1; break; }
@@ -8083,12 +8107,12 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         } else {
             if (!rc__sim_line_search(s, y, E, T, &alpha, st)) {
                 /* stalled at round-off: finish with a strict inner solve */
-                rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, E, T, &inner_it, &inner_conv, st);
+                rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
                 if (rs != RC_OK) return rs;
                 st->inner_iters += inner_it;
                 break;
             }
-            last_dx = alpha * dx;
+            last_dx = alpha * rc__sim_material_step(s, y);
             if (exact) s->itr_mu *= alpha >= 1.0 ? 0.3 : 3.0;   /* trust the quadratic model more / less */
         }
         eps = eps * d->itr_lambda > d->tol ? eps * d->itr_lambda : d->tol;
@@ -8294,7 +8318,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
-    if (s->def.adaptive) rc__sim_recover_gradients(s, s->xt, s->xtil_G);
+    if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
     rc__sim_update_xtil(s, s->u);   /* fixed mode: x~ once per step; adaptive: again at every new u */
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if (s->nobs > 0 && s->kappa == 0.0) rc__sim_init_kappa(s);
@@ -8321,7 +8345,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (!rc__isfinite(E)) return rc__sim_fail(s, RC_ERR_INTERSECTING, "the start of the step is inside an obstacle's contact offset");
     st->ip_start = E;
     if (s->def.adaptive) rs = rc__sim_ritr(s, &E, &T, st, &conv);
-    else { rs = rc__sim_newton_xp(s, s->def.tol, s->def.max_newton_iters, &E, &T, &iters, &conv, st); st->newton_iters += iters; }
+    else { rs = rc__sim_newton_xp(s, s->def.tol, s->def.max_newton_iters, 0, &E, &T, &iters, &conv, st); st->newton_iters += iters; }
     if (rs != RC_OK) return rs;
     st->newton_iters += st->inner_iters;
     st->converged = conv;
@@ -8338,7 +8362,7 @@ static RC__UNUSED void rc__sim_finish(rc_sim *s, rc_step_stats *st)
 {
     int i, c;
     double travel = 0.0, *G0 = s->x0_G;
-    if (s->def.adaptive) rc__sim_recover_gradients(s, s->x0, G0);
+    if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->x0, G0);
     for (i = 0; i < s->nv; ++i) {
         double old[3];
         memcpy(old, s->x0 + 3 * i, sizeof old);
