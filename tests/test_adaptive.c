@@ -107,15 +107,19 @@ static void test_adaptive_rigid_motion_no_drift(void)
     rc_mesh_free(&m);
 }
 
-/* free flight under gravity: an adaptive cloth follows exactly the fixed-mesh trajectory */
+/* free flight under gravity: an adaptive cloth follows exactly the fixed-mesh trajectory. In free
+   flight every u is a minimiser (the energy is flat in u once x is at x~ + h^2 g), and the joint
+   Newton may slide vertices through the material while x is still converging, so the comparison
+   is made at material points: adaptive vertex i sits at material point u_i, where the fixed sheet
+   (reference u0) is interpolated barycentrically. */
 static void test_adaptive_free_flight_matches_fixed(void)
 {
     rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
     rc_sim *a, *f;
     rc_step_stats ss;
-    double dx = 0.0;
-    int i, k;
+    double dx = 0.0, du = 0.0;
+    int i, k, c, t, located = 0;
     CHECK_OK(rc_mesh_square(&m, 0.5, 64, 9u));
     def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
     def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
@@ -124,8 +128,29 @@ static void test_adaptive_free_flight_matches_fixed(void)
     def.adaptive = 1;
     CHECK_OK(rc_sim_create(&def, &a));
     for (k = 0; k < 10; ++k) { CHECK_OK(rc_sim_step(f, &ss)); CHECK_OK(rc_sim_step(a, &ss)); }
-    for (i = 0; i < 3 * m.num_verts; ++i) if (fabs(rc_sim_positions(a)[i] - rc_sim_positions(f)[i]) > dx) dx = fabs(rc_sim_positions(a)[i] - rc_sim_positions(f)[i]);
-    printf("    free flight, 10 steps: max |x_adaptive - x_fixed| = %.3g m\n", dx);
+    for (i = 0; i < m.num_verts; ++i) {
+        const double *ua = rc_sim_reference(a) + 2 * i;
+        for (c = 0; c < 2; ++c) if (fabs(ua[c] - m.ref_uv[2 * i + c]) > du) du = fabs(ua[c] - m.ref_uv[2 * i + c]);
+        for (t = 0; t < m.num_tris; ++t) {
+            const int *tri = m.tris + 3 * t;
+            const double *p0 = m.ref_uv + 2 * tri[0], *p1 = m.ref_uv + 2 * tri[1], *p2 = m.ref_uv + 2 * tri[2];
+            double det = (p1[0] - p0[0]) * (p2[1] - p0[1]) - (p2[0] - p0[0]) * (p1[1] - p0[1]);
+            double b1 = ((ua[0] - p0[0]) * (p2[1] - p0[1]) - (p2[0] - p0[0]) * (ua[1] - p0[1])) / det;
+            double b2 = ((p1[0] - p0[0]) * (ua[1] - p0[1]) - (ua[0] - p0[0]) * (p1[1] - p0[1])) / det, b0 = 1.0 - b1 - b2;
+            if (b0 < -1e-12 || b1 < -1e-12 || b2 < -1e-12) continue;
+            for (c = 0; c < 3; ++c) {
+                const double *xf = rc_sim_positions(f);
+                double want = b0 * xf[3 * tri[0] + c] + b1 * xf[3 * tri[1] + c] + b2 * xf[3 * tri[2] + c];
+                double e = fabs(rc_sim_positions(a)[3 * i + c] - want);
+                if (e > dx) dx = e;
+            }
+            located++;
+            break;
+        }
+    }
+    printf("    free flight, 10 steps: max |x_adaptive(u_i) - x_fixed(u_i)| = %.3g m at material points (vertices slid by up to %.3g m)\n", dx, du);
+    CHECKF(located == m.num_verts, "only %d of %d material points located", located, m.num_verts);
+    /* 1e-10 m: the trajectories agree to round-off (a 0.5 m sheet moving ~0.5 m) */
     CHECKF(dx <= 1e-10, "adaptive free flight deviates by %g", dx);
     rc_sim_destroy(a);
     rc_sim_destroy(f);
