@@ -340,13 +340,47 @@ RCLOTHDEF rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const
 extern "C" {
 #endif
 
+/* Material models (rc_material.model). */
+enum {
+    RC_MATERIAL_ISOTROPIC = 0,    /* plane-stress StVK of (young, poisson), integrated over thickness */
+    RC_MATERIAL_ORTHOTROPIC = 1   /* woven/knit fabric: warp/weft/shear moduli per unit width and
+                                     bending stiffnesses given directly (no thickness scaling) */
+};
+
 /* Material of the cloth sheet (SI units). Plane-stress StVK: Young's modulus and Poisson ratio
-   of the sheet's material; the shell energies integrate it over the thickness. */
+   of the sheet's material; the shell energies integrate it over the thickness.
+   The fields after `poisson` describe an orthotropic fabric and are read only when model ==
+   RC_MATERIAL_ORTHOTROPIC. Start from a preset (or zero the struct): model must be 0 or 1.
+   ORTHOTROPIC: material axes are the reference (uv) axes, warp = u, weft = v. With the Green
+   strain E_uv = (F^T F - I)/2 in the uv frame (F = D_x D_u^-1) the membrane energy per unit
+   reference area is the orthotropic StVK
+       psi_s = 1/2 C11 E11^2 + C12 E11 E22 + 1/2 C22 E22^2 + 2 C33 E12^2       (N/m)
+   with, from the engineering constants below (nu21 = nu12 E2/E1, the reciprocity relation),
+       C11 = E1/(1 - nu12 nu21), C22 = E2/(1 - nu12 nu21), C12 = nu12 C22, C33 = G12,
+   so a strip pulled along warp has force/width/strain = E1 exactly (small strain), along weft E2,
+   and along the direction at angle theta to warp 1/E(theta) = c^4/E1 + s^4/E2 +
+   (1/G12 - 2 nu12/E1) c^2 s^2 (c = cos theta, s = sin theta). Bending: with the curvature tensor
+   K = D_u^-T b D_u^-1 in the uv frame (b the second fundamental form of DESIGN §2),
+       psi_b = bending_scale [1/2 B11 K11^2 + 1/2 B22 K22^2 + 2 B33 K12^2],
+   B11 = bend_warp, B22 = bend_weft, B12 = 0 (no bending Poisson coupling: fabric data has none)
+   and B33 = (4 bend_bias - bend_warp - bend_weft)/4, so that cylindrical bending along warp,
+   weft and the 45-degree bias costs bend_warp, bend_weft, bend_bias times kappa^2/2 per area.
+   The isotropic model is the special case C11 = C22 = (alpha + 2 beta) tau, C12 = alpha tau,
+   C33 = beta tau (the kernels agree to round-off). Mass still comes from density * thickness. */
 typedef struct rc_material {
     double density;     /* kg/m^3, > 0 (areal density = density * thickness) */
     double thickness;   /* m, > 0 (tau) */
-    double young;       /* Pa, > 0 (E) */
-    double poisson;     /* -, in (-1, 0.5) (nu) */
+    double young;       /* Pa, > 0 (E)                       (isotropic model) */
+    double poisson;     /* -, in (-1, 0.5) (nu)              (isotropic model) */
+    int model;          /* RC_MATERIAL_ISOTROPIC (0, the default of every preset above) or ORTHOTROPIC */
+    double warp_stiffness;   /* E1, N/m > 0: uniaxial tension per unit width per unit strain along u */
+    double weft_stiffness;   /* E2, N/m > 0: the same along v */
+    double shear_stiffness;  /* G12, N/m > 0: in-plane shear (tension per width per radian of shear) */
+    double warp_poisson;     /* nu12: weft contraction per unit warp strain under warp tension;
+                                any sign, with nu12^2 E2/E1 < 1 (positive definite) */
+    double bend_warp;        /* N m > 0: bending stiffness for curvature along u (warp yarns bent) */
+    double bend_weft;        /* N m > 0: along v */
+    double bend_bias;        /* N m > 0: along the 45-degree bias; 4 bend_bias > bend_warp + bend_weft */
 } rc_material;
 
 /* Presets: order-of-magnitude woven-fabric numbers for the continuum shell model (not measured
@@ -360,8 +394,28 @@ RCLOTHDEF rc_material rc_material_silk(void);
 RCLOTHDEF rc_material rc_material_denim(void);
 RCLOTHDEF rc_material rc_material_proto(void);
 
+/* Orthotropic fabric presets (model = RC_MATERIAL_ORTHOTROPIC) from measured data: the
+   small-strain stiffness and lowest-curvature bending samples of the Berkeley data-driven cloth
+   database (H. Wang, R. Ramamoorthi, J. F. O'Brien, "Data-Driven Elastic Models for Cloth:
+   Modeling and Measurement", ACM TOG 30(4) 71, SIGGRAPH 2011), as distributed with ARCSim's
+   materials/ JSON files. Numbers (see rc__fabric for the conversion; u = the data's first axis):
+                  areal kg/m^2  E1 N/m   E2 N/m   G12 N/m  nu12    B_warp   B_weft   B_bias (uN m)
+     denim        0.324         410.5    2027     26.69    0.0101  96.95    64.20    73.38   (11oz-black-denim, jeans)
+     interlock    0.187         20.66    42.92    18.43   -0.426   14.27    23.19    24.75   (gray-interlock, t-shirt knit)
+     ponte        0.284         54.85    77.53    15.95   -0.291   37.16    36.35    33.01   (camel-ponte-roma, jacket knit)
+     cotton_poly  0.220         4033     4070     52.38    0.0045  125.4    125.4    108.0   (royal-target, pants)
+   thickness is a nominal 0.5 mm for all (it only sets density = areal / thickness: the fabric
+   model takes its stiffness from the fields above); young/poisson hold an isotropic stand-in
+   (mean of E1, E2 over the thickness, nu 0.3) that is used only if model is switched back. */
+RCLOTHDEF rc_material rc_material_fabric_denim(void);
+RCLOTHDEF rc_material rc_material_fabric_interlock(void);
+RCLOTHDEF rc_material rc_material_fabric_ponte(void);
+RCLOTHDEF rc_material rc_material_fabric_cotton_poly(void);
+
 /* RC_OK, RC_ERR_INVALID_ARGUMENT (NULL), RC_ERR_NON_FINITE, or RC_ERR_BAD_MATERIAL when
-   density, thickness or Young <= 0 or Poisson outside (-1, 0.5). */
+   density, thickness or Young <= 0 or Poisson outside (-1, 0.5), or model is not one of the
+   RC_MATERIAL_* values. ORTHOTROPIC checks density, thickness and the fabric fields instead of
+   young/poisson: all stiffnesses > 0, nu12^2 E2/E1 < 1, 4 bend_bias > bend_warp + bend_weft. */
 RCLOTHDEF rc_status rc_material_validate(const rc_material *mat);
 
 #ifndef RC_TRIMESH_DEFINED
@@ -3473,6 +3527,9 @@ typedef struct rc__sh_coef {
     double cb;      /* bending_scale * tau^3/12: bending prefactor */
     double alpha;   /* E nu / (1 - nu^2) */
     double beta;    /* E / (2 (1 + nu)) */
+    int ortho;      /* 1: orthotropic fabric (rc__sh_Wo), the four above unused by the kernels */
+    double Cs[4];   /* membrane C11, C12, C22, C33 (N/m) in the uv frame */
+    double Cb[4];   /* bending_scale * (B11, B12 = 0, B22, B33) (N m) in the uv frame */
 } rc__sh_coef;
 
 static RC__UNUSED rc__sh_coef rc__sh_make_coef(const rc_material *mat, double bending_scale)
@@ -3483,6 +3540,20 @@ static RC__UNUSED rc__sh_coef rc__sh_make_coef(const rc_material *mat, double be
     c.cb = bending_scale * t * t * t / 12.0;
     c.alpha = E * nu / (1.0 - nu * nu);
     c.beta = E / (2.0 * (1.0 + nu));
+    c.ortho = mat->model == RC_MATERIAL_ORTHOTROPIC;
+    c.Cs[0] = c.Cs[1] = c.Cs[2] = c.Cs[3] = c.Cb[0] = c.Cb[1] = c.Cb[2] = c.Cb[3] = 0.0;
+    if (c.ortho) {
+        /* engineering constants -> stiffness (see rc_material): nu21 = nu12 E2/E1 */
+        double E1 = mat->warp_stiffness, E2 = mat->weft_stiffness, n12 = mat->warp_poisson;
+        double den = 1.0 - n12 * n12 * E2 / E1;
+        c.Cs[0] = E1 / den;
+        c.Cs[2] = E2 / den;
+        c.Cs[1] = n12 * c.Cs[2];
+        c.Cs[3] = mat->shear_stiffness;
+        c.Cb[0] = bending_scale * mat->bend_warp;
+        c.Cb[2] = bending_scale * mat->bend_weft;
+        c.Cb[3] = bending_scale * 0.25 * (4.0 * mat->bend_bias - mat->bend_warp - mat->bend_weft);
+    }
     return c;
 }
 
@@ -3666,6 +3737,182 @@ static RC__UNUSED void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm
             for (i = 0; i < 6; ++i)
                 for (j = 0; j < 6; ++j) H[(nw + i) * ld + nw + j] = Ja[i] * Ta[j] + Ja[6 + i] * Ta[6 + j] + Ja[12 + i] * Ta[12 + j];
         }
+    }
+}
+
+/* ---- orthotropic material law (rc_material ORTHOTROPIC). The energy depends on the orientation
+   of the triangle in the uv frame, not only on abar, so it is written over D_u itself:
+       W = c A psi_C(X),  X = D_u^-T (m - shift abar) D_u^-1,  A = |J|/2,  J = det D_u,
+       psi_C(X) = 1/2 C11 X11^2 + C12 X11 X22 + 1/2 C22 X22^2 + 2 C33 X12^2
+   stretch: c = 1/4, m = a, shift = 1 (X = 2 E_uv, so c psi_C(X) = psi_C(E_uv)); bending: c = 1,
+   m = b, shift = 0 (X = K). With adj(D_u) = [c1 c2] (columns) and Y = adj^T (m - shift abar) adj,
+   X = Y / J^2 and, psi_C being quadratic, W = (c/2) psi_C(Y) |J|^-3 -- a rational function of
+       z = (w1, w2, w3, w4, m11, m12, m22),  c1 = (w1, w2) = (D22, -D21),  c2 = (w3, w4) = (-D12, D11),
+   with Y11 = c1.m c1 - shift J^2, Y22 = c2.m c2 - shift J^2, Y12 = c1.m c2 (c_i^T abar c_j = J^2 delta_ij
+   since D adj = J I), J = w1 w4 - w2 w3. Its gradient and Hessian in z are computed exactly by
+   second-order forward differentiation (value, gradient, Hessian carried through every product;
+   no truncation, only round-off), and the value of Y is taken from m - shift abar formed first
+   (as rc__sh_W does) so the near-rest strain has no cancellation. w is linear in u (rc__sh_Bw), so
+   the u-chain has no second-order term. */
+typedef struct rc__sh_ad {
+    double v, g[7], h[28];   /* value, gradient, packed lower Hessian (i >= j at i(i+1)/2 + j) */
+} rc__sh_ad;
+static RC__UNUSED void rc__sh_ad_var(rc__sh_ad *r, double v, int i)
+{
+    memset(r, 0, sizeof *r);
+    r->v = v;
+    r->g[i] = 1.0;
+}
+static RC__UNUSED rc__sh_ad rc__sh_ad_mul(const rc__sh_ad *a, const rc__sh_ad *b)
+{
+    rc__sh_ad r;
+    int i, j, k = 0;
+    r.v = a->v * b->v;
+    for (i = 0; i < 7; ++i) r.g[i] = a->v * b->g[i] + b->v * a->g[i];
+    for (i = 0; i < 7; ++i)
+        for (j = 0; j <= i; ++j, ++k) r.h[k] = a->v * b->h[k] + b->v * a->h[k] + a->g[i] * b->g[j] + a->g[j] * b->g[i];
+    return r;
+}
+/* ca a + cb b (b may be NULL) */
+static RC__UNUSED rc__sh_ad rc__sh_ad_lin(double ca, const rc__sh_ad *a, double cb, const rc__sh_ad *b)
+{
+    rc__sh_ad r;
+    int i;
+    r.v = ca * a->v + (b ? cb * b->v : 0.0);
+    for (i = 0; i < 7; ++i) r.g[i] = ca * a->g[i] + (b ? cb * b->g[i] : 0.0);
+    for (i = 0; i < 28; ++i) r.h[i] = ca * a->h[i] + (b ? cb * b->h[i] : 0.0);
+    return r;
+}
+/* f(a) given f, f', f'' at a->v */
+static RC__UNUSED rc__sh_ad rc__sh_ad_fn(const rc__sh_ad *a, double f, double f1, double f2)
+{
+    rc__sh_ad r;
+    int i, j, k = 0;
+    r.v = f;
+    for (i = 0; i < 7; ++i) r.g[i] = f1 * a->g[i];
+    for (i = 0; i < 7; ++i)
+        for (j = 0; j <= i; ++j, ++k) r.h[k] = f1 * a->h[k] + f2 * a->g[i] * a->g[j];
+    return r;
+}
+
+/* dw/du (4 x 6), u = (u0x, u0y, u1x, u1y, u2x, u2y): w1 = u2y - u0y, w2 = u0y - u1y, w3 = u0x - u2x,
+   w4 = u1x - u0x */
+static const double rc__sh_Bw[4][6] = {{0, -1, 0, 0, 0, 1}, {0, 1, 0, -1, 0, 0}, {1, 0, 0, 0, -1, 0}, {-1, 0, 1, 0, 0, 0}};
+
+typedef struct rc__sh_wo {
+    double v, g[7], h[49];   /* over z = (w1..w4, m11, m12, m22), h full row-major */
+} rc__sh_wo;
+
+/* order: 0 value, 1 + gradient, 2 + Hessian */
+static RC__UNUSED void rc__sh_Wo(const double u[6], const double mm[3], double c, double shift, const double C[4], int order,
+                                 rc__sh_wo *W)
+{
+    const double w1 = u[5] - u[1], w2 = u[1] - u[3], w3 = u[0] - u[4], w4 = u[2] - u[0];
+    const double e1x = u[2] - u[0], e1y = u[3] - u[1], e2x = u[4] - u[0], e2y = u[5] - u[1];
+    /* m - shift abar, formed first */
+    const double x = mm[0] - shift * (e1x * e1x + e1y * e1y), y = mm[1] - shift * (e1x * e2x + e1y * e2y);
+    const double z = mm[2] - shift * (e2x * e2x + e2y * e2y);
+    const double Y11 = x * w1 * w1 + 2.0 * y * w1 * w2 + z * w2 * w2, Y22 = x * w3 * w3 + 2.0 * y * w3 * w4 + z * w4 * w4;
+    const double Y12 = x * w1 * w3 + y * (w1 * w4 + w2 * w3) + z * w2 * w4;
+    const double J = w1 * w4 - w2 * w3, aJ = fabs(J), f = 1.0 / (aJ * aJ * aJ);
+    const double N = 0.5 * C[0] * Y11 * Y11 + C[1] * Y11 * Y22 + 0.5 * C[2] * Y22 * Y22 + 2.0 * C[3] * Y12 * Y12;
+    W->v = 0.5 * c * N * f;
+    if (order < 1) return;
+    {
+        rc__sh_ad v[7], p11, p12, p22, p33, p34, p44, p13, p14, p23, p24, t, t2, JJ, J2, y11, y22, y12, q, fa, Wa;
+        int i, j, k;
+        rc__sh_ad_var(&v[0], w1, 0); rc__sh_ad_var(&v[1], w2, 1); rc__sh_ad_var(&v[2], w3, 2); rc__sh_ad_var(&v[3], w4, 3);
+        rc__sh_ad_var(&v[4], mm[0], 4); rc__sh_ad_var(&v[5], mm[1], 5); rc__sh_ad_var(&v[6], mm[2], 6);
+        p11 = rc__sh_ad_mul(&v[0], &v[0]); p12 = rc__sh_ad_mul(&v[0], &v[1]); p22 = rc__sh_ad_mul(&v[1], &v[1]);
+        p33 = rc__sh_ad_mul(&v[2], &v[2]); p34 = rc__sh_ad_mul(&v[2], &v[3]); p44 = rc__sh_ad_mul(&v[3], &v[3]);
+        p13 = rc__sh_ad_mul(&v[0], &v[2]); p14 = rc__sh_ad_mul(&v[0], &v[3]); p23 = rc__sh_ad_mul(&v[1], &v[2]);
+        p24 = rc__sh_ad_mul(&v[1], &v[3]);
+        JJ = rc__sh_ad_lin(1.0, &p14, -1.0, &p23);
+        J2 = rc__sh_ad_mul(&JJ, &JJ);
+        /* Y11 = m11 w1^2 + 2 m12 w1 w2 + m22 w2^2 - shift J^2 */
+        t = rc__sh_ad_mul(&v[4], &p11); t2 = rc__sh_ad_mul(&v[5], &p12); y11 = rc__sh_ad_lin(1.0, &t, 2.0, &t2);
+        t = rc__sh_ad_mul(&v[6], &p22); y11 = rc__sh_ad_lin(1.0, &y11, 1.0, &t); y11 = rc__sh_ad_lin(1.0, &y11, -shift, &J2);
+        t = rc__sh_ad_mul(&v[4], &p33); t2 = rc__sh_ad_mul(&v[5], &p34); y22 = rc__sh_ad_lin(1.0, &t, 2.0, &t2);
+        t = rc__sh_ad_mul(&v[6], &p44); y22 = rc__sh_ad_lin(1.0, &y22, 1.0, &t); y22 = rc__sh_ad_lin(1.0, &y22, -shift, &J2);
+        t = rc__sh_ad_mul(&v[4], &p13); y12 = rc__sh_ad_lin(1.0, &p14, 1.0, &p23); t2 = rc__sh_ad_mul(&v[5], &y12);
+        y12 = rc__sh_ad_lin(1.0, &t, 1.0, &t2); t = rc__sh_ad_mul(&v[6], &p24); y12 = rc__sh_ad_lin(1.0, &y12, 1.0, &t);
+        y11.v = Y11; y22.v = Y22; y12.v = Y12;   /* the cancellation-free values */
+        t = rc__sh_ad_mul(&y11, &y11); q = rc__sh_ad_lin(0.5 * C[0], &t, 0.0, NULL);
+        t = rc__sh_ad_mul(&y11, &y22); q = rc__sh_ad_lin(1.0, &q, C[1], &t);
+        t = rc__sh_ad_mul(&y22, &y22); q = rc__sh_ad_lin(1.0, &q, 0.5 * C[2], &t);
+        t = rc__sh_ad_mul(&y12, &y12); q = rc__sh_ad_lin(1.0, &q, 2.0 * C[3], &t);
+        /* |J|^-3: d/dJ = -3 sgn(J) |J|^-4, d2/dJ2 = 12 |J|^-5 */
+        fa = rc__sh_ad_fn(&JJ, f, -3.0 * (J < 0.0 ? -1.0 : 1.0) * f / aJ, 12.0 * f / (aJ * aJ));
+        Wa = rc__sh_ad_mul(&q, &fa);
+        for (i = 0; i < 7; ++i) W->g[i] = 0.5 * c * Wa.g[i];
+        if (order < 2) return;
+        for (i = 0, k = 0; i < 7; ++i)
+            for (j = 0; j <= i; ++j, ++k) W->h[7 * i + j] = W->h[7 * j + i] = 0.5 * c * Wa.h[k];
+    }
+}
+
+/* the chain rule for rc__sh_Wo: E = W(w(u), m(q_w)), Jm (3 x nw) = dm/dq_w, w linear in u.
+   Writes g (n = nw + 6 withu) and H = J^T W'' J (ld = n); the caller adds sum_c W_mc d^2 m_c. */
+static RC__UNUSED void rc__sh_chain_o(const rc__sh_wo *W, int nw, const double *Jm, int withu, double *g, double *H, int ld)
+{
+    int i, j, k, l;
+    if (g) {
+        for (j = 0; j < nw; ++j) g[j] = W->g[4] * Jm[j] + W->g[5] * Jm[nw + j] + W->g[6] * Jm[2 * nw + j];
+        if (withu)
+            for (j = 0; j < 6; ++j)
+                g[nw + j] = W->g[0] * rc__sh_Bw[0][j] + W->g[1] * rc__sh_Bw[1][j] + W->g[2] * rc__sh_Bw[2][j] + W->g[3] * rc__sh_Bw[3][j];
+    }
+    if (H) {
+        double T[3 * 27];
+        for (k = 0; k < 3; ++k)
+            for (j = 0; j < nw; ++j)
+                T[k * nw + j] = W->h[7 * (4 + k) + 4] * Jm[j] + W->h[7 * (4 + k) + 5] * Jm[nw + j] + W->h[7 * (4 + k) + 6] * Jm[2 * nw + j];
+        for (i = 0; i < nw; ++i)
+            for (j = 0; j < nw; ++j) H[i * ld + j] = Jm[i] * T[j] + Jm[nw + i] * T[nw + j] + Jm[2 * nw + i] * T[2 * nw + j];
+        if (withu) {
+            double Wmu[3][6], Wwu[4][6];   /* W_mw Bw, W_ww Bw */
+            for (j = 0; j < 6; ++j) {
+                for (k = 0; k < 3; ++k) {
+                    Wmu[k][j] = 0.0;
+                    for (l = 0; l < 4; ++l) Wmu[k][j] += W->h[7 * (4 + k) + l] * rc__sh_Bw[l][j];
+                }
+                for (k = 0; k < 4; ++k) {
+                    Wwu[k][j] = 0.0;
+                    for (l = 0; l < 4; ++l) Wwu[k][j] += W->h[7 * k + l] * rc__sh_Bw[l][j];
+                }
+            }
+            for (i = 0; i < nw; ++i)
+                for (j = 0; j < 6; ++j) {
+                    double sum = Jm[i] * Wmu[0][j] + Jm[nw + i] * Wmu[1][j] + Jm[2 * nw + i] * Wmu[2][j];
+                    H[i * ld + nw + j] = sum;
+                    H[(nw + j) * ld + i] = sum;
+                }
+            for (i = 0; i < 6; ++i)
+                for (j = 0; j < 6; ++j)
+                    H[(nw + i) * ld + nw + j] = rc__sh_Bw[0][i] * Wwu[0][j] + rc__sh_Bw[1][i] * Wwu[1][j] +
+                                                rc__sh_Bw[2][i] * Wwu[2][j] + rc__sh_Bw[3][i] * Wwu[3][j];
+        }
+    }
+}
+
+/* d2W/dm2 (3 x 3) of the bending law at reference u (constant in m): what the director-angle
+   minimisation needs, for either material model */
+static RC__UNUSED void rc__sh_bend_Wmm(const double u[6], const rc__sh_coef *c, double Wmm[9])
+{
+    static const double zero[3] = {0, 0, 0};
+    int k, l;
+    if (c->ortho) {
+        rc__sh_wo W;
+        rc__sh_Wo(u, zero, 1.0, 0.0, c->Cb, 2, &W);
+        for (k = 0; k < 3; ++k)
+            for (l = 0; l < 3; ++l) Wmm[3 * k + l] = W.h[7 * (4 + k) + 4 + l];
+    } else {
+        double abar[3];
+        rc__sh_wd W;
+        rc__sh_fff(u, 2, abar, NULL);
+        rc__sh_W(abar, zero, c->cb, 0.0, c->alpha, c->beta, 2, &W);
+        for (k = 0; k < 3; ++k)
+            for (l = 0; l < 3; ++l) Wmm[3 * k + l] = W.h[6 * (3 + k) + 3 + l];
     }
 }
 
@@ -3990,6 +4237,18 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
     double a[3], abar[3], Ja[27], Jb[18];
     rc__sh_wd W;
     int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9;
+    if (c->ortho) {
+        rc__sh_wo Wo;
+        rc__sh_fff(x, 3, a, Ja);
+        rc__sh_Wo(u, a, 0.25, 1.0, c->Cs, (flags & RC__SH_HESS) ? 2 : (flags & RC__SH_GRAD) ? 1 : 0, &Wo);
+        if (!(flags & (RC__SH_GRAD | RC__SH_HESS))) return Wo.v;
+        rc__sh_chain_o(&Wo, 9, Ja, withu, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
+        if (flags & RC__SH_HESS) {
+            rc__sh_fff_hess_add(3, Wo.g + 4, hess, n, 0);
+            rc__sh_finish_hess(n, hess, flags);
+        }
+        return Wo.v;
+    }
     rc__sh_fff(x, 3, a, Ja);
     rc__sh_fff(u, 2, abar, Jb);
     rc__sh_W(abar, a, c->cs, 1.0, c->alpha, c->beta, (flags & RC__SH_HESS) ? 2 : (flags & RC__SH_GRAD) ? 1 : 0, &W);
@@ -4304,6 +4563,7 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}}; /* b_k = sum_i L[k][i] II_i */
     rc__sh_edged Ed[3];
     rc__sh_wd W;
+    rc__sh_wo Wo;
     double abar[3], Jab[18], b[3], Jb[3 * 21], wII[3];
     int withu = !(flags & RC__SH_NO_U), n = withu ? 27 : 21, i, k, j;
     int need = flags & (RC__SH_GRAD | RC__SH_HESS), order = (flags & RC__SH_HESS) ? 2 : need ? 1 : 0;
@@ -4313,8 +4573,15 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
                          &Ed[i]);
     }
     for (k = 0; k < 3; ++k) b[k] = L[k][0] * Ed[0].II + L[k][1] * Ed[1].II + L[k][2] * Ed[2].II;
-    rc__sh_fff(u, 2, abar, Jab);
-    rc__sh_W(abar, b, c->cb, 0.0, c->alpha, c->beta, order, &W);
+    if (c->ortho) {
+        /* orthotropic: the same law over D_u (rc__sh_Wo); the wII below are its m-gradient */
+        rc__sh_Wo(u, b, 1.0, 0.0, c->Cb, order, &Wo);
+        W.v = Wo.v;
+        for (k = 0; k < 3; ++k) W.g[3 + k] = Wo.g[4 + k];
+    } else {
+        rc__sh_fff(u, 2, abar, Jab);
+        rc__sh_W(abar, b, c->cb, 0.0, c->alpha, c->beta, order, &W);
+    }
     if (!need) return W.v;
     {
         /* dII_i/dq over the 21 world DOFs: A = -(e + a + c), B = e, q = a, p = c */
@@ -4333,13 +4600,16 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
         }
         for (k = 0; k < 3; ++k)
             for (j = 0; j < 21; ++j) Jb[k * 21 + j] = L[k][0] * gII[0][j] + L[k][1] * gII[1][j] + L[k][2] * gII[2][j];
-        rc__sh_chain(&W, 21, Jb, withu, Jab, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
+        if (c->ortho)
+            rc__sh_chain_o(&Wo, 21, Jb, withu, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
+        else
+            rc__sh_chain(&W, 21, Jb, withu, Jab, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
         if (!(flags & RC__SH_HESS)) return W.v;
         /* second-order part: sum_i wII_i d^2 II_i, wII_i = sum_k W_bk L[k][i] */
         for (i = 0; i < 3; ++i) wII[i] = W.g[3] * L[0][i] + W.g[4] * L[1][i] + W.g[5] * L[2][i];
         for (i = 0; i < 3; ++i)
             rc__sh_edge_hess_add(&Ed[i], wII[i], hess, n, 3 * ((i + 1) % 3), 3 * ((i + 2) % 3), 3 * i, 9 + 3 * i, 18 + i);
-        if (withu) rc__sh_fff_hess_add(2, W.g, hess, n, 21);
+        if (withu && !c->ortho) rc__sh_fff_hess_add(2, W.g, hess, n, 21);   /* ortho: w is linear in u */
         rc__sh_finish_hess(n, hess, flags);
     }
     return W.v;
@@ -4639,6 +4909,7 @@ nonmanifold:
 static rc_material rc__material(double density, double thickness, double young, double poisson)
 {
     rc_material m;
+    memset(&m, 0, sizeof m);   /* model = RC_MATERIAL_ISOTROPIC, fabric fields zero */
     m.density = density;
     m.thickness = thickness;
     m.young = young;
@@ -4650,9 +4921,63 @@ RCLOTHDEF RC__UNUSED rc_material rc_material_silk(void) { return rc__material(60
 RCLOTHDEF RC__UNUSED rc_material rc_material_denim(void) { return rc__material(600.0, 0.8e-3, 3.0e6, 0.3); }
 RCLOTHDEF RC__UNUSED rc_material rc_material_proto(void) { return rc__material(200.0, 1.0e-3, 1.0e5, 0.3); }
 
+/* A fabric preset from one material of the Wang et al. 2011 database in ARCSim's JSON layout:
+   areal density (kg/m^2); s = the first "stretching" row (the small-strain sample, used by ARCSim
+   for every direction at zero strain); b0, b45, b90 = the first column of the three "bending" rows.
+   Conversion (reading of ARCSim's dde.cpp/physics.cpp): the stiffness it uses at small strain is
+   k = 2 s and its membrane energy per area is 1/2 (k0 G11^2 + 2 k1 G11 G22 + k2 G22^2 + k3 G12^2)
+   (G = Green strain), so C11 = 2 s0, C12 = 2 s1, C22 = 2 s2 and 2 C33 = k3/2, C33 = s3/2; then
+   E1 = C11 - C12^2/C22, E2 = C22 - C12^2/C11, nu12 = C12/C22, G12 = C33. Bending row i is used for
+   edges at angle 0, 45, 90 degrees to u; an edge along u bends the yarns along v, so b0 is the
+   weft-curvature (v) stiffness and b90 the warp one; ARCSim's ke plays the role of the plate
+   stiffness D (its isotropic path sets ke = E tau^3 / (12 (1 - nu^2))). */
+static rc_material rc__fabric(double areal, double s0, double s1, double s2, double s3, double b0, double b45, double b90)
+{
+    const double tau = 0.5e-3;
+    double C11 = 2.0 * s0, C12 = 2.0 * s1, C22 = 2.0 * s2;
+    rc_material m;
+    memset(&m, 0, sizeof m);
+    m.model = RC_MATERIAL_ORTHOTROPIC;
+    m.thickness = tau;
+    m.density = areal / tau;
+    m.warp_stiffness = C11 - C12 * C12 / C22;
+    m.weft_stiffness = C22 - C12 * C12 / C11;
+    m.warp_poisson = C12 / C22;
+    m.shear_stiffness = 0.5 * s3;
+    m.bend_warp = b90;
+    m.bend_weft = b0;
+    m.bend_bias = b45;
+    m.young = 0.5 * (m.warp_stiffness + m.weft_stiffness) / tau;
+    m.poisson = 0.3;
+    return m;
+}
+/* the numbers as they appear in the data files (materials/<name>.json) */
+RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_denim(void)   /* 11oz-black-denim */
+{ return rc__fabric(0.324, 205.352005, 10.234077, 1013.88629, 53.387184, 64.196457e-6, 73.384567e-6, 96.951576e-6); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_interlock(void)   /* gray-interlock */
+{ return rc__fabric(0.187, 16.593832, -14.695990, 34.477123, 36.860302, 23.191698e-6, 24.749964e-6, 14.267624e-6); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_ponte(void)   /* camel-ponte-roma */
+{ return rc__fabric(0.284, 31.146198, -12.802702, 44.028667, 31.896357, 36.348366e-6, 33.013252e-6, 37.157593e-6); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_cotton_poly(void)   /* royal-target */
+{ return rc__fabric(0.220, 2016.55456, 9.170511, 2034.97644, 104.759674, 125.409805e-6, 107.997696e-6, 125.409805e-6); }
+
 RCLOTHDEF RC__UNUSED rc_status rc_material_validate(const rc_material *mat)
 {
     if (!mat) return RC_ERR_INVALID_ARGUMENT;
+    if (mat->model == RC_MATERIAL_ORTHOTROPIC) {
+        const double v[9] = {mat->density, mat->thickness, mat->warp_stiffness, mat->weft_stiffness, mat->shear_stiffness,
+                             mat->bend_warp, mat->bend_weft, mat->bend_bias, mat->warp_poisson};
+        int i;
+        for (i = 0; i < 9; ++i)
+            if (!rc__isfinite(v[i])) return RC_ERR_NON_FINITE;
+        for (i = 0; i < 8; ++i)
+            if (!(v[i] > 0.0)) return RC_ERR_BAD_MATERIAL;
+        /* positive definite membrane (1 - nu12 nu21 > 0) and twist stiffness B33 > 0 */
+        if (!(mat->warp_poisson * mat->warp_poisson * mat->weft_stiffness < mat->warp_stiffness)) return RC_ERR_BAD_MATERIAL;
+        if (!(4.0 * mat->bend_bias > mat->bend_warp + mat->bend_weft)) return RC_ERR_BAD_MATERIAL;
+        return RC_OK;
+    }
+    if (mat->model != RC_MATERIAL_ISOTROPIC) return RC_ERR_BAD_MATERIAL;
     if (!rc__isfinite(mat->density) || !rc__isfinite(mat->thickness) || !rc__isfinite(mat->young) ||
         !rc__isfinite(mat->poisson))
         return RC_ERR_NON_FINITE;
@@ -4722,22 +5047,20 @@ static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edge
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}};
     int nt = m->num_tris, t, i, j, k, l, e, sweep;
     for (t = 0; t < nt; ++t) {
-        double xl[9], xf[9], ul[6], abar[3], zero[3] = {0, 0, 0}, *G = geo + 18 * t;
+        double xl[9], xf[9], ul[6], Wmm[9], *G = geo + 18 * t;
         int mask;
-        rc__sh_wd W;
         rc__sh_gather(m, E, x, u, t, xl, xf, ul, &mask);
         for (i = 0; i < 3; ++i) {
             rc__sh_edge_geom(xl + 3 * i, xl + 3 * ((i + 1) % 3), xl + 3 * ((i + 2) % 3), (mask >> i & 1) ? xf + 3 * i : NULL,
                              &G[i], &G[3 + i]);
             G[6 + i] = rc__sh_edge_sign(m->tris + 3 * t, i);
         }
-        rc__sh_fff(ul, 2, abar, NULL);
-        rc__sh_W(abar, zero, c->cb, 0.0, c->alpha, c->beta, 2, &W);
+        rc__sh_bend_Wmm(ul, c, Wmm);
         for (i = 0; i < 3; ++i)
             for (j = 0; j < 3; ++j) {
                 double s = 0.0;
                 for (k = 0; k < 3; ++k)
-                    for (l = 0; l < 3; ++l) s += L[k][i] * W.h[6 * (3 + k) + 3 + l] * L[l][j];
+                    for (l = 0; l < 3; ++l) s += L[k][i] * Wmm[3 * k + l] * L[l][j];
                 G[9 + 3 * i + j] = 0.5 * s;
             }
     }

@@ -1,0 +1,333 @@
+#include "test.h"
+
+/* ---------------------------------------------------------------------------------------------
+   GARMENT tests (issue 9): orthotropic fabric, material-space handles.
+   Uses the FD helpers of test_energy.c (t_fd_check, t_stretch_fn, t_bend_fn, t_shell_fn,
+   t_rand_tri, t_rand_bend) and t_sim_grid of test_sim.c (one translation unit).
+   --------------------------------------------------------------------------------------------- */
+
+/* a strongly anisotropic fabric with Poisson coupling, O(1) numbers like t_mat() so stretch and
+   bending have similar magnitudes in the O(1) FD tests */
+static rc_material t_fabric(void)
+{
+    rc_material m;
+    memset(&m, 0, sizeof m);
+    m.model = RC_MATERIAL_ORTHOTROPIC;
+    m.density = 300;
+    m.thickness = 0.1;
+    m.young = 1000;
+    m.poisson = 0.3;
+    m.warp_stiffness = 100;
+    m.weft_stiffness = 30;
+    m.shear_stiffness = 7;
+    m.warp_poisson = 0.4;
+    m.bend_warp = 0.12;
+    m.bend_weft = 0.05;
+    m.bend_bias = 0.06;
+    return m;
+}
+
+/* the isotropic model written as an orthotropic coefficient set: C = tau (alpha + 2 beta, alpha,
+   alpha + 2 beta, beta), B = bending_scale tau^3/12 (the same) */
+static rc__sh_coef t_iso_as_ortho(const rc_material *m, double bs)
+{
+    rc__sh_coef c = rc__sh_make_coef(m, bs), o = c;
+    double ts = m->thickness, tb = bs * m->thickness * m->thickness * m->thickness / 12.0;
+    o.ortho = 1;
+    o.Cs[0] = o.Cs[2] = ts * (c.alpha + 2 * c.beta); o.Cs[1] = ts * c.alpha; o.Cs[3] = ts * c.beta;
+    o.Cb[0] = o.Cb[2] = tb * (c.alpha + 2 * c.beta); o.Cb[1] = tb * c.alpha; o.Cb[3] = tb * c.beta;
+    return o;
+}
+
+/* The orthotropic kernel with isotropic constants must reproduce the isotropic kernel (value,
+   gradient, Hessian in x, u, phi): the two are algebraically identical (tr(abar^-1 M) = tr X,
+   tr((abar^-1 M)^2) = tr X^2), so only round-off separates them: bar 1e-10 relative. */
+static void test_garment_ortho_matches_isotropic(void)
+{
+    rc_material m = t_mat();
+    rc__sh_coef ci = rc__sh_make_coef(&m, 0.7), co = t_iso_as_ortho(&m, 0.7);
+    int trial, i, vid[3] = {3, 8, 1};
+    double worst = 0;
+    for (trial = 0; trial < 10; ++trial) {
+        double q[27], g1[27], g2[27], H1[27 * 27], H2[27 * 27], e1, e2, s1, s2;
+        int mask;
+        double gs1[15], gs2[15], hs1[225], hs2[225];
+        t_rand_bend(q, &mask, 0.0, 0.5);
+        e1 = rc__sh_bend_tri(q, q + 9, mask, q + 18, vid, q + 21, &ci, RC__SH_GRAD | RC__SH_HESS, g1, H1);
+        e2 = rc__sh_bend_tri(q, q + 9, mask, q + 18, vid, q + 21, &co, RC__SH_GRAD | RC__SH_HESS, g2, H2);
+        s1 = rc__sh_stretch_tri(q, q + 21, &ci, RC__SH_GRAD | RC__SH_HESS, gs1, hs1);
+        s2 = rc__sh_stretch_tri(q, q + 21, &co, RC__SH_GRAD | RC__SH_HESS, gs2, hs2);
+        if (t_relerr(e1, e2) > worst) worst = t_relerr(e1, e2);
+        if (t_relerr(s1, s2) > worst) worst = t_relerr(s1, s2);
+        {
+            double mg = t_maxabs(g1, 27), mh = t_maxabs(H1, 27 * 27), ms = t_maxabs(gs1, 15), mhs = t_maxabs(hs1, 225);
+            for (i = 0; i < 27; ++i) if (fabs(g1[i] - g2[i]) / mg > worst) worst = fabs(g1[i] - g2[i]) / mg;
+            for (i = 0; i < 27 * 27; ++i) if (fabs(H1[i] - H2[i]) / mh > worst) worst = fabs(H1[i] - H2[i]) / mh;
+            for (i = 0; i < 15; ++i) if (fabs(gs1[i] - gs2[i]) / ms > worst) worst = fabs(gs1[i] - gs2[i]) / ms;
+            for (i = 0; i < 225; ++i) if (fabs(hs1[i] - hs2[i]) / mhs > worst) worst = fabs(hs1[i] - hs2[i]) / mhs;
+        }
+    }
+    CHECKF(worst < 1e-10, "orthotropic(isotropic constants) vs isotropic kernel: %.3g", worst);
+}
+
+/* FD of the orthotropic stretch, bending and shell kernels in x, u (and flap, phi): same bars and
+   reasons as the isotropic FD tests of test_energy.c (1e-6 well-conditioned; sliver 1e-4). */
+static void test_garment_ortho_fd(void)
+{
+    int trial;
+    double wg = 0, wh = 0, bg = 0, bh = 0;
+    t_sctx s;
+    rc_material m = t_fabric();
+    CHECK_OK(rc_material_validate(&m));
+    s.c = rc__sh_make_coef(&m, 1.0);
+    CHECK(s.c.ortho == 1);
+    s.flags = 0;
+    for (trial = 0; trial < 20; ++trial) {
+        double q[27], eg, eh;
+        t_rand_tri(q + 9, q);
+        t_fd_check(t_stretch_fn, &s, q, 15, 1e-5, &eg, &eh);
+        if (eg > wg) wg = eg;
+        if (eh > wh) wh = eh;
+        s.vid[0] = (int)(10 * t_rand()); s.vid[1] = 10 + (int)(10 * t_rand()); s.vid[2] = 20 + (int)(10 * t_rand());
+        t_rand_bend(q, &s.mask, 0.0, 0.5);
+        t_fd_check(trial & 1 ? t_bend_fn : t_shell_fn, &s, q, 27, 1e-5, &eg, &eh);
+        if (eg > bg) bg = eg;
+        if (eh > bh) bh = eh;
+    }
+    printf("    orthotropic FD: stretch grad %.2g hess %.2g, bend/shell grad %.2g hess %.2g\n", wg, wh, bg, bh);
+    CHECKF(wg < 1e-6 && wh < 1e-6, "ortho stretch fd: grad %.3g hess %.3g", wg, wh);
+    CHECKF(bg < 1e-6 && bh < 1e-6, "ortho bend fd: grad %.3g hess %.3g", bg, bh);
+    {
+        double q[15] = {0, 0, 0, 1, 0, 0.01, 0.5, 0.02, 0.0,   0, 0, 1, 0, 0.5, 0.01}, eg, eh;
+        t_fd_check(t_stretch_fn, &s, q, 15, 1e-6, &eg, &eh);
+        CHECKF(eg < 1e-4 && eh < 1e-4, "sliver ortho stretch fd: grad %.3g hess %.3g", eg, eh);
+    }
+    /* the public whole-mesh energy takes the model too: rest is zero energy, and rotating the
+       reference by 90 degrees (warp <-> weft) changes the energy of the same stretch */
+    {
+        t_mesh M = t_grid(3, 3, 0, 0, 1, 1, 1, 0.2);
+        rc_trimesh tm = t_tm(&M);
+        double *x = (double *)malloc(sizeof(double) * 3 * (size_t)M.nv), *ur = (double *)malloc(sizeof(double) * 2 * (size_t)M.nv);
+        double S0, S1, S2;
+        int i;
+        for (i = 0; i < M.nv; ++i) { x[3 * i] = M.u[2 * i]; x[3 * i + 1] = M.u[2 * i + 1]; x[3 * i + 2] = 0; }
+        CHECK_OK(rc_shell_energy(&tm, x, M.u, NULL, &m, &S0, NULL, NULL, NULL));
+        CHECK(fabs(S0) < 1e-20);
+        for (i = 0; i < M.nv; ++i) x[3 * i] *= 1.01;   /* 1% along u */
+        for (i = 0; i < M.nv; ++i) { ur[2 * i] = -M.u[2 * i + 1]; ur[2 * i + 1] = M.u[2 * i]; }   /* CCW rotation */
+        CHECK_OK(rc_shell_energy(&tm, x, M.u, NULL, &m, &S1, NULL, NULL, NULL));
+        {
+            /* same world stretch, now along the reference v axis of the rotated reference */
+            double *x2 = (double *)malloc(sizeof(double) * 3 * (size_t)M.nv);
+            for (i = 0; i < M.nv; ++i) { x2[3 * i] = 1.01 * M.u[2 * i]; x2[3 * i + 1] = M.u[2 * i + 1]; x2[3 * i + 2] = 0; }
+            CHECK_OK(rc_shell_energy(&tm, x2, ur, NULL, &m, &S2, NULL, NULL, NULL));
+            free(x2);
+        }
+        /* uniaxial-strain energy ratio = C11/C22 = E1/E2 */
+        CHECKF(t_relerr(S1 / S2, m.warp_stiffness / m.weft_stiffness) < 1e-9, "warp/weft energy ratio %.12g", S1 / S2);
+        free(x); free(ur);
+        t_mesh_free(&M);
+    }
+}
+
+/* ---- uniaxial tension of a homogeneous sheet along direction n (angle theta from warp = u) -----
+   Exact statement: a strip (any shape) under uniaxial tension T (N per unit reference width) along
+   n is in a homogeneous state, deformation gradient F (2x2, in plane), minimising
+       Pi(F) = S(F) / A - T n.(F - I) n
+   (S the stretch energy of a triangle with x_k = F u_k, A its reference area). We minimise Pi by
+   Newton over the 4 entries of F using the kernel's gradient and Hessian in x (dx_k/dF_ab =
+   delta_ac u_k,b), starting from F = I, and measure the effective modulus T / eps_n with the
+   fibre strain eps_n = |F n| - 1. Analytic (small strain, derived in rc_material):
+       1/E(theta) = c^4/E1 + s^4/E2 + (1/G12 - 2 nu12/E1) c^2 s^2,  c = cos theta, s = sin theta.
+   T is chosen for eps_n ~ 1e-5. StVK is linear between the second Piola-Kirchhoff stress and the
+   Green strain, not between T and eps: with the fibre stretch lambda = 1 + eps, Green strain
+   lambda^2/2 - 1/2 = eps + eps^2/2 and S_nn = T / lambda, so T = E(theta) (eps + 3/2 eps^2 + ...):
+   T/eps - E(theta) = 1.5 eps E(theta) = 1.5e-5 relative, which is what the raw comparison must show
+   (bar 2e-5), and after dividing by (1 + 1.5 eps) what is left is O(eps^2) = 1e-10 plus round-off
+   in eps (1e-16 / 1e-5 = 1e-11): bar 1e-8. The reference triangle is a random one, not aligned
+   with n: the energy must depend on the uv frame only. */
+static double t_uniaxial(const rc_material *m, double theta, double *analytic, double *eps_out)
+{
+    rc__sh_coef c = rc__sh_make_coef(m, 1.0);
+    double n[2] = {cos(theta), sin(theta)}, u[6], x[9], F[4] = {1, 0, 0, 1}, A, T, Eth;
+    double E1 = m->warp_stiffness, E2 = m->weft_stiffness, G = m->shear_stiffness, nu = m->warp_poisson;
+    double cs = n[0], sn = n[1];
+    int it, k;
+    t_rand_tri(u, x);
+    A = 0.5 * ((u[2] - u[0]) * (u[5] - u[1]) - (u[4] - u[0]) * (u[3] - u[1]));
+    Eth = 1.0 / (cs * cs * cs * cs / E1 + sn * sn * sn * sn / E2 + (1.0 / G - 2.0 * nu / E1) * cs * cs * sn * sn);
+    *analytic = Eth;
+    T = 1e-5 * Eth;
+    for (it = 0; it < 30; ++it) {
+        double g[9], H[81], gF[4], HF[16], d[4], J[9 * 4];
+        int a, b, i, j;
+        for (k = 0; k < 3; ++k) {
+            x[3 * k] = F[0] * u[2 * k] + F[1] * u[2 * k + 1];
+            x[3 * k + 1] = F[2] * u[2 * k] + F[3] * u[2 * k + 1];
+            x[3 * k + 2] = 0.0;
+        }
+        rc__sh_stretch_tri(x, u, &c, RC__SH_GRAD | RC__SH_HESS | RC__SH_NO_U, g, H);
+        /* J (9 x 4): d x_(k,r) / d F_(a) with F = [[F0 F1], [F2 F3]] */
+        memset(J, 0, sizeof J);
+        for (k = 0; k < 3; ++k) {
+            J[(3 * k) * 4 + 0] = u[2 * k]; J[(3 * k) * 4 + 1] = u[2 * k + 1];
+            J[(3 * k + 1) * 4 + 2] = u[2 * k]; J[(3 * k + 1) * 4 + 3] = u[2 * k + 1];
+        }
+        for (a = 0; a < 4; ++a) {
+            gF[a] = 0;
+            for (i = 0; i < 9; ++i) gF[a] += J[i * 4 + a] * g[i];
+            gF[a] /= A;
+            for (b = 0; b < 4; ++b) {
+                double sum = 0;
+                for (i = 0; i < 9; ++i)
+                    for (j = 0; j < 9; ++j) sum += J[i * 4 + a] * H[i * 9 + j] * J[j * 4 + b];
+                HF[a * 4 + b] = sum / A;
+            }
+        }
+        /* - T n.(F n): d/dF_ab = -T n_a n_b */
+        gF[0] -= T * n[0] * n[0]; gF[1] -= T * n[0] * n[1]; gF[2] -= T * n[1] * n[0]; gF[3] -= T * n[1] * n[1];
+        /* solve the 4x4 Newton system by Gauss elimination with partial pivoting */
+        {
+            double M[4][5];
+            int p, r, q;
+            for (p = 0; p < 4; ++p) { for (q = 0; q < 4; ++q) M[p][q] = HF[p * 4 + q]; M[p][4] = -gF[p]; }
+            /* at F = I the rotation direction W F has zero curvature (no stress yet, linear load):
+               add T r r^T / |r|^2 along it, of the size of the true curvature at equilibrium.
+               It changes the Newton matrix only, not the gradient, so the fixed point is exact */
+            {
+                double rvec[4] = {-F[2], -F[3], F[0], F[1]}, nr = 0;   /* d/dphi of R(phi) F at 0 */
+                for (p = 0; p < 4; ++p) nr += rvec[p] * rvec[p];
+                for (p = 0; p < 4; ++p)
+                    for (q = 0; q < 4; ++q) M[p][q] += T * rvec[p] * rvec[q] / nr;
+            }
+            for (p = 0; p < 4; ++p) {
+                int piv = p;
+                for (r = p + 1; r < 4; ++r) if (fabs(M[r][p]) > fabs(M[piv][p])) piv = r;
+                for (q = 0; q < 5; ++q) { double tt = M[p][q]; M[p][q] = M[piv][q]; M[piv][q] = tt; }
+                for (r = p + 1; r < 4; ++r) {
+                    double f = M[r][p] / M[p][p];
+                    for (q = p; q < 5; ++q) M[r][q] -= f * M[p][q];
+                }
+            }
+            for (p = 3; p >= 0; --p) {
+                double sum = M[p][4];
+                for (q = p + 1; q < 4; ++q) sum -= M[p][q] * d[q];
+                d[p] = sum / M[p][p];
+            }
+        }
+        for (a = 0; a < 4; ++a) F[a] += d[a];
+        if (t_maxabs(d, 4) < 1e-15) break;
+    }
+    {
+        double Fn[2] = {F[0] * n[0] + F[1] * n[1], F[2] * n[0] + F[3] * n[1]};
+        double eps = sqrt(Fn[0] * Fn[0] + Fn[1] * Fn[1]) - 1.0;
+        *eps_out = eps;
+        return T / eps;
+    }
+}
+
+static void test_garment_uniaxial_moduli(void)
+{
+    rc_material mats[3];
+    const char *names[3] = {"t_fabric", "denim", "interlock"};
+    double angles[4] = {0.0, 1.5707963267948966, 0.7853981633974483, 0.5236};   /* warp, weft, bias, 30 deg */
+    const char *an[4] = {"warp", "weft", "bias", "30deg"};
+    int i, k;
+    double worst = 0, worst2 = 0;
+    mats[0] = t_fabric(); mats[1] = rc_material_fabric_denim(); mats[2] = rc_material_fabric_interlock();
+    for (i = 0; i < 3; ++i) {
+        CHECK_OK(rc_material_validate(&mats[i]));
+        for (k = 0; k < 4; ++k) {
+            double ana, eps, meas = t_uniaxial(&mats[i], angles[k], &ana, &eps), err = (meas - ana) / ana;
+            double err2 = meas / (ana * (1.0 + 1.5 * eps)) - 1.0;
+            printf("    %-9s %-5s: measured %.6g N/m, analytic %.6g N/m, error %+.2e (strain %.2e; after the StVK 3/2 eps term %+.1e)\n",
+                   names[i], an[k], meas, ana, err, eps, err2);
+            if (fabs(err) > worst) worst = fabs(err);
+            if (fabs(err2) > worst2) worst2 = fabs(err2);
+        }
+    }
+    /* k = 0/1 are E1 and E2 themselves: the warp/weft rows check the engineering-constant
+       conversion; bias/30deg add the shear and Poisson terms */
+    CHECKF(worst < 2e-5, "uniaxial modulus off by %.3g", worst);
+    CHECKF(worst2 < 1e-8, "uniaxial modulus off by %.3g beyond the StVK 3/2 eps term", worst2);
+}
+
+/* Through the simulator: denim strips (0.2 m x 0.02 m) along warp and along weft, one short end
+   pinned, a total force P spread over the other end (nodal forces: half at the two corners, the
+   consistent load of a uniform traction on linear elements), rc_sim_solve_static, no gravity.
+   The mean end displacement gives the modulus P / (w * (dL / L)). Expected E1 and E2: denim's
+   Poisson coupling is tiny (nu12 = 0.010, nu21 = 0.050), so the clamp's lateral restraint stiffens
+   the strip by O(nu12 nu21) = 5e-4 near the clamp only; the StVK 3/2 eps term (t_uniaxial) is
+   divided out, leaving O(eps^2) = 1e-6: the bar is 1e-3. The weft strip must come out 4.94x stiffer (E2/E1), which a
+   model ignoring the uv frame cannot do. */
+static double t_sim_strip_modulus(int along_v)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double L = 0.2, w = 0.02, E, P, tip = 0.0;
+    int nl = 21, nw = 3, nx = along_v ? nw : nl, ny = along_v ? nl : nw, j;
+    rc_step_stats st;
+    def.material = rc_material_fabric_denim();
+    def.gravity[2] = 0.0;
+    E = along_v ? def.material.weft_stiffness : def.material.warp_stiffness;
+    P = 1e-3 * E * w;
+    s = t_sim_grid(&def, nx, ny, along_v ? w : L, along_v ? L : w, NULL, NULL, NULL);
+    if (!s) return 0.0;
+    for (j = 0; j < nw; ++j) {
+        int v0 = along_v ? j : j * nx, v1 = along_v ? (ny - 1) * nx + j : j * nx + nx - 1;
+        double f[3] = {0, 0, 0};
+        f[along_v ? 1 : 0] = P / (nw - 1) * ((j == 0 || j == nw - 1) ? 0.5 : 1.0);
+        CHECK_OK(rc_sim_pin(s, v0, rc_sim_positions(s) + 3 * v0));
+        CHECK_OK(rc_sim_set_force(s, v1, f));
+    }
+    CHECK_OK(rc_sim_solve_static(s, &st));
+    CHECK(st.converged);
+    for (j = 0; j < nw; ++j) {
+        int v1 = along_v ? (ny - 1) * nx + j : j * nx + nx - 1;
+        tip += (rc_sim_positions(s)[3 * v1 + (along_v ? 1 : 0)] - L) / nw;
+    }
+    rc_sim_destroy(s);
+    /* with the StVK 3/2 eps term of t_uniaxial removed */
+    return P / (w * tip / L) / (1.0 + 1.5 * tip / L);
+}
+
+static void test_garment_sim_strip(void)
+{
+    rc_material d = rc_material_fabric_denim();
+    double Ew = t_sim_strip_modulus(0), Ef = t_sim_strip_modulus(1);
+    printf("    denim strip through rc_sim_solve_static: warp %.5g N/m (E1 %.5g, %+.2e), weft %.5g N/m (E2 %.5g, %+.2e)\n",
+           Ew, d.warp_stiffness, Ew / d.warp_stiffness - 1, Ef, d.weft_stiffness, Ef / d.weft_stiffness - 1);
+    CHECKF(fabs(Ew / d.warp_stiffness - 1) < 1e-3, "warp strip modulus %.6g vs %.6g", Ew, d.warp_stiffness);
+    CHECKF(fabs(Ef / d.weft_stiffness - 1) < 1e-3, "weft strip modulus %.6g vs %.6g", Ef, d.weft_stiffness);
+}
+
+static void test_garment_material_validate(void)
+{
+    rc_material m = t_fabric(), b;
+    rc_material pre[4];
+    int i;
+    CHECK_OK(rc_material_validate(&m));
+    b = m; b.model = 7; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);
+    b = m; b.warp_stiffness = 0; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);
+    b = m; b.shear_stiffness = -1; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);
+    b = m; b.warp_poisson = 2.0; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);   /* 4 * 30 > 100 */
+    b = m; b.bend_bias = 0.04; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);     /* 0.16 < 0.17 */
+    b = m; b.bend_weft = NAN; CHECK(rc_material_validate(&b) == RC_ERR_NON_FINITE);
+    b = m; b.young = -1; CHECK_OK(rc_material_validate(&b));   /* ignored by the fabric model */
+    pre[0] = rc_material_fabric_denim(); pre[1] = rc_material_fabric_interlock();
+    pre[2] = rc_material_fabric_ponte(); pre[3] = rc_material_fabric_cotton_poly();
+    for (i = 0; i < 4; ++i) CHECK_OK(rc_material_validate(&pre[i]));
+    /* the documented table: denim E1 410.5, E2 2027, areal density 0.324 */
+    CHECK(fabs(pre[0].warp_stiffness - 410.5) < 0.05 && fabs(pre[0].weft_stiffness - 2026.75) < 0.05);
+    CHECK(fabs(pre[0].density * pre[0].thickness - 0.324) < 1e-12);
+    CHECK(rc_material_cotton().model == RC_MATERIAL_ISOTROPIC);
+}
+
+static void suite_garment(void)
+{
+    RUN(test_garment_ortho_matches_isotropic);
+    RUN(test_garment_ortho_fd);
+    RUN(test_garment_uniaxial_moduli);
+    RUN(test_garment_sim_strip);
+    RUN(test_garment_material_validate);
+}
