@@ -623,6 +623,27 @@ RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);   /* call again to move it */
 RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex);
 RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]);  /* external force, N; zero removes */
+
+/* Material-space handles and loads: attached to the material point uv (a point of the flat
+   reference domain, metres), not to a vertex, so in adaptive mode they stay on the same material
+   while vertices slide past. At every evaluation the point is located in the triangle whose
+   CURRENT reference triangle contains it, X = sum_i w_i(u) x_i with barycentric weights in u, and
+       E = stiffness/2 |X - target|^2 - force.X
+   is added to the incremental potential (reported in e_external) with its exact derivatives in x
+   AND u (the weights depend on u), so the stencil vertices keep sliding freely; X is continuous
+   as the point crosses from one triangle to the next (its gradient has a kink there, like any
+   piecewise-linear sampling). Ids are small integers, stable until removed.
+   add_material_handle: stiffness > 0 (N/m); uv must lie in the reference domain (within 1e-9 of
+   a triangle, relative to its size), else RC_ERR_INVALID_ARGUMENT. move: new target (call each
+   frame to animate). add_material_load: a dead force (N) at uv (stiffness 0); set_material_load
+   changes it. remove works for both. rc_sim_material_point gives the current world position of
+   any material point uv (the same interpolation). */
+RCLOTHDEF rc_status rc_sim_add_material_handle(rc_sim *s, const double uv[2], const double target[3], double stiffness, int *id);
+RCLOTHDEF rc_status rc_sim_move_material_handle(rc_sim *s, int id, const double target[3]);
+RCLOTHDEF rc_status rc_sim_add_material_load(rc_sim *s, const double uv[2], const double force[3], int *id);
+RCLOTHDEF rc_status rc_sim_set_material_load(rc_sim *s, int id, const double force[3]);
+RCLOTHDEF rc_status rc_sim_remove_material_handle(rc_sim *s, int id);
+RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], double pos[3]);
 RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const double normal[3], int *id);
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id);
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id);
@@ -4792,6 +4813,75 @@ static RC__UNUSED double rc__inertia_tri(const double x[9], const double u[6], c
     return m * Phi;
 }
 
+/* ---- material point: a handle or load attached to the material coordinate q (a point of the
+   flat reference domain), sampled through the triangle whose CURRENT reference triangle u holds
+   it: barycentric weights w(u) with q = sum_i w_i u_i, world point X = sum_i w_i x_i, and
+       E = k/2 |X - p|^2 - f.X     (a spring of stiffness k to target p, and a dead load f).
+   DOFs [x0 x1 x2 | u0 u1 u2] (element A's layout). With D = [u1-u0, u2-u0], P = D^-1,
+   xi = P (q - u0), w = (1 - xi1 - xi2, xi1, xi2), F = D_x P (the deformation gradient) and
+   l_i = grad_u w_i (rows of L P, L = [[-1,-1],[1,0],[0,1]]), differentiating q = sum_i w_i u_i gives
+   dw_i/du_j = -w_j l_i and dX/du_j = -w_j F (moving the mesh by delta in the material domain
+   samples the point at -delta). With s = k (X - p) - f:
+       g_xi = w_i s,   g_uj = -w_j F^T s,
+       H_xi,xk = k w_i w_k I,   H_(xi,c),(uj,a) = -k w_i w_j F_ca - s_c w_j l_i,a,
+       H_(uj,b),(uk,a) = k w_j w_k (F^T F)_ba + w_k l_j,a (s.F_b) + w_j l_k,b (s.F_a)
+   (the u-u part from d2X/du_j,b du_k,a = w_k l_j,a F_b + w_j l_k,b F_a). Exact, unprojected; valid
+   for q anywhere (extrapolates outside the triangle). Returns E; g, H may be NULL. */
+static RC__UNUSED double rc__mp_tri(const double x[9], const double u[6], const double q[2], double k, const double p[3],
+                                    const double f[3], double *g, double *H)
+{
+    double D00 = u[2] - u[0], D01 = u[4] - u[0], D10 = u[3] - u[1], D11 = u[5] - u[1];
+    double J = D00 * D11 - D01 * D10, P[4], xi0, xi1, w[3], l[3][2], F[6], X[3], r[3], sv[3], E = 0.0;
+    int i, j, a, b, c;
+    P[0] = D11 / J; P[1] = -D01 / J; P[2] = -D10 / J; P[3] = D00 / J;
+    xi0 = P[0] * (q[0] - u[0]) + P[1] * (q[1] - u[1]);
+    xi1 = P[2] * (q[0] - u[0]) + P[3] * (q[1] - u[1]);
+    w[0] = 1.0 - xi0 - xi1; w[1] = xi0; w[2] = xi1;
+    l[1][0] = P[0]; l[1][1] = P[1]; l[2][0] = P[2]; l[2][1] = P[3];
+    l[0][0] = -P[0] - P[2]; l[0][1] = -P[1] - P[3];
+    for (c = 0; c < 3; ++c) {
+        double e1 = x[3 + c] - x[c], e2 = x[6 + c] - x[c];
+        F[2 * c] = e1 * P[0] + e2 * P[2];
+        F[2 * c + 1] = e1 * P[1] + e2 * P[3];
+        X[c] = w[0] * x[c] + w[1] * x[3 + c] + w[2] * x[6 + c];
+        r[c] = X[c] - p[c];
+        E += 0.5 * k * r[c] * r[c] - f[c] * X[c];
+        sv[c] = k * r[c] - f[c];
+    }
+    if (g) {
+        for (i = 0; i < 3; ++i)
+            for (c = 0; c < 3; ++c) g[3 * i + c] = w[i] * sv[c];
+        for (j = 0; j < 3; ++j)
+            for (a = 0; a < 2; ++a) g[9 + 2 * j + a] = -w[j] * (F[a] * sv[0] + F[2 + a] * sv[1] + F[4 + a] * sv[2]);
+    }
+    if (H) {
+        double FtF[4], sF[2];
+        memset(H, 0, sizeof(double) * 225);
+        for (a = 0; a < 2; ++a) {
+            sF[a] = F[a] * sv[0] + F[2 + a] * sv[1] + F[4 + a] * sv[2];
+            for (b = 0; b < 2; ++b) FtF[2 * a + b] = F[a] * F[b] + F[2 + a] * F[2 + b] + F[4 + a] * F[4 + b];
+        }
+        for (i = 0; i < 3; ++i)
+            for (j = 0; j < 3; ++j)
+                for (c = 0; c < 3; ++c) H[(3 * i + c) * 15 + 3 * j + c] = k * w[i] * w[j];
+        for (i = 0; i < 3; ++i)
+            for (c = 0; c < 3; ++c)
+                for (j = 0; j < 3; ++j)
+                    for (a = 0; a < 2; ++a) {
+                        double v = -k * w[i] * w[j] * F[2 * c + a] - sv[c] * w[j] * l[i][a];
+                        H[(3 * i + c) * 15 + 9 + 2 * j + a] = v;
+                        H[(9 + 2 * j + a) * 15 + 3 * i + c] = v;
+                    }
+        for (j = 0; j < 3; ++j)
+            for (b = 0; b < 2; ++b)
+                for (i = 0; i < 3; ++i)
+                    for (a = 0; a < 2; ++a)
+                        H[(9 + 2 * j + b) * 15 + 9 + 2 * i + a] =
+                            k * w[j] * w[i] * FtF[2 * b + a] + w[i] * l[j][a] * sF[b] + w[j] * l[i][b] * sF[a];
+    }
+    return E;
+}
+
 /* ---- a minimal edge/flap builder. TEMPORARY: it will be replaced by MESH's rc__topo (same
    numbering: edges by first appearance scanning tris[3t+k], edge k of t opposite vertex k). */
 typedef struct rc__sh_edges {
@@ -6514,6 +6604,13 @@ typedef struct rc__system {
     int *posA, *posB;  /* scatter tables (rc__system_build_tables), NULL: search */
 } rc__system;
 
+/* a material-space handle or load: point uv of the reference domain, spring k to target, dead
+   force f; tri = the triangle it was last located in (a hint), -1 when removed */
+typedef struct rc__mhandle {
+    double uv[2], target[3], k, f[3];
+    int tri;
+} rc__mhandle;
+
 struct rc_sim {
     void *user;
     rc_sim_def def;
@@ -6563,6 +6660,8 @@ struct rc_sim {
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
     double quality_h;                     /* the h of the regulariser weight rho*tau*A0^2/h^2 */
+    int nmh, cap_mh;                      /* material-space handles / loads (rc_sim_add_material_handle) */
+    struct rc__mhandle *mh;
     double time;
     int steps;
     char err[256];
@@ -6679,6 +6778,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score);
+    rc__free(user, s->mh);
     rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
@@ -6880,6 +6980,172 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
     has = f[0] != 0.0 || f[1] != 0.0 || f[2] != 0.0;
     memcpy(s->force + 3 * vertex, f, 3 * sizeof(double));
     if (had != has && s->def.adaptive) rc__sim_invalidate_layout(s);   /* loaded vertices keep u fixed */
+    return RC_OK;
+}
+
+/* ---- material-space handles (DESIGN §5's material-space loads) ----
+   Point location: the triangle of u whose barycentric coordinates of q have the largest minimum
+   (>= 0 inside; the largest also picks a triangle for a point on an edge or a round-off hair
+   outside the domain). The hint triangle is tried first and accepted when q is inside it, so a
+   handle that stays in its triangle costs O(1); otherwise a scan of all triangles (handles are
+   few; a walk would make this O(sqrt(nt)) if ever needed). */
+static RC__UNUSED int rc__sim_locate_uv(const rc_sim *s, const double *u, const double q[2], int hint, double *minbary)
+{
+    int t, best = -1;
+    double bestm = -HUGE_VAL;
+    for (t = (hint >= 0 && hint < s->nt) ? -1 : 0; t < s->nt; ++t) {
+        int tt = t < 0 ? hint : t;
+        const int *v = s->tris + 3 * tt;
+        const double *a = u + 2 * v[0], *b = u + 2 * v[1], *c = u + 2 * v[2];
+        double J = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+        double l1 = ((q[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (q[1] - a[1])) / J;
+        double l2 = ((b[0] - a[0]) * (q[1] - a[1]) - (q[0] - a[0]) * (b[1] - a[1])) / J;
+        double m = 1.0 - l1 - l2;
+        if (l1 < m) m = l1;
+        if (l2 < m) m = l2;
+        if (m > bestm) { bestm = m; best = tt; }
+        if (t < 0 && m >= 0.0) break;   /* inside the hint */
+    }
+    if (minbary) *minbary = bestm;
+    return best;
+}
+
+static RC__UNUSED void rc__sim_gather_A(const rc_sim *s, int t, const double *x, const double *u, double xl[9], double ul[6])
+{
+    int k, c;
+    for (k = 0; k < 3; ++k) {
+        for (c = 0; c < 3; ++c) xl[3 * k + c] = x[3 * s->tris[3 * t + k] + c];
+        for (c = 0; c < 2; ++c) ul[2 * k + c] = u[2 * s->tris[3 * t + k] + c];
+    }
+}
+
+static RC__UNUSED rc_status rc__sim_check_uv(const rc_sim *s, const double uv[2], int *tri, const char *fn)
+{
+    double mb;
+    char msg[160];
+    if (!uv) { snprintf(msg, sizeof msg, "%s: uv is NULL", fn); return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, msg); }
+    if (!rc__all_finite(uv, 2)) { snprintf(msg, sizeof msg, "%s: uv is not finite", fn); return rc__sim_fail_c(s, RC_ERR_NON_FINITE, msg); }
+    *tri = rc__sim_locate_uv(s, s->u, uv, -1, &mb);
+    if (*tri < 0 || mb < -1e-9) {
+        snprintf(msg, sizeof msg, "%s: uv (%g, %g) is outside the reference domain", fn, uv[0], uv[1]);
+        return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    return RC_OK;
+}
+
+static RC__UNUSED rc_status rc__sim_add_mh(rc_sim *s, const double uv[2], const double target[3], double k, const double f[3], int *id,
+                                           const char *fn)
+{
+    int tri;
+    rc_status st = rc__sim_check_uv(s, uv, &tri, fn);
+    if (st != RC_OK) return st;
+    if (s->nmh == s->cap_mh) {
+        int cap = s->cap_mh ? 2 * s->cap_mh : 4;
+        rc__mhandle *n = (rc__mhandle *)rc__realloc(s->user, s->mh, (size_t)cap, sizeof(rc__mhandle));
+        if (!n) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory adding a material handle");
+        s->mh = n;
+        s->cap_mh = cap;
+    }
+    memcpy(s->mh[s->nmh].uv, uv, 2 * sizeof(double));
+    memcpy(s->mh[s->nmh].target, target, 3 * sizeof(double));
+    memcpy(s->mh[s->nmh].f, f, 3 * sizeof(double));
+    s->mh[s->nmh].k = k;
+    s->mh[s->nmh].tri = tri;
+    if (id) *id = s->nmh;
+    s->nmh++;
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_add_material_handle(rc_sim *s, const double uv[2], const double target[3], double stiffness, int *id)
+{
+    static const double zero[3] = {0, 0, 0};
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_handle: target is NULL");
+    if (!rc__all_finite(target, 3) || !rc__isfinite(stiffness))
+        return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_material_handle: target or stiffness not finite");
+    if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_handle: stiffness must be > 0");
+    return rc__sim_add_mh(s, uv, target, stiffness, zero, id, "rc_sim_add_material_handle");
+}
+
+RCLOTHDEF rc_status rc_sim_add_material_load(rc_sim *s, const double uv[2], const double force[3], int *id)
+{
+    static const double zero[3] = {0, 0, 0};
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!force) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_load: force is NULL");
+    if (!rc__all_finite(force, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_material_load: force is not finite");
+    return rc__sim_add_mh(s, uv, zero, 0.0, force, id, "rc_sim_add_material_load");
+}
+
+static RC__UNUSED rc_status rc__sim_mh_get(rc_sim *s, int id, const double v[3], const char *fn, rc__mhandle **out)
+{
+    char msg[128];
+    if (id < 0 || id >= s->nmh || s->mh[id].tri < 0) {
+        snprintf(msg, sizeof msg, "%s: no material handle with id %d", fn, id);
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    if (v && !rc__all_finite(v, 3)) {
+        snprintf(msg, sizeof msg, "%s: value is not finite", fn);
+        return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
+    }
+    *out = s->mh + id;
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_move_material_handle(rc_sim *s, int id, const double target[3])
+{
+    rc__mhandle *m;
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_material_handle: target is NULL");
+    st = rc__sim_mh_get(s, id, target, "rc_sim_move_material_handle", &m);
+    if (st != RC_OK) return st;
+    if (!(m->k > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_material_handle: id is a load, not a handle");
+    memcpy(m->target, target, 3 * sizeof(double));
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_set_material_load(rc_sim *s, int id, const double force[3])
+{
+    rc__mhandle *m;
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!force) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_material_load: force is NULL");
+    st = rc__sim_mh_get(s, id, force, "rc_sim_set_material_load", &m);
+    if (st != RC_OK) return st;
+    memcpy(m->f, force, 3 * sizeof(double));
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_remove_material_handle(rc_sim *s, int id)
+{
+    rc__mhandle *m;
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    st = rc__sim_mh_get(s, id, NULL, "rc_sim_remove_material_handle", &m);
+    if (st != RC_OK) return st;
+    m->tri = -1;
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], double pos[3])
+{
+    int tri;
+    double xl[9], ul[6], zero[3] = {0, 0, 0};
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!pos) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_material_point: pos is NULL");
+    st = rc__sim_check_uv(s, uv, &tri, "rc_sim_material_point");
+    if (st != RC_OK) return st;
+    rc__sim_gather_A(s, tri, s->x, s->u, xl, ul);
+    /* the handle kernel's energy -f.X with k = 0 and f = -e_c is X_c: one interpolation rule */
+    {
+        int c;
+        for (c = 0; c < 3; ++c) {
+            double f[3] = {0, 0, 0};
+            f[c] = -1.0;
+            pos[c] = rc__mp_tri(xl, ul, uv, 0.0, zero, f, NULL, NULL);
+        }
+    }
     return RC_OK;
 }
 
@@ -7356,6 +7622,30 @@ static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
             for (b = 0; b < 27; ++b)
                 y->posB[(size_t)729 * t + 27 * a + b] = (m.g[a] >= 0 && m.g[b] >= m.g[a]) ? rc__system_find(y, m.g[a], m.g[b]) : -1;
     }
+}
+
+/* Energy of all material handles at (x, u); with y: their gradient and Hessian scattered with
+   element A's map of the containing triangle (the pattern holds every pair of a triangle). The
+   15x15 Hessian is projected like element A's when u is a DOF (s->proj); in x alone it is
+   k w w^T (x) I, PSD already. Updates the location hints. */
+static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__system *y)
+{
+    double E = 0.0;
+    int h;
+    for (h = 0; h < s->nmh; ++h) {
+        rc__mhandle *m = s->mh + h;
+        double xl[9], ul[6], g[15], H[225];
+        rc__dofmap map;
+        if (m->tri < 0) continue;
+        m->tri = rc__sim_locate_uv(s, u, m->uv, m->tri, NULL);
+        rc__sim_gather_A(s, m->tri, x, u, xl, ul);
+        E += rc__mp_tri(xl, ul, m->uv, m->k, m->target, m->f, y ? g : NULL, y ? H : NULL);
+        if (!y) continue;
+        if (y->with_u && s->proj >= 0) rc__sh_psd_project(15, H, s->proj);
+        rc__map_triA(s, y, m->tri, &map);
+        rc__system_scatter(y, &map, g, H, NULL);
+    }
+    return E;
 }
 
 
@@ -7868,6 +8158,7 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
         T->quality += s->tri_e[6 * t + 3]; T->bend += s->tri_e[6 * t + 4]; T->contact += s->tri_e[6 * t + 5];
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->contact, &T->friction, &T->min_dist);
+    if (s->nmh) T->ext += rc__sim_handles(s, x, u, NULL);   /* material-space handles and loads */
     if (s->has_mesh_obstacle) {
         T->contact += rc__sim_mesh_contact(s, x, NULL, &T->min_dist);
         T->friction += rc__sim_mesh_friction(s, x, NULL);
@@ -7991,6 +8282,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         rc__map_x(y, i, &m);
         rc__system_scatter(y, &m, g, H, NULL);
     }
+    if (s->nmh) rc__sim_handles(s, x, u, y);   /* material-space handles and loads */
     if (s->has_mesh_obstacle) {
         double mind = HUGE_VAL;
         rc__sim_mesh_contact(s, x, y, &mind);
@@ -8649,6 +8941,16 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
             rc__sim_vertex_derivs(s, i, s->x + 3 * i, g, H);
             for (c = 0; c < 3; ++c) s->reaction[3 * i + c] += g[c];
         }
+    for (i = 0; i < s->nmh; ++i) {   /* material handles whose triangle has a pinned vertex */
+        const rc__mhandle *m = s->mh + i;
+        double xl[9], ul[6], g[15];
+        if (m->tri < 0) continue;
+        rc__sim_gather_A(s, m->tri, s->x, s->u, xl, ul);
+        rc__mp_tri(xl, ul, m->uv, m->k, m->target, m->f, g, NULL);
+        for (k = 0; k < 3; ++k)
+            if (s->pinned[s->tris[3 * m->tri + k]])
+                for (c = 0; c < 3; ++c) s->reaction[3 * s->tris[3 * m->tri + k] + c] += g[3 * k + c];
+    }
 }
 
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
