@@ -644,6 +644,17 @@ RCLOTHDEF rc_status rc_sim_add_material_load(rc_sim *s, const double uv[2], cons
 RCLOTHDEF rc_status rc_sim_set_material_load(rc_sim *s, int id, const double force[3]);
 RCLOTHDEF rc_status rc_sim_remove_material_handle(rc_sim *s, int id);
 RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], double pos[3]);
+
+/* Seams between panels (multi-panel patterns: the reference mesh may have several disconnected
+   charts in uv). Stitches side_a[i] to side_b[i] (i < n; vertex indices, a != b, typically two
+   boundary polylines of equal vertex count, paired in order) with zero-length springs
+       E = stiffness/2 sum_i |x_a_i - x_b_i|^2     (N/m per stitch; the gap is force / stiffness)
+   added to the incremental potential (e_external), with the stitched pairs added to the sparse
+   pattern. In adaptive mode the stitched vertices keep their reference positions (u fixed), so
+   a seam never shears in the material domain and every panel keeps its area; sliding along the
+   seam with one shared parameter per pair is NOT implemented. No bending acts across a seam (a
+   free hinge). Stitched vertices should start at (nearly) the same world position. */
+RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness);
 RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const double normal[3], int *id);
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id);
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id);
@@ -6661,6 +6672,9 @@ struct rc_sim {
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
     double quality_h;                     /* the h of the regulariser weight rho*tau*A0^2/h^2 */
     int nmh, cap_mh;                      /* material-space handles / loads (rc_sim_add_material_handle) */
+    int nst, cap_st;                      /* seam stitches (rc_sim_add_seam): vertex pairs and stiffness */
+    int *st_pair;
+    double *st_k;
     struct rc__mhandle *mh;
     double time;
     int steps;
@@ -6778,7 +6792,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score);
-    rc__free(user, s->mh);
+    rc__free(user, s->mh); rc__free(user, s->st_pair); rc__free(user, s->st_k);
     rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
@@ -7017,6 +7031,39 @@ static RC__UNUSED void rc__sim_gather_A(const rc_sim *s, int t, const double *x,
         for (c = 0; c < 3; ++c) xl[3 * k + c] = x[3 * s->tris[3 * t + k] + c];
         for (c = 0; c < 2; ++c) ul[2 * k + c] = u[2 * s->tris[3 * t + k] + c];
     }
+}
+
+RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness)
+{
+    int i;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (n < 1 || !side_a || !side_b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: n < 1 or a side is NULL");
+    if (!rc__isfinite(stiffness)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_seam: stiffness is not finite");
+    if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: stiffness must be > 0");
+    for (i = 0; i < n; ++i)
+        if (side_a[i] < 0 || side_a[i] >= s->nv || side_b[i] < 0 || side_b[i] >= s->nv || side_a[i] == side_b[i])
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: vertex out of range or stitched to itself");
+    if (s->nst + n > s->cap_st) {
+        int cap = s->cap_st ? s->cap_st : 16;
+        int *np;
+        double *nk;
+        while (cap < s->nst + n) cap *= 2;
+        np = (int *)rc__realloc(s->user, s->st_pair, (size_t)2 * cap, sizeof(int));
+        if (!np) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory adding a seam");
+        s->st_pair = np;
+        nk = (double *)rc__realloc(s->user, s->st_k, (size_t)cap, sizeof(double));
+        if (!nk) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory adding a seam");
+        s->st_k = nk;
+        s->cap_st = cap;
+    }
+    for (i = 0; i < n; ++i) {
+        s->st_pair[2 * (s->nst + i)] = side_a[i];
+        s->st_pair[2 * (s->nst + i) + 1] = side_b[i];
+        s->st_k[s->nst + i] = stiffness;
+    }
+    s->nst += n;
+    rc__sim_invalidate_layout(s);   /* new pattern entries; stitched vertices keep u */
+    return RC_OK;
 }
 
 static RC__UNUSED rc_status rc__sim_check_uv(const rc_sim *s, const double uv[2], int *tri, const char *fn)
@@ -7388,6 +7435,7 @@ static RC__UNUSED void rc__sim_update_u_fixed(rc_sim *s)
         int loaded = s->force[3 * i] != 0.0 || s->force[3 * i + 1] != 0.0 || s->force[3 * i + 2] != 0.0;
         s->u_fixed[i] = (unsigned char)(s->pinned[i] || loaded || s->topo.vkind[i] == RC__VK_CORNER);
     }
+    for (i = 0; i < 2 * s->nst; ++i) s->u_fixed[s->st_pair[i]] = 1;   /* stitched vertices (seams) */
 }
 
 /* A clamp clamps rotation too: every edge of a triangle whose three vertices are pinned keeps its
@@ -7457,9 +7505,14 @@ static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_
     }
     y->ndof = ndof;
     /* node adjacency from the triangle stencils: sorted unique pairs (a <= b) */
-    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 45 + (size_t)nn, sizeof(long long));
+    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 45 + (size_t)nn + (size_t)s->nst, sizeof(long long));
     if (!pairs) goto done;
     for (i = 0; i < nn; ++i) pairs[npairs++] = (long long)i * nn + i;
+    for (i = 0; i < s->nst; ++i) {   /* seam stitches couple two vertices of different panels */
+        int a = s->st_pair[2 * i] < s->st_pair[2 * i + 1] ? s->st_pair[2 * i] : s->st_pair[2 * i + 1];
+        int b = s->st_pair[2 * i] + s->st_pair[2 * i + 1] - a;
+        pairs[npairs++] = (long long)a * nn + b;
+    }
     for (t = 0; t < s->nt; ++t) {
         int nodes[9], n = rc__sim_tri_nodes(s, t, nodes), a, b;
         for (a = 0; a < n; ++a)
@@ -7643,6 +7696,34 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
         if (!y) continue;
         if (y->with_u && s->proj >= 0) rc__sh_psd_project(15, H, s->proj);
         rc__map_triA(s, y, m->tri, &map);
+        rc__system_scatter(y, &map, g, H, NULL);
+    }
+    return E;
+}
+
+/* Seam stitches: E = k/2 |x_a - x_b|^2 per pair; with y, gradient (k d, -k d) and Hessian
+   k [I -I; -I I] (PSD) scattered into the (a, b) blocks the pattern reserves for them. */
+static RC__UNUSED double rc__sim_seams(const rc_sim *s, const double *x, rc__system *y)
+{
+    double E = 0.0;
+    int i, c;
+    for (i = 0; i < s->nst; ++i) {
+        int a = s->st_pair[2 * i], b = s->st_pair[2 * i + 1];
+        double d[3], k = s->st_k[i], g[6], H[36];
+        rc__dofmap map;
+        rc__sub3(d, x + 3 * a, x + 3 * b);
+        E += 0.5 * k * rc__dot3(d, d);
+        if (!y) continue;
+        memset(H, 0, sizeof H);
+        for (c = 0; c < 3; ++c) {
+            g[c] = k * d[c];
+            g[3 + c] = -k * d[c];
+            H[6 * c + c] = H[6 * (3 + c) + 3 + c] = k;
+            H[6 * c + 3 + c] = H[6 * (3 + c) + c] = -k;
+        }
+        map.n = 0;
+        rc__map_x(y, a, &map);
+        rc__map_x(y, b, &map);
         rc__system_scatter(y, &map, g, H, NULL);
     }
     return E;
@@ -8159,6 +8240,7 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->contact, &T->friction, &T->min_dist);
     if (s->nmh) T->ext += rc__sim_handles(s, x, u, NULL);   /* material-space handles and loads */
+    if (s->nst) T->ext += rc__sim_seams(s, x, NULL);         /* seam stitches */
     if (s->has_mesh_obstacle) {
         T->contact += rc__sim_mesh_contact(s, x, NULL, &T->min_dist);
         T->friction += rc__sim_mesh_friction(s, x, NULL);
@@ -8283,6 +8365,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         rc__system_scatter(y, &m, g, H, NULL);
     }
     if (s->nmh) rc__sim_handles(s, x, u, y);   /* material-space handles and loads */
+    if (s->nst) rc__sim_seams(s, x, y);        /* seam stitches */
     if (s->has_mesh_obstacle) {
         double mind = HUGE_VAL;
         rc__sim_mesh_contact(s, x, y, &mind);
@@ -8941,6 +9024,14 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
             rc__sim_vertex_derivs(s, i, s->x + 3 * i, g, H);
             for (c = 0; c < 3; ++c) s->reaction[3 * i + c] += g[c];
         }
+    for (i = 0; i < s->nst; ++i) {   /* seam stitches at pinned vertices */
+        int a = s->st_pair[2 * i], b = s->st_pair[2 * i + 1];
+        for (c = 0; c < 3; ++c) {
+            double f = s->st_k[i] * (s->x[3 * a + c] - s->x[3 * b + c]);
+            if (s->pinned[a]) s->reaction[3 * a + c] += f;
+            if (s->pinned[b]) s->reaction[3 * b + c] -= f;
+        }
+    }
     for (i = 0; i < s->nmh; ++i) {   /* material handles whose triangle has a pinned vertex */
         const rc__mhandle *m = s->mh + i;
         double xl[9], ul[6], g[15];

@@ -477,6 +477,111 @@ static void test_garment_handle_api(void)
     rc_sim_destroy(s);
 }
 
+/* ---- seams -------------------------------------------------------------------------------------
+   Two 0.3 m square panels (n x n grids, separate charts in uv: panel B is shifted by 0.5 m in u),
+   hung as an "L": panel A in the x-z plane, panel B in the y-z plane, A's right side stitched to
+   B's left side (n stitches, they coincide in world), pinned at the two outer corners at
+   z = -0.3 (so the sheet above them flops over under gravity), cotton, 8 dynamic steps. Required at every step: max stitch gap below the
+   contact thickness (1 mm; the seam carries about B's weight, 0.13 N over n stitches of
+   k = 1e3 N/m, so ~2e-5 m is expected), each panel's reference area equal to its initial one
+   (1e-12 relative: fixed mode freezes u; adaptive mode keeps stitched vertices' u and slides
+   other boundary vertices along straight sides only), stitched vertices at their initial u (the
+   pairs stay paired), and the panels must actually move (the hinge folds under gravity). */
+static double t_seam_run(int adaptive, double *area_err, double *pair_drift, double *moved)
+{
+    const int n = 6;
+    rc_mesh a, b;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    int nv, nt, i, k, sa[6], sb[6], steps = 8;
+    double *uv, *pos, A0[2] = {0, 0}, gap = 0, *u0;
+    int *tris;
+    rc_step_stats ss;
+    *area_err = *pair_drift = *moved = HUGE_VAL;
+    CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, n, n, RC_DIAG_ALTERNATING));
+    CHECK_OK(rc_mesh_grid(&b, 0.3, 0.3, n, n, RC_DIAG_ALTERNATING));
+    nv = a.num_verts + b.num_verts;
+    nt = a.num_tris + b.num_tris;
+    uv = (double *)malloc(sizeof(double) * 2 * (size_t)nv);
+    pos = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+    tris = (int *)malloc(sizeof(int) * 3 * (size_t)nt);
+    u0 = (double *)malloc(sizeof(double) * 2 * (size_t)nv);
+    for (i = 0; i < a.num_verts; ++i) {
+        double u = a.ref_uv[2 * i], v = a.ref_uv[2 * i + 1];
+        uv[2 * i] = u; uv[2 * i + 1] = v;
+        pos[3 * i] = u; pos[3 * i + 1] = 0.0; pos[3 * i + 2] = -v;
+        u = b.ref_uv[2 * i]; v = b.ref_uv[2 * i + 1];
+        uv[2 * (a.num_verts + i)] = u + 0.5; uv[2 * (a.num_verts + i) + 1] = v;
+        pos[3 * (a.num_verts + i)] = 0.3; pos[3 * (a.num_verts + i) + 1] = u; pos[3 * (a.num_verts + i) + 2] = -v;
+    }
+    for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = b.tris[i] + a.num_verts; }
+    for (k = 0; k < n; ++k) { sa[k] = k * n + n - 1; sb[k] = a.num_verts + k * n; }
+    def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+    def.adaptive = adaptive;
+    def.num_threads = 1;
+    def.itr_max_outer = 100;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (s) {
+        double p0[3];
+        CHECK_OK(rc_sim_add_seam(s, n, sa, sb, 1e3));
+        CHECK_OK(rc_sim_pin(s, (n - 1) * n, rc_sim_positions(s) + 3 * (n - 1) * n));   /* A: u = 0, v = 0.3 (z = -0.3) */
+        CHECK_OK(rc_sim_pin(s, a.num_verts + n * n - 1, rc_sim_positions(s) + 3 * (a.num_verts + n * n - 1)));
+        memcpy(u0, rc_sim_reference(s), sizeof(double) * 2 * (size_t)nv);
+        memcpy(p0, rc_sim_positions(s) + 3 * (a.num_verts + n - 1), sizeof p0);   /* B's free corner (u = 0.3, v = 0) */
+        for (i = 0; i < nt; ++i) {
+            const double *r = rc_sim_reference(s);
+            const int *t = rc_sim_tris(s) + 3 * i;
+            A0[i >= a.num_tris] += 0.5 * ((r[2 * t[1]] - r[2 * t[0]]) * (r[2 * t[2] + 1] - r[2 * t[0] + 1]) -
+                                          (r[2 * t[2]] - r[2 * t[0]]) * (r[2 * t[1] + 1] - r[2 * t[0] + 1]));
+        }
+        *area_err = *pair_drift = 0;
+        for (k = 0; k < steps; ++k) {
+            double A[2] = {0, 0};
+            const double *r, *x;
+            CHECK_OK(rc_sim_step(s, &ss));
+            r = rc_sim_reference(s);
+            x = rc_sim_positions(s);
+            for (i = 0; i < nt; ++i) {
+                const int *t = rc_sim_tris(s) + 3 * i;
+                A[i >= a.num_tris] += 0.5 * ((r[2 * t[1]] - r[2 * t[0]]) * (r[2 * t[2] + 1] - r[2 * t[0] + 1]) -
+                                             (r[2 * t[2]] - r[2 * t[0]]) * (r[2 * t[1] + 1] - r[2 * t[0] + 1]));
+            }
+            for (i = 0; i < 2; ++i) if (fabs(A[i] - A0[i]) / A0[i] > *area_err) *area_err = fabs(A[i] - A0[i]) / A0[i];
+            for (i = 0; i < n; ++i) {
+                double d[3], g, dr;
+                rc__sub3(d, x + 3 * sa[i], x + 3 * sb[i]);
+                g = rc__norm3(d);
+                if (g > gap) gap = g;
+                dr = fabs(r[2 * sa[i]] - u0[2 * sa[i]]) + fabs(r[2 * sa[i] + 1] - u0[2 * sa[i] + 1]) +
+                     fabs(r[2 * sb[i]] - u0[2 * sb[i]]) + fabs(r[2 * sb[i] + 1] - u0[2 * sb[i] + 1]);
+                if (dr > *pair_drift) *pair_drift = dr;
+            }
+        }
+        {
+            const double *x = rc_sim_positions(s) + 3 * (a.num_verts + n - 1);
+            *moved = sqrt((x[0] - p0[0]) * (x[0] - p0[0]) + (x[1] - p0[1]) * (x[1] - p0[1]) + (x[2] - p0[2]) * (x[2] - p0[2]));
+        }
+        rc_sim_destroy(s);
+    }
+    rc_mesh_free(&a); rc_mesh_free(&b);
+    free(uv); free(pos); free(tris); free(u0);
+    return gap;
+}
+
+static void test_garment_seam_closed(void)
+{
+    int adaptive;
+    for (adaptive = 0; adaptive < 2; ++adaptive) {
+        double aerr, drift, moved, gap = t_seam_run(adaptive, &aerr, &drift, &moved);
+        printf("    %s: max seam gap %.3g m, panel area change %.2g (relative), stitched u drift %.2g m, corner moved %.3g m\n",
+               adaptive ? "adaptive" : "fixed   ", gap, aerr, drift, moved);
+        CHECKF(gap < 1e-3, "seam opened to %.3g m (contact thickness 1e-3)", gap);
+        CHECKF(aerr < 1e-12, "panel area changed by %.3g", aerr);
+        CHECKF(drift == 0.0, "a stitched vertex slid in u by %.3g", drift);
+        CHECKF(moved > 0.01, "the scene hardly moved (%.3g m)", moved);
+    }
+}
+
 static void suite_garment(void)
 {
     RUN(test_garment_ortho_matches_isotropic);
@@ -487,4 +592,5 @@ static void suite_garment(void)
     RUN(test_garment_handle_fd);
     RUN(test_garment_handle_follows_material);
     RUN(test_garment_handle_api);
+    RUN(test_garment_seam_closed);
 }
