@@ -3538,6 +3538,9 @@ extern "C" {
               p_i = flap vertex across edge i (edge i joins own vertices i+1, i+2, opposite i);
               a boundary edge has no flap: its p_i rows/columns are zero.
      MIPS     rc__mips_tri         6: [u0 u1 u2]
+     material point rc__mp_tri   15: [x0 x1 x2 (9) | u0 u1 u2 (6)]   (handles/loads at a uv point)
+   The stretch and bending kernels dispatch on rc__sh_coef.ortho: isotropic rc__sh_W over
+   (abar, m), or orthotropic rc__sh_Wo over (D_u, m) (the material frame is the uv frame).
      inertia  rc__inertia_tri     15: [x0 x1 x2 (9) | u0 u1 u2 (6)]
    Vectors are interleaved per vertex (x0.x x0.y x0.z x1.x ...). Hessians are dense n*n row-major.
    flags: RC__SH_GRAD / RC__SH_HESS ask for the gradient / Hessian (pointers may be NULL
@@ -6833,7 +6836,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(d->num_threads >= 0, "num_threads must be >= 0");
 #undef RC__DEFCHECK
     st = rc_material_validate(&d->material);
-    if (st != RC_OK) { snprintf(msg, len, "rc_sim_def.material: density, thickness, young must be > 0 and poisson in (-1, 0.5)"); return st; }
+    if (st != RC_OK) { snprintf(msg, len, "%s", d->material.model == RC_MATERIAL_ORTHOTROPIC ? "rc_sim_def.material (orthotropic): density, thickness, stiffnesses must be > 0, nu12^2 E2/E1 < 1, 4 bend_bias > bend_warp + bend_weft" : "rc_sim_def.material: density, thickness, young must be > 0 and poisson in (-1, 0.5); model 0 or 1"); return st; }
     if (!rc__all_finite(m->ref_uv, (size_t)2 * (size_t)m->num_verts) ||
         (m->pos && !rc__all_finite(m->pos, (size_t)3 * (size_t)m->num_verts))) {
         snprintf(msg, len, "mesh coordinates contain NaN or inf");
