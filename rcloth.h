@@ -3784,51 +3784,22 @@ static RC__UNUSED void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm
    X = Y / J^2 and, psi_C being quadratic, W = (c/2) psi_C(Y) |J|^-3 -- a rational function of
        z = (w1, w2, w3, w4, m11, m12, m22),  c1 = (w1, w2) = (D22, -D21),  c2 = (w3, w4) = (-D12, D11),
    with Y11 = c1.m c1 - shift J^2, Y22 = c2.m c2 - shift J^2, Y12 = c1.m c2 (c_i^T abar c_j = J^2 delta_ij
-   since D adj = J I), J = w1 w4 - w2 w3. Its gradient and Hessian in z are computed exactly by
-   second-order forward differentiation (value, gradient, Hessian carried through every product;
-   no truncation, only round-off), and the value of Y is taken from m - shift abar formed first
-   (as rc__sh_W does) so the near-rest strain has no cancellation. w is linear in u (rc__sh_Bw), so
-   the u-chain has no second-order term. */
-typedef struct rc__sh_ad {
-    double v, g[7], h[28];   /* value, gradient, packed lower Hessian (i >= j at i(i+1)/2 + j) */
-} rc__sh_ad;
-static RC__UNUSED void rc__sh_ad_var(rc__sh_ad *r, double v, int i)
-{
-    memset(r, 0, sizeof *r);
-    r->v = v;
-    r->g[i] = 1.0;
-}
-static RC__UNUSED rc__sh_ad rc__sh_ad_mul(const rc__sh_ad *a, const rc__sh_ad *b)
-{
-    rc__sh_ad r;
-    int i, j, k = 0;
-    r.v = a->v * b->v;
-    for (i = 0; i < 7; ++i) r.g[i] = a->v * b->g[i] + b->v * a->g[i];
-    for (i = 0; i < 7; ++i)
-        for (j = 0; j <= i; ++j, ++k) r.h[k] = a->v * b->h[k] + b->v * a->h[k] + a->g[i] * b->g[j] + a->g[j] * b->g[i];
-    return r;
-}
-/* ca a + cb b (b may be NULL) */
-static RC__UNUSED rc__sh_ad rc__sh_ad_lin(double ca, const rc__sh_ad *a, double cb, const rc__sh_ad *b)
-{
-    rc__sh_ad r;
-    int i;
-    r.v = ca * a->v + (b ? cb * b->v : 0.0);
-    for (i = 0; i < 7; ++i) r.g[i] = ca * a->g[i] + (b ? cb * b->g[i] : 0.0);
-    for (i = 0; i < 28; ++i) r.h[i] = ca * a->h[i] + (b ? cb * b->h[i] : 0.0);
-    return r;
-}
-/* f(a) given f, f', f'' at a->v */
-static RC__UNUSED rc__sh_ad rc__sh_ad_fn(const rc__sh_ad *a, double f, double f1, double f2)
-{
-    rc__sh_ad r;
-    int i, j, k = 0;
-    r.v = f;
-    for (i = 0; i < 7; ++i) r.g[i] = f1 * a->g[i];
-    for (i = 0; i < 7; ++i)
-        for (j = 0; j <= i; ++j, ++k) r.h[k] = f1 * a->h[k] + f2 * a->g[i] * a->g[j];
-    return r;
-}
+   since D adj = J I), J = w1 w4 - w2 w3. Closed-form derivatives (the Y_k are polynomials):
+     dZ11 = (2 M c1 | 0 | w1^2, 2 w1 w2, w2^2),  dZ22 = (0 | 2 M c2 | w3^2, 2 w3 w4, w4^2),
+     dZ12 = (M c2 | M c1 | w1 w3, w1 w4 + w2 w3, w2 w4)      (blocks c1 | c2 | m),
+     dJ = (w4, -w3, -w2, w1 | 0), d2J: (w1, w4) +1, (w2, w3) -1, d(J^2) = 2 J dJ,
+     d2(J^2) = 2 dJ dJ^T + 2 J d2J,
+     d2Z11: (c1, c1) 2M, (c1_a, m11) 2 w1 d_a0, (c1_a, m12) 2 (w2, w1)_a, (c1_a, m22) 2 w2 d_a1,
+     d2Z22: the same with c2, d2Z12: (c1, c2) M, (c1_a, m) as d2Z11/2 with c2's entries, and
+       (c2_a, m) with c1's.
+   With N = psi_C(Y), N_Y = (C11 Y11 + C12 Y22, C12 Y11 + C22 Y22, 4 C33 Y12), Q = N_YY
+   (constant): N_z = sum_k N_Yk dY_k, N_zz = dY^T Q dY + sum_k N_Yk d2Y_k; and with f = |J|^-3,
+   f' = -3 sgn(J) |J|^-4, f'' = 12 |J|^-5:
+       W_z = (c/2) (f N_z + N f' dJ),
+       W_zz = (c/2) (f N_zz + f' (N_z dJ^T + dJ N_z^T) + N (f'' dJ dJ^T + f' d2J)).
+   The value of Y is taken from m - shift abar formed first (as rc__sh_W does), so the near-rest
+   strain has no cancellation. w is linear in u (rc__sh_Bw), so the u-chain has no second-order
+   term. */
 
 /* dw/du (4 x 6), u = (u0x, u0y, u1x, u1y, u2x, u2y): w1 = u2y - u0y, w2 = u0y - u1y, w3 = u0x - u2x,
    w4 = u1x - u0x */
@@ -3851,38 +3822,60 @@ static RC__UNUSED void rc__sh_Wo(const double u[6], const double mm[3], double c
     const double Y12 = x * w1 * w3 + y * (w1 * w4 + w2 * w3) + z * w2 * w4;
     const double J = w1 * w4 - w2 * w3, aJ = fabs(J), f = 1.0 / (aJ * aJ * aJ);
     const double N = 0.5 * C[0] * Y11 * Y11 + C[1] * Y11 * Y22 + 0.5 * C[2] * Y22 * Y22 + 2.0 * C[3] * Y12 * Y12;
-    W->v = 0.5 * c * N * f;
+    const double m11 = mm[0], m12 = mm[1], m22 = mm[2], hc = 0.5 * c;
+    double dY[3][7], dJ[7], NY[3], Nz[7], f1;
+    int i, j;
+    W->v = hc * N * f;
     if (order < 1) return;
+    /* gradients of Y11, Y22, Y12 (rows) and J */
+    dJ[0] = w4; dJ[1] = -w3; dJ[2] = -w2; dJ[3] = w1; dJ[4] = dJ[5] = dJ[6] = 0.0;
+    dY[0][0] = 2.0 * (m11 * w1 + m12 * w2); dY[0][1] = 2.0 * (m12 * w1 + m22 * w2); dY[0][2] = dY[0][3] = 0.0;
+    dY[0][4] = w1 * w1; dY[0][5] = 2.0 * w1 * w2; dY[0][6] = w2 * w2;
+    dY[1][0] = dY[1][1] = 0.0; dY[1][2] = 2.0 * (m11 * w3 + m12 * w4); dY[1][3] = 2.0 * (m12 * w3 + m22 * w4);
+    dY[1][4] = w3 * w3; dY[1][5] = 2.0 * w3 * w4; dY[1][6] = w4 * w4;
+    dY[2][0] = m11 * w3 + m12 * w4; dY[2][1] = m12 * w3 + m22 * w4; dY[2][2] = m11 * w1 + m12 * w2; dY[2][3] = m12 * w1 + m22 * w2;
+    dY[2][4] = w1 * w3; dY[2][5] = w1 * w4 + w2 * w3; dY[2][6] = w2 * w4;
+    for (j = 0; j < 4; ++j) {
+        dY[0][j] -= 2.0 * shift * J * dJ[j];
+        dY[1][j] -= 2.0 * shift * J * dJ[j];
+    }
+    NY[0] = C[0] * Y11 + C[1] * Y22;
+    NY[1] = C[1] * Y11 + C[2] * Y22;
+    NY[2] = 4.0 * C[3] * Y12;
+    f1 = -3.0 * (J < 0.0 ? -1.0 : 1.0) * f / aJ;
+    for (j = 0; j < 7; ++j) {
+        Nz[j] = NY[0] * dY[0][j] + NY[1] * dY[1][j] + NY[2] * dY[2][j];
+        W->g[j] = hc * (f * Nz[j] + N * f1 * dJ[j]);
+    }
+    if (order < 2) return;
     {
-        rc__sh_ad v[7], p11, p12, p22, p33, p34, p44, p13, p14, p23, p24, t, t2, JJ, J2, y11, y22, y12, q, fa, Wa;
-        int i, j, k;
-        rc__sh_ad_var(&v[0], w1, 0); rc__sh_ad_var(&v[1], w2, 1); rc__sh_ad_var(&v[2], w3, 2); rc__sh_ad_var(&v[3], w4, 3);
-        rc__sh_ad_var(&v[4], mm[0], 4); rc__sh_ad_var(&v[5], mm[1], 5); rc__sh_ad_var(&v[6], mm[2], 6);
-        p11 = rc__sh_ad_mul(&v[0], &v[0]); p12 = rc__sh_ad_mul(&v[0], &v[1]); p22 = rc__sh_ad_mul(&v[1], &v[1]);
-        p33 = rc__sh_ad_mul(&v[2], &v[2]); p34 = rc__sh_ad_mul(&v[2], &v[3]); p44 = rc__sh_ad_mul(&v[3], &v[3]);
-        p13 = rc__sh_ad_mul(&v[0], &v[2]); p14 = rc__sh_ad_mul(&v[0], &v[3]); p23 = rc__sh_ad_mul(&v[1], &v[2]);
-        p24 = rc__sh_ad_mul(&v[1], &v[3]);
-        JJ = rc__sh_ad_lin(1.0, &p14, -1.0, &p23);
-        J2 = rc__sh_ad_mul(&JJ, &JJ);
-        /* Y11 = m11 w1^2 + 2 m12 w1 w2 + m22 w2^2 - shift J^2 */
-        t = rc__sh_ad_mul(&v[4], &p11); t2 = rc__sh_ad_mul(&v[5], &p12); y11 = rc__sh_ad_lin(1.0, &t, 2.0, &t2);
-        t = rc__sh_ad_mul(&v[6], &p22); y11 = rc__sh_ad_lin(1.0, &y11, 1.0, &t); y11 = rc__sh_ad_lin(1.0, &y11, -shift, &J2);
-        t = rc__sh_ad_mul(&v[4], &p33); t2 = rc__sh_ad_mul(&v[5], &p34); y22 = rc__sh_ad_lin(1.0, &t, 2.0, &t2);
-        t = rc__sh_ad_mul(&v[6], &p44); y22 = rc__sh_ad_lin(1.0, &y22, 1.0, &t); y22 = rc__sh_ad_lin(1.0, &y22, -shift, &J2);
-        t = rc__sh_ad_mul(&v[4], &p13); y12 = rc__sh_ad_lin(1.0, &p14, 1.0, &p23); t2 = rc__sh_ad_mul(&v[5], &y12);
-        y12 = rc__sh_ad_lin(1.0, &t, 1.0, &t2); t = rc__sh_ad_mul(&v[6], &p24); y12 = rc__sh_ad_lin(1.0, &y12, 1.0, &t);
-        y11.v = Y11; y22.v = Y22; y12.v = Y12;   /* the cancellation-free values */
-        t = rc__sh_ad_mul(&y11, &y11); q = rc__sh_ad_lin(0.5 * C[0], &t, 0.0, NULL);
-        t = rc__sh_ad_mul(&y11, &y22); q = rc__sh_ad_lin(1.0, &q, C[1], &t);
-        t = rc__sh_ad_mul(&y22, &y22); q = rc__sh_ad_lin(1.0, &q, 0.5 * C[2], &t);
-        t = rc__sh_ad_mul(&y12, &y12); q = rc__sh_ad_lin(1.0, &q, 2.0 * C[3], &t);
-        /* |J|^-3: d/dJ = -3 sgn(J) |J|^-4, d2/dJ2 = 12 |J|^-5 */
-        fa = rc__sh_ad_fn(&JJ, f, -3.0 * (J < 0.0 ? -1.0 : 1.0) * f / aJ, 12.0 * f / (aJ * aJ));
-        Wa = rc__sh_ad_mul(&q, &fa);
-        for (i = 0; i < 7; ++i) W->g[i] = 0.5 * c * Wa.g[i];
-        if (order < 2) return;
-        for (i = 0, k = 0; i < 7; ++i)
-            for (j = 0; j <= i; ++j, ++k) W->h[7 * i + j] = W->h[7 * j + i] = 0.5 * c * Wa.h[k];
+        double Hn[49], f2 = 12.0 * f / (aJ * aJ), a = NY[0], b = NY[1], e = NY[2], sj = -shift * (a + b);
+        /* dY^T Q dY */
+        for (i = 0; i < 7; ++i)
+            for (j = 0; j < 7; ++j)
+                Hn[7 * i + j] = C[0] * dY[0][i] * dY[0][j] + C[1] * (dY[0][i] * dY[1][j] + dY[1][i] * dY[0][j]) +
+                                C[2] * dY[1][i] * dY[1][j] + 4.0 * C[3] * dY[2][i] * dY[2][j];
+        /* sum_k N_Yk d2Y_k: the J^2 parts (-shift (a + b) d2(J^2)) ... */
+        for (i = 0; i < 4; ++i)
+            for (j = 0; j < 4; ++j) Hn[7 * i + j] += sj * 2.0 * dJ[i] * dJ[j];
+        Hn[7 * 0 + 3] += sj * 2.0 * J; Hn[7 * 3 + 0] += sj * 2.0 * J;
+        Hn[7 * 1 + 2] -= sj * 2.0 * J; Hn[7 * 2 + 1] -= sj * 2.0 * J;
+        /* ... and the Z parts: (c, c) blocks, then (c, m) */
+#define RC__WO_ADD(p, q, v) do { Hn[7 * (p) + (q)] += (v); if ((p) != (q)) Hn[7 * (q) + (p)] += (v); } while (0)
+        RC__WO_ADD(0, 0, 2.0 * a * m11); RC__WO_ADD(0, 1, 2.0 * a * m12); RC__WO_ADD(1, 1, 2.0 * a * m22);
+        RC__WO_ADD(2, 2, 2.0 * b * m11); RC__WO_ADD(2, 3, 2.0 * b * m12); RC__WO_ADD(3, 3, 2.0 * b * m22);
+        RC__WO_ADD(0, 2, e * m11); RC__WO_ADD(0, 3, e * m12); RC__WO_ADD(1, 2, e * m12); RC__WO_ADD(1, 3, e * m22);
+        RC__WO_ADD(0, 4, 2.0 * a * w1); RC__WO_ADD(0, 5, 2.0 * a * w2); RC__WO_ADD(1, 5, 2.0 * a * w1); RC__WO_ADD(1, 6, 2.0 * a * w2);
+        RC__WO_ADD(2, 4, 2.0 * b * w3); RC__WO_ADD(2, 5, 2.0 * b * w4); RC__WO_ADD(3, 5, 2.0 * b * w3); RC__WO_ADD(3, 6, 2.0 * b * w4);
+        RC__WO_ADD(0, 4, e * w3); RC__WO_ADD(0, 5, e * w4); RC__WO_ADD(1, 5, e * w3); RC__WO_ADD(1, 6, e * w4);
+        RC__WO_ADD(2, 4, e * w1); RC__WO_ADD(2, 5, e * w2); RC__WO_ADD(3, 5, e * w1); RC__WO_ADD(3, 6, e * w2);
+#undef RC__WO_ADD
+        for (i = 0; i < 7; ++i)
+            for (j = 0; j < 7; ++j)
+                W->h[7 * i + j] = hc * (f * Hn[7 * i + j] + f1 * (Nz[i] * dJ[j] + dJ[i] * Nz[j]) + N * f2 * dJ[i] * dJ[j]);
+        /* N f' d2J */
+        W->h[7 * 0 + 3] += hc * N * f1; W->h[7 * 3 + 0] += hc * N * f1;
+        W->h[7 * 1 + 2] -= hc * N * f1; W->h[7 * 2 + 1] -= hc * N * f1;
     }
 }
 
