@@ -340,13 +340,47 @@ RCLOTHDEF rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const
 extern "C" {
 #endif
 
+/* Material models (rc_material.model). */
+enum {
+    RC_MATERIAL_ISOTROPIC = 0,    /* plane-stress StVK of (young, poisson), integrated over thickness */
+    RC_MATERIAL_ORTHOTROPIC = 1   /* woven/knit fabric: warp/weft/shear moduli per unit width and
+                                     bending stiffnesses given directly (no thickness scaling) */
+};
+
 /* Material of the cloth sheet (SI units). Plane-stress StVK: Young's modulus and Poisson ratio
-   of the sheet's material; the shell energies integrate it over the thickness. */
+   of the sheet's material; the shell energies integrate it over the thickness.
+   The fields after `poisson` describe an orthotropic fabric and are read only when model ==
+   RC_MATERIAL_ORTHOTROPIC. Start from a preset (or zero the struct): model must be 0 or 1.
+   ORTHOTROPIC: material axes are the reference (uv) axes, warp = u, weft = v. With the Green
+   strain E_uv = (F^T F - I)/2 in the uv frame (F = D_x D_u^-1) the membrane energy per unit
+   reference area is the orthotropic StVK
+       psi_s = 1/2 C11 E11^2 + C12 E11 E22 + 1/2 C22 E22^2 + 2 C33 E12^2       (N/m)
+   with, from the engineering constants below (nu21 = nu12 E2/E1, the reciprocity relation),
+       C11 = E1/(1 - nu12 nu21), C22 = E2/(1 - nu12 nu21), C12 = nu12 C22, C33 = G12,
+   so a strip pulled along warp has force/width/strain = E1 exactly (small strain), along weft E2,
+   and along the direction at angle theta to warp 1/E(theta) = c^4/E1 + s^4/E2 +
+   (1/G12 - 2 nu12/E1) c^2 s^2 (c = cos theta, s = sin theta). Bending: with the curvature tensor
+   K = D_u^-T b D_u^-1 in the uv frame (b the second fundamental form of DESIGN §2),
+       psi_b = bending_scale [1/2 B11 K11^2 + 1/2 B22 K22^2 + 2 B33 K12^2],
+   B11 = bend_warp, B22 = bend_weft, B12 = 0 (no bending Poisson coupling: fabric data has none)
+   and B33 = (4 bend_bias - bend_warp - bend_weft)/4, so that cylindrical bending along warp,
+   weft and the 45-degree bias costs bend_warp, bend_weft, bend_bias times kappa^2/2 per area.
+   The isotropic model is the special case C11 = C22 = (alpha + 2 beta) tau, C12 = alpha tau,
+   C33 = beta tau (the kernels agree to round-off). Mass still comes from density * thickness. */
 typedef struct rc_material {
     double density;     /* kg/m^3, > 0 (areal density = density * thickness) */
     double thickness;   /* m, > 0 (tau) */
-    double young;       /* Pa, > 0 (E) */
-    double poisson;     /* -, in (-1, 0.5) (nu) */
+    double young;       /* Pa, > 0 (E)                       (isotropic model) */
+    double poisson;     /* -, in (-1, 0.5) (nu)              (isotropic model) */
+    int model;          /* RC_MATERIAL_ISOTROPIC (0, the default of every preset above) or ORTHOTROPIC */
+    double warp_stiffness;   /* E1, N/m > 0: uniaxial tension per unit width per unit strain along u */
+    double weft_stiffness;   /* E2, N/m > 0: the same along v */
+    double shear_stiffness;  /* G12, N/m > 0: in-plane shear (tension per width per radian of shear) */
+    double warp_poisson;     /* nu12: weft contraction per unit warp strain under warp tension;
+                                any sign, with nu12^2 E2/E1 < 1 (positive definite) */
+    double bend_warp;        /* N m > 0: bending stiffness for curvature along u (warp yarns bent) */
+    double bend_weft;        /* N m > 0: along v */
+    double bend_bias;        /* N m > 0: along the 45-degree bias; 4 bend_bias > bend_warp + bend_weft */
 } rc_material;
 
 /* Presets: order-of-magnitude woven-fabric numbers for the continuum shell model (not measured
@@ -360,8 +394,28 @@ RCLOTHDEF rc_material rc_material_silk(void);
 RCLOTHDEF rc_material rc_material_denim(void);
 RCLOTHDEF rc_material rc_material_proto(void);
 
+/* Orthotropic fabric presets (model = RC_MATERIAL_ORTHOTROPIC) from measured data: the
+   small-strain stiffness and lowest-curvature bending samples of the Berkeley data-driven cloth
+   database (H. Wang, R. Ramamoorthi, J. F. O'Brien, "Data-Driven Elastic Models for Cloth:
+   Modeling and Measurement", ACM TOG 30(4) 71, SIGGRAPH 2011), as distributed with ARCSim's
+   materials/ JSON files. Numbers (see rc__fabric for the conversion; u = the data's first axis):
+                  areal kg/m^2  E1 N/m   E2 N/m   G12 N/m  nu12    B_warp   B_weft   B_bias (uN m)
+     denim        0.324         410.5    2027     26.69    0.0101  96.95    64.20    73.38   (11oz-black-denim, jeans)
+     interlock    0.187         20.66    42.92    18.43   -0.426   14.27    23.19    24.75   (gray-interlock, t-shirt knit)
+     ponte        0.284         54.85    77.53    15.95   -0.291   37.16    36.35    33.01   (camel-ponte-roma, jacket knit)
+     cotton_poly  0.220         4033     4070     52.38    0.0045  125.4    125.4    108.0   (royal-target, pants)
+   thickness is a nominal 0.5 mm for all (it only sets density = areal / thickness: the fabric
+   model takes its stiffness from the fields above); young/poisson hold an isotropic stand-in
+   (mean of E1, E2 over the thickness, nu 0.3) that is used only if model is switched back. */
+RCLOTHDEF rc_material rc_material_fabric_denim(void);
+RCLOTHDEF rc_material rc_material_fabric_interlock(void);
+RCLOTHDEF rc_material rc_material_fabric_ponte(void);
+RCLOTHDEF rc_material rc_material_fabric_cotton_poly(void);
+
 /* RC_OK, RC_ERR_INVALID_ARGUMENT (NULL), RC_ERR_NON_FINITE, or RC_ERR_BAD_MATERIAL when
-   density, thickness or Young <= 0 or Poisson outside (-1, 0.5). */
+   density, thickness or Young <= 0 or Poisson outside (-1, 0.5), or model is not one of the
+   RC_MATERIAL_* values. ORTHOTROPIC checks density, thickness and the fabric fields instead of
+   young/poisson: all stiffnesses > 0, nu12^2 E2/E1 < 1, 4 bend_bias > bend_warp + bend_weft. */
 RCLOTHDEF rc_status rc_material_validate(const rc_material *mat);
 
 #ifndef RC_TRIMESH_DEFINED
@@ -572,6 +626,38 @@ RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);   /* call again to move it */
 RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex);
 RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]);  /* external force, N; zero removes */
+
+/* Material-space handles and loads: attached to the material point uv (a point of the flat
+   reference domain, metres), not to a vertex, so in adaptive mode they stay on the same material
+   while vertices slide past. At every evaluation the point is located in the triangle whose
+   CURRENT reference triangle contains it, X = sum_i w_i(u) x_i with barycentric weights in u, and
+       E = stiffness/2 |X - target|^2 - force.X
+   is added to the incremental potential (reported in e_external) with its exact derivatives in x
+   AND u (the weights depend on u), so the stencil vertices keep sliding freely; X is continuous
+   as the point crosses from one triangle to the next (its gradient has a kink there, like any
+   piecewise-linear sampling). Ids are small integers, stable until removed.
+   add_material_handle: stiffness > 0 (N/m); uv must lie in the reference domain (within 1e-9 of
+   a triangle, relative to its size), else RC_ERR_INVALID_ARGUMENT. move: new target (call each
+   frame to animate). add_material_load: a dead force (N) at uv (stiffness 0); set_material_load
+   changes it. remove works for both. rc_sim_material_point gives the current world position of
+   any material point uv (the same interpolation). */
+RCLOTHDEF rc_status rc_sim_add_material_handle(rc_sim *s, const double uv[2], const double target[3], double stiffness, int *id);
+RCLOTHDEF rc_status rc_sim_move_material_handle(rc_sim *s, int id, const double target[3]);
+RCLOTHDEF rc_status rc_sim_add_material_load(rc_sim *s, const double uv[2], const double force[3], int *id);
+RCLOTHDEF rc_status rc_sim_set_material_load(rc_sim *s, int id, const double force[3]);
+RCLOTHDEF rc_status rc_sim_remove_material_handle(rc_sim *s, int id);
+RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], double pos[3]);
+
+/* Seams between panels (multi-panel patterns: the reference mesh may have several disconnected
+   charts in uv). Stitches side_a[i] to side_b[i] (i < n; vertex indices, a != b, typically two
+   boundary polylines of equal vertex count, paired in order) with zero-length springs
+       E = stiffness/2 sum_i |x_a_i - x_b_i|^2     (N/m per stitch; the gap is force / stiffness)
+   added to the incremental potential (e_external), with the stitched pairs added to the sparse
+   pattern. In adaptive mode the stitched vertices keep their reference positions (u fixed), so
+   a seam never shears in the material domain and every panel keeps its area; sliding along the
+   seam with one shared parameter per pair is NOT implemented. No bending acts across a seam (a
+   free hinge). Stitched vertices should start at (nearly) the same world position. */
+RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness);
 RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const double normal[3], int *id);
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id);
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id);
@@ -3455,6 +3541,9 @@ extern "C" {
               p_i = flap vertex across edge i (edge i joins own vertices i+1, i+2, opposite i);
               a boundary edge has no flap: its p_i rows/columns are zero.
      MIPS     rc__mips_tri         6: [u0 u1 u2]
+     material point rc__mp_tri   15: [x0 x1 x2 (9) | u0 u1 u2 (6)]   (handles/loads at a uv point)
+   The stretch and bending kernels dispatch on rc__sh_coef.ortho: isotropic rc__sh_W over
+   (abar, m), or orthotropic rc__sh_Wo over (D_u, m) (the material frame is the uv frame).
      inertia  rc__inertia_tri     15: [x0 x1 x2 (9) | u0 u1 u2 (6)]
    Vectors are interleaved per vertex (x0.x x0.y x0.z x1.x ...). Hessians are dense n*n row-major.
    flags: RC__SH_GRAD / RC__SH_HESS ask for the gradient / Hessian (pointers may be NULL
@@ -3476,6 +3565,9 @@ typedef struct rc__sh_coef {
     double cb;      /* bending_scale * tau^3/12: bending prefactor */
     double alpha;   /* E nu / (1 - nu^2) */
     double beta;    /* E / (2 (1 + nu)) */
+    int ortho;      /* 1: orthotropic fabric (rc__sh_Wo), the four above unused by the kernels */
+    double Cs[4];   /* membrane C11, C12, C22, C33 (N/m) in the uv frame */
+    double Cb[4];   /* bending_scale * (B11, B12 = 0, B22, B33) (N m) in the uv frame */
 } rc__sh_coef;
 
 static RC__UNUSED rc__sh_coef rc__sh_make_coef(const rc_material *mat, double bending_scale)
@@ -3486,6 +3578,20 @@ static RC__UNUSED rc__sh_coef rc__sh_make_coef(const rc_material *mat, double be
     c.cb = bending_scale * t * t * t / 12.0;
     c.alpha = E * nu / (1.0 - nu * nu);
     c.beta = E / (2.0 * (1.0 + nu));
+    c.ortho = mat->model == RC_MATERIAL_ORTHOTROPIC;
+    c.Cs[0] = c.Cs[1] = c.Cs[2] = c.Cs[3] = c.Cb[0] = c.Cb[1] = c.Cb[2] = c.Cb[3] = 0.0;
+    if (c.ortho) {
+        /* engineering constants -> stiffness (see rc_material): nu21 = nu12 E2/E1 */
+        double E1 = mat->warp_stiffness, E2 = mat->weft_stiffness, n12 = mat->warp_poisson;
+        double den = 1.0 - n12 * n12 * E2 / E1;
+        c.Cs[0] = E1 / den;
+        c.Cs[2] = E2 / den;
+        c.Cs[1] = n12 * c.Cs[2];
+        c.Cs[3] = mat->shear_stiffness;
+        c.Cb[0] = bending_scale * mat->bend_warp;
+        c.Cb[2] = bending_scale * mat->bend_weft;
+        c.Cb[3] = bending_scale * 0.25 * (4.0 * mat->bend_bias - mat->bend_warp - mat->bend_weft);
+    }
     return c;
 }
 
@@ -3669,6 +3775,175 @@ static RC__UNUSED void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm
             for (i = 0; i < 6; ++i)
                 for (j = 0; j < 6; ++j) H[(nw + i) * ld + nw + j] = Ja[i] * Ta[j] + Ja[6 + i] * Ta[6 + j] + Ja[12 + i] * Ta[12 + j];
         }
+    }
+}
+
+/* ---- orthotropic material law (rc_material ORTHOTROPIC). The energy depends on the orientation
+   of the triangle in the uv frame, not only on abar, so it is written over D_u itself:
+       W = c A psi_C(X),  X = D_u^-T (m - shift abar) D_u^-1,  A = |J|/2,  J = det D_u,
+       psi_C(X) = 1/2 C11 X11^2 + C12 X11 X22 + 1/2 C22 X22^2 + 2 C33 X12^2
+   stretch: c = 1/4, m = a, shift = 1 (X = 2 E_uv, so c psi_C(X) = psi_C(E_uv)); bending: c = 1,
+   m = b, shift = 0 (X = K). With adj(D_u) = [c1 c2] (columns) and Y = adj^T (m - shift abar) adj,
+   X = Y / J^2 and, psi_C being quadratic, W = (c/2) psi_C(Y) |J|^-3 -- a rational function of
+       z = (w1, w2, w3, w4, m11, m12, m22),  c1 = (w1, w2) = (D22, -D21),  c2 = (w3, w4) = (-D12, D11),
+   with Y11 = c1.m c1 - shift J^2, Y22 = c2.m c2 - shift J^2, Y12 = c1.m c2 (c_i^T abar c_j = J^2 delta_ij
+   since D adj = J I), J = w1 w4 - w2 w3. Closed-form derivatives (the Y_k are polynomials):
+     dZ11 = (2 M c1 | 0 | w1^2, 2 w1 w2, w2^2),  dZ22 = (0 | 2 M c2 | w3^2, 2 w3 w4, w4^2),
+     dZ12 = (M c2 | M c1 | w1 w3, w1 w4 + w2 w3, w2 w4)      (blocks c1 | c2 | m),
+     dJ = (w4, -w3, -w2, w1 | 0), d2J: (w1, w4) +1, (w2, w3) -1, d(J^2) = 2 J dJ,
+     d2(J^2) = 2 dJ dJ^T + 2 J d2J,
+     d2Z11: (c1, c1) 2M, (c1_a, m11) 2 w1 d_a0, (c1_a, m12) 2 (w2, w1)_a, (c1_a, m22) 2 w2 d_a1,
+     d2Z22: the same with c2, d2Z12: (c1, c2) M, (c1_a, m) as d2Z11/2 with c2's entries, and
+       (c2_a, m) with c1's.
+   With N = psi_C(Y), N_Y = (C11 Y11 + C12 Y22, C12 Y11 + C22 Y22, 4 C33 Y12), Q = N_YY
+   (constant): N_z = sum_k N_Yk dY_k, N_zz = dY^T Q dY + sum_k N_Yk d2Y_k; and with f = |J|^-3,
+   f' = -3 sgn(J) |J|^-4, f'' = 12 |J|^-5:
+       W_z = (c/2) (f N_z + N f' dJ),
+       W_zz = (c/2) (f N_zz + f' (N_z dJ^T + dJ N_z^T) + N (f'' dJ dJ^T + f' d2J)).
+   The value of Y is taken from m - shift abar formed first (as rc__sh_W does), so the near-rest
+   strain has no cancellation. w is linear in u (rc__sh_Bw), so the u-chain has no second-order
+   term. */
+
+/* dw/du (4 x 6), u = (u0x, u0y, u1x, u1y, u2x, u2y): w1 = u2y - u0y, w2 = u0y - u1y, w3 = u0x - u2x,
+   w4 = u1x - u0x */
+static const double rc__sh_Bw[4][6] = {{0, -1, 0, 0, 0, 1}, {0, 1, 0, -1, 0, 0}, {1, 0, 0, 0, -1, 0}, {-1, 0, 1, 0, 0, 0}};
+
+typedef struct rc__sh_wo {
+    double v, g[7], h[49];   /* over z = (w1..w4, m11, m12, m22), h full row-major */
+} rc__sh_wo;
+
+/* order: 0 value, 1 + gradient, 2 + Hessian */
+static RC__UNUSED void rc__sh_Wo(const double u[6], const double mm[3], double c, double shift, const double C[4], int order,
+                                 rc__sh_wo *W)
+{
+    const double w1 = u[5] - u[1], w2 = u[1] - u[3], w3 = u[0] - u[4], w4 = u[2] - u[0];
+    const double e1x = u[2] - u[0], e1y = u[3] - u[1], e2x = u[4] - u[0], e2y = u[5] - u[1];
+    /* m - shift abar, formed first */
+    const double x = mm[0] - shift * (e1x * e1x + e1y * e1y), y = mm[1] - shift * (e1x * e2x + e1y * e2y);
+    const double z = mm[2] - shift * (e2x * e2x + e2y * e2y);
+    const double Y11 = x * w1 * w1 + 2.0 * y * w1 * w2 + z * w2 * w2, Y22 = x * w3 * w3 + 2.0 * y * w3 * w4 + z * w4 * w4;
+    const double Y12 = x * w1 * w3 + y * (w1 * w4 + w2 * w3) + z * w2 * w4;
+    const double J = w1 * w4 - w2 * w3, aJ = fabs(J), f = 1.0 / (aJ * aJ * aJ);
+    const double N = 0.5 * C[0] * Y11 * Y11 + C[1] * Y11 * Y22 + 0.5 * C[2] * Y22 * Y22 + 2.0 * C[3] * Y12 * Y12;
+    const double m11 = mm[0], m12 = mm[1], m22 = mm[2], hc = 0.5 * c;
+    double dY[3][7], dJ[7], NY[3], Nz[7], f1;
+    int i, j;
+    W->v = hc * N * f;
+    if (order < 1) return;
+    /* gradients of Y11, Y22, Y12 (rows) and J */
+    dJ[0] = w4; dJ[1] = -w3; dJ[2] = -w2; dJ[3] = w1; dJ[4] = dJ[5] = dJ[6] = 0.0;
+    dY[0][0] = 2.0 * (m11 * w1 + m12 * w2); dY[0][1] = 2.0 * (m12 * w1 + m22 * w2); dY[0][2] = dY[0][3] = 0.0;
+    dY[0][4] = w1 * w1; dY[0][5] = 2.0 * w1 * w2; dY[0][6] = w2 * w2;
+    dY[1][0] = dY[1][1] = 0.0; dY[1][2] = 2.0 * (m11 * w3 + m12 * w4); dY[1][3] = 2.0 * (m12 * w3 + m22 * w4);
+    dY[1][4] = w3 * w3; dY[1][5] = 2.0 * w3 * w4; dY[1][6] = w4 * w4;
+    dY[2][0] = m11 * w3 + m12 * w4; dY[2][1] = m12 * w3 + m22 * w4; dY[2][2] = m11 * w1 + m12 * w2; dY[2][3] = m12 * w1 + m22 * w2;
+    dY[2][4] = w1 * w3; dY[2][5] = w1 * w4 + w2 * w3; dY[2][6] = w2 * w4;
+    for (j = 0; j < 4; ++j) {
+        dY[0][j] -= 2.0 * shift * J * dJ[j];
+        dY[1][j] -= 2.0 * shift * J * dJ[j];
+    }
+    NY[0] = C[0] * Y11 + C[1] * Y22;
+    NY[1] = C[1] * Y11 + C[2] * Y22;
+    NY[2] = 4.0 * C[3] * Y12;
+    f1 = -3.0 * (J < 0.0 ? -1.0 : 1.0) * f / aJ;
+    for (j = 0; j < 7; ++j) {
+        Nz[j] = NY[0] * dY[0][j] + NY[1] * dY[1][j] + NY[2] * dY[2][j];
+        W->g[j] = hc * (f * Nz[j] + N * f1 * dJ[j]);
+    }
+    if (order < 2) return;
+    {
+        double Hn[49], f2 = 12.0 * f / (aJ * aJ), a = NY[0], b = NY[1], e = NY[2], sj = -shift * (a + b);
+        /* dY^T Q dY */
+        for (i = 0; i < 7; ++i)
+            for (j = 0; j < 7; ++j)
+                Hn[7 * i + j] = C[0] * dY[0][i] * dY[0][j] + C[1] * (dY[0][i] * dY[1][j] + dY[1][i] * dY[0][j]) +
+                                C[2] * dY[1][i] * dY[1][j] + 4.0 * C[3] * dY[2][i] * dY[2][j];
+        /* sum_k N_Yk d2Y_k: the J^2 parts (-shift (a + b) d2(J^2)) ... */
+        for (i = 0; i < 4; ++i)
+            for (j = 0; j < 4; ++j) Hn[7 * i + j] += sj * 2.0 * dJ[i] * dJ[j];
+        Hn[7 * 0 + 3] += sj * 2.0 * J; Hn[7 * 3 + 0] += sj * 2.0 * J;
+        Hn[7 * 1 + 2] -= sj * 2.0 * J; Hn[7 * 2 + 1] -= sj * 2.0 * J;
+        /* ... and the Z parts: (c, c) blocks, then (c, m) */
+#define RC__WO_ADD(p, q, v) do { Hn[7 * (p) + (q)] += (v); if ((p) != (q)) Hn[7 * (q) + (p)] += (v); } while (0)
+        RC__WO_ADD(0, 0, 2.0 * a * m11); RC__WO_ADD(0, 1, 2.0 * a * m12); RC__WO_ADD(1, 1, 2.0 * a * m22);
+        RC__WO_ADD(2, 2, 2.0 * b * m11); RC__WO_ADD(2, 3, 2.0 * b * m12); RC__WO_ADD(3, 3, 2.0 * b * m22);
+        RC__WO_ADD(0, 2, e * m11); RC__WO_ADD(0, 3, e * m12); RC__WO_ADD(1, 2, e * m12); RC__WO_ADD(1, 3, e * m22);
+        RC__WO_ADD(0, 4, 2.0 * a * w1); RC__WO_ADD(0, 5, 2.0 * a * w2); RC__WO_ADD(1, 5, 2.0 * a * w1); RC__WO_ADD(1, 6, 2.0 * a * w2);
+        RC__WO_ADD(2, 4, 2.0 * b * w3); RC__WO_ADD(2, 5, 2.0 * b * w4); RC__WO_ADD(3, 5, 2.0 * b * w3); RC__WO_ADD(3, 6, 2.0 * b * w4);
+        RC__WO_ADD(0, 4, e * w3); RC__WO_ADD(0, 5, e * w4); RC__WO_ADD(1, 5, e * w3); RC__WO_ADD(1, 6, e * w4);
+        RC__WO_ADD(2, 4, e * w1); RC__WO_ADD(2, 5, e * w2); RC__WO_ADD(3, 5, e * w1); RC__WO_ADD(3, 6, e * w2);
+#undef RC__WO_ADD
+        for (i = 0; i < 7; ++i)
+            for (j = 0; j < 7; ++j)
+                W->h[7 * i + j] = hc * (f * Hn[7 * i + j] + f1 * (Nz[i] * dJ[j] + dJ[i] * Nz[j]) + N * f2 * dJ[i] * dJ[j]);
+        /* N f' d2J */
+        W->h[7 * 0 + 3] += hc * N * f1; W->h[7 * 3 + 0] += hc * N * f1;
+        W->h[7 * 1 + 2] -= hc * N * f1; W->h[7 * 2 + 1] -= hc * N * f1;
+    }
+}
+
+/* the chain rule for rc__sh_Wo: E = W(w(u), m(q_w)), Jm (3 x nw) = dm/dq_w, w linear in u.
+   Writes g (n = nw + 6 withu) and H = J^T W'' J (ld = n); the caller adds sum_c W_mc d^2 m_c. */
+static RC__UNUSED void rc__sh_chain_o(const rc__sh_wo *W, int nw, const double *Jm, int withu, double *g, double *H, int ld)
+{
+    int i, j, k, l;
+    if (g) {
+        for (j = 0; j < nw; ++j) g[j] = W->g[4] * Jm[j] + W->g[5] * Jm[nw + j] + W->g[6] * Jm[2 * nw + j];
+        if (withu)
+            for (j = 0; j < 6; ++j)
+                g[nw + j] = W->g[0] * rc__sh_Bw[0][j] + W->g[1] * rc__sh_Bw[1][j] + W->g[2] * rc__sh_Bw[2][j] + W->g[3] * rc__sh_Bw[3][j];
+    }
+    if (H) {
+        double T[3 * 27];
+        for (k = 0; k < 3; ++k)
+            for (j = 0; j < nw; ++j)
+                T[k * nw + j] = W->h[7 * (4 + k) + 4] * Jm[j] + W->h[7 * (4 + k) + 5] * Jm[nw + j] + W->h[7 * (4 + k) + 6] * Jm[2 * nw + j];
+        for (i = 0; i < nw; ++i)
+            for (j = 0; j < nw; ++j) H[i * ld + j] = Jm[i] * T[j] + Jm[nw + i] * T[nw + j] + Jm[2 * nw + i] * T[2 * nw + j];
+        if (withu) {
+            double Wmu[3][6], Wwu[4][6];   /* W_mw Bw, W_ww Bw */
+            for (j = 0; j < 6; ++j) {
+                for (k = 0; k < 3; ++k) {
+                    Wmu[k][j] = 0.0;
+                    for (l = 0; l < 4; ++l) Wmu[k][j] += W->h[7 * (4 + k) + l] * rc__sh_Bw[l][j];
+                }
+                for (k = 0; k < 4; ++k) {
+                    Wwu[k][j] = 0.0;
+                    for (l = 0; l < 4; ++l) Wwu[k][j] += W->h[7 * k + l] * rc__sh_Bw[l][j];
+                }
+            }
+            for (i = 0; i < nw; ++i)
+                for (j = 0; j < 6; ++j) {
+                    double sum = Jm[i] * Wmu[0][j] + Jm[nw + i] * Wmu[1][j] + Jm[2 * nw + i] * Wmu[2][j];
+                    H[i * ld + nw + j] = sum;
+                    H[(nw + j) * ld + i] = sum;
+                }
+            for (i = 0; i < 6; ++i)
+                for (j = 0; j < 6; ++j)
+                    H[(nw + i) * ld + nw + j] = rc__sh_Bw[0][i] * Wwu[0][j] + rc__sh_Bw[1][i] * Wwu[1][j] +
+                                                rc__sh_Bw[2][i] * Wwu[2][j] + rc__sh_Bw[3][i] * Wwu[3][j];
+        }
+    }
+}
+
+/* d2W/dm2 (3 x 3) of the bending law at reference u (constant in m): what the director-angle
+   minimisation needs, for either material model */
+static RC__UNUSED void rc__sh_bend_Wmm(const double u[6], const rc__sh_coef *c, double Wmm[9])
+{
+    static const double zero[3] = {0, 0, 0};
+    int k, l;
+    if (c->ortho) {
+        rc__sh_wo W;
+        rc__sh_Wo(u, zero, 1.0, 0.0, c->Cb, 2, &W);
+        for (k = 0; k < 3; ++k)
+            for (l = 0; l < 3; ++l) Wmm[3 * k + l] = W.h[7 * (4 + k) + 4 + l];
+    } else {
+        double abar[3];
+        rc__sh_wd W;
+        rc__sh_fff(u, 2, abar, NULL);
+        rc__sh_W(abar, zero, c->cb, 0.0, c->alpha, c->beta, 2, &W);
+        for (k = 0; k < 3; ++k)
+            for (l = 0; l < 3; ++l) Wmm[3 * k + l] = W.h[6 * (3 + k) + 3 + l];
     }
 }
 
@@ -3993,6 +4268,18 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
     double a[3], abar[3], Ja[27], Jb[18];
     rc__sh_wd W;
     int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9;
+    if (c->ortho) {
+        rc__sh_wo Wo;
+        rc__sh_fff(x, 3, a, Ja);
+        rc__sh_Wo(u, a, 0.25, 1.0, c->Cs, (flags & RC__SH_HESS) ? 2 : (flags & RC__SH_GRAD) ? 1 : 0, &Wo);
+        if (!(flags & (RC__SH_GRAD | RC__SH_HESS))) return Wo.v;
+        rc__sh_chain_o(&Wo, 9, Ja, withu, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
+        if (flags & RC__SH_HESS) {
+            rc__sh_fff_hess_add(3, Wo.g + 4, hess, n, 0);
+            rc__sh_finish_hess(n, hess, flags);
+        }
+        return Wo.v;
+    }
     rc__sh_fff(x, 3, a, Ja);
     rc__sh_fff(u, 2, abar, Jb);
     rc__sh_W(abar, a, c->cs, 1.0, c->alpha, c->beta, (flags & RC__SH_HESS) ? 2 : (flags & RC__SH_GRAD) ? 1 : 0, &W);
@@ -4307,6 +4594,7 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}}; /* b_k = sum_i L[k][i] II_i */
     rc__sh_edged Ed[3];
     rc__sh_wd W;
+    rc__sh_wo Wo;
     double abar[3], Jab[18], b[3], Jb[3 * 21], wII[3];
     int withu = !(flags & RC__SH_NO_U), n = withu ? 27 : 21, i, k, j;
     int need = flags & (RC__SH_GRAD | RC__SH_HESS), order = (flags & RC__SH_HESS) ? 2 : need ? 1 : 0;
@@ -4316,8 +4604,15 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
                          &Ed[i]);
     }
     for (k = 0; k < 3; ++k) b[k] = L[k][0] * Ed[0].II + L[k][1] * Ed[1].II + L[k][2] * Ed[2].II;
-    rc__sh_fff(u, 2, abar, Jab);
-    rc__sh_W(abar, b, c->cb, 0.0, c->alpha, c->beta, order, &W);
+    if (c->ortho) {
+        /* orthotropic: the same law over D_u (rc__sh_Wo); the wII below are its m-gradient */
+        rc__sh_Wo(u, b, 1.0, 0.0, c->Cb, order, &Wo);
+        W.v = Wo.v;
+        for (k = 0; k < 3; ++k) W.g[3 + k] = Wo.g[4 + k];
+    } else {
+        rc__sh_fff(u, 2, abar, Jab);
+        rc__sh_W(abar, b, c->cb, 0.0, c->alpha, c->beta, order, &W);
+    }
     if (!need) return W.v;
     {
         /* dII_i/dq over the 21 world DOFs: A = -(e + a + c), B = e, q = a, p = c */
@@ -4336,13 +4631,16 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
         }
         for (k = 0; k < 3; ++k)
             for (j = 0; j < 21; ++j) Jb[k * 21 + j] = L[k][0] * gII[0][j] + L[k][1] * gII[1][j] + L[k][2] * gII[2][j];
-        rc__sh_chain(&W, 21, Jb, withu, Jab, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
+        if (c->ortho)
+            rc__sh_chain_o(&Wo, 21, Jb, withu, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
+        else
+            rc__sh_chain(&W, 21, Jb, withu, Jab, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
         if (!(flags & RC__SH_HESS)) return W.v;
         /* second-order part: sum_i wII_i d^2 II_i, wII_i = sum_k W_bk L[k][i] */
         for (i = 0; i < 3; ++i) wII[i] = W.g[3] * L[0][i] + W.g[4] * L[1][i] + W.g[5] * L[2][i];
         for (i = 0; i < 3; ++i)
             rc__sh_edge_hess_add(&Ed[i], wII[i], hess, n, 3 * ((i + 1) % 3), 3 * ((i + 2) % 3), 3 * i, 9 + 3 * i, 18 + i);
-        if (withu) rc__sh_fff_hess_add(2, W.g, hess, n, 21);
+        if (withu && !c->ortho) rc__sh_fff_hess_add(2, W.g, hess, n, 21);   /* ortho: w is linear in u */
         rc__sh_finish_hess(n, hess, flags);
     }
     return W.v;
@@ -4525,6 +4823,75 @@ static RC__UNUSED double rc__inertia_tri(const double x[9], const double u[6], c
     return m * Phi;
 }
 
+/* ---- material point: a handle or load attached to the material coordinate q (a point of the
+   flat reference domain), sampled through the triangle whose CURRENT reference triangle u holds
+   it: barycentric weights w(u) with q = sum_i w_i u_i, world point X = sum_i w_i x_i, and
+       E = k/2 |X - p|^2 - f.X     (a spring of stiffness k to target p, and a dead load f).
+   DOFs [x0 x1 x2 | u0 u1 u2] (element A's layout). With D = [u1-u0, u2-u0], P = D^-1,
+   xi = P (q - u0), w = (1 - xi1 - xi2, xi1, xi2), F = D_x P (the deformation gradient) and
+   l_i = grad_u w_i (rows of L P, L = [[-1,-1],[1,0],[0,1]]), differentiating q = sum_i w_i u_i gives
+   dw_i/du_j = -w_j l_i and dX/du_j = -w_j F (moving the mesh by delta in the material domain
+   samples the point at -delta). With s = k (X - p) - f:
+       g_xi = w_i s,   g_uj = -w_j F^T s,
+       H_xi,xk = k w_i w_k I,   H_(xi,c),(uj,a) = -k w_i w_j F_ca - s_c w_j l_i,a,
+       H_(uj,b),(uk,a) = k w_j w_k (F^T F)_ba + w_k l_j,a (s.F_b) + w_j l_k,b (s.F_a)
+   (the u-u part from d2X/du_j,b du_k,a = w_k l_j,a F_b + w_j l_k,b F_a). Exact, unprojected; valid
+   for q anywhere (extrapolates outside the triangle). Returns E; g, H may be NULL. */
+static RC__UNUSED double rc__mp_tri(const double x[9], const double u[6], const double q[2], double k, const double p[3],
+                                    const double f[3], double *g, double *H)
+{
+    double D00 = u[2] - u[0], D01 = u[4] - u[0], D10 = u[3] - u[1], D11 = u[5] - u[1];
+    double J = D00 * D11 - D01 * D10, P[4], xi0, xi1, w[3], l[3][2], F[6], X[3], r[3], sv[3], E = 0.0;
+    int i, j, a, b, c;
+    P[0] = D11 / J; P[1] = -D01 / J; P[2] = -D10 / J; P[3] = D00 / J;
+    xi0 = P[0] * (q[0] - u[0]) + P[1] * (q[1] - u[1]);
+    xi1 = P[2] * (q[0] - u[0]) + P[3] * (q[1] - u[1]);
+    w[0] = 1.0 - xi0 - xi1; w[1] = xi0; w[2] = xi1;
+    l[1][0] = P[0]; l[1][1] = P[1]; l[2][0] = P[2]; l[2][1] = P[3];
+    l[0][0] = -P[0] - P[2]; l[0][1] = -P[1] - P[3];
+    for (c = 0; c < 3; ++c) {
+        double e1 = x[3 + c] - x[c], e2 = x[6 + c] - x[c];
+        F[2 * c] = e1 * P[0] + e2 * P[2];
+        F[2 * c + 1] = e1 * P[1] + e2 * P[3];
+        X[c] = w[0] * x[c] + w[1] * x[3 + c] + w[2] * x[6 + c];
+        r[c] = X[c] - p[c];
+        E += 0.5 * k * r[c] * r[c] - f[c] * X[c];
+        sv[c] = k * r[c] - f[c];
+    }
+    if (g) {
+        for (i = 0; i < 3; ++i)
+            for (c = 0; c < 3; ++c) g[3 * i + c] = w[i] * sv[c];
+        for (j = 0; j < 3; ++j)
+            for (a = 0; a < 2; ++a) g[9 + 2 * j + a] = -w[j] * (F[a] * sv[0] + F[2 + a] * sv[1] + F[4 + a] * sv[2]);
+    }
+    if (H) {
+        double FtF[4], sF[2];
+        memset(H, 0, sizeof(double) * 225);
+        for (a = 0; a < 2; ++a) {
+            sF[a] = F[a] * sv[0] + F[2 + a] * sv[1] + F[4 + a] * sv[2];
+            for (b = 0; b < 2; ++b) FtF[2 * a + b] = F[a] * F[b] + F[2 + a] * F[2 + b] + F[4 + a] * F[4 + b];
+        }
+        for (i = 0; i < 3; ++i)
+            for (j = 0; j < 3; ++j)
+                for (c = 0; c < 3; ++c) H[(3 * i + c) * 15 + 3 * j + c] = k * w[i] * w[j];
+        for (i = 0; i < 3; ++i)
+            for (c = 0; c < 3; ++c)
+                for (j = 0; j < 3; ++j)
+                    for (a = 0; a < 2; ++a) {
+                        double v = -k * w[i] * w[j] * F[2 * c + a] - sv[c] * w[j] * l[i][a];
+                        H[(3 * i + c) * 15 + 9 + 2 * j + a] = v;
+                        H[(9 + 2 * j + a) * 15 + 3 * i + c] = v;
+                    }
+        for (j = 0; j < 3; ++j)
+            for (b = 0; b < 2; ++b)
+                for (i = 0; i < 3; ++i)
+                    for (a = 0; a < 2; ++a)
+                        H[(9 + 2 * j + b) * 15 + 9 + 2 * i + a] =
+                            k * w[j] * w[i] * FtF[2 * b + a] + w[i] * l[j][a] * sF[b] + w[j] * l[i][b] * sF[a];
+    }
+    return E;
+}
+
 /* ---- a minimal edge/flap builder. TEMPORARY: it will be replaced by MESH's rc__topo (same
    numbering: edges by first appearance scanning tris[3t+k], edge k of t opposite vertex k). */
 typedef struct rc__sh_edges {
@@ -4642,6 +5009,7 @@ nonmanifold:
 static rc_material rc__material(double density, double thickness, double young, double poisson)
 {
     rc_material m;
+    memset(&m, 0, sizeof m);   /* model = RC_MATERIAL_ISOTROPIC, fabric fields zero */
     m.density = density;
     m.thickness = thickness;
     m.young = young;
@@ -4653,9 +5021,63 @@ RCLOTHDEF RC__UNUSED rc_material rc_material_silk(void) { return rc__material(60
 RCLOTHDEF RC__UNUSED rc_material rc_material_denim(void) { return rc__material(600.0, 0.8e-3, 3.0e6, 0.3); }
 RCLOTHDEF RC__UNUSED rc_material rc_material_proto(void) { return rc__material(200.0, 1.0e-3, 1.0e5, 0.3); }
 
+/* A fabric preset from one material of the Wang et al. 2011 database in ARCSim's JSON layout:
+   areal density (kg/m^2); s = the first "stretching" row (the small-strain sample, used by ARCSim
+   for every direction at zero strain); b0, b45, b90 = the first column of the three "bending" rows.
+   Conversion (reading of ARCSim's dde.cpp/physics.cpp): the stiffness it uses at small strain is
+   k = 2 s and its membrane energy per area is 1/2 (k0 G11^2 + 2 k1 G11 G22 + k2 G22^2 + k3 G12^2)
+   (G = Green strain), so C11 = 2 s0, C12 = 2 s1, C22 = 2 s2 and 2 C33 = k3/2, C33 = s3/2; then
+   E1 = C11 - C12^2/C22, E2 = C22 - C12^2/C11, nu12 = C12/C22, G12 = C33. Bending row i is used for
+   edges at angle 0, 45, 90 degrees to u; an edge along u bends the yarns along v, so b0 is the
+   weft-curvature (v) stiffness and b90 the warp one; ARCSim's ke plays the role of the plate
+   stiffness D (its isotropic path sets ke = E tau^3 / (12 (1 - nu^2))). */
+static rc_material rc__fabric(double areal, double s0, double s1, double s2, double s3, double b0, double b45, double b90)
+{
+    const double tau = 0.5e-3;
+    double C11 = 2.0 * s0, C12 = 2.0 * s1, C22 = 2.0 * s2;
+    rc_material m;
+    memset(&m, 0, sizeof m);
+    m.model = RC_MATERIAL_ORTHOTROPIC;
+    m.thickness = tau;
+    m.density = areal / tau;
+    m.warp_stiffness = C11 - C12 * C12 / C22;
+    m.weft_stiffness = C22 - C12 * C12 / C11;
+    m.warp_poisson = C12 / C22;
+    m.shear_stiffness = 0.5 * s3;
+    m.bend_warp = b90;
+    m.bend_weft = b0;
+    m.bend_bias = b45;
+    m.young = 0.5 * (m.warp_stiffness + m.weft_stiffness) / tau;
+    m.poisson = 0.3;
+    return m;
+}
+/* the numbers as they appear in the data files (materials/<name>.json) */
+RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_denim(void)   /* 11oz-black-denim */
+{ return rc__fabric(0.324, 205.352005, 10.234077, 1013.88629, 53.387184, 64.196457e-6, 73.384567e-6, 96.951576e-6); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_interlock(void)   /* gray-interlock */
+{ return rc__fabric(0.187, 16.593832, -14.695990, 34.477123, 36.860302, 23.191698e-6, 24.749964e-6, 14.267624e-6); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_ponte(void)   /* camel-ponte-roma */
+{ return rc__fabric(0.284, 31.146198, -12.802702, 44.028667, 31.896357, 36.348366e-6, 33.013252e-6, 37.157593e-6); }
+RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_cotton_poly(void)   /* royal-target */
+{ return rc__fabric(0.220, 2016.55456, 9.170511, 2034.97644, 104.759674, 125.409805e-6, 107.997696e-6, 125.409805e-6); }
+
 RCLOTHDEF RC__UNUSED rc_status rc_material_validate(const rc_material *mat)
 {
     if (!mat) return RC_ERR_INVALID_ARGUMENT;
+    if (mat->model == RC_MATERIAL_ORTHOTROPIC) {
+        const double v[9] = {mat->density, mat->thickness, mat->warp_stiffness, mat->weft_stiffness, mat->shear_stiffness,
+                             mat->bend_warp, mat->bend_weft, mat->bend_bias, mat->warp_poisson};
+        int i;
+        for (i = 0; i < 9; ++i)
+            if (!rc__isfinite(v[i])) return RC_ERR_NON_FINITE;
+        for (i = 0; i < 8; ++i)
+            if (!(v[i] > 0.0)) return RC_ERR_BAD_MATERIAL;
+        /* positive definite membrane (1 - nu12 nu21 > 0) and twist stiffness B33 > 0 */
+        if (!(mat->warp_poisson * mat->warp_poisson * mat->weft_stiffness < mat->warp_stiffness)) return RC_ERR_BAD_MATERIAL;
+        if (!(4.0 * mat->bend_bias > mat->bend_warp + mat->bend_weft)) return RC_ERR_BAD_MATERIAL;
+        return RC_OK;
+    }
+    if (mat->model != RC_MATERIAL_ISOTROPIC) return RC_ERR_BAD_MATERIAL;
     if (!rc__isfinite(mat->density) || !rc__isfinite(mat->thickness) || !rc__isfinite(mat->young) ||
         !rc__isfinite(mat->poisson))
         return RC_ERR_NON_FINITE;
@@ -4725,22 +5147,20 @@ static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edge
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}};
     int nt = m->num_tris, t, i, j, k, l, e, sweep;
     for (t = 0; t < nt; ++t) {
-        double xl[9], xf[9], ul[6], abar[3], zero[3] = {0, 0, 0}, *G = geo + 18 * t;
+        double xl[9], xf[9], ul[6], Wmm[9], *G = geo + 18 * t;
         int mask;
-        rc__sh_wd W;
         rc__sh_gather(m, E, x, u, t, xl, xf, ul, &mask);
         for (i = 0; i < 3; ++i) {
             rc__sh_edge_geom(xl + 3 * i, xl + 3 * ((i + 1) % 3), xl + 3 * ((i + 2) % 3), (mask >> i & 1) ? xf + 3 * i : NULL,
                              &G[i], &G[3 + i]);
             G[6 + i] = rc__sh_edge_sign(m->tris + 3 * t, i);
         }
-        rc__sh_fff(ul, 2, abar, NULL);
-        rc__sh_W(abar, zero, c->cb, 0.0, c->alpha, c->beta, 2, &W);
+        rc__sh_bend_Wmm(ul, c, Wmm);
         for (i = 0; i < 3; ++i)
             for (j = 0; j < 3; ++j) {
                 double s = 0.0;
                 for (k = 0; k < 3; ++k)
-                    for (l = 0; l < 3; ++l) s += L[k][i] * W.h[6 * (3 + k) + 3 + l] * L[l][j];
+                    for (l = 0; l < 3; ++l) s += L[k][i] * Wmm[3 * k + l] * L[l][j];
                 G[9 + 3 * i + j] = 0.5 * s;
             }
     }
@@ -6194,6 +6614,13 @@ typedef struct rc__system {
     int *posA, *posB;  /* scatter tables (rc__system_build_tables), NULL: search */
 } rc__system;
 
+/* a material-space handle or load: point uv of the reference domain, spring k to target, dead
+   force f; tri = the triangle it was last located in (a hint), -1 when removed */
+typedef struct rc__mhandle {
+    double uv[2], target[3], k, f[3];
+    int tri;
+} rc__mhandle;
+
 struct rc_sim {
     void *user;
     rc_sim_def def;
@@ -6244,6 +6671,11 @@ struct rc_sim {
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
     double quality_h;                     /* the h of the regulariser weight rho*tau*A0^2/h^2 */
+    int nmh, cap_mh;                      /* material-space handles / loads (rc_sim_add_material_handle) */
+    int nst, cap_st;                      /* seam stitches (rc_sim_add_seam): vertex pairs and stiffness */
+    int *st_pair;
+    double *st_k;
+    struct rc__mhandle *mh;
     double time;
     int steps;
     char err[256];
@@ -6361,6 +6793,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score);
+    rc__free(user, s->mh); rc__free(user, s->st_pair); rc__free(user, s->st_k);
     rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
@@ -6402,7 +6835,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(d->num_threads >= 0, "num_threads must be >= 0");
 #undef RC__DEFCHECK
     st = rc_material_validate(&d->material);
-    if (st != RC_OK) { snprintf(msg, len, "rc_sim_def.material: density, thickness, young must be > 0 and poisson in (-1, 0.5)"); return st; }
+    if (st != RC_OK) { snprintf(msg, len, "%s", d->material.model == RC_MATERIAL_ORTHOTROPIC ? "rc_sim_def.material (orthotropic): density, thickness, stiffnesses must be > 0, nu12^2 E2/E1 < 1, 4 bend_bias > bend_warp + bend_weft" : "rc_sim_def.material: density, thickness, young must be > 0 and poisson in (-1, 0.5); model 0 or 1"); return st; }
     if (!rc__all_finite(m->ref_uv, (size_t)2 * (size_t)m->num_verts) ||
         (m->pos && !rc__all_finite(m->pos, (size_t)3 * (size_t)m->num_verts))) {
         snprintf(msg, len, "mesh coordinates contain NaN or inf");
@@ -6563,6 +6996,205 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
     has = f[0] != 0.0 || f[1] != 0.0 || f[2] != 0.0;
     memcpy(s->force + 3 * vertex, f, 3 * sizeof(double));
     if (had != has && s->def.adaptive) rc__sim_invalidate_layout(s);   /* loaded vertices keep u fixed */
+    return RC_OK;
+}
+
+/* ---- material-space handles (DESIGN §5's material-space loads) ----
+   Point location: the triangle of u whose barycentric coordinates of q have the largest minimum
+   (>= 0 inside; the largest also picks a triangle for a point on an edge or a round-off hair
+   outside the domain). The hint triangle is tried first and accepted when q is inside it, so a
+   handle that stays in its triangle costs O(1); otherwise a scan of all triangles (handles are
+   few; a walk would make this O(sqrt(nt)) if ever needed). */
+static RC__UNUSED int rc__sim_locate_uv(const rc_sim *s, const double *u, const double q[2], int hint, double *minbary)
+{
+    int t, best = -1;
+    double bestm = -HUGE_VAL;
+    for (t = (hint >= 0 && hint < s->nt) ? -1 : 0; t < s->nt; ++t) {
+        int tt = t < 0 ? hint : t;
+        const int *v = s->tris + 3 * tt;
+        const double *a = u + 2 * v[0], *b = u + 2 * v[1], *c = u + 2 * v[2];
+        double J = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+        double l1 = ((q[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (q[1] - a[1])) / J;
+        double l2 = ((b[0] - a[0]) * (q[1] - a[1]) - (q[0] - a[0]) * (b[1] - a[1])) / J;
+        double m = 1.0 - l1 - l2;
+        if (l1 < m) m = l1;
+        if (l2 < m) m = l2;
+        if (m > bestm) { bestm = m; best = tt; }
+        if (t < 0 && m >= 0.0) break;   /* inside the hint */
+    }
+    if (minbary) *minbary = bestm;
+    return best;
+}
+
+static RC__UNUSED void rc__sim_gather_A(const rc_sim *s, int t, const double *x, const double *u, double xl[9], double ul[6])
+{
+    int k, c;
+    for (k = 0; k < 3; ++k) {
+        for (c = 0; c < 3; ++c) xl[3 * k + c] = x[3 * s->tris[3 * t + k] + c];
+        for (c = 0; c < 2; ++c) ul[2 * k + c] = u[2 * s->tris[3 * t + k] + c];
+    }
+}
+
+RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness)
+{
+    int i;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (n < 1 || !side_a || !side_b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: n < 1 or a side is NULL");
+    if (!rc__isfinite(stiffness)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_seam: stiffness is not finite");
+    if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: stiffness must be > 0");
+    for (i = 0; i < n; ++i)
+        if (side_a[i] < 0 || side_a[i] >= s->nv || side_b[i] < 0 || side_b[i] >= s->nv || side_a[i] == side_b[i])
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: vertex out of range or stitched to itself");
+    if (s->nst + n > s->cap_st) {
+        int cap = s->cap_st ? s->cap_st : 16;
+        int *np;
+        double *nk;
+        while (cap < s->nst + n) cap *= 2;
+        np = (int *)rc__realloc(s->user, s->st_pair, (size_t)2 * cap, sizeof(int));
+        if (!np) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory adding a seam");
+        s->st_pair = np;
+        nk = (double *)rc__realloc(s->user, s->st_k, (size_t)cap, sizeof(double));
+        if (!nk) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory adding a seam");
+        s->st_k = nk;
+        s->cap_st = cap;
+    }
+    for (i = 0; i < n; ++i) {
+        s->st_pair[2 * (s->nst + i)] = side_a[i];
+        s->st_pair[2 * (s->nst + i) + 1] = side_b[i];
+        s->st_k[s->nst + i] = stiffness;
+    }
+    s->nst += n;
+    rc__sim_invalidate_layout(s);   /* new pattern entries; stitched vertices keep u */
+    return RC_OK;
+}
+
+static RC__UNUSED rc_status rc__sim_check_uv(const rc_sim *s, const double uv[2], int *tri, const char *fn)
+{
+    double mb;
+    char msg[160];
+    if (!uv) { snprintf(msg, sizeof msg, "%s: uv is NULL", fn); return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, msg); }
+    if (!rc__all_finite(uv, 2)) { snprintf(msg, sizeof msg, "%s: uv is not finite", fn); return rc__sim_fail_c(s, RC_ERR_NON_FINITE, msg); }
+    *tri = rc__sim_locate_uv(s, s->u, uv, -1, &mb);
+    if (*tri < 0 || mb < -1e-9) {
+        snprintf(msg, sizeof msg, "%s: uv (%g, %g) is outside the reference domain", fn, uv[0], uv[1]);
+        return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    return RC_OK;
+}
+
+static RC__UNUSED rc_status rc__sim_add_mh(rc_sim *s, const double uv[2], const double target[3], double k, const double f[3], int *id,
+                                           const char *fn)
+{
+    int tri;
+    rc_status st = rc__sim_check_uv(s, uv, &tri, fn);
+    if (st != RC_OK) return st;
+    if (s->nmh == s->cap_mh) {
+        int cap = s->cap_mh ? 2 * s->cap_mh : 4;
+        rc__mhandle *n = (rc__mhandle *)rc__realloc(s->user, s->mh, (size_t)cap, sizeof(rc__mhandle));
+        if (!n) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory adding a material handle");
+        s->mh = n;
+        s->cap_mh = cap;
+    }
+    memcpy(s->mh[s->nmh].uv, uv, 2 * sizeof(double));
+    memcpy(s->mh[s->nmh].target, target, 3 * sizeof(double));
+    memcpy(s->mh[s->nmh].f, f, 3 * sizeof(double));
+    s->mh[s->nmh].k = k;
+    s->mh[s->nmh].tri = tri;
+    if (id) *id = s->nmh;
+    s->nmh++;
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_add_material_handle(rc_sim *s, const double uv[2], const double target[3], double stiffness, int *id)
+{
+    static const double zero[3] = {0, 0, 0};
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_handle: target is NULL");
+    if (!rc__all_finite(target, 3) || !rc__isfinite(stiffness))
+        return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_material_handle: target or stiffness not finite");
+    if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_handle: stiffness must be > 0");
+    return rc__sim_add_mh(s, uv, target, stiffness, zero, id, "rc_sim_add_material_handle");
+}
+
+RCLOTHDEF rc_status rc_sim_add_material_load(rc_sim *s, const double uv[2], const double force[3], int *id)
+{
+    static const double zero[3] = {0, 0, 0};
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!force) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_load: force is NULL");
+    if (!rc__all_finite(force, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_material_load: force is not finite");
+    return rc__sim_add_mh(s, uv, zero, 0.0, force, id, "rc_sim_add_material_load");
+}
+
+static RC__UNUSED rc_status rc__sim_mh_get(rc_sim *s, int id, const double v[3], const char *fn, rc__mhandle **out)
+{
+    char msg[128];
+    if (id < 0 || id >= s->nmh || s->mh[id].tri < 0) {
+        snprintf(msg, sizeof msg, "%s: no material handle with id %d", fn, id);
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    if (v && !rc__all_finite(v, 3)) {
+        snprintf(msg, sizeof msg, "%s: value is not finite", fn);
+        return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
+    }
+    *out = s->mh + id;
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_move_material_handle(rc_sim *s, int id, const double target[3])
+{
+    rc__mhandle *m;
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_material_handle: target is NULL");
+    st = rc__sim_mh_get(s, id, target, "rc_sim_move_material_handle", &m);
+    if (st != RC_OK) return st;
+    if (!(m->k > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_material_handle: id is a load, not a handle");
+    memcpy(m->target, target, 3 * sizeof(double));
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_set_material_load(rc_sim *s, int id, const double force[3])
+{
+    rc__mhandle *m;
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!force) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_material_load: force is NULL");
+    st = rc__sim_mh_get(s, id, force, "rc_sim_set_material_load", &m);
+    if (st != RC_OK) return st;
+    memcpy(m->f, force, 3 * sizeof(double));
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_remove_material_handle(rc_sim *s, int id)
+{
+    rc__mhandle *m;
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    st = rc__sim_mh_get(s, id, NULL, "rc_sim_remove_material_handle", &m);
+    if (st != RC_OK) return st;
+    m->tri = -1;
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], double pos[3])
+{
+    int tri;
+    double xl[9], ul[6], zero[3] = {0, 0, 0};
+    rc_status st;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!pos) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_material_point: pos is NULL");
+    st = rc__sim_check_uv(s, uv, &tri, "rc_sim_material_point");
+    if (st != RC_OK) return st;
+    rc__sim_gather_A(s, tri, s->x, s->u, xl, ul);
+    /* the handle kernel's energy -f.X with k = 0 and f = -e_c is X_c: one interpolation rule */
+    {
+        int c;
+        for (c = 0; c < 3; ++c) {
+            double f[3] = {0, 0, 0};
+            f[c] = -1.0;
+            pos[c] = rc__mp_tri(xl, ul, uv, 0.0, zero, f, NULL, NULL);
+        }
+    }
     return RC_OK;
 }
 
@@ -6805,6 +7437,7 @@ static RC__UNUSED void rc__sim_update_u_fixed(rc_sim *s)
         int loaded = s->force[3 * i] != 0.0 || s->force[3 * i + 1] != 0.0 || s->force[3 * i + 2] != 0.0;
         s->u_fixed[i] = (unsigned char)(s->pinned[i] || loaded || s->topo.vkind[i] == RC__VK_CORNER);
     }
+    for (i = 0; i < 2 * s->nst; ++i) s->u_fixed[s->st_pair[i]] = 1;   /* stitched vertices (seams) */
 }
 
 /* A clamp clamps rotation too: every edge of a triangle whose three vertices are pinned keeps its
@@ -6874,9 +7507,14 @@ static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_
     }
     y->ndof = ndof;
     /* node adjacency from the triangle stencils: sorted unique pairs (a <= b) */
-    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 45 + (size_t)nn, sizeof(long long));
+    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 45 + (size_t)nn + (size_t)s->nst, sizeof(long long));
     if (!pairs) goto done;
     for (i = 0; i < nn; ++i) pairs[npairs++] = (long long)i * nn + i;
+    for (i = 0; i < s->nst; ++i) {   /* seam stitches couple two vertices of different panels */
+        int a = s->st_pair[2 * i] < s->st_pair[2 * i + 1] ? s->st_pair[2 * i] : s->st_pair[2 * i + 1];
+        int b = s->st_pair[2 * i] + s->st_pair[2 * i + 1] - a;
+        pairs[npairs++] = (long long)a * nn + b;
+    }
     for (t = 0; t < s->nt; ++t) {
         int nodes[9], n = rc__sim_tri_nodes(s, t, nodes), a, b;
         for (a = 0; a < n; ++a)
@@ -7039,6 +7677,58 @@ static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
             for (b = 0; b < 27; ++b)
                 y->posB[(size_t)729 * t + 27 * a + b] = (m.g[a] >= 0 && m.g[b] >= m.g[a]) ? rc__system_find(y, m.g[a], m.g[b]) : -1;
     }
+}
+
+/* Energy of all material handles at (x, u); with y: their gradient and Hessian scattered with
+   element A's map of the containing triangle (the pattern holds every pair of a triangle). The
+   15x15 Hessian is projected like element A's when u is a DOF (s->proj); in x alone it is
+   k w w^T (x) I, PSD already. Updates the location hints. */
+static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__system *y)
+{
+    double E = 0.0;
+    int h;
+    for (h = 0; h < s->nmh; ++h) {
+        rc__mhandle *m = s->mh + h;
+        double xl[9], ul[6], g[15], H[225];
+        rc__dofmap map;
+        if (m->tri < 0) continue;
+        m->tri = rc__sim_locate_uv(s, u, m->uv, m->tri, NULL);
+        rc__sim_gather_A(s, m->tri, x, u, xl, ul);
+        E += rc__mp_tri(xl, ul, m->uv, m->k, m->target, m->f, y ? g : NULL, y ? H : NULL);
+        if (!y) continue;
+        if (y->with_u && s->proj >= 0) rc__sh_psd_project(15, H, s->proj);
+        rc__map_triA(s, y, m->tri, &map);
+        rc__system_scatter(y, &map, g, H, NULL);
+    }
+    return E;
+}
+
+/* Seam stitches: E = k/2 |x_a - x_b|^2 per pair; with y, gradient (k d, -k d) and Hessian
+   k [I -I; -I I] (PSD) scattered into the (a, b) blocks the pattern reserves for them. */
+static RC__UNUSED double rc__sim_seams(const rc_sim *s, const double *x, rc__system *y)
+{
+    double E = 0.0;
+    int i, c;
+    for (i = 0; i < s->nst; ++i) {
+        int a = s->st_pair[2 * i], b = s->st_pair[2 * i + 1];
+        double d[3], k = s->st_k[i], g[6], H[36];
+        rc__dofmap map;
+        rc__sub3(d, x + 3 * a, x + 3 * b);
+        E += 0.5 * k * rc__dot3(d, d);
+        if (!y) continue;
+        memset(H, 0, sizeof H);
+        for (c = 0; c < 3; ++c) {
+            g[c] = k * d[c];
+            g[3 + c] = -k * d[c];
+            H[6 * c + c] = H[6 * (3 + c) + 3 + c] = k;
+            H[6 * c + 3 + c] = H[6 * (3 + c) + c] = -k;
+        }
+        map.n = 0;
+        rc__map_x(y, a, &map);
+        rc__map_x(y, b, &map);
+        rc__system_scatter(y, &map, g, H, NULL);
+    }
+    return E;
 }
 
 
@@ -7551,6 +8241,8 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
         T->quality += s->tri_e[6 * t + 3]; T->bend += s->tri_e[6 * t + 4]; T->contact += s->tri_e[6 * t + 5];
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->contact, &T->friction, &T->min_dist);
+    if (s->nmh) T->ext += rc__sim_handles(s, x, u, NULL);   /* material-space handles and loads */
+    if (s->nst) T->ext += rc__sim_seams(s, x, NULL);         /* seam stitches */
     if (s->has_mesh_obstacle) {
         T->contact += rc__sim_mesh_contact(s, x, NULL, &T->min_dist);
         T->friction += rc__sim_mesh_friction(s, x, NULL);
@@ -7674,6 +8366,8 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         rc__map_x(y, i, &m);
         rc__system_scatter(y, &m, g, H, NULL);
     }
+    if (s->nmh) rc__sim_handles(s, x, u, y);   /* material-space handles and loads */
+    if (s->nst) rc__sim_seams(s, x, y);        /* seam stitches */
     if (s->has_mesh_obstacle) {
         double mind = HUGE_VAL;
         rc__sim_mesh_contact(s, x, y, &mind);
@@ -8419,6 +9113,24 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
             rc__sim_vertex_derivs(s, i, s->x + 3 * i, g, H);
             for (c = 0; c < 3; ++c) s->reaction[3 * i + c] += g[c];
         }
+    for (i = 0; i < s->nst; ++i) {   /* seam stitches at pinned vertices */
+        int a = s->st_pair[2 * i], b = s->st_pair[2 * i + 1];
+        for (c = 0; c < 3; ++c) {
+            double f = s->st_k[i] * (s->x[3 * a + c] - s->x[3 * b + c]);
+            if (s->pinned[a]) s->reaction[3 * a + c] += f;
+            if (s->pinned[b]) s->reaction[3 * b + c] -= f;
+        }
+    }
+    for (i = 0; i < s->nmh; ++i) {   /* material handles whose triangle has a pinned vertex */
+        const rc__mhandle *m = s->mh + i;
+        double xl[9], ul[6], g[15];
+        if (m->tri < 0) continue;
+        rc__sim_gather_A(s, m->tri, s->x, s->u, xl, ul);
+        rc__mp_tri(xl, ul, m->uv, m->k, m->target, m->f, g, NULL);
+        for (k = 0; k < 3; ++k)
+            if (s->pinned[s->tris[3 * m->tri + k]])
+                for (c = 0; c < 3; ++c) s->reaction[3 * s->tris[3 * m->tri + k] + c] += g[3 * k + c];
+    }
 }
 
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)

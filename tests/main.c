@@ -38,6 +38,7 @@ static void t_run(const char *name, void (*fn)(void))
 #include "test_io.c"
 #include "test_pictures.c"
 #include "test_reliability.c"
+#include "test_garment.c"
 
 int main(int argc, char **argv)
 {
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
     suite_io();
     suite_pictures();
     suite_reliability();
+    suite_garment();
     printf("%d passed, %d failed\n", t_passed, t_failed);
     return t_failed ? 1 : 0;
 }

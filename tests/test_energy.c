@@ -127,6 +127,7 @@ static double t_bend_fn(void *ctx, const double *q, double *g, double *H)
 static rc_material t_mat(void)
 {
     rc_material m;
+    memset(&m, 0, sizeof m);   /* model = RC_MATERIAL_ISOTROPIC */
     m.density = 300;
     m.thickness = 0.1;   /* thick, so bending and stretch have similar magnitudes in O(1) tests */
     m.young = 1000;

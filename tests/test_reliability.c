@@ -319,6 +319,7 @@ static void test_rel_material_table(void)
     for (i = 0; i < sizeof table / sizeof table[0]; ++i) {
         rc_material m;
         rc_status st;
+        memset(&m, 0, sizeof m);   /* model = RC_MATERIAL_ISOTROPIC */
         m.density = table[i].rho; m.thickness = table[i].tau; m.young = table[i].E; m.poisson = table[i].nu;
         st = rc_material_validate(&m);
         CHECKF(st == table[i].want, "%s: got %s", table[i].what, rc_status_string(st));

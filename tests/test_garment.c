@@ -1,0 +1,665 @@
+#include "test.h"
+
+/* ---------------------------------------------------------------------------------------------
+   GARMENT tests (issue 9): orthotropic fabric, material-space handles.
+   Uses the FD helpers of test_energy.c (t_fd_check, t_stretch_fn, t_bend_fn, t_shell_fn,
+   t_rand_tri, t_rand_bend) and t_sim_grid of test_sim.c (one translation unit).
+   --------------------------------------------------------------------------------------------- */
+
+/* a strongly anisotropic fabric with Poisson coupling, O(1) numbers like t_mat() so stretch and
+   bending have similar magnitudes in the O(1) FD tests */
+static rc_material t_fabric(void)
+{
+    rc_material m;
+    memset(&m, 0, sizeof m);
+    m.model = RC_MATERIAL_ORTHOTROPIC;
+    m.density = 300;
+    m.thickness = 0.1;
+    m.young = 1000;
+    m.poisson = 0.3;
+    m.warp_stiffness = 100;
+    m.weft_stiffness = 30;
+    m.shear_stiffness = 7;
+    m.warp_poisson = 0.4;
+    m.bend_warp = 0.12;
+    m.bend_weft = 0.05;
+    m.bend_bias = 0.06;
+    return m;
+}
+
+/* the isotropic model written as an orthotropic coefficient set: C = tau (alpha + 2 beta, alpha,
+   alpha + 2 beta, beta), B = bending_scale tau^3/12 (the same) */
+static rc__sh_coef t_iso_as_ortho(const rc_material *m, double bs)
+{
+    rc__sh_coef c = rc__sh_make_coef(m, bs), o = c;
+    double ts = m->thickness, tb = bs * m->thickness * m->thickness * m->thickness / 12.0;
+    o.ortho = 1;
+    o.Cs[0] = o.Cs[2] = ts * (c.alpha + 2 * c.beta); o.Cs[1] = ts * c.alpha; o.Cs[3] = ts * c.beta;
+    o.Cb[0] = o.Cb[2] = tb * (c.alpha + 2 * c.beta); o.Cb[1] = tb * c.alpha; o.Cb[3] = tb * c.beta;
+    return o;
+}
+
+/* The orthotropic kernel with isotropic constants must reproduce the isotropic kernel (value,
+   gradient, Hessian in x, u, phi): the two are algebraically identical (tr(abar^-1 M) = tr X,
+   tr((abar^-1 M)^2) = tr X^2), so only round-off separates them: bar 1e-10 relative. */
+static void test_garment_ortho_matches_isotropic(void)
+{
+    rc_material m = t_mat();
+    rc__sh_coef ci = rc__sh_make_coef(&m, 0.7), co = t_iso_as_ortho(&m, 0.7);
+    int trial, i, vid[3] = {3, 8, 1};
+    double worst = 0;
+    for (trial = 0; trial < 10; ++trial) {
+        double q[27], g1[27], g2[27], H1[27 * 27], H2[27 * 27], e1, e2, s1, s2;
+        int mask;
+        double gs1[15], gs2[15], hs1[225], hs2[225];
+        t_rand_bend(q, &mask, 0.0, 0.5);
+        e1 = rc__sh_bend_tri(q, q + 9, mask, q + 18, vid, q + 21, &ci, RC__SH_GRAD | RC__SH_HESS, g1, H1);
+        e2 = rc__sh_bend_tri(q, q + 9, mask, q + 18, vid, q + 21, &co, RC__SH_GRAD | RC__SH_HESS, g2, H2);
+        s1 = rc__sh_stretch_tri(q, q + 21, &ci, RC__SH_GRAD | RC__SH_HESS, gs1, hs1);
+        s2 = rc__sh_stretch_tri(q, q + 21, &co, RC__SH_GRAD | RC__SH_HESS, gs2, hs2);
+        if (t_relerr(e1, e2) > worst) worst = t_relerr(e1, e2);
+        if (t_relerr(s1, s2) > worst) worst = t_relerr(s1, s2);
+        {
+            double mg = t_maxabs(g1, 27), mh = t_maxabs(H1, 27 * 27), ms = t_maxabs(gs1, 15), mhs = t_maxabs(hs1, 225);
+            for (i = 0; i < 27; ++i) if (fabs(g1[i] - g2[i]) / mg > worst) worst = fabs(g1[i] - g2[i]) / mg;
+            for (i = 0; i < 27 * 27; ++i) if (fabs(H1[i] - H2[i]) / mh > worst) worst = fabs(H1[i] - H2[i]) / mh;
+            for (i = 0; i < 15; ++i) if (fabs(gs1[i] - gs2[i]) / ms > worst) worst = fabs(gs1[i] - gs2[i]) / ms;
+            for (i = 0; i < 225; ++i) if (fabs(hs1[i] - hs2[i]) / mhs > worst) worst = fabs(hs1[i] - hs2[i]) / mhs;
+        }
+    }
+    CHECKF(worst < 1e-10, "orthotropic(isotropic constants) vs isotropic kernel: %.3g", worst);
+}
+
+/* FD of the orthotropic stretch, bending and shell kernels in x, u (and flap, phi): same bars and
+   reasons as the isotropic FD tests of test_energy.c (1e-6 well-conditioned; sliver 1e-4). */
+static void test_garment_ortho_fd(void)
+{
+    int trial;
+    double wg = 0, wh = 0, bg = 0, bh = 0;
+    t_sctx s;
+    rc_material m = t_fabric();
+    CHECK_OK(rc_material_validate(&m));
+    s.c = rc__sh_make_coef(&m, 1.0);
+    CHECK(s.c.ortho == 1);
+    s.flags = 0;
+    for (trial = 0; trial < 20; ++trial) {
+        double q[27], eg, eh;
+        t_rand_tri(q + 9, q);
+        t_fd_check(t_stretch_fn, &s, q, 15, 1e-5, &eg, &eh);
+        if (eg > wg) wg = eg;
+        if (eh > wh) wh = eh;
+        s.vid[0] = (int)(10 * t_rand()); s.vid[1] = 10 + (int)(10 * t_rand()); s.vid[2] = 20 + (int)(10 * t_rand());
+        t_rand_bend(q, &s.mask, 0.0, 0.5);
+        t_fd_check(trial & 1 ? t_bend_fn : t_shell_fn, &s, q, 27, 1e-5, &eg, &eh);
+        if (eg > bg) bg = eg;
+        if (eh > bh) bh = eh;
+    }
+    printf("    orthotropic FD: stretch grad %.2g hess %.2g, bend/shell grad %.2g hess %.2g\n", wg, wh, bg, bh);
+    CHECKF(wg < 1e-6 && wh < 1e-6, "ortho stretch fd: grad %.3g hess %.3g", wg, wh);
+    CHECKF(bg < 1e-6 && bh < 1e-6, "ortho bend fd: grad %.3g hess %.3g", bg, bh);
+    {
+        double q[15] = {0, 0, 0, 1, 0, 0.01, 0.5, 0.02, 0.0,   0, 0, 1, 0, 0.5, 0.01}, eg, eh;
+        t_fd_check(t_stretch_fn, &s, q, 15, 1e-6, &eg, &eh);
+        CHECKF(eg < 1e-4 && eh < 1e-4, "sliver ortho stretch fd: grad %.3g hess %.3g", eg, eh);
+    }
+    /* the public whole-mesh energy takes the model too: rest is zero energy, and rotating the
+       reference by 90 degrees (warp <-> weft) changes the energy of the same stretch */
+    {
+        t_mesh M = t_grid(3, 3, 0, 0, 1, 1, 1, 0.2);
+        rc_trimesh tm = t_tm(&M);
+        double *x = (double *)malloc(sizeof(double) * 3 * (size_t)M.nv), *ur = (double *)malloc(sizeof(double) * 2 * (size_t)M.nv);
+        double S0, S1, S2;
+        int i;
+        for (i = 0; i < M.nv; ++i) { x[3 * i] = M.u[2 * i]; x[3 * i + 1] = M.u[2 * i + 1]; x[3 * i + 2] = 0; }
+        CHECK_OK(rc_shell_energy(&tm, x, M.u, NULL, &m, &S0, NULL, NULL, NULL));
+        CHECK(fabs(S0) < 1e-20);
+        for (i = 0; i < M.nv; ++i) x[3 * i] *= 1.01;   /* 1% along u */
+        for (i = 0; i < M.nv; ++i) { ur[2 * i] = -M.u[2 * i + 1]; ur[2 * i + 1] = M.u[2 * i]; }   /* CCW rotation */
+        CHECK_OK(rc_shell_energy(&tm, x, M.u, NULL, &m, &S1, NULL, NULL, NULL));
+        {
+            /* same world stretch, now along the reference v axis of the rotated reference */
+            double *x2 = (double *)malloc(sizeof(double) * 3 * (size_t)M.nv);
+            for (i = 0; i < M.nv; ++i) { x2[3 * i] = 1.01 * M.u[2 * i]; x2[3 * i + 1] = M.u[2 * i + 1]; x2[3 * i + 2] = 0; }
+            CHECK_OK(rc_shell_energy(&tm, x2, ur, NULL, &m, &S2, NULL, NULL, NULL));
+            free(x2);
+        }
+        /* uniaxial-strain energy ratio = C11/C22 = E1/E2 */
+        CHECKF(t_relerr(S1 / S2, m.warp_stiffness / m.weft_stiffness) < 1e-9, "warp/weft energy ratio %.12g", S1 / S2);
+        free(x); free(ur);
+        t_mesh_free(&M);
+    }
+}
+
+/* ---- uniaxial tension of a homogeneous sheet along direction n (angle theta from warp = u) -----
+   Exact statement: a strip (any shape) under uniaxial tension T (N per unit reference width) along
+   n is in a homogeneous state, deformation gradient F (2x2, in plane), minimising
+       Pi(F) = S(F) / A - T n.(F - I) n
+   (S the stretch energy of a triangle with x_k = F u_k, A its reference area). We minimise Pi by
+   Newton over the 4 entries of F using the kernel's gradient and Hessian in x (dx_k/dF_ab =
+   delta_ac u_k,b), starting from F = I, and measure the effective modulus T / eps_n with the
+   fibre strain eps_n = |F n| - 1. Analytic (small strain, derived in rc_material):
+       1/E(theta) = c^4/E1 + s^4/E2 + (1/G12 - 2 nu12/E1) c^2 s^2,  c = cos theta, s = sin theta.
+   T is chosen for eps_n ~ 1e-5. StVK is linear between the second Piola-Kirchhoff stress and the
+   Green strain, not between T and eps: with the fibre stretch lambda = 1 + eps, Green strain
+   lambda^2/2 - 1/2 = eps + eps^2/2 and S_nn = T / lambda, so T = E(theta) (eps + 3/2 eps^2 + ...):
+   T/eps - E(theta) = 1.5 eps E(theta) = 1.5e-5 relative, which is what the raw comparison must show
+   (bar 2e-5), and after dividing by (1 + 1.5 eps) what is left is O(eps^2) = 1e-10 plus round-off
+   in eps (1e-16 / 1e-5 = 1e-11): bar 1e-8. The reference triangle is a random one, not aligned
+   with n: the energy must depend on the uv frame only. */
+static double t_uniaxial(const rc_material *m, double theta, double *analytic, double *eps_out)
+{
+    rc__sh_coef c = rc__sh_make_coef(m, 1.0);
+    double n[2] = {cos(theta), sin(theta)}, u[6], x[9], F[4] = {1, 0, 0, 1}, A, T, Eth;
+    double E1 = m->warp_stiffness, E2 = m->weft_stiffness, G = m->shear_stiffness, nu = m->warp_poisson;
+    double cs = n[0], sn = n[1];
+    int it, k;
+    t_rand_tri(u, x);
+    A = 0.5 * ((u[2] - u[0]) * (u[5] - u[1]) - (u[4] - u[0]) * (u[3] - u[1]));
+    Eth = 1.0 / (cs * cs * cs * cs / E1 + sn * sn * sn * sn / E2 + (1.0 / G - 2.0 * nu / E1) * cs * cs * sn * sn);
+    *analytic = Eth;
+    T = 1e-5 * Eth;
+    for (it = 0; it < 30; ++it) {
+        double g[9], H[81], gF[4], HF[16], d[4], J[9 * 4];
+        int a, b, i, j;
+        for (k = 0; k < 3; ++k) {
+            x[3 * k] = F[0] * u[2 * k] + F[1] * u[2 * k + 1];
+            x[3 * k + 1] = F[2] * u[2 * k] + F[3] * u[2 * k + 1];
+            x[3 * k + 2] = 0.0;
+        }
+        rc__sh_stretch_tri(x, u, &c, RC__SH_GRAD | RC__SH_HESS | RC__SH_NO_U, g, H);
+        /* J (9 x 4): d x_(k,r) / d F_(a) with F = [[F0 F1], [F2 F3]] */
+        memset(J, 0, sizeof J);
+        for (k = 0; k < 3; ++k) {
+            J[(3 * k) * 4 + 0] = u[2 * k]; J[(3 * k) * 4 + 1] = u[2 * k + 1];
+            J[(3 * k + 1) * 4 + 2] = u[2 * k]; J[(3 * k + 1) * 4 + 3] = u[2 * k + 1];
+        }
+        for (a = 0; a < 4; ++a) {
+            gF[a] = 0;
+            for (i = 0; i < 9; ++i) gF[a] += J[i * 4 + a] * g[i];
+            gF[a] /= A;
+            for (b = 0; b < 4; ++b) {
+                double sum = 0;
+                for (i = 0; i < 9; ++i)
+                    for (j = 0; j < 9; ++j) sum += J[i * 4 + a] * H[i * 9 + j] * J[j * 4 + b];
+                HF[a * 4 + b] = sum / A;
+            }
+        }
+        /* - T n.(F n): d/dF_ab = -T n_a n_b */
+        gF[0] -= T * n[0] * n[0]; gF[1] -= T * n[0] * n[1]; gF[2] -= T * n[1] * n[0]; gF[3] -= T * n[1] * n[1];
+        /* solve the 4x4 Newton system by Gauss elimination with partial pivoting */
+        {
+            double M[4][5];
+            int p, r, q;
+            for (p = 0; p < 4; ++p) { for (q = 0; q < 4; ++q) M[p][q] = HF[p * 4 + q]; M[p][4] = -gF[p]; }
+            /* at F = I the rotation direction W F has zero curvature (no stress yet, linear load):
+               add T r r^T / |r|^2 along it, of the size of the true curvature at equilibrium.
+               It changes the Newton matrix only, not the gradient, so the fixed point is exact */
+            {
+                double rvec[4] = {-F[2], -F[3], F[0], F[1]}, nr = 0;   /* d/dphi of R(phi) F at 0 */
+                for (p = 0; p < 4; ++p) nr += rvec[p] * rvec[p];
+                for (p = 0; p < 4; ++p)
+                    for (q = 0; q < 4; ++q) M[p][q] += T * rvec[p] * rvec[q] / nr;
+            }
+            for (p = 0; p < 4; ++p) {
+                int piv = p;
+                for (r = p + 1; r < 4; ++r) if (fabs(M[r][p]) > fabs(M[piv][p])) piv = r;
+                for (q = 0; q < 5; ++q) { double tt = M[p][q]; M[p][q] = M[piv][q]; M[piv][q] = tt; }
+                for (r = p + 1; r < 4; ++r) {
+                    double f = M[r][p] / M[p][p];
+                    for (q = p; q < 5; ++q) M[r][q] -= f * M[p][q];
+                }
+            }
+            for (p = 3; p >= 0; --p) {
+                double sum = M[p][4];
+                for (q = p + 1; q < 4; ++q) sum -= M[p][q] * d[q];
+                d[p] = sum / M[p][p];
+            }
+        }
+        for (a = 0; a < 4; ++a) F[a] += d[a];
+        if (t_maxabs(d, 4) < 1e-15) break;
+    }
+    {
+        double Fn[2] = {F[0] * n[0] + F[1] * n[1], F[2] * n[0] + F[3] * n[1]};
+        double eps = sqrt(Fn[0] * Fn[0] + Fn[1] * Fn[1]) - 1.0;
+        *eps_out = eps;
+        return T / eps;
+    }
+}
+
+static void test_garment_uniaxial_moduli(void)
+{
+    rc_material mats[3];
+    const char *names[3] = {"t_fabric", "denim", "interlock"};
+    double angles[4] = {0.0, 1.5707963267948966, 0.7853981633974483, 0.5236};   /* warp, weft, bias, 30 deg */
+    const char *an[4] = {"warp", "weft", "bias", "30deg"};
+    int i, k;
+    double worst = 0, worst2 = 0;
+    mats[0] = t_fabric(); mats[1] = rc_material_fabric_denim(); mats[2] = rc_material_fabric_interlock();
+    for (i = 0; i < 3; ++i) {
+        CHECK_OK(rc_material_validate(&mats[i]));
+        for (k = 0; k < 4; ++k) {
+            double ana, eps, meas = t_uniaxial(&mats[i], angles[k], &ana, &eps), err = (meas - ana) / ana;
+            double err2 = meas / (ana * (1.0 + 1.5 * eps)) - 1.0;
+            printf("    %-9s %-5s: measured %.6g N/m, analytic %.6g N/m, error %+.2e (strain %.2e; after the StVK 3/2 eps term %+.1e)\n",
+                   names[i], an[k], meas, ana, err, eps, err2);
+            if (fabs(err) > worst) worst = fabs(err);
+            if (fabs(err2) > worst2) worst2 = fabs(err2);
+        }
+    }
+    /* k = 0/1 are E1 and E2 themselves: the warp/weft rows check the engineering-constant
+       conversion; bias/30deg add the shear and Poisson terms */
+    CHECKF(worst < 2e-5, "uniaxial modulus off by %.3g", worst);
+    CHECKF(worst2 < 1e-8, "uniaxial modulus off by %.3g beyond the StVK 3/2 eps term", worst2);
+}
+
+/* Through the simulator: denim strips (0.2 m x 0.02 m) along warp and along weft, one short end
+   pinned, a total force P spread over the other end (nodal forces: half at the two corners, the
+   consistent load of a uniform traction on linear elements), rc_sim_solve_static, no gravity.
+   The mean end displacement gives the modulus P / (w * (dL / L)). Expected E1 and E2: denim's
+   Poisson coupling is tiny (nu12 = 0.010, nu21 = 0.050), so the clamp's lateral restraint stiffens
+   the strip by O(nu12 nu21) = 5e-4 near the clamp only; the StVK 3/2 eps term (t_uniaxial) is
+   divided out, leaving O(eps^2) = 1e-6: the bar is 1e-3. The weft strip must come out 4.94x stiffer (E2/E1), which a
+   model ignoring the uv frame cannot do. */
+static double t_sim_strip_modulus(int along_v)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double L = 0.2, w = 0.02, E, P, tip = 0.0;
+    int nl = 21, nw = 3, nx = along_v ? nw : nl, ny = along_v ? nl : nw, j;
+    rc_step_stats st;
+    def.material = rc_material_fabric_denim();
+    def.gravity[2] = 0.0;
+    E = along_v ? def.material.weft_stiffness : def.material.warp_stiffness;
+    P = 1e-3 * E * w;
+    s = t_sim_grid(&def, nx, ny, along_v ? w : L, along_v ? L : w, NULL, NULL, NULL);
+    if (!s) return 0.0;
+    for (j = 0; j < nw; ++j) {
+        int v0 = along_v ? j : j * nx, v1 = along_v ? (ny - 1) * nx + j : j * nx + nx - 1;
+        double f[3] = {0, 0, 0};
+        f[along_v ? 1 : 0] = P / (nw - 1) * ((j == 0 || j == nw - 1) ? 0.5 : 1.0);
+        CHECK_OK(rc_sim_pin(s, v0, rc_sim_positions(s) + 3 * v0));
+        CHECK_OK(rc_sim_set_force(s, v1, f));
+    }
+    CHECK_OK(rc_sim_solve_static(s, &st));
+    CHECK(st.converged);
+    for (j = 0; j < nw; ++j) {
+        int v1 = along_v ? (ny - 1) * nx + j : j * nx + nx - 1;
+        tip += (rc_sim_positions(s)[3 * v1 + (along_v ? 1 : 0)] - L) / nw;
+    }
+    rc_sim_destroy(s);
+    /* with the StVK 3/2 eps term of t_uniaxial removed */
+    return P / (w * tip / L) / (1.0 + 1.5 * tip / L);
+}
+
+static void test_garment_sim_strip(void)
+{
+    rc_material d = rc_material_fabric_denim();
+    double Ew = t_sim_strip_modulus(0), Ef = t_sim_strip_modulus(1);
+    printf("    denim strip through rc_sim_solve_static: warp %.5g N/m (E1 %.5g, %+.2e), weft %.5g N/m (E2 %.5g, %+.2e)\n",
+           Ew, d.warp_stiffness, Ew / d.warp_stiffness - 1, Ef, d.weft_stiffness, Ef / d.weft_stiffness - 1);
+    CHECKF(fabs(Ew / d.warp_stiffness - 1) < 1e-3, "warp strip modulus %.6g vs %.6g", Ew, d.warp_stiffness);
+    CHECKF(fabs(Ef / d.weft_stiffness - 1) < 1e-3, "weft strip modulus %.6g vs %.6g", Ef, d.weft_stiffness);
+}
+
+static void test_garment_material_validate(void)
+{
+    rc_material m = t_fabric(), b;
+    rc_material pre[4];
+    int i;
+    CHECK_OK(rc_material_validate(&m));
+    b = m; b.model = 7; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);
+    b = m; b.warp_stiffness = 0; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);
+    b = m; b.shear_stiffness = -1; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);
+    b = m; b.warp_poisson = 2.0; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);   /* 4 * 30 > 100 */
+    b = m; b.bend_bias = 0.04; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);     /* 0.16 < 0.17 */
+    b = m; b.bend_weft = NAN; CHECK(rc_material_validate(&b) == RC_ERR_NON_FINITE);
+    b = m; b.young = -1; CHECK_OK(rc_material_validate(&b));   /* ignored by the fabric model */
+    pre[0] = rc_material_fabric_denim(); pre[1] = rc_material_fabric_interlock();
+    pre[2] = rc_material_fabric_ponte(); pre[3] = rc_material_fabric_cotton_poly();
+    for (i = 0; i < 4; ++i) CHECK_OK(rc_material_validate(&pre[i]));
+    /* the documented table: denim E1 410.5, E2 2027, areal density 0.324 */
+    CHECK(fabs(pre[0].warp_stiffness - 410.5) < 0.05 && fabs(pre[0].weft_stiffness - 2026.75) < 0.05);
+    CHECK(fabs(pre[0].density * pre[0].thickness - 0.324) < 1e-12);
+    CHECK(rc_material_cotton().model == RC_MATERIAL_ISOTROPIC);
+}
+
+/* ---- material-space handles ------------------------------------------------------------------ */
+
+typedef struct t_mpctx {
+    double qv[2], k, p[3], f[3];
+} t_mpctx;
+static double t_mp_fn(void *ctx, const double *q, double *g, double *H)
+{
+    t_mpctx *c = (t_mpctx *)ctx;
+    return rc__mp_tri(q, q + 9, c->qv, c->k, c->p, c->f, g, H);
+}
+
+/* FD of the material-point kernel in x and u (15 DOFs), point inside and outside the triangle,
+   spring and load together: the test_energy.c bar (1e-6 relative, hs = 1e-5) */
+static void test_garment_handle_fd(void)
+{
+    int trial;
+    double wg = 0, wh = 0;
+    for (trial = 0; trial < 20; ++trial) {
+        double q[15], eg, eh;
+        t_mpctx c;
+        int k;
+        t_rand_tri(q + 9, q);
+        c.qv[0] = 0.2 + (trial & 1 ? 1.2 : 0.5) * t_rand();   /* odd trials often outside */
+        c.qv[1] = 0.1 + 0.6 * t_rand();
+        c.k = 10.0 * t_rand() + 0.5;
+        for (k = 0; k < 3; ++k) { c.p[k] = t_rand(); c.f[k] = t_rand() - 0.5; }
+        t_fd_check(t_mp_fn, &c, q, 15, 1e-5, &eg, &eh);
+        if (eg > wg) wg = eg;
+        if (eh > wh) wh = eh;
+    }
+    printf("    material point FD: grad %.2g hess %.2g\n", wg, wh);
+    CHECKF(wg < 1e-6 && wh < 1e-6, "material point fd: grad %.3g hess %.3g", wg, wh);
+}
+
+/* world position of material point q from the current mesh, by brute-force location (independent
+   of the library's locator): the triangle with the largest minimum barycentric coordinate */
+static void t_material_point(const rc_sim *s, const double q[2], double X[3], int *tri_out, double w_out[3])
+{
+    const double *u = rc_sim_reference(s), *x = rc_sim_positions(s);
+    const int *tri = rc_sim_tris(s);
+    int t, best = -1, k, c;
+    double bm = -1e300, bw[3] = {0, 0, 0};
+    for (t = 0; t < rc_sim_num_tris(s); ++t) {
+        const double *a = u + 2 * tri[3 * t], *b = u + 2 * tri[3 * t + 1], *cc = u + 2 * tri[3 * t + 2];
+        double J = (b[0] - a[0]) * (cc[1] - a[1]) - (cc[0] - a[0]) * (b[1] - a[1]);
+        double l1 = ((q[0] - a[0]) * (cc[1] - a[1]) - (cc[0] - a[0]) * (q[1] - a[1])) / J;
+        double l2 = ((b[0] - a[0]) * (q[1] - a[1]) - (q[0] - a[0]) * (b[1] - a[1])) / J, m = 1 - l1 - l2;
+        if (l1 < m) m = l1;
+        if (l2 < m) m = l2;
+        if (m > bm) { bm = m; best = t; bw[0] = 1 - l1 - l2; bw[1] = l1; bw[2] = l2; }
+    }
+    for (c = 0; c < 3; ++c) {
+        X[c] = 0;
+        for (k = 0; k < 3; ++k) X[c] += bw[k] * x[3 * tri[3 * best + k] + c];
+    }
+    if (tri_out) *tri_out = best;
+    if (w_out) memcpy(w_out, bw, sizeof bw);
+}
+
+/* A material handle on the hanging sheet of test_adaptive.c (0.8 m, 7x7, adaptive, corners pulled
+   2 cm closer per step so the mesh slides), at uv = (0.37, 0.45) (inside a triangle, no vertex
+   there), stiffness k = 1e4 N/m, target moved 1 cm out of plane per step. The spring's offset is
+   |X - target| = |F_h| / k, F_h the force the handle carries: the sheet weighs 1.26 N and its
+   membrane stiffness tau E = 100 N/m, so with out-of-plane target motion of 6 cm F_h is a few N
+   at most; we require |X - target| < 1 mm (F_h < 10 N). X is the world position of the material
+   point uv interpolated from the current mesh (located independently here). That the mesh
+   really slid under the handle is checked too: the vertices of the triangle that held uv at the
+   start moved in u by > 5% of the 0.133 m grid spacing, and the point that a vertex-attached handle
+   would hold (the start triangle with the start barycentric weights, evaluated in the current
+   x) is off the material point by more than the tolerance. */
+static void test_garment_handle_follows_material(void)
+{
+    const int n = 7;
+    rc_sim *s = ta_hanging(n, 1, 0.0, 1.0);
+    double q[2] = {0.37, 0.45}, X0[3], target[3], w0[3], u0[6], worst = 0, X[3], Xr[3], naive[3], slide = 0;
+    int id = -1, tri0, k, c, steps = 6;
+    rc_step_stats ss;
+    CHECK(s != NULL);
+    if (!s) return;
+    t_material_point(s, q, X0, &tri0, w0);
+    for (k = 0; k < 3; ++k) memcpy(u0 + 2 * k, rc_sim_reference(s) + 2 * rc_sim_tris(s)[3 * tri0 + k], 2 * sizeof(double));
+    memcpy(target, X0, sizeof target);
+    CHECK_OK(rc_sim_add_material_handle(s, q, target, 1e4, &id));
+    for (k = 0; k < steps; ++k) {
+        double p0[3], p1[3], d;
+        memcpy(p0, rc_sim_positions(s), sizeof p0);
+        memcpy(p1, rc_sim_positions(s) + 3 * (n - 1), sizeof p1);
+        p0[0] += 0.01; p1[0] -= 0.01;
+        CHECK_OK(rc_sim_pin(s, 0, p0));
+        CHECK_OK(rc_sim_pin(s, n - 1, p1));
+        target[1] += 0.01;
+        CHECK_OK(rc_sim_move_material_handle(s, id, target));
+        CHECK_OK(rc_sim_step(s, &ss));
+        t_material_point(s, q, X, NULL, NULL);
+        CHECK_OK(rc_sim_material_point(s, q, Xr));
+        for (c = 0; c < 3; ++c) CHECK(fabs(Xr[c] - X[c]) < 1e-12);
+        d = sqrt((X[0] - target[0]) * (X[0] - target[0]) + (X[1] - target[1]) * (X[1] - target[1]) + (X[2] - target[2]) * (X[2] - target[2]));
+        if (d > worst) worst = d;
+    }
+    for (k = 0; k < 3; ++k) {
+        const double *uk = rc_sim_reference(s) + 2 * rc_sim_tris(s)[3 * tri0 + k];
+        double dd = hypot(uk[0] - u0[2 * k], uk[1] - u0[2 * k + 1]);
+        if (dd > slide) slide = dd;
+    }
+    for (c = 0; c < 3; ++c) {
+        naive[c] = 0;
+        for (k = 0; k < 3; ++k) naive[c] += w0[k] * rc_sim_positions(s)[3 * rc_sim_tris(s)[3 * tri0 + k] + c];
+    }
+    {
+        double dn = sqrt((naive[0] - X[0]) * (naive[0] - X[0]) + (naive[1] - X[1]) * (naive[1] - X[1]) + (naive[2] - X[2]) * (naive[2] - X[2]));
+        printf("    %d steps: max |X(uv) - target| %.3g m; start-triangle vertices slid %.4f m in u; vertex-attached point off by %.3g m\n",
+               steps, worst, slide, dn);
+        CHECKF(worst < 1e-3, "material point %.3g m from the handle target", worst);
+        CHECKF(slide > 0.05 * 0.8 / 6, "the mesh hardly slid under the handle (%.3g m)", slide);
+        CHECKF(dn > 1e-3, "vertex-attached point only %.3g m off: the test does not discriminate", dn);
+    }
+    rc_sim_destroy(s);
+}
+
+static void test_garment_handle_api(void)
+{
+    const int n = 5;
+    rc_sim *s = ta_hanging(n, 0, 0.0, 1.0);
+    double q[2] = {0.3, 0.3}, out[2] = {0.9, 0.3}, p[3] = {0, 0, 0}, f[3] = {0, 0, -1}, bad[3] = {0, NAN, 0};
+    int id = -1, lid = -1;
+    rc_step_stats ss;
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(rc_sim_add_material_handle(NULL, q, p, 1, &id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_material_handle(s, NULL, p, 1, &id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_material_handle(s, q, NULL, 1, &id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_material_handle(s, out, p, 1, &id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_material_handle(s, q, p, 0.0, &id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_add_material_handle(s, q, bad, 1, &id) == RC_ERR_NON_FINITE);
+    CHECK(rc_sim_material_point(s, out, p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK_OK(rc_sim_material_point(s, q, p));
+    CHECK_OK(rc_sim_add_material_handle(s, q, p, 100.0, &id));
+    CHECK_OK(rc_sim_add_material_load(s, q, f, &lid));
+    CHECK(id == 0 && lid == 1);
+    CHECK(rc_sim_move_material_handle(s, lid, p) == RC_ERR_INVALID_ARGUMENT);   /* a load */
+    CHECK(rc_sim_move_material_handle(s, 7, p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_move_material_handle(s, id, bad) == RC_ERR_NON_FINITE);
+    CHECK_OK(rc_sim_set_material_load(s, lid, f));
+    CHECK_OK(rc_sim_step(s, &ss));
+    CHECK(ss.e_external != 0.0);
+    CHECK_OK(rc_sim_remove_material_handle(s, id));
+    CHECK(rc_sim_remove_material_handle(s, id) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_move_material_handle(s, id, p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK_OK(rc_sim_remove_material_handle(s, lid));
+    CHECK_OK(rc_sim_step(s, &ss));
+    CHECK(ss.e_external == 0.0);
+    rc_sim_destroy(s);
+}
+
+/* In fixed mode a material load is exactly the per-vertex forces w_i f on its triangle (u does
+   not move, so the weights are constants): two static solves must agree to solver tolerance
+   (tol 1e-4 of the velocity scale: positions agree to ~1e-9 m on this 0.8 m sheet; bar 1e-7 m). */
+static void test_garment_material_load_fixed(void)
+{
+    const int n = 6;
+    rc_sim *a = ta_hanging(n, 0, 0.0, 1.0), *b = ta_hanging(n, 0, 0.0, 1.0);
+    double q[2] = {0.41, 0.27}, f[3] = {0.3, 0.5, -0.2}, X[3], w[3], worst = 0;
+    int tri, k, c, id;
+    rc_step_stats sa, sb;
+    CHECK(a && b);
+    if (!a || !b) return;
+    t_material_point(b, q, X, &tri, w);
+    CHECK_OK(rc_sim_add_material_load(a, q, f, &id));
+    for (k = 0; k < 3; ++k) {
+        double fk[3];
+        for (c = 0; c < 3; ++c) fk[c] = w[k] * f[c];
+        CHECK_OK(rc_sim_set_force(b, rc_sim_tris(b)[3 * tri + k], fk));
+    }
+    CHECK_OK(rc_sim_solve_static(a, &sa));
+    CHECK_OK(rc_sim_solve_static(b, &sb));
+    for (k = 0; k < 3 * n * n; ++k)
+        if (fabs(rc_sim_positions(a)[k] - rc_sim_positions(b)[k]) > worst) worst = fabs(rc_sim_positions(a)[k] - rc_sim_positions(b)[k]);
+    printf("    material load vs barycentric vertex forces (fixed, static): max |dx| %.2g m\n", worst);
+    CHECKF(worst < 1e-7, "material load differs from its vertex-force equivalent by %.3g m", worst);
+    rc_sim_destroy(a);
+    rc_sim_destroy(b);
+}
+
+/* End to end: the adaptive simulator with an orthotropic fabric (the knit preset, soft, so the
+   sheet stretches and the mesh slides): every step monotone in the incremental potential, finite,
+   and u actually moves */
+static void test_garment_ortho_adaptive_steps(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats ss;
+    int i, k, n = 7;
+    double travel = 0;
+    CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
+    for (i = 0; i < m.num_verts; ++i) {
+        double u = m.ref_uv[2 * i], v = m.ref_uv[2 * i + 1];
+        m.pos[3 * i] = u; m.pos[3 * i + 1] = 0.005 * sin(7.85 * u) * v; m.pos[3 * i + 2] = -v;
+    }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.material = rc_material_fabric_interlock();
+    def.adaptive = 1;
+    def.num_threads = 1;
+    def.itr_max_outer = 100;
+    CHECK_OK(rc_sim_create(&def, &s));
+    rc_mesh_free(&m);
+    if (!s) return;
+    CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
+    CHECK_OK(rc_sim_pin(s, n - 1, rc_sim_positions(s) + 3 * (n - 1)));
+    for (k = 0; k < 4; ++k) {
+        CHECK_OK(rc_sim_step(s, &ss));
+        CHECK(ss.ip_end <= ss.ip_start);
+        CHECK(rc__all_finite(rc_sim_positions(s), 3 * (size_t)n * n));
+        if (ss.ref_travel > travel) travel = ss.ref_travel;
+    }
+    printf("    interlock, adaptive: 4 steps, last converged %d, max u travel per step %.3g m\n", ss.converged, travel);
+    CHECKF(travel > 1e-4, "u hardly moved (%.3g m)", travel);
+    rc_sim_destroy(s);
+}
+
+/* ---- seams -------------------------------------------------------------------------------------
+   Two 0.3 m square panels (n x n grids, separate charts in uv: panel B is shifted by 0.5 m in u),
+   hung as an "L": panel A in the x-z plane, panel B in the y-z plane, A's right side stitched to
+   B's left side (n stitches, they coincide in world), pinned at the two outer corners at
+   z = -0.3 (so the sheet above them flops over under gravity), cotton, 8 dynamic steps. Required at every step: max stitch gap below the
+   contact thickness (1 mm; the seam carries about B's weight, 0.13 N over n stitches of
+   k = 1e3 N/m, so ~2e-5 m is expected), each panel's reference area equal to its initial one
+   (1e-12 relative: fixed mode freezes u; adaptive mode keeps stitched vertices' u and slides
+   other boundary vertices along straight sides only), stitched vertices at their initial u (the
+   pairs stay paired), and the panels must actually move (the hinge folds under gravity). */
+static double t_seam_run(int adaptive, double *area_err, double *pair_drift, double *moved)
+{
+    const int n = 6;
+    rc_mesh a, b;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    int nv, nt, i, k, sa[6], sb[6], steps = 8;
+    double *uv, *pos, A0[2] = {0, 0}, gap = 0, *u0;
+    int *tris;
+    rc_step_stats ss;
+    *area_err = *pair_drift = *moved = HUGE_VAL;
+    CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, n, n, RC_DIAG_ALTERNATING));
+    CHECK_OK(rc_mesh_grid(&b, 0.3, 0.3, n, n, RC_DIAG_ALTERNATING));
+    nv = a.num_verts + b.num_verts;
+    nt = a.num_tris + b.num_tris;
+    uv = (double *)malloc(sizeof(double) * 2 * (size_t)nv);
+    pos = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+    tris = (int *)malloc(sizeof(int) * 3 * (size_t)nt);
+    u0 = (double *)malloc(sizeof(double) * 2 * (size_t)nv);
+    for (i = 0; i < a.num_verts; ++i) {
+        double u = a.ref_uv[2 * i], v = a.ref_uv[2 * i + 1];
+        uv[2 * i] = u; uv[2 * i + 1] = v;
+        pos[3 * i] = u; pos[3 * i + 1] = 0.0; pos[3 * i + 2] = -v;
+        u = b.ref_uv[2 * i]; v = b.ref_uv[2 * i + 1];
+        uv[2 * (a.num_verts + i)] = u + 0.5; uv[2 * (a.num_verts + i) + 1] = v;
+        pos[3 * (a.num_verts + i)] = 0.3; pos[3 * (a.num_verts + i) + 1] = u; pos[3 * (a.num_verts + i) + 2] = -v;
+    }
+    for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = b.tris[i] + a.num_verts; }
+    for (k = 0; k < n; ++k) { sa[k] = k * n + n - 1; sb[k] = a.num_verts + k * n; }
+    def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+    def.adaptive = adaptive;
+    def.num_threads = 1;
+    def.itr_max_outer = 100;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (s) {
+        double p0[3];
+        CHECK_OK(rc_sim_add_seam(s, n, sa, sb, 1e3));
+        CHECK_OK(rc_sim_pin(s, (n - 1) * n, rc_sim_positions(s) + 3 * (n - 1) * n));   /* A: u = 0, v = 0.3 (z = -0.3) */
+        CHECK_OK(rc_sim_pin(s, a.num_verts + n * n - 1, rc_sim_positions(s) + 3 * (a.num_verts + n * n - 1)));
+        memcpy(u0, rc_sim_reference(s), sizeof(double) * 2 * (size_t)nv);
+        memcpy(p0, rc_sim_positions(s) + 3 * (a.num_verts + n - 1), sizeof p0);   /* B's free corner (u = 0.3, v = 0) */
+        for (i = 0; i < nt; ++i) {
+            const double *r = rc_sim_reference(s);
+            const int *t = rc_sim_tris(s) + 3 * i;
+            A0[i >= a.num_tris] += 0.5 * ((r[2 * t[1]] - r[2 * t[0]]) * (r[2 * t[2] + 1] - r[2 * t[0] + 1]) -
+                                          (r[2 * t[2]] - r[2 * t[0]]) * (r[2 * t[1] + 1] - r[2 * t[0] + 1]));
+        }
+        *area_err = *pair_drift = 0;
+        for (k = 0; k < steps; ++k) {
+            double A[2] = {0, 0};
+            const double *r, *x;
+            CHECK_OK(rc_sim_step(s, &ss));
+            r = rc_sim_reference(s);
+            x = rc_sim_positions(s);
+            for (i = 0; i < nt; ++i) {
+                const int *t = rc_sim_tris(s) + 3 * i;
+                A[i >= a.num_tris] += 0.5 * ((r[2 * t[1]] - r[2 * t[0]]) * (r[2 * t[2] + 1] - r[2 * t[0] + 1]) -
+                                             (r[2 * t[2]] - r[2 * t[0]]) * (r[2 * t[1] + 1] - r[2 * t[0] + 1]));
+            }
+            for (i = 0; i < 2; ++i) if (fabs(A[i] - A0[i]) / A0[i] > *area_err) *area_err = fabs(A[i] - A0[i]) / A0[i];
+            for (i = 0; i < n; ++i) {
+                double d[3], g, dr;
+                rc__sub3(d, x + 3 * sa[i], x + 3 * sb[i]);
+                g = rc__norm3(d);
+                if (g > gap) gap = g;
+                dr = fabs(r[2 * sa[i]] - u0[2 * sa[i]]) + fabs(r[2 * sa[i] + 1] - u0[2 * sa[i] + 1]) +
+                     fabs(r[2 * sb[i]] - u0[2 * sb[i]]) + fabs(r[2 * sb[i] + 1] - u0[2 * sb[i] + 1]);
+                if (dr > *pair_drift) *pair_drift = dr;
+            }
+        }
+        {
+            const double *x = rc_sim_positions(s) + 3 * (a.num_verts + n - 1);
+            *moved = sqrt((x[0] - p0[0]) * (x[0] - p0[0]) + (x[1] - p0[1]) * (x[1] - p0[1]) + (x[2] - p0[2]) * (x[2] - p0[2]));
+        }
+        rc_sim_destroy(s);
+    }
+    rc_mesh_free(&a); rc_mesh_free(&b);
+    free(uv); free(pos); free(tris); free(u0);
+    return gap;
+}
+
+static void test_garment_seam_closed(void)
+{
+    int adaptive;
+    for (adaptive = 0; adaptive < 2; ++adaptive) {
+        double aerr, drift, moved, gap = t_seam_run(adaptive, &aerr, &drift, &moved);
+        printf("    %s: max seam gap %.3g m, panel area change %.2g (relative), stitched u drift %.2g m, corner moved %.3g m\n",
+               adaptive ? "adaptive" : "fixed   ", gap, aerr, drift, moved);
+        CHECKF(gap < 1e-3, "seam opened to %.3g m (contact thickness 1e-3)", gap);
+        CHECKF(aerr < 1e-12, "panel area changed by %.3g", aerr);
+        CHECKF(drift == 0.0, "a stitched vertex slid in u by %.3g", drift);
+        CHECKF(moved > 0.01, "the scene hardly moved (%.3g m)", moved);
+    }
+}
+
+static void suite_garment(void)
+{
+    RUN(test_garment_ortho_matches_isotropic);
+    RUN(test_garment_ortho_fd);
+    RUN(test_garment_uniaxial_moduli);
+    RUN(test_garment_sim_strip);
+    RUN(test_garment_material_validate);
+    RUN(test_garment_handle_fd);
+    RUN(test_garment_handle_follows_material);
+    RUN(test_garment_handle_api);
+    RUN(test_garment_material_load_fixed);
+    RUN(test_garment_ortho_adaptive_steps);
+    RUN(test_garment_seam_closed);
+}
