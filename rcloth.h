@@ -606,6 +606,10 @@ typedef struct rc_step_stats {
     double ref_travel;          /* max |u_i - u_i^t| over the step, m */
     double min_contact_distance;/* min vertex-obstacle distance at the end (inf if no obstacle) */
     double t_total, t_assemble, t_factor, t_solve, t_line_search;   /* seconds */
+    const double *active_rate_per_iter; /* adaptive: the active rate of each outer iteration of the
+                                           last solve (the last substep if the step was split), owned
+                                           by the sim, valid until its next step; NULL in fixed mode */
+    int num_active_rates;               /* entries in active_rate_per_iter */
 } rc_step_stats;
 
 typedef struct rc_sim rc_sim;
@@ -6659,6 +6663,8 @@ struct rc_sim {
     double *cache_state;                  /* nt*27 */
     unsigned char *cache_valid;           /* nt */
     double *cache_score;                  /* nt scratch: relative displacement since caching */
+    double *active_hist;                  /* active rate of each outer iteration, active_cap entries */
+    int active_cap;                       /* def.itr_max_outer at creation */
     double *tri_e;                        /* nt*6 per-triangle energy terms (fixed-order sums) */
     double *chunkA, *chunkB;              /* RC__CHUNK*(15 + 225), RC__CHUNK*(27 + 729) element scratch */
     double *cacheA, *cacheB;              /* nt*(15+225), nt*(27+729): cached joint element derivatives (adaptive) */
@@ -6792,7 +6798,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->xtil); rc__free(user, s->xtil_G); rc__free(user, s->x0_G);
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
-    rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score);
+    rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score); rc__free(user, s->active_hist);
     rc__free(user, s->mh); rc__free(user, s->st_pair); rc__free(user, s->st_k);
     rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
@@ -6895,6 +6901,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
     if (def->adaptive && def->itr_cache) { RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double); }
     RC__A(s->cache_state, (size_t)nt * 27, double); RC__A(s->cache_valid, nt, unsigned char); RC__A(s->cache_score, nt, double);
+    if (def->adaptive) { RC__A(s->active_hist, def->itr_max_outer, double); s->active_cap = def->itr_max_outer; }
 #undef RC__A
     memcpy(s->u, def->mesh.ref_uv, sizeof(double) * 2 * (size_t)nv);
     memcpy(s->u_init, s->u, sizeof(double) * 2 * (size_t)nv);
@@ -8762,7 +8769,9 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         {
             int saved_proj = s->proj;
             if (exact) s->proj = -1;
-            active_sum += rc__sim_assemble(s, y, s->x, s->u, s->phi, d->itr_cache);
+            double rate = rc__sim_assemble(s, y, s->x, s->u, s->phi, d->itr_cache);
+            if (j <= s->active_cap) s->active_hist[j - 1] = rate;
+            active_sum += rate;
             s->proj = saved_proj;
         }
         nactive++;
@@ -8816,6 +8825,8 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         eps = eps * d->itr_lambda > d->tol ? eps * d->itr_lambda : d->tol;
     }
     st->active_rate = nactive ? active_sum / nactive : 0.0;
+    st->active_rate_per_iter = s->active_hist;
+    st->num_active_rates = nactive < s->active_cap ? nactive : s->active_cap;
     return RC_OK;
 }
 
@@ -9191,6 +9202,7 @@ static RC__UNUSED void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st
     acc->e_inertia = st->e_inertia; acc->e_stretch = st->e_stretch; acc->e_bend = st->e_bend; acc->e_gravity = st->e_gravity;
     acc->e_external = st->e_external; acc->e_contact = st->e_contact; acc->e_friction = st->e_friction; acc->e_quality = st->e_quality;
     acc->active_rate = 0.5 * (acc->active_rate + st->active_rate);
+    acc->active_rate_per_iter = st->active_rate_per_iter; acc->num_active_rates = st->num_active_rates;
     if (st->ref_travel > acc->ref_travel) acc->ref_travel = st->ref_travel;
     acc->min_contact_distance = st->min_contact_distance;
     acc->t_assemble += st->t_assemble; acc->t_factor += st->t_factor; acc->t_solve += st->t_solve; acc->t_line_search += st->t_line_search;

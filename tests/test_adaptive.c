@@ -253,6 +253,20 @@ static void test_adaptive_schedule_cache_agree(void)
            sa.ip_end, sa.outer_iters, sa.inner_iters, sa.active_rate, sa.converged, sb.ip_end, sb.outer_iters, sb.inner_iters, sb.converged);
     CHECKF(fabs(sa.ip_end - sb.ip_end) <= 0.01 * fabs(sb.ip_start - sb.ip_end), "IPs differ by %g, decrease %g",
            fabs(sa.ip_end - sb.ip_end), fabs(sb.ip_start - sb.ip_end));
+    /* the per-iteration active rates: one per outer iteration, in [0, 1], their mean is active_rate;
+       the unaccelerated run recomputes every stencil every time */
+    CHECK(sa.substeps == 1 && sa.active_rate_per_iter != NULL && sa.num_active_rates == sa.outer_iters);
+    if (sa.active_rate_per_iter && sa.num_active_rates > 0) {
+        double mean = 0.0;
+        int k, inrange = 1;
+        for (k = 0; k < sa.num_active_rates; ++k) {
+            mean += sa.active_rate_per_iter[k] / sa.num_active_rates;
+            inrange &= sa.active_rate_per_iter[k] >= 0.0 && sa.active_rate_per_iter[k] <= 1.0;
+        }
+        CHECK(inrange);
+        CHECK_NEAR(mean, sa.active_rate, 1e-12);
+    }
+    CHECK(sb.num_active_rates == sb.outer_iters && sb.active_rate == 1.0);
     rc_sim_destroy(a);
     rc_sim_destroy(b);
 }
