@@ -18,6 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <time.h>
+
+/* process CPU seconds: with one thread this is the solver's time even when other jobs share the
+   machine (wall time, ss.t_total, is printed too) */
+static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
 static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0;
 
@@ -101,7 +106,7 @@ static double fit_exponent(int k, const double *n, const double *t)
 
 /* Runs `steps` steps (after `warm` untimed ones), returns mean seconds and Newton / outer
    iterations per timed step; prints one line per step as it comes. */
-typedef struct run_result { double t, newton, outer; int steps, conv, ok; } run_result;
+typedef struct run_result { double t, cpu, newton, outer, active, active_late; int steps, conv, ok, late_n, late_low; } run_result;
 
 static run_result run_steps(rc_sim *s, const char *label, int warm, int steps)
 {
@@ -111,21 +116,33 @@ static run_result run_steps(rc_sim *s, const char *label, int warm, int steps)
     r.ok = 1;
     for (k = 0; k < warm + steps; ++k) {
         rc_step_stats ss;
+        double c0 = cpu_now(), cpu;
         rc_status st = rc_sim_step(s, &ss);
+        cpu = cpu_now() - c0;
         if (st != RC_OK) {
             printf("    %s step %d: %s (%s)\n", label, k + 1, rc_status_string(st), rc_sim_last_error(s));
             r.ok = 0;
             break;
         }
-        printf("    %s step %d%s: %.3f s, newton %d, outer %d, conv %d, min contact %.2f mm\n", label, k + 1,
-               k < warm ? " (warm-up, untimed)" : "", ss.t_total, ss.newton_iters, ss.outer_iters, ss.converged,
-               1e3 * ss.min_contact_distance);
+        printf("    %s step %d%s: %.3f s wall, %.3f s cpu, newton %d, outer %d, conv %d, active %.2f, min contact %.2f mm\n", label, k + 1,
+               k < warm ? " (warm-up, untimed)" : "", ss.t_total, cpu, ss.newton_iters, ss.outer_iters, ss.converged,
+               ss.active_rate, 1e3 * ss.min_contact_distance);
         fflush(stdout);
         if (k < warm) continue;
-        r.t += ss.t_total; r.newton += ss.newton_iters; r.outer += ss.outer_iters; r.conv += ss.converged;
+        r.t += ss.t_total; r.cpu += cpu; r.newton += ss.newton_iters; r.outer += ss.outer_iters; r.conv += ss.converged;
+        r.active += ss.active_rate;
+        if (ss.active_rate_per_iter) {
+            /* the active-rate bar counts outer iterations after the first five */
+            int j;
+            for (j = 5; j < ss.num_active_rates; ++j) {
+                r.active_late += ss.active_rate_per_iter[j]; r.late_n++;
+                r.late_low += ss.active_rate_per_iter[j] < 0.3;
+            }
+        }
         r.steps++;
     }
-    if (r.steps) { r.t /= r.steps; r.newton /= r.steps; r.outer /= r.steps; }
+    if (r.steps) { r.t /= r.steps; r.cpu /= r.steps; r.newton /= r.steps; r.outer /= r.steps; r.active /= r.steps; }
+    if (r.late_n) r.active_late /= r.late_n;
     return r;
 }
 
@@ -166,7 +183,8 @@ static void section_adaptive(void)
     int ns[3] = { 32, 64, 128 }, i, m = g_big ? 3 : 1;
     run_result rf[3], ra[3];
     printf("\n== 2. adaptive vs fixed: same sphere drape, dt 0.01, %d thread(s). One fixed warm-up step, its state\n"
-           "   saved; fixed: 2 timed steps from it; adaptive: the state loaded into an adaptive sim, 1 timed step\n", g_threads);
+           "   saved; fixed: 2 timed steps from it; adaptive: the state loaded into an adaptive sim, 3 timed steps\n"
+           "   (the first adaptive step moves the uniform mesh furthest; later ones start from an adapted mesh)\n", g_threads);
     for (i = 0; i < m; ++i) {
         rc_sim *s = make_sphere_drape(ns[i], 0), *a;
         char label[48];
@@ -184,17 +202,19 @@ static void section_adaptive(void)
         a = make_sphere_drape(ns[i], 1);
         if (a && rc_sim_load_state(a, state) == RC_OK) {
             sprintf(label, "adaptive %d", ns[i] * ns[i]);
-            ra[i] = run_steps(a, label, 0, 1);
+            ra[i] = run_steps(a, label, 0, 3);
         }
         rc_sim_destroy(a);
         free(state);
     }
-    printf("\n  | vertices | fixed s/step | fixed Newton/step | adaptive s/step | adaptive outer/step | adaptive Newton/step | adaptive converged | adaptive/fixed time |\n");
-    printf("  |---|---|---|---|---|---|---|---|\n");
+    printf("\n  cpu seconds per step (means over the timed steps)\n");
+    printf("  | vertices | fixed s/step | fixed Newton/step | adaptive s/step | adaptive outer/step | adaptive converged | adaptive/fixed time | mean active rate | active rate after 5 outer its: mean, share of its < 0.3 |\n");
+    printf("  |---|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < m; ++i)
         if (rf[i].ok && ra[i].ok && rf[i].steps && ra[i].steps)
-            printf("  | %d | %.3f | %.1f | %.3f | %.1f | %.1f | %d/%d | %.0fx |\n", ns[i] * ns[i], rf[i].t, rf[i].newton, ra[i].t,
-                   ra[i].outer, ra[i].newton, ra[i].conv, ra[i].steps, ra[i].t / rf[i].t);
+            printf("  | %d | %.3f | %.1f | %.3f | %.1f | %d/%d | %.1fx | %.2f | %.2f, %.0f%% |\n", ns[i] * ns[i], rf[i].cpu, rf[i].newton, ra[i].cpu,
+                   ra[i].outer, ra[i].conv, ra[i].steps, ra[i].cpu / rf[i].cpu, ra[i].active, ra[i].active_late,
+                   ra[i].late_n ? 100.0 * ra[i].late_low / ra[i].late_n : 0.0);
     if (!g_big) printf("  4k and 16k adaptive not run by default (pass --big): over the 10-minute budget, see RESULTS.md\n");
 }
 
@@ -204,7 +224,7 @@ static void section_ablation(void)
 {
     static const char *names[4] = { "none", "schedule", "cache", "both" };
     static const int sch[4] = { 0, 1, 0, 1 }, cac[4] = { 0, 0, 1, 1 };
-    const int n = 15, warm = 5, steps = 1;
+    const int n = 15, warm = 5, steps = 3;
     double *state;
     rc_sim *s;
     rc_step_stats acc[4];
@@ -232,11 +252,13 @@ static void section_ablation(void)
         ok[c] = 1;
         for (k = 0; k < steps; ++k) {
             rc_step_stats ss;
+            double c0 = cpu_now(), cpu;
             if (rc_sim_step(s, &ss) != RC_OK) { printf("  %s step failed: %s\n", names[c], rc_sim_last_error(s)); ok[c] = 0; break; }
-            printf("    %-8s step %d: %.3f s, outer %d, inner %d, solves %d, active %.3f, IP %.8g, conv %d\n", names[c], k + 1,
-                   ss.t_total, ss.outer_iters, ss.inner_iters, ss.linear_solves, ss.active_rate, ss.ip_end, ss.converged);
+            cpu = cpu_now() - c0;
+            printf("    %-8s step %d: %.3f s wall, %.3f s cpu, outer %d, inner %d, solves %d, active %.3f, IP %.10g, conv %d\n", names[c], k + 1,
+                   ss.t_total, cpu, ss.outer_iters, ss.inner_iters, ss.linear_solves, ss.active_rate, ss.ip_end, ss.converged);
             fflush(stdout);
-            tt[c] += ss.t_total;
+            tt[c] += cpu;
             acc[c].outer_iters += ss.outer_iters;
             acc[c].inner_iters += ss.inner_iters;
             acc[c].linear_solves += ss.linear_solves;
@@ -247,13 +269,14 @@ static void section_ablation(void)
         rc_sim_destroy(s);
     }
     free(state);
-    printf("\n  per step (mean of %d steps); ratios vs unaccelerated in brackets; final IP after the last step\n", steps);
-    printf("  | variant | s/step | outer/step | inner/step | linear solves/step | active rate | final IP (J) | converged |\n");
+    printf("\n  per step (mean of %d steps), cpu seconds; speedup = unaccelerated time / variant time; other ratios\n"
+           "  vs unaccelerated in brackets; final IP after the last step\n", steps);
+    printf("  | variant | s/step (speedup) | outer/step | inner/step | linear solves/step | active rate | final IP (J) | converged |\n");
     printf("  |---|---|---|---|---|---|---|---|\n");
     for (c = 0; c < 4; ++c) {
         if (!ok[c]) { printf("  | %s | failed | | | | | | |\n", names[c]); continue; }
         printf("  | %s | %.3f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.3f | %.8g | %d/%d |\n", names[c],
-               tt[c] / steps, ok[0] ? tt[c] / tt[0] : 0.0,
+               tt[c] / steps, ok[0] ? tt[0] / tt[c] : 0.0,
                (double)acc[c].outer_iters / steps, ok[0] ? (double)acc[c].outer_iters / acc[0].outer_iters : 0.0,
                (double)acc[c].inner_iters / steps, ok[0] ? (double)acc[c].inner_iters / acc[0].inner_iters : 0.0,
                (double)acc[c].linear_solves / steps, ok[0] ? (double)acc[c].linear_solves / acc[0].linear_solves : 0.0,
@@ -291,18 +314,20 @@ static void section_energy(int statics)
         if (!s) { printf("  create failed\n"); continue; }
         T[i] = 0.0; conv[i] = 0; dV[i] = 0.0;
         if (statics) {
+            double c0 = cpu_now();
             st = rc_sim_solve_static(s, &ss);
-            T[i] = ss.t_total; conv[i] = ss.converged;
+            T[i] = cpu_now() - c0; conv[i] = ss.converged;
         } else {
             for (k = 0; k < ENERGY_STEPS && st == RC_OK; ++k) {
+                double c0 = cpu_now();
                 st = rc_sim_step(s, &ss);
                 if (st != RC_OK) break;
-                T[i] += ss.t_total; conv[i] += ss.converged;
+                T[i] += cpu_now() - c0; conv[i] += ss.converged;
                 rc_sim_potential(s, &S, &B, &G);
                 if (k == ENERGY_STEPS - 1) dV[i] = S + B + G - Vprev;
                 Vprev = S + B + G;
                 if (adaptive) {
-                    printf("      adaptive step %d: V %.5f J, %.2f s, outer %d, conv %d\n", k + 1, Vprev, ss.t_total, ss.outer_iters, ss.converged);
+                    printf("      adaptive step %d: V %.5f J, %.2f s wall, outer %d, conv %d\n", k + 1, Vprev, ss.t_total, ss.outer_iters, ss.converged);
                     fflush(stdout);
                 }
             }
@@ -310,12 +335,12 @@ static void section_energy(int statics)
         if (st != RC_OK) { printf("  %s %d: %s (%s)\n", adaptive ? "adaptive" : "fixed", n * n, rc_status_string(st), rc_sim_last_error(s)); rc_sim_destroy(s); continue; }
         rc_sim_potential(s, &S, &B, &G);
         V[i] = S + B + G; ok[i] = 1;
-        printf("    %-8s %5d verts: V %.5f J (stretch %.5f, bend %.5f, gravity %.5f), %.2f s, converged %d, max MIPS %.2f\n",
+        printf("    %-8s %5d verts: V %.5f J (stretch %.5f, bend %.5f, gravity %.5f), %.2f s cpu, converged %d, max MIPS %.2f\n",
                adaptive ? "adaptive" : "fixed", n * n, V[i], S, B, G, T[i], conv[i], ss.max_quality);
         fflush(stdout);
         rc_sim_destroy(s);
     }
-    printf("\n  | mesh | vertices | V = stretch+bend+gravity (J) | dV last step (J) | wall s | converged |\n  |---|---|---|---|---|---|\n");
+    printf("\n  | mesh | vertices | V = stretch+bend+gravity (J) | dV last step (J) | cpu s | converged |\n  |---|---|---|---|---|---|\n");
     for (i = 0; i < 5; ++i)
         if (ok[i]) {
             int n = i == 4 ? ns[0] : ns[i];
