@@ -813,6 +813,114 @@ static void test_sim_trimesh_friction(void)
     CHECKF(fabs(stopped - expect) < 0.3 * expect, "stopping distance %.4f m vs %.4f m", stopped, expect);
 }
 
+
+/* ---- cloth self-contact (def.self_contact) ---- */
+
+/* Independent checks of a cloth state against itself: Moller-Trumbore crossings of every cloth
+   edge with every cloth triangle that does not contain one of its vertices (brute force), and
+   the smallest distance between non-adjacent vertex-triangle and edge-edge pairs. */
+static int t_self_crossings(const rc_sim *s, const double *x)
+{
+    int e, t, n = 0;
+    for (e = 0; e < s->ne; ++e) {
+        int a = s->topo.edge_v[2 * e], b = s->topo.edge_v[2 * e + 1];
+        for (t = 0; t < s->nt; ++t) {
+            const int *tr = s->tris + 3 * t;
+            if (tr[0] == a || tr[1] == a || tr[2] == a || tr[0] == b || tr[1] == b || tr[2] == b) continue;
+            n += t_seg_tri(x + 3 * a, x + 3 * b, x + 3 * tr[0], x + 3 * tr[1], x + 3 * tr[2]);
+        }
+    }
+    return n;
+}
+
+static double t_self_min_distance(const rc_sim *s, const double *x)
+{
+    double dmin = HUGE_VAL;
+    int i, t, e, f;
+    for (i = 0; i < s->nv; ++i)
+        for (t = 0; t < s->nt; ++t) {
+            const int *tr = s->tris + 3 * t;
+            double d2;
+            if (tr[0] == i || tr[1] == i || tr[2] == i) continue;
+            d2 = rc__ct_point_triangle_d2(x + 3 * i, x + 3 * tr[0], x + 3 * tr[1], x + 3 * tr[2], NULL, NULL, NULL);
+            if (sqrt(d2) < dmin) dmin = sqrt(d2);
+        }
+    for (e = 0; e < s->ne; ++e)
+        for (f = e + 1; f < s->ne; ++f) {
+            const int *ea = s->topo.edge_v + 2 * e, *eb = s->topo.edge_v + 2 * f;
+            double d2;
+            if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1]) continue;
+            d2 = rc__ct_edge_edge_d2(x + 3 * ea[0], x + 3 * ea[1], x + 3 * eb[0], x + 3 * eb[1], NULL, NULL, NULL);
+            if (sqrt(d2) < dmin) dmin = sqrt(d2);
+        }
+    return dmin;
+}
+
+/* The fold scene: a 0.6 x 0.12 m strip (25 x 6 grid, 150 vertices, edges 2.5 cm) whose left half
+   lies on the ground plane z = 0 and whose right half stands up from the middle line, leaning
+   10 degrees back over the left half; released, it falls over onto the left half (two layers). */
+static rc_sim *t_make_fold(int self_contact, int adaptive)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double p0[3] = { 0, 0, 0 }, n0[3] = { 0, 0, 1 }, L = 0.6, phi = 80.0 * 3.14159265358979323846 / 180.0;
+    int i;
+    if (rc_mesh_grid(&m, L, 0.12, 25, 6, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) {
+        double u = m.ref_uv[2 * i], z0 = 0.002;
+        if (u <= 0.5 * L) { m.pos[3 * i] = u; m.pos[3 * i + 2] = z0; }
+        else { m.pos[3 * i] = 0.5 * L - (u - 0.5 * L) * cos(phi); m.pos[3 * i + 2] = z0 + (u - 0.5 * L) * sin(phi); }
+    }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    def.self_contact = self_contact;
+    def.adaptive = adaptive;
+    def.bending_scale = 0.2;
+    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
+    rc_mesh_free(&m);
+    if (s && rc_sim_add_plane(s, p0, n0, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
+    return s;
+}
+
+static void test_sim_self_fold(void)
+{
+    rc_sim *s = t_make_fold(1, 0);
+    rc_step_stats ss;
+    int k, fails = 0, crossings = 0, nan = 0, rebuilds = 0;
+    double dmin = HUGE_VAL, zmax = 0.0, t_total = 0, t_bp = 0, t_np = 0, t_ccd = 0;
+    CHECK(s != NULL);
+    if (!s) return;
+    for (k = 0; k < 60; ++k) {
+        const double *x = rc_sim_positions(s);
+        double d;
+        int i;
+        rc_status st = rc_sim_step(s, &ss);
+        if (st != RC_OK) { fails++; printf("    step %d: %s (%s)\n", k, rc_status_string(st), rc_sim_last_error(s)); break; }
+        for (i = 0; i < 3 * s->nv; ++i) nan += !(x[i] == x[i]);
+        crossings += t_self_crossings(s, x);
+        d = t_self_min_distance(s, x);
+        if (d < dmin) dmin = d;
+        rebuilds += ss.pattern_rebuilds;
+        t_total += ss.t_total; t_bp += ss.t_broad_phase; t_np += ss.t_narrow_phase; t_ccd += ss.t_ccd;
+        if (k % 10 == 9) printf("    step %d: newton %d conv %d min self %.4g mm, zmax %.3f, e_contact %.3g\n", k + 1, ss.newton_iters, ss.converged, 1e3 * ss.min_self_distance, 0.0, ss.e_contact);
+    }
+    {
+        const double *x = rc_sim_positions(s);
+        int i;
+        for (i = 0; i < s->nv; ++i) if (x[3 * i + 2] > zmax) zmax = x[3 * i + 2];
+    }
+    printf("    fold: %d failed, %d crossings, %d NaN, min separation %.3f mm, highest point %.4f m, %d pattern rebuilds\n",
+           fails, crossings, nan, 1e3 * dmin, zmax, rebuilds);
+    printf("    time %.2f s: broad %.1f%%, narrow %.1f%%, ccd %.1f%%\n", t_total, 100 * t_bp / t_total, 100 * t_np / t_total, 100 * t_ccd / t_total);
+    CHECK(fails == 0);
+    CHECK(nan == 0);
+    CHECKF(crossings == 0, "%d crossings", crossings);
+    CHECKF(dmin > s->def.contact_thickness, "min separation %.4g mm", 1e3 * dmin);
+    rc_sim_destroy(s);
+}
+
 static void suite_sim(void)
 {
     /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
@@ -838,4 +946,5 @@ static void suite_sim(void)
     RUN(test_sim_capsule_dip_warning);
     RUN(test_sim_trimesh_box_edge);
     RUN(test_sim_trimesh_friction);
+    RUN(test_sim_self_fold);
 }
