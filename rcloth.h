@@ -7593,9 +7593,21 @@ static RC__UNUSED double rc__sim_self_d2(int kind, const double *P[4])
 /* 1 if the pair is within xi + dhat in the reference of the step start (see above) */
 static RC__UNUSED int rc__sim_self_excluded(const rc_sim *s, int kind, const int *v)
 {
-    double r[12], lim = s->def.contact_thickness + s->def.contact_dhat;
+    double r[12], lim = s->def.contact_thickness + s->def.contact_dhat, lo[2][2], hi[2][2];
     const double *P[4];
-    int k;
+    int k, c, na = kind == 0 ? 1 : 2;
+    /* the reference boxes of the two primitives more than lim apart: not excluded (most calls) */
+    for (c = 0; c < 2; ++c) {
+        lo[0][c] = hi[0][c] = s->u0_step[2 * v[0] + c];
+        lo[1][c] = hi[1][c] = s->u0_step[2 * v[3] + c];
+        for (k = 1; k < 3; ++k) {
+            int side = k < na ? 0 : 1;
+            double w = s->u0_step[2 * v[k] + c];
+            if (w < lo[side][c]) lo[side][c] = w;
+            if (w > hi[side][c]) hi[side][c] = w;
+        }
+        if (lo[0][c] - hi[1][c] > lim || lo[1][c] - hi[0][c] > lim) return 0;
+    }
     for (k = 0; k < 4; ++k) {
         r[3 * k] = s->u0_step[2 * v[k]]; r[3 * k + 1] = s->u0_step[2 * v[k] + 1]; r[3 * k + 2] = 0.0;
         P[k] = r + 3 * k;
@@ -7609,8 +7621,9 @@ static RC__UNUSED double rc__sim_self_eps_x(const rc_sim *s, int kind, int a, in
     return kind == 1 ? 1e-3 * s->edge_len0[a] * s->edge_len0[a] * s->edge_len0[b] * s->edge_len0[b] : 0.0;
 }
 
-/* Candidate pairs of one kind at x (boxes swept to x + a dx when dx), every box grown by r: kind 0
-   (vertex, triangle), kind 1 (edge e, edge f) with e < f. Timed into t_bp; sets contact_status on
+/* Candidate pairs of one kind at x (boxes swept to x + a dx when dx) whose boxes are less than r
+   apart (each box grown by r/2; the box gap is a lower bound of the distance): kind 0 (vertex,
+   triangle), kind 1 (edge e, edge f) with e < f. Timed into t_bp; sets contact_status on
    out-of-memory. */
 static RC__UNUSED int rc__sim_self_pairs(rc_sim *s, int kind, const double *x, const double *dx, double a, double r, int **pairs)
 {
@@ -7621,11 +7634,11 @@ static RC__UNUSED int rc__sim_self_pairs(rc_sim *s, int kind, const double *x, c
         hi = lo + 3 * (size_t)s->nv; blo = hi + 3 * (size_t)s->nv; bhi = blo + 3 * (size_t)s->nt;
         rc__sim_boxes(s->nv, 1, NULL, x, dx, a, lo, hi);
         rc__sim_boxes(s->nt, 3, s->tris, x, dx, a, blo, bhi);
-        st = rc__ct_bp_pairs(s->user, s->nv, lo, hi, s->nt, blo, bhi, r, 0.0, pairs, &np);
+        st = rc__ct_bp_pairs(s->user, s->nv, lo, hi, s->nt, blo, bhi, 0.5 * r, 0.0, pairs, &np);
     } else {
         hi = lo + 3 * (size_t)s->ne;
         rc__sim_boxes(s->ne, 2, s->topo.edge_v, x, dx, a, lo, hi);
-        st = rc__ct_bp_pairs(s->user, s->ne, lo, hi, 0, NULL, NULL, r, 0.0, pairs, &np);
+        st = rc__ct_bp_pairs(s->user, s->ne, lo, hi, 0, NULL, NULL, 0.5 * r, 0.0, pairs, &np);
     }
     if (st != RC_OK) { s->contact_status = st; *pairs = NULL; np = 0; }
     s->t_bp += rc__now() - t0;
@@ -7773,6 +7786,35 @@ static RC__UNUSED void rc__sim_self_prepare(rc_sim *s, rc__system *y, const doub
     }
 }
 
+/* Add a 4-vertex stencil's gradient g (12) and Hessian H (12x12) over x into y. The x DOFs of a
+   vertex are consecutive and its rows are consecutive in every column of the pattern (one node
+   block), so one search per (vertex, column) finds three entries. Every block must be in the
+   pattern (rc__sim_self_prepare made sure). */
+static RC__UNUSED void rc__sim_scatter_x4(rc__system *y, const int *v, const double *g, const double *H)
+{
+    int a, b, j, r;
+    for (a = 0; a < 4; ++a) {
+        int ga = y->dof_x[3 * v[a]];
+        if (ga < 0) continue;
+        for (r = 0; r < 3; ++r) y->g[ga + r] += g[3 * a + r];
+    }
+    if (!H) return;
+    for (b = 0; b < 4; ++b) {
+        int gb = y->dof_x[3 * v[b]];
+        if (gb < 0) continue;
+        for (j = 0; j < 3; ++j)
+            for (a = 0; a < 4; ++a) {
+                int ga = y->dof_x[3 * v[a]], pos, nr;
+                if (ga < 0 || ga > gb) continue;
+                nr = ga == gb ? j + 1 : 3;   /* diagonal block: upper part r <= j */
+                pos = rc__system_find(y, ga, gb + j);
+                RCLOTH_ASSERT(pos >= 0);
+                if (pos < 0) continue;
+                for (r = 0; r < nr; ++r) y->val[pos + r] += H[(3 * a + r) * 12 + 3 * b + j];
+            }
+    }
+}
+
 /* gradient and PSD-projected Hessian of the active pairs (from rc__sim_self_prepare) into y */
 static RC__UNUSED void rc__sim_self_derivs(rc_sim *s, rc__system *y, const double *x)
 {
@@ -7782,15 +7824,12 @@ static RC__UNUSED void rc__sim_self_derivs(rc_sim *s, rc__system *y, const doubl
         int kind = s->self_act[3 * q], a = s->self_act[3 * q + 1], b = s->self_act[3 * q + 2], v[4];
         double g[12], H[144], e;
         const double *P[4];
-        rc__dofmap m;
         rc__sim_self_verts(s, kind, a, b, v);
         for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
         if (kind == 0) e = rc__ct_pt_barrier(P[0], P[1], P[2], P[3], xi_, dh, s->kappa, RC__PROJECT_CLAMP, NULL, NULL, g, H);
         else e = rc__ct_ee_barrier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, kind, a, b), xi_, dh, s->kappa, RC__PROJECT_CLAMP, NULL, NULL, g, H);
         if (!(e > 0.0) || !rc__isfinite(e)) continue;
-        m.n = 0;
-        for (k = 0; k < 4; ++k) rc__map_x(y, v[k], &m);
-        rc__system_scatter(y, &m, g, H, NULL);
+        rc__sim_scatter_x4(y, v, g, H);
     }
     s->t_np += rc__now() - t0;
 }
@@ -7887,12 +7926,7 @@ static RC__UNUSED double rc__sim_self_friction(const rc_sim *s, const double *x,
             for (c = 0; c < 3; ++c) dx[3 * k + c] = x[3 * v[k] + c] - s->x0[3 * v[k] + c];
         }
         E += rc__ct_friction(4, rec + 4, rec + 9, dx, rec[8], s->def.friction_eps_v * s->h, y ? g : NULL, y ? H : NULL);
-        if (y) {
-            rc__dofmap m;
-            m.n = 0;
-            for (k = 0; k < 4; ++k) rc__map_x(y, v[k], &m);
-            rc__system_scatter(y, &m, g, H, NULL);
-        }
+        if (y && y->dof_x) rc__sim_scatter_x4(y, v, g, H);
     }
     return E;
 }
