@@ -530,8 +530,8 @@ typedef struct rc_sim_def {
     double friction_eps_v;      /* static/dynamic smoothing speed eps_v, m/s, default 1e-3 */
     int self_contact;           /* 1: cloth self-contact (IPC barrier + CCD between non-adjacent cloth
                                    vertex-triangle and edge-edge pairs, same xi / dhat / kappa as the
-                                   obstacles, lagged friction with mu = friction); 0: off. Default 0,
-                                   see rc_default_sim_def. Pairs sharing a vertex are never in
+                                   obstacles, lagged friction with mu = friction); 0: off. Default 0
+                                   (opt-in; rc_default_sim_def says why). Pairs sharing a vertex are never in
                                    contact, nor pairs closer than xi + dhat in the flat reference
                                    (u at the step start): those would be in the barrier band at rest */
 
@@ -6330,8 +6330,12 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.contact_dhat = 2e-3;
     d.friction = 0.3;
     d.friction_eps_v = 1e-3;
-    /* off by default: self-contact costs a pair search per energy evaluation (measured overhead in
-       bench/bench_self.c) and most scenes (a sheet over an obstacle) never fold onto themselves */
+    /* Off by default (opt-in). It is cheap where the cloth is not near itself: on the 10k-vertex
+       sphere drape the self-contact phases took 6-8% of the step (bench/bench_self.c overhead; bar
+       30%). But it changes what existing scenes do wherever cloth does touch itself (e.g. the limp
+       sheet of the box-edge test, whose corners fold onto themselves, rests 0.1 mm higher), and in
+       a folded region every layer-to-layer pair adds a 12x12 Hessian (the fold bench spends a third
+       to a half of its step time in self-contact). */
     d.self_contact = 0;
     d.num_threads = 0;
     d.alloc_user = NULL;
