@@ -6,8 +6,8 @@
                 alternately from the same start (off, on, off, on, ...) so load drift on the shared
                 machine hits both; prints s/step and the ratio on/off (bar: <= 1.30).
      fold       the multi-layer fold (tests/test_sim.c test_sim_self_fold, at 150 vertices and a
-                finer 333-vertex strip): a strip whose upper half falls over onto its lower half on
-                the ground; share of the step time in the self-contact broad phase, narrow phase
+                finer 333-vertex strip): a strip whose standing half collapses onto the crease and its
+                lower half on the ground, folding into a pile of several layers; share of the step time in the self-contact broad phase, narrow phase
                 and CCD (rc_step_stats t_broad_phase, t_narrow_phase, t_ccd).
    Options: --steps N (overhead: timed steps per setting, default 2)
 
@@ -98,7 +98,7 @@ static void bench_fold(int nx, int ny, int steps)
     double t = 0, bp = 0, np = 0, ccd = 0, as = 0, fa = 0, so = 0, ls = 0, dmin = HUGE_VAL;
     int k, it = 0, reb = 0;
     if (!s) { printf("  create failed\n"); return; }
-    printf("== fold: %d x %d strip (%d vertices), %d steps (lands at ~step 25), 1 thread\n", nx, ny, rc_sim_num_verts(s), steps);
+    printf("== fold: %d x %d strip (%d vertices), %d steps (collapse over by ~step 25), 1 thread\n", nx, ny, rc_sim_num_verts(s), steps);
     for (k = 0; k < steps; ++k) {
         rc_step_stats st;
         rc_status rs = rc_sim_step(s, &st);
