@@ -585,6 +585,12 @@ typedef struct rc_sim_def {
     double contact_dhat;        /* dhat, m: barrier activation distance beyond xi, default 2e-3 */
     double friction;            /* default Coulomb coefficient mu for obstacles added later, default 0.3 */
     double friction_eps_v;      /* static/dynamic smoothing speed eps_v, m/s, default 1e-3 */
+    int self_contact;           /* 1: cloth self-contact (IPC barrier + CCD between non-adjacent cloth
+                                   vertex-triangle and edge-edge pairs, same xi / dhat / kappa as the
+                                   obstacles, lagged friction with mu = friction); 0: off. Default 0
+                                   (opt-in; rc_default_sim_def says why). Pairs sharing a vertex are never in
+                                   contact, nor pairs closer than xi + dhat in the flat reference
+                                   (u at the step start): those would be in the barrier band at rest */
 
     int num_threads;            /* OpenMP threads (0 = runtime default); ignored without OpenMP */
     void *alloc_user;           /* passed to RCLOTH_MALLOC/REALLOC/FREE */
@@ -610,6 +616,12 @@ typedef struct rc_step_stats {
                                            last solve (the last substep if the step was split), owned
                                            by the sim, valid until its next step; NULL in fixed mode */
     int num_active_rates;               /* entries in active_rate_per_iter */
+    /* self-contact (def.self_contact = 1; zero otherwise) */
+    double min_self_distance;   /* min distance between non-adjacent cloth primitives at the end (inf if none within the search band) */
+    double t_broad_phase;       /* seconds in the spatial-hash pair searches (energy, derivatives and CCD) */
+    double t_narrow_phase;      /* seconds in pair distances, barriers, their derivatives and scatter */
+    double t_ccd;               /* seconds in the additive CCD of candidate pairs */
+    int pattern_rebuilds;       /* times the Hessian pattern grew for new contact blocks (symbolic re-analysis) */
 } rc_step_stats;
 
 typedef struct rc_sim rc_sim;
@@ -6616,6 +6628,8 @@ typedef struct rc__system {
     double *g, *d;     /* gradient and direction, ndof */
     double *rhs_scratch; /* ndof, right-hand side for PCG */
     int *posA, *posB;  /* scatter tables (rc__system_build_tables), NULL: search */
+    long long *xkeys;  /* self-contact: vertex pairs a*nv+b (a < b) added to the mesh pattern, sorted */
+    size_t nxkeys;
 } rc__system;
 
 /* a material-space handle or load: point uv of the reference domain, spring k to target, dead
@@ -6676,6 +6690,14 @@ struct rc_sim {
     rc_status contact_status;             /* out-of-memory in a pair search, reported by the solve */
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
+    /* self-contact (def.self_contact) */
+    double *self_box;                     /* 6*max(nv + nt, ne) box scratch of the self pair searches */
+    double *self_dx;                      /* 3*nv scratch: the direction minus its mean (CCD boxes) */
+    int *self_act, nself_act, cap_self_act; /* active pairs of an assembly: (kind, a, b) triples */
+    double *fs;                           /* lagged self friction, 15 doubles per pair: 4 vertices, */
+    int nfs, cap_fs;                      /*   4 weights, mu*lambda, tangent basis P (3x2) */
+    double t_bp, t_np, t_ccd;             /* phase timers of the current solve (seconds) */
+    int npat;                             /* pattern rebuilds of the current solve */
     double quality_h;                     /* the h of the regulariser weight rho*tau*A0^2/h^2 */
     int nmh, cap_mh;                      /* material-space handles / loads (rc_sim_add_material_handle) */
     int nst, cap_st;                      /* seam stitches (rc_sim_add_seam): vertex pairs and stiffness */
@@ -6751,6 +6773,13 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.contact_dhat = 2e-3;
     d.friction = 0.3;
     d.friction_eps_v = 1e-3;
+    /* Off by default (opt-in). It is cheap where the cloth is not near itself: on the 10k-vertex
+       sphere drape the self-contact phases took 6-8% of the step (bench/bench_self.c overhead; bar
+       30%). But it changes what existing scenes do wherever cloth does touch itself (e.g. the limp
+       sheet of the box-edge test, whose corners fold onto themselves, rests 0.1 mm higher), and in
+       a folded region every layer-to-layer pair adds a 12x12 Hessian (the fold bench spends a third
+       to a half of its step time in self-contact). */
+    d.self_contact = 0;
     d.num_threads = 0;
     d.alloc_user = NULL;
     return d;
@@ -6765,7 +6794,7 @@ static RC__UNUSED void rc__system_free(rc__system *y, void *user)
     rc__free(user, y->dof_x); rc__free(user, y->dof_phi); rc__free(user, y->dof_u); rc__free(user, y->nu);
     rc__free(user, y->colptr); rc__free(user, y->rowind); rc__free(user, y->val);
     rc__free(user, y->g); rc__free(user, y->d); rc__free(user, y->rhs_scratch);
-    rc__free(user, y->posA); rc__free(user, y->posB);
+    rc__free(user, y->posA); rc__free(user, y->posB); rc__free(user, y->xkeys);
     if (y->ldlt) rc_ldlt_destroy(y->ldlt);
     memset(y, 0, sizeof *y);
 }
@@ -6800,6 +6829,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score); rc__free(user, s->active_hist);
     rc__free(user, s->mh); rc__free(user, s->st_pair); rc__free(user, s->st_k);
+    rc__free(user, s->self_box); rc__free(user, s->self_dx); rc__free(user, s->self_act); rc__free(user, s->fs);
     rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
@@ -6839,6 +6869,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(rc__isfinite(d->friction) && d->friction >= 0.0, "friction must be >= 0");
     RC__DEFCHECK(rc__isfinite(d->friction_eps_v) && d->friction_eps_v > 0.0, "friction_eps_v must be > 0");
     RC__DEFCHECK(d->num_threads >= 0, "num_threads must be >= 0");
+    RC__DEFCHECK(d->self_contact == 0 || d->self_contact == 1, "self_contact must be 0 or 1");
 #undef RC__DEFCHECK
     st = rc_material_validate(&d->material);
     if (st != RC_OK) { snprintf(msg, len, "%s", d->material.model == RC_MATERIAL_ORTHOTROPIC ? "rc_sim_def.material (orthotropic): density, thickness, stiffnesses must be > 0, nu12^2 E2/E1 < 1, 4 bend_bias > bend_warp + bend_weft" : "rc_sim_def.material: density, thickness, young must be > 0 and poisson in (-1, 0.5); model 0 or 1"); return st; }
@@ -6902,6 +6933,10 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     if (def->adaptive && def->itr_cache) { RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double); }
     RC__A(s->cache_state, (size_t)nt * 27, double); RC__A(s->cache_valid, nt, unsigned char); RC__A(s->cache_score, nt, double);
     if (def->adaptive) { RC__A(s->active_hist, def->itr_max_outer, double); s->active_cap = def->itr_max_outer; }
+    if (def->self_contact) {
+        size_t nb = (size_t)nv + (size_t)nt > (size_t)s->topo.ne ? (size_t)nv + (size_t)nt : (size_t)s->topo.ne;
+        RC__A(s->self_box, 6 * nb, double); RC__A(s->self_dx, 3 * nv, double);
+    }
 #undef RC__A
     memcpy(s->u, def->mesh.ref_uv, sizeof(double) * 2 * (size_t)nv);
     memcpy(s->u_init, s->u, sizeof(double) * 2 * (size_t)nv);
@@ -7476,7 +7511,11 @@ static RC__UNUSED int rc__sim_tri_nodes(const rc_sim *s, int t, int *nodes)
     return n;
 }
 
-static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_u)
+/* The DOF layout and the upper CSC pattern of the node adjacency: the triangle stencils, plus
+   (self-contact) the vertex pairs keys[0..nkeys) (a*nv + b, a < b), whose node blocks are added so
+   contact pairs between non-adjacent vertices have their entries. The layout does not depend on
+   the keys, so a pattern can be regrown without touching the DOF numbering. */
+static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int with_u, const long long *keys, size_t nkeys)
 {
     void *user = s->user;
     int nv = s->nv, ne = s->ne, nn = nv + ne, i, e, t, ndof = 0;
@@ -7514,7 +7553,7 @@ static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_
     }
     y->ndof = ndof;
     /* node adjacency from the triangle stencils: sorted unique pairs (a <= b) */
-    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 45 + (size_t)nn + (size_t)s->nst, sizeof(long long));
+    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 45 + (size_t)nn + (size_t)s->nst + nkeys, sizeof(long long));
     if (!pairs) goto done;
     for (i = 0; i < nn; ++i) pairs[npairs++] = (long long)i * nn + i;
     for (i = 0; i < s->nst; ++i) {   /* seam stitches couple two vertices of different panels */
@@ -7522,6 +7561,7 @@ static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_
         int b = s->st_pair[2 * i] + s->st_pair[2 * i + 1] - a;
         pairs[npairs++] = (long long)a * nn + b;
     }
+    for (p = 0; p < nkeys; ++p) pairs[npairs++] = (keys[p] / nv) * nn + keys[p] % nv;
     for (t = 0; t < s->nt; ++t) {
         int nodes[9], n = rc__sim_tri_nodes(s, t, nodes), a, b;
         for (a = 0; a < n; ++a)
@@ -7589,6 +7629,11 @@ done:
     rc__free(user, adj_ptr); rc__free(user, adj); rc__free(user, pairs);
     if (st != RC_OK) rc__system_free(y, user);
     return st;
+}
+
+static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_u)
+{
+    return rc__system_build_x(s, y, with_u, NULL, 0);
 }
 
 /* position of (row, col), row <= col, in the CSC values; -1 if absent */
@@ -8213,6 +8258,387 @@ static RC__UNUSED double rc__sim_mesh_ccd(rc_sim *s, const rc__system *y, const 
 }
 
 /* ---------------------------------------------------------------------------------------------
+   Cloth self-contact (def.self_contact): IPC pairs between non-adjacent cloth primitives, kind 0
+   cloth vertex - cloth triangle (the vertex not in the triangle) and kind 1 mollified cloth edge -
+   cloth edge (no shared vertex), with the obstacles' barrier kappa m b(d^2 - xi^2): the same xi,
+   dhat, kappa (m the edge-edge mollifier, 1 for vertex-triangle; eps_x from the rest lengths).
+   A pair is also left out when its primitives are within xi + dhat of each other in the flat
+   reference at the step start (u^t lifted to z = 0): such a pair (the 2-ring of a mesh finer than
+   the barrier band) would sit in the band with the cloth at rest and push flat cloth apart. The
+   exclusion is fixed over a step, so E is one fixed sum of pair terms during the step's solve.
+   Candidates come from the spatial hash of the CONTACT section, rebuilt at every evaluation; CCD
+   bounds every line search for both kinds.
+   Unlike the obstacle pairs (one cloth vertex, edge or triangle each, always inside one triangle
+   stencil's block), a self pair couples vertices far apart in the mesh, so its Hessian blocks are
+   not in the mesh pattern. Each system keeps the vertex-pair blocks it was grown with (xkeys). An
+   assembly first collects its active pairs (rc__sim_self_prepare); if one of them, or a lagged
+   friction pair, needs a block the pattern lacks, the pattern is regrown with every pair then
+   within 2 (xi + dhat) (so pairs about to touch are in already) and the symbolic analysis is
+   redone; otherwise the analysis is reused. Contact depends on x only: in the joint (x, phi, u)
+   system its u rows are zero.
+   --------------------------------------------------------------------------------------------- */
+/* the 4 vertices of pair (kind, a, b): kind 0 p, t0, t1, t2; kind 1 ea0, ea1, eb0, eb1 */
+static RC__UNUSED void rc__sim_self_verts(const rc_sim *s, int kind, int a, int b, int *v)
+{
+    if (kind == 0) { v[0] = a; v[1] = s->tris[3 * b]; v[2] = s->tris[3 * b + 1]; v[3] = s->tris[3 * b + 2]; }
+    else { v[0] = s->topo.edge_v[2 * a]; v[1] = s->topo.edge_v[2 * a + 1]; v[2] = s->topo.edge_v[2 * b]; v[3] = s->topo.edge_v[2 * b + 1]; }
+}
+
+/* adjacent pairs (sharing a vertex) are never in contact */
+static RC__UNUSED int rc__sim_self_adjacent(int kind, const int *v)
+{
+    if (kind == 0) return v[0] == v[1] || v[0] == v[2] || v[0] == v[3];
+    return v[0] == v[2] || v[0] == v[3] || v[1] == v[2] || v[1] == v[3];
+}
+
+static RC__UNUSED double rc__sim_self_d2(int kind, const double *P[4])
+{
+    return kind == 0 ? rc__ct_point_triangle_d2(P[0], P[1], P[2], P[3], NULL, NULL, NULL)
+                     : rc__ct_edge_edge_d2(P[0], P[1], P[2], P[3], NULL, NULL, NULL);
+}
+
+/* 1 if the pair is within xi + dhat in the reference of the step start (see above) */
+static RC__UNUSED int rc__sim_self_excluded(const rc_sim *s, int kind, const int *v)
+{
+    double r[12], lim = s->def.contact_thickness + s->def.contact_dhat, lo[2][2], hi[2][2];
+    const double *P[4];
+    int k, c, na = kind == 0 ? 1 : 2;
+    /* the reference boxes of the two primitives more than lim apart: not excluded (most calls) */
+    for (c = 0; c < 2; ++c) {
+        lo[0][c] = hi[0][c] = s->u0_step[2 * v[0] + c];
+        lo[1][c] = hi[1][c] = s->u0_step[2 * v[3] + c];
+        for (k = 1; k < 3; ++k) {
+            int side = k < na ? 0 : 1;
+            double w = s->u0_step[2 * v[k] + c];
+            if (w < lo[side][c]) lo[side][c] = w;
+            if (w > hi[side][c]) hi[side][c] = w;
+        }
+        if (lo[0][c] - hi[1][c] > lim || lo[1][c] - hi[0][c] > lim) return 0;
+    }
+    for (k = 0; k < 4; ++k) {
+        r[3 * k] = s->u0_step[2 * v[k]]; r[3 * k + 1] = s->u0_step[2 * v[k] + 1]; r[3 * k + 2] = 0.0;
+        P[k] = r + 3 * k;
+    }
+    return rc__sim_self_d2(kind, P) <= lim * lim;
+}
+
+/* edge-edge mollifier threshold from the rest lengths (as for the mesh obstacles' edges) */
+static RC__UNUSED double rc__sim_self_eps_x(const rc_sim *s, int kind, int a, int b)
+{
+    return kind == 1 ? 1e-3 * s->edge_len0[a] * s->edge_len0[a] * s->edge_len0[b] * s->edge_len0[b] : 0.0;
+}
+
+/* Candidate pairs of one kind at x (boxes swept to x + a dx when dx) whose boxes are less than r
+   apart (each box grown by r/2; the box gap is a lower bound of the distance): kind 0 (vertex,
+   triangle), kind 1 (edge e, edge f) with e < f. Timed into t_bp; sets contact_status on
+   out-of-memory. */
+static RC__UNUSED int rc__sim_self_pairs(rc_sim *s, int kind, const double *x, const double *dx, double a, double r, int **pairs)
+{
+    int np = 0;
+    double t0 = rc__now(), *lo = s->self_box, *hi, *blo, *bhi;
+    rc_status st;
+    if (kind == 0) {
+        hi = lo + 3 * (size_t)s->nv; blo = hi + 3 * (size_t)s->nv; bhi = blo + 3 * (size_t)s->nt;
+        rc__sim_boxes(s->nv, 1, NULL, x, dx, a, lo, hi);
+        rc__sim_boxes(s->nt, 3, s->tris, x, dx, a, blo, bhi);
+        st = rc__ct_bp_pairs(s->user, s->nv, lo, hi, s->nt, blo, bhi, 0.5 * r, 0.0, pairs, &np);
+    } else {
+        hi = lo + 3 * (size_t)s->ne;
+        rc__sim_boxes(s->ne, 2, s->topo.edge_v, x, dx, a, lo, hi);
+        st = rc__ct_bp_pairs(s->user, s->ne, lo, hi, 0, NULL, NULL, 0.5 * r, 0.0, pairs, &np);
+    }
+    if (st != RC_OK) { s->contact_status = st; *pairs = NULL; np = 0; }
+    s->t_bp += rc__now() - t0;
+    return np;
+}
+
+/* Self-contact energy at x. collect = 1 also records the active pairs (non-adjacent, not excluded,
+   d < xi + dhat) in s->self_act for rc__sim_self_derivs. *mind gets the smallest pair distance. */
+static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int collect, double *mind)
+{
+    double E = 0.0, xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
+    int kind, q, k, np, *pairs;
+    if (collect) s->nself_act = 0;
+    for (kind = 0; kind < 2; ++kind) {
+        double t0;
+        np = rc__sim_self_pairs(s, kind, x, NULL, 0.0, r, &pairs);
+        t0 = rc__now();
+        for (q = 0; q < np; ++q) {
+            int v[4];
+            const double *P[4];
+            double d2, b, m = 1.0;
+            rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
+            if (rc__sim_self_adjacent(kind, v)) continue;
+            for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
+            d2 = rc__sim_self_d2(kind, P);
+            if (!(d2 < r * r)) { if (d2 != d2) E = d2; continue; }
+            if (rc__sim_self_excluded(s, kind, v)) continue;
+            if (sqrt(d2) < *mind) *mind = sqrt(d2);
+            b = rc_barrier(d2, xi_, dh, NULL, NULL);
+            if (kind == 1 && rc__isfinite(b))
+                m = rc__ct_ee_mollifier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, kind, pairs[2 * q], pairs[2 * q + 1]), NULL, NULL);
+            E += rc__isfinite(b) ? s->kappa * m * b : b;
+            if (collect) {
+                if (s->nself_act == s->cap_self_act) {
+                    int cap = s->cap_self_act ? 2 * s->cap_self_act : 256;
+                    int *na = (int *)rc__realloc(s->user, s->self_act, (size_t)cap * 3, sizeof(int));
+                    if (!na) { s->contact_status = RC_ERR_OUT_OF_MEMORY; break; }
+                    s->self_act = na; s->cap_self_act = cap;
+                }
+                s->self_act[3 * s->nself_act] = kind; s->self_act[3 * s->nself_act + 1] = pairs[2 * q];
+                s->self_act[3 * s->nself_act + 2] = pairs[2 * q + 1];
+                s->nself_act++;
+            }
+        }
+        rc__free(s->user, pairs);
+        s->t_np += rc__now() - t0;
+    }
+    return s->contact_status == RC_OK ? E : HUGE_VAL;
+}
+
+/* 1 if every block between the free vertices of v[0..3] is in y's pattern */
+static RC__UNUSED int rc__sim_self_covered(const rc__system *y, const int *v)
+{
+    int a, b;
+    for (a = 0; a < 4; ++a)
+        for (b = a + 1; b < 4; ++b) {
+            int ga = y->dof_x[3 * v[a]], gb = y->dof_x[3 * v[b]];
+            if (ga < 0 || gb < 0 || v[a] == v[b]) continue;
+            if (rc__system_find(y, ga < gb ? ga : gb, ga < gb ? gb : ga) < 0) return 0;
+        }
+    return 1;
+}
+
+static RC__UNUSED int rc__sim_self_addkeys(rc_sim *s, const int *v, long long **keys, size_t *nk, size_t *cap)
+{
+    int a, b;
+    if (*nk + 6 > *cap) {
+        size_t nc = *cap ? 2 * *cap : 1024;
+        long long *n2 = (long long *)rc__realloc(s->user, *keys, nc, sizeof(long long));
+        if (!n2) return 0;
+        *keys = n2; *cap = nc;
+    }
+    for (a = 0; a < 4; ++a)
+        for (b = a + 1; b < 4; ++b) {
+            int lo = v[a] < v[b] ? v[a] : v[b], hi = v[a] < v[b] ? v[b] : v[a];
+            if (lo != hi) (*keys)[(*nk)++] = (long long)lo * s->nv + hi;
+        }
+    return 1;
+}
+
+/* Regrow y's pattern with the blocks of every pair within 2 (xi + dhat) at x and of the lagged
+   friction pairs; redoes the symbolic analysis and the scatter tables. The DOF layout is unchanged. */
+static RC__UNUSED rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const double *x)
+{
+    double r2 = 2.0 * (s->def.contact_thickness + s->def.contact_dhat);
+    long long *keys = NULL;
+    size_t nk = 0, cap = 0, p, n;
+    int kind, q, k, np, *pairs, ok = 1;
+    rc_status st;
+    for (kind = 0; kind < 2 && ok; ++kind) {
+        np = rc__sim_self_pairs(s, kind, x, NULL, 0.0, r2, &pairs);
+        if (s->contact_status != RC_OK) { ok = 0; break; }
+        for (q = 0; q < np && ok; ++q) {
+            int v[4];
+            const double *P[4];
+            rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
+            if (rc__sim_self_adjacent(kind, v)) continue;
+            for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
+            if (!(rc__sim_self_d2(kind, P) < r2 * r2) || rc__sim_self_excluded(s, kind, v)) continue;
+            ok = rc__sim_self_addkeys(s, v, &keys, &nk, &cap);
+        }
+        rc__free(s->user, pairs);
+    }
+    for (q = 0; q < s->nfs && ok; ++q) {
+        int v[4];
+        for (k = 0; k < 4; ++k) v[k] = (int)s->fs[(size_t)15 * q + k];
+        ok = rc__sim_self_addkeys(s, v, &keys, &nk, &cap);
+    }
+    if (!ok) { rc__free(s->user, keys); return RC_ERR_OUT_OF_MEMORY; }
+    if (nk > 1) qsort(keys, nk, sizeof(long long), rc__cmp_ll);
+    for (p = 0, n = 0; p < nk; ++p)
+        if (n == 0 || keys[p] != keys[n - 1]) keys[n++] = keys[p];
+    st = rc__system_build_x(s, y, y == &s->sys_xpu ? 1 : 0, keys, n);
+    if (st != RC_OK) { rc__free(s->user, keys); return st; }
+    y->xkeys = keys; y->nxkeys = n;
+    rc__system_build_tables(s, y);
+    s->npat++;
+    return RC_OK;
+}
+
+/* Before an assembly of y at x: collect the active pairs and make sure the pattern has their
+   blocks and those of the lagged friction pairs (regrow otherwise). Sets contact_status on error
+   (y is then freed and rebuilt by the next step). The angle-only system has no x DOFs: nothing. */
+static RC__UNUSED void rc__sim_self_prepare(rc_sim *s, rc__system *y, const double *x)
+{
+    double mind = HUGE_VAL;
+    int q, k, covered = 1;
+    s->nself_act = 0;
+    if (y == &s->sys_p) return;
+    (void)rc__sim_self_contact(s, x, 1, &mind);
+    if (s->contact_status != RC_OK) return;
+    for (q = 0; q < s->nself_act && covered; ++q) {
+        int v[4];
+        rc__sim_self_verts(s, s->self_act[3 * q], s->self_act[3 * q + 1], s->self_act[3 * q + 2], v);
+        covered = rc__sim_self_covered(y, v);
+    }
+    for (q = 0; q < s->nfs && covered; ++q) {
+        int v[4];
+        for (k = 0; k < 4; ++k) v[k] = (int)s->fs[(size_t)15 * q + k];
+        covered = rc__sim_self_covered(y, v);
+    }
+    if (!covered) {
+        rc_status st = rc__sim_self_regrow(s, y, x);
+        if (st != RC_OK) s->contact_status = st;
+    }
+}
+
+/* Add a 4-vertex stencil's gradient g (12) and Hessian H (12x12) over x into y. The x DOFs of a
+   vertex are consecutive and its rows are consecutive in every column of the pattern (one node
+   block), so one search per (vertex, column) finds three entries. Every block must be in the
+   pattern (rc__sim_self_prepare made sure). */
+static RC__UNUSED void rc__sim_scatter_x4(rc__system *y, const int *v, const double *g, const double *H)
+{
+    int a, b, j, r;
+    for (a = 0; a < 4; ++a) {
+        int ga = y->dof_x[3 * v[a]];
+        if (ga < 0) continue;
+        for (r = 0; r < 3; ++r) y->g[ga + r] += g[3 * a + r];
+    }
+    if (!H) return;
+    for (b = 0; b < 4; ++b) {
+        int gb = y->dof_x[3 * v[b]];
+        if (gb < 0) continue;
+        for (j = 0; j < 3; ++j)
+            for (a = 0; a < 4; ++a) {
+                int ga = y->dof_x[3 * v[a]], pos, nr;
+                if (ga < 0 || ga > gb) continue;
+                nr = ga == gb ? j + 1 : 3;   /* diagonal block: upper part r <= j */
+                pos = rc__system_find(y, ga, gb + j);
+                RCLOTH_ASSERT(pos >= 0);
+                if (pos < 0) continue;
+                for (r = 0; r < nr; ++r) y->val[pos + r] += H[(3 * a + r) * 12 + 3 * b + j];
+            }
+    }
+}
+
+/* gradient and PSD-projected Hessian of the active pairs (from rc__sim_self_prepare) into y */
+static RC__UNUSED void rc__sim_self_derivs(rc_sim *s, rc__system *y, const double *x)
+{
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, t0 = rc__now();
+    int q, k;
+    for (q = 0; q < s->nself_act; ++q) {
+        int kind = s->self_act[3 * q], a = s->self_act[3 * q + 1], b = s->self_act[3 * q + 2], v[4];
+        double g[12], H[144], e;
+        const double *P[4];
+        rc__sim_self_verts(s, kind, a, b, v);
+        for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
+        if (kind == 0) e = rc__ct_pt_barrier(P[0], P[1], P[2], P[3], xi_, dh, s->kappa, RC__PROJECT_CLAMP, NULL, NULL, g, H);
+        else e = rc__ct_ee_barrier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, kind, a, b), xi_, dh, s->kappa, RC__PROJECT_CLAMP, NULL, NULL, g, H);
+        if (!(e > 0.0) || !rc__isfinite(e)) continue;
+        rc__sim_scatter_x4(y, v, g, H);
+    }
+    s->t_np += rc__now() - t0;
+}
+
+/* CCD of the cloth against itself along the x part of y's direction from bx. Relative motion is
+   all that matters, so the boxes are swept by the direction minus its mean: a sheet in free fall
+   sweeps thin boxes and gets few candidates. */
+static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const double *bx, double amax)
+{
+    double xi_ = s->def.contact_thickness, mean[3] = { 0, 0, 0 }, *dx = s->ls_dx, *dr = s->self_dx, big = 0.0;
+    int i, c, kind, q, k, np, *pairs;
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c) {
+            int g = y->dof_x[3 * i + c];
+            dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0;
+            if (fabs(dx[3 * i + c]) > big) big = fabs(dx[3 * i + c]);
+            mean[c] += dx[3 * i + c] / s->nv;
+        }
+    if (!(big > 0.0)) return amax;
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c) dr[3 * i + c] = dx[3 * i + c] - mean[c];
+    for (kind = 0; kind < 2; ++kind) {
+        double t0;
+        np = rc__sim_self_pairs(s, kind, bx, dr, amax, xi_, &pairs);
+        t0 = rc__now();
+        for (q = 0; q < np; ++q) {
+            int v[4];
+            const double *X0[4], *DX[4];
+            double a;
+            rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
+            if (rc__sim_self_adjacent(kind, v)) continue;
+            for (k = 0; k < 4; ++k) { X0[k] = bx + 3 * v[k]; DX[k] = dx + 3 * v[k]; }
+            a = rc__ct_accd(kind, X0, DX, xi_, amax);
+            if (a < amax && !rc__sim_self_excluded(s, kind, v)) amax = a;
+        }
+        rc__free(s->user, pairs);
+        s->t_ccd += rc__now() - t0;
+    }
+    return s->contact_status == RC_OK ? amax : 0.0;
+}
+
+/* Lagged self friction (IPC): every active pair at the step start x^t gets its normal force
+   mu*lambda (lambda = kappa m |b'| 2d), closest-point weights w (relative displacement
+   sum_k w_k dx_k, dx_k = x_k - x^t_k) and tangent basis P, fixed over the step. */
+static RC__UNUSED void rc__sim_lag_self_friction(rc_sim *s)
+{
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh, mu = s->def.friction;
+    int kind, q, k, np, *pairs;
+    s->nfs = 0;
+    if (!(mu > 0.0)) return;
+    for (kind = 0; kind < 2; ++kind) {
+        np = rc__sim_self_pairs(s, kind, s->x0, NULL, 0.0, r, &pairs);
+        for (q = 0; q < np; ++q) {
+            int v[4], a = pairs[2 * q], b = pairs[2 * q + 1];
+            const double *P[4];
+            double d2, m = 1.0, lam, w[4], Pb[6], *rec;
+            rc__sim_self_verts(s, kind, a, b, v);
+            if (rc__sim_self_adjacent(kind, v)) continue;
+            if (s->pinned[v[0]] && s->pinned[v[1]] && s->pinned[v[2]] && s->pinned[v[3]]) continue;
+            for (k = 0; k < 4; ++k) P[k] = s->x0 + 3 * v[k];
+            d2 = rc__sim_self_d2(kind, P);
+            if (!(d2 < r * r) || rc__sim_self_excluded(s, kind, v)) continue;
+            if (kind == 1) m = rc__ct_ee_mollifier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, kind, a, b), NULL, NULL);
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, m);
+            if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
+            if (kind == 0) rc__ct_pt_tangent(P[0], P[1], P[2], P[3], w, Pb);
+            else rc__ct_ee_tangent(P[0], P[1], P[2], P[3], w, Pb);
+            if (s->nfs == s->cap_fs) {
+                int cap = s->cap_fs ? 2 * s->cap_fs : 64;
+                double *nf = (double *)rc__realloc(s->user, s->fs, (size_t)cap * 15, sizeof(double));
+                if (!nf) { s->contact_status = RC_ERR_OUT_OF_MEMORY; break; }
+                s->fs = nf; s->cap_fs = cap;
+            }
+            rec = s->fs + (size_t)15 * s->nfs++;
+            for (k = 0; k < 4; ++k) { rec[k] = v[k]; rec[4 + k] = w[k]; }
+            rec[8] = mu * lam;
+            for (k = 0; k < 6; ++k) rec[9 + k] = Pb[k];
+        }
+        rc__free(s->user, pairs);
+    }
+}
+
+/* energy of the lagged self friction; with y, gradient and (PSD) Hessian added */
+static RC__UNUSED double rc__sim_self_friction(const rc_sim *s, const double *x, rc__system *y)
+{
+    double E = 0.0;
+    int q, k, c;
+    for (q = 0; q < s->nfs; ++q) {
+        const double *rec = s->fs + (size_t)15 * q;
+        double dx[12], g[12], H[144];
+        int v[4];
+        for (k = 0; k < 4; ++k) {
+            v[k] = (int)rec[k];
+            for (c = 0; c < 3; ++c) dx[3 * k + c] = x[3 * v[k] + c] - s->x0[3 * v[k] + c];
+        }
+        E += rc__ct_friction(4, rec + 4, rec + 9, dx, rec[8], s->def.friction_eps_v * s->h, y ? g : NULL, y ? H : NULL);
+        if (y && y->dof_x) rc__sim_scatter_x4(y, v, g, H);
+    }
+    return E;
+}
+
+/* ---------------------------------------------------------------------------------------------
    The incremental potential (DESIGN §2)
      E(x, phi, u) = sum_T [ I_T + S_T + B_T + G_T + C_T ] + sum_i [ -f_i.x_i + K_i + D_i ]
    evaluated exactly (never cached); per-triangle terms go to a buffer and are summed in a fixed
@@ -8220,6 +8646,7 @@ static RC__UNUSED double rc__sim_mesh_ccd(rc_sim *s, const rc__system *y, const 
    --------------------------------------------------------------------------------------------- */
 typedef struct rc__terms {
     double inertia, stretch, bend, gravity, quality, ext, contact, friction, min_dist;
+    double min_self;   /* smallest self-contact pair distance (inf if none within the band) */
 } rc__terms;
 
 static RC__UNUSED double rc__terms_total(const rc__terms *T)
@@ -8232,6 +8659,7 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
     int t, i, nt = s->nt;
     memset(T, 0, sizeof *T);
     T->min_dist = HUGE_VAL;
+    T->min_self = HUGE_VAL;
     if (s->def.adaptive) rc__sim_update_xtil(s, u);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(rc__sim_threads(s)) if (nt >= 512)
@@ -8253,6 +8681,10 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
     if (s->has_mesh_obstacle) {
         T->contact += rc__sim_mesh_contact(s, x, NULL, &T->min_dist);
         T->friction += rc__sim_mesh_friction(s, x, NULL);
+    }
+    if (s->def.self_contact) {
+        T->contact += rc__sim_self_contact(s, x, 0, &T->min_self);
+        T->friction += rc__sim_self_friction(s, x, NULL);
     }
     return rc__terms_total(T);
 }
@@ -8313,6 +8745,11 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
 {
     int t, i, nt = s->nt, nactive = 0, with_u = y->with_u, c0;
     double thresh = HUGE_VAL;
+    if (s->def.self_contact) {
+        /* may regrow y's pattern (new contact blocks): before anything is written into y */
+        rc__sim_self_prepare(s, y, x);
+        if (s->contact_status != RC_OK) return 0.0;
+    }
     if (s->def.adaptive) rc__sim_update_xtil(s, u);
     memset(y->g, 0, sizeof(double) * (size_t)y->ndof);
     memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
@@ -8379,6 +8816,10 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         double mind = HUGE_VAL;
         rc__sim_mesh_contact(s, x, y, &mind);
         rc__sim_mesh_friction(s, x, y);
+    }
+    if (s->def.self_contact) {
+        rc__sim_self_derivs(s, y, x);
+        rc__sim_self_friction(s, x, y);
     }
     return (double)nactive / (double)(nt > 0 ? nt : 1);
 }
@@ -8501,7 +8942,7 @@ static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y,
 {
     double amax = 1.0;
     int i, o, c, t, k;
-    if (s->nobs == 0) return 1.0;
+    if (s->nobs == 0 && !s->def.self_contact) return 1.0;
     for (o = 0; o < s->nobs; ++o) {
         double ctr[3], zero[3] = { 0, 0, 0 };
         if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE) continue;
@@ -8532,6 +8973,7 @@ static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y,
         }
     }
     if (s->has_mesh_obstacle) amax = rc__sim_mesh_ccd((rc_sim *)s, y, bx, amax);   /* scratch and status only */
+    if (s->def.self_contact) amax = rc__sim_self_ccd((rc_sim *)s, y, bx, amax);
     return amax;
 }
 
@@ -9030,10 +9472,13 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
     rc__sim_update_xtil(s, s->u);   /* fixed mode: x~ once per step; adaptive: again at every new u */
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
-    if (s->nobs > 0 && s->kappa == 0.0) rc__sim_init_kappa(s);
+    if ((s->nobs > 0 || s->def.self_contact) && s->kappa == 0.0) rc__sim_init_kappa(s);
     rc__sim_lag_friction(s);
     s->contact_status = RC_OK;
+    s->t_bp = s->t_np = s->t_ccd = 0.0;
+    s->npat = 0;
     if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
+    if (s->def.self_contact) rc__sim_lag_self_friction(s);
     for (i = 0; i < s->nv; ++i)
         if (s->pinned[i]) memcpy(s->x + 3 * i, s->pin_target + 3 * i, 3 * sizeof(double));
     rc__sim_resolve_start(s);
@@ -9062,7 +9507,11 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     st->e_inertia = T.inertia; st->e_stretch = T.stretch; st->e_bend = T.bend; st->e_gravity = T.gravity;
     st->e_external = T.ext; st->e_contact = T.contact; st->e_friction = T.friction; st->e_quality = T.quality;
     st->min_contact_distance = T.min_dist;
-    if (s->nobs > 0 && T.min_dist < s->def.contact_thickness + 1e-2 * s->def.contact_dhat) s->kappa *= 2.0;
+    st->min_self_distance = T.min_self;
+    st->t_broad_phase = s->t_bp; st->t_narrow_phase = s->t_np; st->t_ccd = s->t_ccd;
+    st->pattern_rebuilds = s->npat;
+    if ((s->nobs > 0 && T.min_dist < s->def.contact_thickness + 1e-2 * s->def.contact_dhat) ||
+        (s->def.self_contact && T.min_self < s->def.contact_thickness + 1e-2 * s->def.contact_dhat)) s->kappa *= 2.0;
     return RC_OK;
 }
 
@@ -9206,6 +9655,9 @@ static RC__UNUSED void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st
     if (st->ref_travel > acc->ref_travel) acc->ref_travel = st->ref_travel;
     acc->min_contact_distance = st->min_contact_distance;
     acc->t_assemble += st->t_assemble; acc->t_factor += st->t_factor; acc->t_solve += st->t_solve; acc->t_line_search += st->t_line_search;
+    acc->min_self_distance = st->min_self_distance;
+    acc->t_broad_phase += st->t_broad_phase; acc->t_narrow_phase += st->t_narrow_phase; acc->t_ccd += st->t_ccd;
+    acc->pattern_rebuilds += st->pattern_rebuilds;
 }
 
 /* advance by h; on error restore and, while levels remain, do two half steps with pin targets

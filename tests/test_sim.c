@@ -988,6 +988,312 @@ static void test_sim_trimesh_friction(void)
     CHECKF(fabs(stopped - expect) < 0.3 * expect, "stopping distance %.4f m vs %.4f m", stopped, expect);
 }
 
+
+/* ---- cloth self-contact (def.self_contact) ---- */
+
+/* Independent checks of a cloth state against itself: crossings of every cloth
+   edge with every cloth triangle that does not contain one of its vertices (brute force), and
+   the smallest distance between non-adjacent vertex-triangle and edge-edge pairs. */
+static double t_orient3(const double *a, const double *b, const double *c, const double *d)
+{
+    double u[3], v[3], w[3];
+    int k;
+    for (k = 0; k < 3; ++k) { u[k] = b[k] - a[k]; v[k] = c[k] - a[k]; w[k] = d[k] - a[k]; }
+    return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) + u[2] * (v[0] * w[1] - v[1] * w[0]);
+}
+
+/* Segment pq properly crosses triangle abc: p and q strictly on opposite sides of its plane and the
+   line pq strictly inside the three edge planes (signed volumes). Unlike Moller-Trumbore's
+   division, a segment lying in the triangle's plane (det ~ 0, as on the flat layers here) gives
+   no false crossing; touching is left to the distance check. */
+static int t_seg_tri_strict(const double *p, const double *q, const double *a, const double *b, const double *c)
+{
+    double sp = t_orient3(a, b, c, p), sq = t_orient3(a, b, c, q), s1, s2, s3;
+    if (!((sp > 0.0 && sq < 0.0) || (sp < 0.0 && sq > 0.0))) return 0;
+    s1 = t_orient3(p, q, a, b); s2 = t_orient3(p, q, b, c); s3 = t_orient3(p, q, c, a);
+    return (s1 > 0.0 && s2 > 0.0 && s3 > 0.0) || (s1 < 0.0 && s2 < 0.0 && s3 < 0.0);
+}
+
+static int t_self_crossings(const rc_sim *s, const double *x)
+{
+    int e, t, n = 0;
+    for (e = 0; e < s->ne; ++e) {
+        int a = s->topo.edge_v[2 * e], b = s->topo.edge_v[2 * e + 1];
+        for (t = 0; t < s->nt; ++t) {
+            const int *tr = s->tris + 3 * t;
+            if (tr[0] == a || tr[1] == a || tr[2] == a || tr[0] == b || tr[1] == b || tr[2] == b) continue;
+            n += t_seg_tri_strict(x + 3 * a, x + 3 * b, x + 3 * tr[0], x + 3 * tr[1], x + 3 * tr[2]);
+        }
+    }
+    return n;
+}
+
+static double t_self_min_distance(const rc_sim *s, const double *x)
+{
+    double dmin = HUGE_VAL;
+    int i, t, e, f;
+    for (i = 0; i < s->nv; ++i)
+        for (t = 0; t < s->nt; ++t) {
+            const int *tr = s->tris + 3 * t;
+            double d2;
+            if (tr[0] == i || tr[1] == i || tr[2] == i) continue;
+            d2 = rc__ct_point_triangle_d2(x + 3 * i, x + 3 * tr[0], x + 3 * tr[1], x + 3 * tr[2], NULL, NULL, NULL);
+            if (sqrt(d2) < dmin) dmin = sqrt(d2);
+        }
+    for (e = 0; e < s->ne; ++e)
+        for (f = e + 1; f < s->ne; ++f) {
+            const int *ea = s->topo.edge_v + 2 * e, *eb = s->topo.edge_v + 2 * f;
+            double d2;
+            if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1]) continue;
+            d2 = rc__ct_edge_edge_d2(x + 3 * ea[0], x + 3 * ea[1], x + 3 * eb[0], x + 3 * eb[1], NULL, NULL, NULL);
+            if (sqrt(d2) < dmin) dmin = sqrt(d2);
+        }
+    return dmin;
+}
+
+/* The fold scene: a 0.6 x 0.12 m strip (25 x 6 grid, 150 vertices, edges 2.5 cm) whose left half
+   lies on the ground plane z = 0 and whose right half stands up from the middle line, leaning
+   10 degrees back over the left half. Released, the limp standing half cannot topple as a panel:
+   it collapses under its own weight onto the crease and the left half, folding into a pile of
+   several layers (the 0.3 m half ends within ~8 cm of the crease, the pile ~3.5 cm high). */
+static rc_sim *t_make_fold(int self_contact, int adaptive)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double p0[3] = { 0, 0, 0 }, n0[3] = { 0, 0, 1 }, L = 0.6, phi = 80.0 * 3.14159265358979323846 / 180.0;
+    int i;
+    if (rc_mesh_grid(&m, L, 0.12, 25, 6, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) {
+        double u = m.ref_uv[2 * i], z0 = 0.002;
+        if (u <= 0.5 * L) { m.pos[3 * i] = u; m.pos[3 * i + 2] = z0; }
+        else { m.pos[3 * i] = 0.5 * L - (u - 0.5 * L) * cos(phi); m.pos[3 * i + 2] = z0 + (u - 0.5 * L) * sin(phi); }
+    }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    def.self_contact = self_contact;
+    def.adaptive = adaptive;
+    def.bending_scale = 0.2;
+    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
+    rc_mesh_free(&m);
+    if (s && rc_sim_add_plane(s, p0, n0, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
+    return s;
+}
+
+/* Two layers: a 0.3 x 0.1 m strip (13 x 5 grid, edges 2.5 cm) folded flat at its middle line, the
+   top half mirrored 2.6 mm above the bottom half (inside the band xi + dhat = 3 mm, outside xi =
+   1 mm), the crease column halfway. Mirrored alternating diagonals make the layers' edges cross
+   (edge-edge pairs) and lie exactly above each other (parallel pairs: the mollifier acts). */
+static rc_sim *t_make_two_layers(int adaptive, double friction)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double L = 0.3, gap = 0.0026;
+    int i;
+    if (rc_mesh_grid(&m, L, 0.1, 13, 5, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) {
+        double u = m.ref_uv[2 * i];
+        if (u < 0.5 * L - 1e-9) { m.pos[3 * i] = u; m.pos[3 * i + 2] = 0.0; }
+        else if (u > 0.5 * L + 1e-9) { m.pos[3 * i] = L - u; m.pos[3 * i + 2] = gap; }
+        else { m.pos[3 * i] = 0.5 * L; m.pos[3 * i + 2] = 0.5 * gap; }
+    }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    def.self_contact = 1;
+    def.adaptive = adaptive;
+    def.friction = friction;
+    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
+    rc_mesh_free(&m);
+    return s;
+}
+
+/* the state rc__sim_solve sets up before its Newton loop, without the solve */
+static void t_self_prepare_step(rc_sim *s)
+{
+    int i;
+    CHECK_OK(rc__sim_ensure_systems(s));
+    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+    memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
+    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
+    if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
+    rc__sim_update_xtil(s, s->u);
+    rc__sim_init_kappa(s);
+    s->contact_status = RC_OK;
+    rc__sim_lag_self_friction(s);
+}
+
+/* The assembled gradient of E (elements + self-contact barrier + lagged self friction) against
+   central differences of the exact energy, on the x DOFs of vertices in contact; the pattern is
+   regrown once for the contact blocks and reused afterwards; the joint (x, phi, u) system gets the
+   same x gradient (contact does not depend on u). */
+static void t_self_gradient(int adaptive)
+{
+    rc_sim *s = t_make_two_layers(adaptive, 0.3);
+    rc__terms T;
+    double worst = 0.0, gmax = 0.0;
+    int i, c, checked = 0, npat0;
+    rc_ldlt *f0;
+    CHECK(s != NULL);
+    if (!s) return;
+    t_self_prepare_step(s);
+    CHECKF(s->nfs > 0, "no lagged self friction pair");
+    /* slide the top layer 0.5 mm along x and perturb everything by up to 0.1 mm: friction is
+       then in its dynamic and static parts, and no pair gets near xi */
+    t_seed(7);
+    for (i = 0; i < s->nv; ++i) {
+        if (s->x[3 * i + 2] > 0.002) s->x[3 * i] += 5e-4;
+        for (c = 0; c < 3; ++c) s->x[3 * i + c] += 1e-4 * (2.0 * t_rand() - 1.0);
+    }
+    npat0 = s->npat;
+    rc__sim_assemble(s, &s->sys_xp, s->x, s->u, s->phi, 0);
+    CHECK_OK(s->contact_status);
+    CHECKF(s->npat == npat0 + 1, "pattern regrown %d times (1 expected)", s->npat - npat0);
+    CHECKF(s->nself_act > 50, "only %d active pairs", s->nself_act);
+    f0 = s->sys_xp.ldlt;
+    rc__sim_assemble(s, &s->sys_xp, s->x, s->u, s->phi, 0);
+    CHECKF(s->npat == npat0 + 1 && s->sys_xp.ldlt == f0, "the analysis was redone for an unchanged pattern");
+    CHECK_OK(rc__system_direction(s, &s->sys_xp, NULL));
+    for (i = 0; i < s->sys_xp.ndof; ++i) if (fabs(s->sys_xp.g[i]) > gmax) gmax = fabs(s->sys_xp.g[i]);
+    for (i = 0; i < s->nv; ++i) {
+        if (s->x[3 * i + 2] < 0.002 || (i % 3) != 0) continue;   /* every third top-layer vertex */
+        for (c = 0; c < 3; ++c) {
+            int g = s->sys_xp.dof_x[3 * i + c];
+            double keep = s->x[3 * i + c], hstep = 1e-7, ep, em, fd, err;
+            /* h = 1e-7 m: 1/10^4 of the smallest gap - xi (1.4 mm), so the barrier's curvature
+               error O(h^2 E''') is far below the round-off of E (~1e-16 |E| / h) */
+            s->x[3 * i + c] = keep + hstep; ep = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+            s->x[3 * i + c] = keep - hstep; em = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+            s->x[3 * i + c] = keep;
+            fd = (ep - em) / (2.0 * hstep);
+            err = fabs(fd - s->sys_xp.g[g]) / (fabs(s->sys_xp.g[g]) + 1e-3 * gmax);
+            if (err > worst) worst = err;
+            checked++;
+        }
+    }
+    printf("    %s: %d active pairs, %d friction pairs, %d x DOFs checked, worst relative gradient error %.2e\n",
+           adaptive ? "adaptive" : "fixed", s->nself_act, s->nfs, checked, worst);
+    /* 1e-5: central differences at h = 1e-7 on |E| ~ 1e-3 J have round-off ~1e-12 J / 1e-7 m, i.e.
+       ~1e-5 of the gradients here (~0.1 N); a wrong sign, factor or missing term is O(1) */
+    CHECKF(worst < 1e-5, "worst relative error %.3g", worst);
+    if (adaptive) {
+        rc__system *y = &s->sys_xpu;
+        double dmax = 0.0;
+        rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+        CHECK_OK(s->contact_status);
+        CHECKF(s->npat == npat0 + 2, "the joint system's pattern was not regrown (%d)", s->npat - npat0);
+        for (i = 0; i < 3 * s->nv; ++i)
+            if (y->dof_x[i] >= 0) {
+                double d = fabs(y->g[y->dof_x[i]] - s->sys_xp.g[s->sys_xp.dof_x[i]]);
+                if (d > dmax) dmax = d;
+            }
+        /* same sums in the same order except the u-dependent element parts: round-off only */
+        CHECKF(dmax <= 1e-9 * gmax, "x gradients of the two systems differ by %.3g (max |g| %.3g)", dmax, gmax);
+        CHECK_OK(rc__system_direction(s, y, NULL));
+    }
+    rc_sim_destroy(s);
+}
+static void test_sim_self_gradient(void) { t_self_gradient(0); }
+static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
+
+/* Self CCD along constructed directions on the two layers (gap 2.6 mm, xi 1 mm): the whole cloth
+   translating (no relative motion) and the top layer sliding parallel (grazing) give the full
+   step; the top layer driven 5 cm down through the bottom one stops before gap - xi; applied, the
+   bounded step leaves no crossing and every pair farther than xi. */
+static void test_sim_self_ccd(void)
+{
+    rc_sim *s = t_make_two_layers(0, 0.0);
+    rc__system *y;
+    double a, *x1;
+    int i, c, mode;
+    CHECK(s != NULL);
+    if (!s) return;
+    t_self_prepare_step(s);
+    y = &s->sys_xp;
+    x1 = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv);
+    for (mode = 0; mode < 3; ++mode) {
+        memset(y->d, 0, sizeof(double) * (size_t)y->ndof);
+        for (i = 0; i < s->nv; ++i) {
+            int top = s->x[3 * i + 2] > 0.002;
+            for (c = 0; c < 3; ++c) {
+                double d = 0.0;
+                if (mode == 0) d = c == 2 ? -0.05 : 0.01;          /* everything translates */
+                else if (mode == 1) d = (top && c == 0) ? 0.01 : 0.0;   /* top slides along x */
+                else d = (top && c == 2) ? -0.05 : 0.0;            /* top pushed through */
+                y->d[y->dof_x[3 * i + c]] = d;
+            }
+        }
+        a = rc__sim_self_ccd(s, y, s->x, 1.0);
+        if (mode < 2) CHECKF(a == 1.0, "mode %d: alpha %.6g (1 expected)", mode, a);
+        else {
+            double dmin;
+            for (i = 0; i < 3 * s->nv; ++i) x1[i] = s->x[i] + a * y->d[y->dof_x[i]];
+            dmin = t_self_min_distance(s, x1);
+            printf("    pushed through: alpha %.5f (gap - xi = 1.6 mm of 5 cm: 0.032), min distance after %.4f mm, %d crossings\n",
+                   a, 1e3 * dmin, t_self_crossings(s, x1));
+            CHECKF(a > 0.0 && a < 0.032, "alpha %.6g", a);
+            /* ACCD keeps at least 10% of the initial gap - xi (0.16 mm) */
+            CHECKF(dmin > s->def.contact_thickness + 0.1e-3, "min distance %.4g mm", 1e3 * dmin);
+            CHECK(t_self_crossings(s, x1) == 0);
+            /* half of the top layer (y < 5 cm) moved the full 5 cm down: its triangles across
+               y = 5 cm pierce the bottom layer, so the crossing check can fail */
+            for (i = 0; i < 3 * s->nv; ++i) x1[i] = s->x[i] + (s->x[3 * (i / 3) + 1] < 0.051 ? y->d[y->dof_x[i]] : 0.0);
+            CHECKF(t_self_crossings(s, x1) > 0, "the unbounded step shows no crossing");
+        }
+    }
+    free(x1);
+    rc_sim_destroy(s);
+}
+
+static void test_sim_self_fold(void)
+{
+    rc_sim *s = t_make_fold(1, 0);
+    rc_step_stats ss;
+    int k, fails = 0, crossings = 0, nan = 0, rebuilds = 0;
+    double dmin = HUGE_VAL, zmax = 0.0, t_total = 0, t_bp = 0, t_np = 0, t_ccd = 0;
+    CHECK(s != NULL);
+    if (!s) return;
+    /* the collapse is over by about step 25; 15 more steps rest on the pile */
+    for (k = 0; k < 40; ++k) {
+        const double *x = rc_sim_positions(s);
+        double d;
+        int i;
+        rc_status st = rc_sim_step(s, &ss);
+        if (st != RC_OK) { fails++; printf("    step %d: %s (%s)\n", k, rc_status_string(st), rc_sim_last_error(s)); break; }
+        for (i = 0; i < 3 * s->nv; ++i) nan += !(x[i] == x[i]);
+        crossings += t_self_crossings(s, x);
+        d = t_self_min_distance(s, x);
+        if (d < dmin) dmin = d;
+        rebuilds += ss.pattern_rebuilds;
+        t_total += ss.t_total; t_bp += ss.t_broad_phase; t_np += ss.t_narrow_phase; t_ccd += ss.t_ccd;
+        if (k % 5 == 4) {
+            double zt = 0.0;
+            for (i = 0; i < s->nv; ++i) if (x[3 * i + 2] > zt) zt = x[3 * i + 2];
+            printf("    step %d: newton %d conv %d min self %.4g mm, zmax %.3f, e_contact %.3g, %.2f s\n", k + 1, ss.newton_iters, ss.converged, 1e3 * ss.min_self_distance, zt, ss.e_contact, ss.t_total);
+        }
+    }
+    {
+        const double *x = rc_sim_positions(s);
+        int i;
+        for (i = 0; i < s->nv; ++i) if (x[3 * i + 2] > zmax) zmax = x[3 * i + 2];
+    }
+    printf("    fold: %d failed, %d crossings, %d NaN, min separation %.3f mm, highest point %.4f m, %d pattern rebuilds, %d active pairs\n",
+           fails, crossings, nan, 1e3 * dmin, zmax, rebuilds, s->nself_act);
+    printf("    time %.2f s: broad %.1f%%, narrow %.1f%%, ccd %.1f%%\n", t_total, 100 * t_bp / t_total, 100 * t_np / t_total, 100 * t_ccd / t_total);
+    CHECK(fails == 0);
+    CHECK(nan == 0);
+    CHECKF(crossings == 0, "%d crossings", crossings);
+    CHECKF(dmin > s->def.contact_thickness, "min separation %.4g mm", 1e3 * dmin);
+    /* it did fold: nothing stands higher than 4 cm (it started 0.3 m tall), and the layers are
+       in contact */
+    CHECKF(zmax < 0.04, "highest point %.3f m: the strip did not fold over", zmax);
+    CHECKF(s->nself_act > 100, "only %d self-contact pairs at the end", s->nself_act);
+    rc_sim_destroy(s);
+}
+
 static void suite_sim(void)
 {
     /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
@@ -1014,4 +1320,8 @@ static void suite_sim(void)
     RUN(test_sim_capsule_dip_warning);
     RUN(test_sim_trimesh_box_edge);
     RUN(test_sim_trimesh_friction);
+    RUN(test_sim_self_gradient);
+    RUN(test_sim_self_gradient_adaptive);
+    RUN(test_sim_self_ccd);
+    RUN(test_sim_self_fold);
 }

@@ -272,6 +272,35 @@ static void sc__skirt_animate(sc_scene *sc, double t)
     }
 }
 
+/* ---------------------------------------------------------------- fold (issue 6, multi-layer)
+   A 0.6 x 0.12 m strip (grid) with self-contact on: its left half lies on the ground, its right
+   half stands up from the middle line leaning 10 degrees back over the left half. Released, the
+   limp standing half collapses under its own weight onto the crease and the left half and folds
+   into a pile of several layers (over by ~0.25 s). */
+static rc_status sc__fold(sc_scene *sc, const sc_params *p)
+{
+    const double L = 0.6, W = 0.12, lean = 80.0 * SC__PI / 180.0;
+    double g[3] = { 0.0, 0.0, 0.0 }, n[3] = { 0.0, 0.0, 1.0 };
+    int i, ny = (int)floor(sqrt(p->verts / 5.0) + 0.5), nx;
+    rc_status st;
+    if (ny < 3) ny = 3;
+    nx = (int)floor((double)p->verts / ny + 0.5);
+    if (nx < 4) nx = 4;
+    st = rc_mesh_grid(&sc->mesh, L, W, nx, ny, RC_DIAG_ALTERNATING);
+    if (st != RC_OK) return st;
+    for (i = 0; i < sc->mesh.num_verts; i++) {
+        double u = sc->mesh.ref_uv[2 * i], z0 = 0.002;
+        sc->mesh.pos[3 * i + 1] = sc->mesh.ref_uv[2 * i + 1] - 0.5 * W;
+        if (u <= 0.5 * L) { sc->mesh.pos[3 * i] = u - 0.5 * L; sc->mesh.pos[3 * i + 2] = z0; }
+        else { sc->mesh.pos[3 * i] = -(u - 0.5 * L) * cos(lean); sc->mesh.pos[3 * i + 2] = z0 + (u - 0.5 * L) * sin(lean); }
+    }
+    sc->def.self_contact = 1;
+    sc->def.bending_scale = 0.2;
+    st = sc__create_sim(sc, p, 0.01);
+    if (st == RC_OK) st = sc__add(sc, SC_PLANE, g, n, 0.0);
+    return st;
+}
+
 /* ---------------------------------------------------------------- registry */
 
 static const sc_info sc__scenes[] = {
@@ -295,7 +324,10 @@ static const sc_info sc__scenes[] = {
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__plane_drop, NULL },
     { "skirt", "annulus pinned at the waist to a swaying capsule body",
       200, 15, 0.01, 0.04, { 0.0, 1.0, -0.3 }, 2,
-      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__skirt, sc__skirt_animate }
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__skirt, sc__skirt_animate },
+    { "fold", "0.6 m strip collapsing onto itself on the ground (self-contact, multi-layer pile)",
+      150, 15, 0.01, 0.04, { -0.3, 0.8, -0.6 }, 2,
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__fold, NULL }
 };
 
 int sc_num_scenes(void) { return (int)(sizeof sc__scenes / sizeof sc__scenes[0]); }
