@@ -230,6 +230,55 @@ static void test_adaptive_step_ip_below_fixed(void)
     rc_sim_destroy(f);
 }
 
+/* cube drape (issue 5): a 0.6 m sheet falling over the 0.4 m box of the mesh-obstacle tests
+   (t_box_v/t_box_t of test_sim.c, a triangle mesh with sharp edges). Five fixed-mesh steps
+   develop the drape over the edges; from that saved state one fixed and one adaptive step:
+   the adaptive step also minimises over u, and u = u^t is one of its candidates, so its
+   converged IP must not be above the fixed one (same start, same tolerance). */
+static rc_sim *ta_cube(int adaptive)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    int i;
+    if (rc_mesh_grid(&m, 0.6, 0.6, 9, 9, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.3; m.pos[3 * i + 1] -= 0.3; m.pos[3 * i + 2] = 0.0025; }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.material = rc_material_proto();
+    def.adaptive = adaptive;
+    def.num_threads = 1;
+    if (rc_sim_create(&def, &s) == RC_OK && rc_sim_add_trimesh(s, 8, t_box_v, 12, t_box_t, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
+    rc_mesh_free(&m);
+    return s;
+}
+
+static void test_adaptive_cube_ip_below_fixed(void)
+{
+    rc_sim *w = ta_cube(0), *f = ta_cube(0), *a = ta_cube(1);
+    rc_step_stats sw, sf, sa;
+    double *state;
+    int k;
+    CHECK(w && f && a);
+    if (!w || !f || !a) { rc_sim_destroy(w); rc_sim_destroy(f); rc_sim_destroy(a); return; }
+    for (k = 0; k < 5; ++k) CHECK_OK(rc_sim_step(w, &sw));
+    state = (double *)malloc(sizeof(double) * rc_sim_state_size(w));
+    CHECK(state != NULL);
+    if (state) {
+        CHECK_OK(rc_sim_save_state(w, state));
+        CHECK_OK(rc_sim_load_state(f, state));
+        CHECK_OK(rc_sim_load_state(a, state));
+        CHECK_OK(rc_sim_step(f, &sf));
+        CHECK_OK(rc_sim_step(a, &sa));
+        printf("    cube drape step 6: IP fixed %.10g (converged %d), adaptive %.10g (converged %d, outer %d, u travel %.3g m)\n",
+               sf.ip_end, sf.converged, sa.ip_end, sa.converged, sa.outer_iters, sa.ref_travel);
+        CHECK(sf.converged && sa.converged);
+        CHECKF(sa.ip_end <= sf.ip_end + 1e-12 * fabs(sf.ip_end), "adaptive IP %.10g above fixed %.10g", sa.ip_end, sf.ip_end);
+        free(state);
+    }
+    rc_sim_destroy(w); rc_sim_destroy(f); rc_sim_destroy(a);
+}
+
 /* the scheduled + cached solver ends the step where the unaccelerated one does: final IPs within
    1% of the IP decrease of the step (issue 5) */
 static void test_adaptive_schedule_cache_agree(void)
@@ -307,6 +356,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_free_flight_matches_fixed);
     RUN(test_adaptive_invariants_hanging);
     RUN(test_adaptive_step_ip_below_fixed);
+    RUN(test_adaptive_cube_ip_below_fixed);
     RUN(test_adaptive_schedule_cache_agree);
     RUN(test_adaptive_regulariser_ablation);
 }
