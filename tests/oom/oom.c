@@ -188,6 +188,61 @@ done:
     rc_sim_destroy(s);
     rc_mesh_free(&g);
 }
+/* the later features: two stitched panels (seam), a material handle, a triangle-mesh obstacle
+   and cloth self-contact, three steps */
+static void sc_features_common(int adaptive)
+{
+    static const double tet_v[12] = { 0.15, 0.15, 0.35, 0.35, 0.15, 0.2, 0.15, 0.35, 0.2, -0.05, 0.05, 0.2 };
+    static const int tet_t[12] = { 0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3 };
+    double uv[36], pos[54], huv[2] = { 0.1, 0.1 }, target[3] = { 0.1, 0.1, 0.55 };
+    int tris[48], side_a[3], side_b[3], i, j, p, k, nt = 0, id = -1;
+    rc_sim_def d;
+    rc_sim *s = NULL;
+    rc_status st;
+    /* panel p (3x3 vertices, 0.2 m): uv x offset 0.3 p (disconnected charts); world positions of
+       panel 1 shifted back by 0.1 m so its left column sits on panel 0's right column */
+    for (p = 0; p < 2; ++p)
+        for (j = 0; j < 3; ++j)
+            for (i = 0; i < 3; ++i) {
+                int v = 9 * p + 3 * j + i;
+                uv[2 * v] = 0.3 * p + 0.1 * i; uv[2 * v + 1] = 0.1 * j;
+                pos[3 * v] = 0.2 * p + 0.1 * i; pos[3 * v + 1] = 0.1 * j; pos[3 * v + 2] = 0.5;
+                if (i < 2 && j < 2) {
+                    int a = v, b = v + 1, c = v + 4, e = v + 3;
+                    tris[3 * nt] = a; tris[3 * nt + 1] = b; tris[3 * nt + 2] = c; nt++;
+                    tris[3 * nt] = a; tris[3 * nt + 1] = c; tris[3 * nt + 2] = e; nt++;
+                }
+            }
+    for (j = 0; j < 3; ++j) { side_a[j] = 3 * j + 2; side_b[j] = 9 + 3 * j; }
+    d = rc_default_sim_def();
+    d.mesh.num_verts = 18; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
+    d.dt = 0.02;
+    d.adaptive = adaptive;
+    d.self_contact = 1;
+    d.itr_max_outer = 5;
+    d.tol = 1e-2;
+    OOM_ST(rc_sim_create(&d, &s));
+    OOM_ST(rc_sim_add_seam(s, 3, side_a, side_b, 1e3));
+    OOM_ST(rc_sim_add_material_handle(s, huv, target, 10.0, &id));
+    OOM_ST(rc_sim_add_trimesh(s, 4, tet_v, 4, tet_t, NULL));
+    for (k = 0; k < 3; ++k) {
+        st = rc_sim_step(s, NULL);
+        OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "step -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+        if (st == RC_ERR_OUT_OF_MEMORY) {
+            long save = oom_fail_at;
+            oom_fail_at = 0;
+            st = rc_sim_step(s, NULL);
+            OOM_CHECK(st == RC_OK, "step after OOM -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+            oom_fail_at = save;
+            goto done;
+        }
+        for (i = 0; i < 3 * 18; ++i) OOM_CHECK(rc__isfinite(rc_sim_positions(s)[i]), "NaN after step");
+    }
+done:
+    rc_sim_destroy(s);
+}
+static void sc_features(void) { sc_features_common(0); }
+static void sc_features_adaptive(void) { sc_features_common(1); }
 static void sc_sim(void) { sc_sim_common(0); }
 static void sc_sim_adaptive(void) { sc_sim_common(1); }
 
@@ -198,6 +253,7 @@ int main(int argc, char **argv)
     static const oom_scenario scenes[] = {
         { "sparse", sc_sparse }, { "generators", sc_generators }, { "obj", sc_obj },
         { "energy", sc_energy }, { "sim", sc_sim }, { "sim_adaptive", sc_sim_adaptive },
+        { "features", sc_features }, { "features_adaptive", sc_features_adaptive },
     };
     size_t i;
     FILE *fp;
