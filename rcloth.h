@@ -6685,8 +6685,8 @@ struct rc_sim {
     double *ls_x, *ls_u, *ls_phi;
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
     int has_mesh_obstacle;
-    int nfm, cap_fm;                      /* lagged friction pairs cloth vertex - mesh triangle: */
-    double *fm;                           /* per pair 11 doubles: vertex, mu*lambda, P (3x2), anchor (3) */
+    int nfm, cap_fm;                      /* lagged friction pairs with mesh obstacles (all 3 kinds): */
+    double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
     rc_status contact_status;             /* out-of-memory in a pair search, reported by the solve */
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
@@ -9308,64 +9308,151 @@ static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
 /* IPC lagged friction: normal force magnitude lambda and tangent basis T at the step start, and
    the anchor: the start point carried by the obstacle's motion over the step, so slip is measured
    relative to the obstacle surface. */
-/* Lagged friction against mesh obstacles (IPC): for every cloth vertex - obstacle triangle pair
-   within the barrier zone at the step start, the normal force mu*lambda, the tangent basis P of
-   the closest-point direction and the anchor: the start position moved with the obstacle surface
-   at the contact point, so slip is measured relative to the (possibly moving) obstacle. */
+/* Lagged friction against mesh obstacles (IPC), on every pair kind the mesh barrier has: (0) cloth
+   vertex - obstacle triangle, (1) obstacle vertex - cloth triangle, (2) cloth edge - obstacle edge.
+   For each pair within the barrier zone at the step start (cloth x^t, obstacle at mesh_xprev) it
+   lags the normal force mu*lambda (lambda = kappa m |b'| 2d, m the edge-edge mollifier at the
+   start, 1 otherwise), the closest-point weights w and the tangent basis P of the closest vector.
+   The obstacle is kinematic, so its side of the relative displacement is a constant of the step:
+     rel = sum_{cloth k} w_k (x_k - x^t_k) + c,   c = sum_{obstacle j} w_j (X_j - X^prev_j)
+   (X = mesh_x, the obstacle at the end of the step): slip is measured relative to the moving
+   obstacle surface at the contact point. Record (RC__FM_STRIDE doubles): n cloth vertices (1..3),
+   their indices (3), their weights (3), mu*lambda, P (6), c (3). Like the vertex-obstacle friction
+   and the self friction, the cloth displacement is taken per vertex (x_k - x^t_k); it depends on x
+   only, not on u. */
+#define RC__FM_STRIDE 17
+static RC__UNUSED double *rc__sim_fm_push(rc_sim *s)
+{
+    if (s->nfm == s->cap_fm) {
+        int cap = s->cap_fm ? 2 * s->cap_fm : 64;
+        double *nf = (double *)rc__realloc(s->user, s->fm, (size_t)cap * RC__FM_STRIDE, sizeof(double));
+        if (!nf) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return NULL; }
+        s->fm = nf; s->cap_fm = cap;
+    }
+    return s->fm + (size_t)RC__FM_STRIDE * s->nfm++;
+}
+
+/* one lagged pair: n cloth vertices cv with weights cw, m obstacle vertices ov (of obstacle o)
+   with weights ow */
+static RC__UNUSED void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double *cw, int m, const int *ov,
+                                      const double *ow, double mu_lambda, const double P[6])
+{
+    const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
+    double *rec = rc__sim_fm_push(s);
+    int k, c;
+    if (!rec) return;
+    rec[0] = n;
+    for (k = 0; k < 3; ++k) { rec[1 + k] = k < n ? cv[k] : -1; rec[4 + k] = k < n ? cw[k] : 0.0; }
+    rec[7] = mu_lambda;
+    for (k = 0; k < 6; ++k) rec[8 + k] = P[k];
+    for (c = 0; c < 3; ++c) {
+        rec[14 + c] = 0.0;
+        for (k = 0; k < m; ++k) rec[14 + c] += ow[k] * (X[3 * ov[k] + c] - Xp[3 * ov[k] + c]);
+    }
+}
+
 static RC__UNUSED void rc__sim_lag_mesh_friction(rc_sim *s)
 {
-    int o, q, np, *pairs, k, c;
-    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
+    int o, q, np, *pairs, c;
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
     s->nfm = 0;
     for (o = 0; o < s->nobs; ++o) {
         rc__obstacle start = s->obs[o];
+        const double *X;
         if (start.shape.kind != RC__OBS_TRIMESH || start.mu <= 0.0) continue;
         start.mesh_x = s->obs[o].mesh_xprev;
-        np = rc__sim_mesh_pairs(s, &start, 0, s->x0, NULL, 0.0, xi_ + dh, &pairs);
-        for (q = 0; q < np; ++q) {
-            int i = pairs[2 * q], t = pairs[2 * q + 1];
-            const int *tv = start.mesh_tris + 3 * t;
-            double w[4], P[6], d2, lam, *rec;
+        X = start.mesh_x;
+        /* (0) cloth vertex - obstacle triangle: w = {1, -barycentrics} */
+        np = rc__sim_mesh_pairs(s, &start, 0, s->x0, NULL, 0.0, r, &pairs);
+        for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
+            int i = pairs[2 * q];
+            const int *tv = start.mesh_tris + 3 * pairs[2 * q + 1];
+            double w[4], P[6], d2, lam;
             if (s->pinned[i]) continue;
-            d2 = rc__ct_point_triangle_d2(s->x0 + 3 * i, start.mesh_x + 3 * tv[0], start.mesh_x + 3 * tv[1], start.mesh_x + 3 * tv[2], NULL, NULL, NULL);
-            if (!(sqrt(d2) < xi_ + dh)) continue;
+            d2 = rc__ct_point_triangle_d2(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], NULL, NULL, NULL);
+            if (!(sqrt(d2) < r)) continue;
             lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, 1.0);
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
-            rc__ct_pt_tangent(s->x0 + 3 * i, start.mesh_x + 3 * tv[0], start.mesh_x + 3 * tv[1], start.mesh_x + 3 * tv[2], w, P);
-            if (s->nfm == s->cap_fm) {
-                int cap = s->cap_fm ? 2 * s->cap_fm : 64;
-                double *nf = (double *)rc__realloc(s->user, s->fm, (size_t)cap * 11, sizeof(double));
-                if (!nf) { s->contact_status = RC_ERR_OUT_OF_MEMORY; break; }
-                s->fm = nf; s->cap_fm = cap;
-            }
-            rec = s->fm + (size_t)11 * s->nfm++;
-            rec[0] = i; rec[1] = start.mu * lam;
-            for (k = 0; k < 6; ++k) rec[2 + k] = P[k];
-            /* w[0] = 1 (the point), w[1..3] = -barycentrics of the closest point */
-            for (c = 0; c < 3; ++c) {
-                rec[8 + c] = s->x0[3 * i + c];
-                for (k = 0; k < 3; ++k) rec[8 + c] -= w[1 + k] * (s->obs[o].mesh_x[3 * tv[k] + c] - start.mesh_x[3 * tv[k] + c]);
-            }
+            rc__ct_pt_tangent(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], w, P);
+            rc__sim_fm_add(s, o, 1, &i, w, 3, tv, w + 1, start.mu * lam, P);
+        }
+        rc__free(s->user, pairs);
+        /* (1) obstacle vertex - cloth triangle: w = {1 (obstacle vertex), -barycentrics (cloth)} */
+        np = rc__sim_mesh_pairs(s, &start, 1, s->x0, NULL, 0.0, r, &pairs);
+        for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
+            const int *tri = s->tris + 3 * pairs[2 * q];
+            int j = pairs[2 * q + 1];
+            double w[4], P[6], d2, lam;
+            const double *t0 = s->x0 + 3 * tri[0], *t1 = s->x0 + 3 * tri[1], *t2 = s->x0 + 3 * tri[2];
+            if (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) continue;
+            d2 = rc__ct_point_triangle_d2(X + 3 * j, t0, t1, t2, NULL, NULL, NULL);
+            if (!(sqrt(d2) < r)) continue;
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, 1.0);
+            if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
+            rc__ct_pt_tangent(X + 3 * j, t0, t1, t2, w, P);
+            rc__sim_fm_add(s, o, 3, tri, w + 1, 1, &j, w, start.mu * lam, P);
+        }
+        rc__free(s->user, pairs);
+        /* (2) cloth edge - obstacle edge: w = {cloth a0, a1, obstacle b0, b1}, normal force with the
+           start mollifier (eps_x as in rc__sim_mesh_contact) */
+        np = rc__sim_mesh_pairs(s, &start, 2, s->x0, NULL, 0.0, r, &pairs);
+        for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
+            int e = pairs[2 * q];
+            const int *ev = s->topo.edge_v + 2 * e, *fv = start.mesh_edges + 2 * pairs[2 * q + 1];
+            const double *a0 = s->x0 + 3 * ev[0], *a1 = s->x0 + 3 * ev[1], *b0 = X + 3 * fv[0], *b1 = X + 3 * fv[1];
+            double w[4], P[6], d2, lam, lb2 = 0.0, mol;
+            if (s->pinned[ev[0]] && s->pinned[ev[1]]) continue;
+            d2 = rc__ct_edge_edge_d2(a0, a1, b0, b1, NULL, NULL, NULL);
+            if (!(sqrt(d2) < r)) continue;
+            for (c = 0; c < 3; ++c) lb2 += (b1[c] - b0[c]) * (b1[c] - b0[c]);
+            mol = rc__ct_ee_mollifier(a0, a1, b0, b1, 1e-3 * s->edge_len0[e] * s->edge_len0[e] * lb2, NULL, NULL);
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol);
+            if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
+            rc__ct_ee_tangent(a0, a1, b0, b1, w, P);
+            rc__sim_fm_add(s, o, 2, ev, w, 2, fv, w + 2, start.mu * lam, P);
         }
         rc__free(s->user, pairs);
     }
 }
 
-/* energy of the lagged mesh friction; with y, gradient and (PSD) Hessian added */
+/* Energy of one lagged mesh friction pair at x; with g (3n) and H (3n x 3n) its gradient and
+   Hessian over the pair's cloth vertices. The obstacle side enters rc__ct_friction as one more
+   stencil "vertex" with weight 1 and displacement c; its rows are dropped: the cloth block of the
+   PSD stencil Hessian (a principal submatrix) is PSD, and exact wherever y != eps_v h. */
+static RC__UNUSED double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *x, double *g, double *H)
+{
+    int n = (int)rec[0], k, l, c, a, b, m;
+    double w[4], dx[12], gl[12], Hl[144], E;
+    for (k = 0; k < n; ++k) {
+        int v = (int)rec[1 + k];
+        w[k] = rec[4 + k];
+        for (c = 0; c < 3; ++c) dx[3 * k + c] = x[3 * v + c] - s->x0[3 * v + c];
+    }
+    w[n] = 1.0;
+    for (c = 0; c < 3; ++c) dx[3 * n + c] = rec[14 + c];
+    E = rc__ct_friction(n + 1, w, rec + 8, dx, rec[7], s->def.friction_eps_v * s->h, g ? gl : NULL, H ? Hl : NULL);
+    m = 3 * (n + 1);
+    if (g) for (k = 0; k < 3 * n; ++k) g[k] = gl[k];
+    if (H)
+        for (k = 0; k < n; ++k) for (a = 0; a < 3; ++a)
+            for (l = 0; l < n; ++l) for (b = 0; b < 3; ++b)
+                H[(3 * k + a) * 3 * n + 3 * l + b] = Hl[(3 * k + a) * m + 3 * l + b];
+    return E;
+}
+
+/* energy of the lagged mesh friction; with y, gradient and (PSD) Hessian added to the cloth x DOFs */
 static RC__UNUSED double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y)
 {
-    double E = 0.0, one = 1.0;
-    int q, c;
+    double E = 0.0;
+    int q, k;
     for (q = 0; q < s->nfm; ++q) {
-        const double *rec = s->fm + (size_t)11 * q;
-        int i = (int)rec[0];
-        double dx[3], g[3], H[9];
-        for (c = 0; c < 3; ++c) dx[c] = x[3 * i + c] - rec[8 + c];
-        E += rc__ct_friction(1, &one, rec + 2, dx, rec[1], s->def.friction_eps_v * s->h, y ? g : NULL, y ? H : NULL);
+        const double *rec = s->fm + (size_t)RC__FM_STRIDE * q;
+        double g[9], H[81];
+        E += rc__sim_fm_pair(s, rec, x, y ? g : NULL, y ? H : NULL);
         if (y) {
             rc__dofmap m;
             m.n = 0;
-            rc__map_x(y, i, &m);
+            for (k = 0; k < (int)rec[0]; ++k) rc__map_x(y, (int)rec[1 + k], &m);
             rc__system_scatter(y, &m, g, H, NULL);
         }
     }

@@ -34,6 +34,7 @@ static void t_run(const char *name, void (*fn)(void))
 #include "test_energy.c"
 #include "test_contact.c"
 #include "test_sim.c"
+#include "test_meshfric.c"
 #include "test_adaptive.c"
 #include "test_io.c"
 #include "test_pictures.c"
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
     suite_energy();
     suite_contact();
     suite_sim();
+    suite_meshfric();
     suite_adaptive();
     suite_io();
     suite_pictures();

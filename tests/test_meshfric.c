@@ -1,0 +1,310 @@
+/* tests/test_meshfric.c - lagged IPC friction on every mesh-obstacle pair kind: cloth vertex -
+   obstacle triangle (kind 0), obstacle vertex - cloth triangle (kind 1), cloth edge - obstacle
+   edge (kind 2). Included by tests/main.c after test_sim.c. */
+
+/* A "tent" (hip roof) obstacle: ridge from (xr, -ly, 0) to (xr, ly, 0), 45-degree faces down to a
+   base rectangle at z = -hb; closed, 6 vertices, 8 triangles. dy shifts it along y. */
+static void t_tent(double xr, double ly, double hb, double dy, double *v, int *t)
+{
+    static const int tt[24] = { 0, 1, 5, 0, 5, 2, 1, 0, 3, 1, 3, 4, 0, 2, 3, 1, 4, 5, 2, 5, 4, 2, 4, 3 };
+    double p[18];
+    int k;
+    p[0] = xr;      p[1] = -ly;      p[2] = 0.0;
+    p[3] = xr;      p[4] = ly;       p[5] = 0.0;
+    p[6] = xr - hb; p[7] = -ly - hb; p[8] = -hb;
+    p[9] = xr + hb; p[10] = -ly - hb; p[11] = -hb;
+    p[12] = xr + hb; p[13] = ly + hb; p[14] = -hb;
+    p[15] = xr - hb; p[16] = ly + hb; p[17] = -hb;
+    for (k = 0; k < 6; ++k) p[3 * k + 1] += dy;
+    memcpy(v, p, sizeof p);
+    if (t) memcpy(t, tt, sizeof tt);
+}
+
+/* A 0.1 x 0.1 m sheet (6 x 6 vertices, 2 cm spacing, columns at x = -0.05, -0.03, ..., 0.05) flat
+   at z = 2.5 mm (inside the band xi + dhat = 3 mm, outside xi = 1 mm) on two tents whose ridges
+   run along y at x = -0.02 and x = 0.02 (between vertex columns) from y = -0.035 to 0.035 (the
+   ridge ends lie under the sheet). A cloth vertex is >= 1 cm from a ridge sideways, so >= 8.8 mm
+   from the 45-degree faces: the sheet touches the tents only through cloth edges crossing the
+   ridges (kind 2) and the ridge end vertices under cloth triangles (kind 1), never kind 0.
+   bending_scale 30 makes it a stiff plate that stays flat on the two ridges (no drape onto the
+   faces). */
+static rc_sim *t_make_tents(double mu, int adaptive, int *ids)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double tv[18];
+    int tt[24], i, k;
+    if (rc_mesh_grid(&m, 0.1, 0.1, 6, 6, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.05; m.pos[3 * i + 1] -= 0.05; m.pos[3 * i + 2] = 0.0025; }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    def.bending_scale = 30.0;
+    def.adaptive = adaptive;
+    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
+    rc_mesh_free(&m);
+    for (k = 0; k < 2 && s; ++k) {
+        t_tent(k ? 0.02 : -0.02, 0.035, 0.03, 0.0, tv, tt);
+        if (rc_sim_add_trimesh(s, 6, tv, 8, tt, ids + k) != RC_OK || rc_sim_set_obstacle_friction(s, ids[k], mu) != RC_OK) {
+            rc_sim_destroy(s);
+            s = NULL;
+        }
+    }
+    return s;
+}
+
+/* lagged mesh friction records by kind: n cloth vertices 1 (kind 0), 3 (kind 1), 2 (kind 2) */
+static void t_fm_kinds(const rc_sim *s, int *n0, int *n1, int *n2)
+{
+    int q;
+    *n0 = *n1 = *n2 = 0;
+    for (q = 0; q < s->nfm; ++q) {
+        int n = (int)s->fm[(size_t)RC__FM_STRIDE * q];
+        if (n == 1) (*n0)++;
+        else if (n == 3) (*n1)++;
+        else if (n == 2) (*n2)++;
+    }
+}
+
+/* the step set-up of rc__sim_solve up to the lagging of the mesh friction (no solve), with the
+   tents moved by dy over the step (so the obstacle side c of every pair is nonzero) */
+static void t_tents_prepare(rc_sim *s, const int *ids, double dy)
+{
+    double tv[18];
+    int k, i;
+    for (k = 0; k < 2; ++k) {
+        t_tent(k ? 0.02 : -0.02, 0.035, 0.03, dy, tv, NULL);
+        CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[k], tv));
+    }
+    CHECK_OK(rc__sim_ensure_systems(s));
+    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+    memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
+    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
+    rc__sim_update_xtil(s, s->u);
+    rc__sim_init_kappa(s);
+    s->contact_status = RC_OK;
+    rc__sim_lag_mesh_friction(s);
+    CHECK_OK(s->contact_status);
+}
+
+/* Per pair (rc__sim_fm_pair): the gradient against central differences of the energy and the
+   Hessian against central differences of the gradient, over the pair's cloth vertices, in the
+   dynamic regime (slip ~0.1-1 mm >> eps = eps_v h = 1e-5 m) and the static one (cloth moved with
+   the obstacle up to a residual slip of ~3e-6 m < eps); the Hessian must be PSD. */
+static void test_meshfric_pair_derivs(void)
+{
+    int ids[2], n0, n1, n2, q, reg, checked = 0, nstatic = 0;
+    double worst_g = 0.0, worst_H = 0.0, min_eig = 0.0;
+    rc_sim *s = t_make_tents(0.4, 0, ids);
+    CHECK(s != NULL);
+    if (!s) return;
+    t_tents_prepare(s, ids, 1e-3);
+    t_fm_kinds(s, &n0, &n1, &n2);
+    CHECKF(n1 > 0 && n2 > 0, "lagged pairs: %d obstacle vertex - cloth triangle, %d edge-edge", n1, n2);
+    CHECKF(n0 == 0, "%d cloth vertex - obstacle triangle pairs in a scene built without them", n0);
+    t_seed(11);
+    for (q = 0; q < s->nfm; ++q) {
+        const double *rec = s->fm + (size_t)RC__FM_STRIDE * q;
+        int n = (int)rec[0], k, c, a, b;
+        for (reg = 0; reg < 2; ++reg) {
+            double *x = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv), g[9], H[81], sw = 0.0, delta[3];
+            double gmax = 0.0, Hmax = 0.0, ev[9], evec[81], Hc[81], eps = s->def.friction_eps_v * s->h, hs;
+            memcpy(x, s->x0, sizeof(double) * 3 * (size_t)s->nv);
+            for (k = 0; k < n; ++k) sw += rec[4 + k];
+            /* reg 0: random cloth motion of 0.5 mm; reg 1: the cloth vertices follow the obstacle
+               (sum w_k delta + c = 0) plus 3e-6 m random, so |u| < eps = 1e-5 m */
+            for (c = 0; c < 3; ++c) delta[c] = reg ? -rec[14 + c] / sw : 0.0;
+            for (k = 0; k < n; ++k)
+                for (c = 0; c < 3; ++c) x[3 * (int)rec[1 + k] + c] += delta[c] + (reg ? 3e-6 : 5e-4) * (2.0 * t_rand() - 1.0);
+            {
+                double rel[3], u0, u1;
+                for (c = 0; c < 3; ++c) {
+                    rel[c] = rec[14 + c];
+                    for (k = 0; k < n; ++k) rel[c] += rec[4 + k] * (x[3 * (int)rec[1 + k] + c] - s->x0[3 * (int)rec[1 + k] + c]);
+                }
+                u0 = rec[8] * rel[0] + rec[10] * rel[1] + rec[12] * rel[2];
+                u1 = rec[9] * rel[0] + rec[11] * rel[1] + rec[13] * rel[2];
+                if (sqrt(u0 * u0 + u1 * u1) < eps) nstatic++;
+            }
+            /* h well inside either regime: 1e-9 m << eps (static), 1e-8 m << 0.1 mm (dynamic);
+               central-difference truncation O(h^2 f''') is then far below the 1e-6 bound */
+            hs = reg ? 1e-10 : 1e-8;
+            rc__sim_fm_pair(s, rec, x, g, H);
+            for (a = 0; a < 3 * n; ++a) { if (fabs(g[a]) > gmax) gmax = fabs(g[a]); for (b = 0; b < 3 * n; ++b) if (fabs(H[a * 3 * n + b]) > Hmax) Hmax = fabs(H[a * 3 * n + b]); }
+            for (a = 0; a < 3 * n; ++a) {
+                int v = (int)rec[1 + a / 3];
+                double keep = x[3 * v + a % 3], ep, em, gp[9], gm[9], err;
+                x[3 * v + a % 3] = keep + hs; ep = rc__sim_fm_pair(s, rec, x, gp, NULL);
+                x[3 * v + a % 3] = keep - hs; em = rc__sim_fm_pair(s, rec, x, gm, NULL);
+                x[3 * v + a % 3] = keep;
+                err = fabs((ep - em) / (2.0 * hs) - g[a]) / (gmax + 1e-30);
+                if (err > worst_g) worst_g = err;
+                for (b = 0; b < 3 * n; ++b) {
+                    err = fabs((gp[b] - gm[b]) / (2.0 * hs) - H[b * 3 * n + a]) / (Hmax + 1e-30);
+                    if (err > worst_H) worst_H = err;
+                }
+                checked++;
+            }
+            memcpy(Hc, H, sizeof(double) * 9 * (size_t)n * n);
+            rc__sym_eig(3 * n, Hc, ev, evec);
+            for (a = 0; a < 3 * n; ++a) if (ev[a] / Hmax < min_eig) min_eig = ev[a] / Hmax;
+            free(x);
+        }
+    }
+    printf("    %d pairs (%d vertex-triangle, %d edge-edge), %d static states, %d DOFs: worst gradient error %.2e, Hessian %.2e, min eigenvalue / max |H| %.1e\n",
+           s->nfm, n1, n2, nstatic, checked, worst_g, worst_H, min_eig);
+    CHECKF(nstatic == s->nfm, "%d of %d constructed static states are static", nstatic, s->nfm);
+    /* energy differences of ~1e-9 J over 2e-10 m carry round-off ~1e-16 E / h, ~1e-7 of the
+       gradient; Hessian differences likewise; a wrong weight, sign or missing term is O(1) */
+    CHECKF(worst_g < 1e-5, "gradient error %.2e", worst_g);
+    CHECKF(worst_H < 1e-5, "Hessian error %.2e", worst_H);
+    CHECKF(min_eig > -1e-12, "Hessian not PSD (min eigenvalue %.2e of max)", min_eig);
+    rc_sim_destroy(s);
+}
+
+/* The assembled gradient (everything in E, including the new pairs) against central differences
+   of the exact energy rc__sim_energy on the x DOFs of the sheet, with the tents moved 1 mm along
+   y over the step and the sheet moved 0.3 mm + noise: checks the scatter into the cloth DOFs and
+   that the energy and the gradient see the same friction. */
+static void t_meshfric_gradient(int adaptive)
+{
+    int ids[2], i, c, checked = 0;
+    double worst = 0.0, gmax = 0.0, Ef;
+    rc__terms T;
+    rc_sim *s = t_make_tents(0.4, adaptive, ids);
+    CHECK(s != NULL);
+    if (!s) return;
+    t_tents_prepare(s, ids, 1e-3);
+    t_seed(5);
+    for (i = 0; i < s->nv; ++i) {
+        s->x[3 * i + 1] += 3e-4;
+        for (c = 0; c < 3; ++c) s->x[3 * i + c] += 1e-4 * (2.0 * t_rand() - 1.0);
+    }
+    rc__sim_assemble(s, &s->sys_xp, s->x, s->u, s->phi, 0);
+    CHECK_OK(s->contact_status);
+    rc__sim_energy(s, s->x, s->u, s->phi, &T);
+    Ef = T.friction;
+    for (i = 0; i < s->sys_xp.ndof; ++i) if (fabs(s->sys_xp.g[i]) > gmax) gmax = fabs(s->sys_xp.g[i]);
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c) {
+            int g = s->sys_xp.dof_x[3 * i + c];
+            double keep = s->x[3 * i + c], hs = 1e-7, ep, em, err;
+            if (g < 0) continue;
+            s->x[3 * i + c] = keep + hs; ep = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+            s->x[3 * i + c] = keep - hs; em = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+            s->x[3 * i + c] = keep;
+            err = fabs((ep - em) / (2.0 * hs) - s->sys_xp.g[g]) / (fabs(s->sys_xp.g[g]) + 1e-3 * gmax);
+            if (err > worst) worst = err;
+            checked++;
+        }
+    printf("    %s: %d lagged mesh friction pairs, friction energy %.3e J, %d x DOFs: worst relative gradient error %.2e\n",
+           adaptive ? "adaptive" : "fixed", s->nfm, Ef, checked, worst);
+    CHECKF(Ef > 0.0, "no friction energy (%.3e)", Ef);
+    /* as in the self-contact check: h = 1e-7 m is 1/10^4 of the smallest gap - xi (1.5 mm), the
+       round-off of E over 2h is ~1e-5 of the gradients; a missing or wrong term is O(1) */
+    CHECKF(worst < 1e-4, "gradient error %.2e", worst);
+    rc_sim_destroy(s);
+}
+static void test_meshfric_gradient(void) { t_meshfric_gradient(0); }
+static void test_meshfric_gradient_adaptive(void) { t_meshfric_gradient(1); }
+
+/* Behaviour: the stiff sheet rests on the two ridges (contact through edge-edge and obstacle
+   vertex - cloth triangle pairs only), then the tents move along the ridges (y), ramping up to
+   5 cm/s over 5 steps and moving 1 cm in all. Frictionless, every contact normal is orthogonal
+   to y (the ridges run along y; the ridge ends meet cloth triangle interiors), so nothing pushes
+   the sheet along y. Returns the sheet's mean y displacement; *tent_dy the tents'. */
+/* mean y of 9 material points (uv on a 3 x 3 lattice inside the sheet): in adaptive mode the
+   vertices slide through the material, so their mean is not the sheet's motion */
+static double t_tents_material_y(const rc_sim *s)
+{
+    double m = 0.0, uv[2], p[3];
+    int a, b;
+    for (a = 0; a < 3; ++a)
+        for (b = 0; b < 3; ++b) {
+            uv[0] = 0.02 + 0.03 * a; uv[1] = 0.02 + 0.03 * b;
+            CHECK_OK(rc_sim_material_point(s, uv, p));
+            m += p[1] / 9.0;
+        }
+    return m;
+}
+
+static double t_tents_drag(double mu, int adaptive, int nsteps, double *tent_dy, int *n0, int *n1, int *n2, int *fails)
+{
+    int ids[2], k, j;
+    double tv[18], y0, y1, dy = 0.0;
+    rc_sim *s = t_make_tents(mu, adaptive, ids);
+    *n0 = *n1 = *n2 = 0;
+    *fails = 0;
+    CHECK(s != NULL);
+    if (!s) return 0.0;
+    for (k = 0; k < 5; ++k) if (rc_sim_step(s, NULL) != RC_OK) (*fails)++;   /* settle on the ridges */
+    y0 = t_tents_material_y(s);
+    for (k = 1; k <= nsteps; ++k) {
+        dy += 5e-4 * (k < 5 ? k / 5.0 : 1.0);   /* ramp to 0.5 mm per 10 ms step */
+        if (dy > 0.01) dy = 0.01;
+        for (j = 0; j < 2; ++j) {
+            t_tent(j ? 0.02 : -0.02, 0.035, 0.03, dy, tv, NULL);
+            CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[j], tv));
+        }
+        if (rc_sim_step(s, NULL) != RC_OK) (*fails)++;
+        if (k == nsteps / 2) t_fm_kinds(s, n0, n1, n2);   /* the pairs lagged mid-motion */
+    }
+    y1 = t_tents_material_y(s);
+    *tent_dy = dy;
+    rc_sim_destroy(s);
+    return y1 - y0;
+}
+
+static void test_meshfric_ridge_drag(void)
+{
+    double tdy, d_mu, d_free;
+    int a0, a1, a2, b0, b1, b2, fa, fb;
+    d_mu = t_tents_drag(0.5, 0, 24, &tdy, &a0, &a1, &a2, &fa);
+    d_free = t_tents_drag(0.0, 0, 24, &tdy, &b0, &b1, &b2, &fb);
+    printf("    tents moved %.4f m along the ridges: sheet moved %.4f m with mu 0.5 (%d vertex-triangle, %d edge-edge, %d cloth vertex pairs lagged), %.5f m with mu 0\n",
+           tdy, d_mu, a1, a2, a0, d_free);
+    CHECK(fa == 0 && fb == 0);
+    CHECKF(a1 > 0 && a2 > 0 && a0 == 0, "contact kinds: %d cloth vertex, %d obstacle vertex, %d edge-edge", a0, a1, a2);
+    CHECKF(b0 + b1 + b2 == 0, "friction pairs lagged with mu = 0");
+    /* sticking: the ramp accelerates the tents at 1 m/s^2 (1 cm/s more every 10 ms step), well
+       within mu g = 4.9 m/s^2, and the smoothed static friction lets the contact creep at most
+       eps_v = 1 mm/s (2% of 5 cm/s, over 0.24 s at most 0.24 mm): the sheet follows within 10% */
+    CHECKF(d_mu > 0.9 * tdy && d_mu < 1.05 * tdy, "with friction the sheet moved %.4f m of %.4f m", d_mu, tdy);
+    /* Frictionless, the flat parts of the contact push only along z. What moves the sheet at all
+       is the ridge ends acting as fulcrums under the sheet's drooping overhang (up to 5 mm at the
+       corners): a ridge end sliding under a tilted triangle pushes along N * slope. Measured: a
+       transient of 0.65 mm that relaxes to 0.4 mm (4% of the travel). Bound: 10%, a factor 9
+       below what friction does (100%). */
+    CHECKF(fabs(d_free) < 0.1 * tdy, "without friction the sheet moved %.5f m", d_free);
+}
+
+/* The same in adaptive mode (12 steps, 5 mm of travel; each adaptive step costs ~20 fixed ones).
+   Every lagged friction term of the simulator (analytic obstacles, mesh obstacles, self) measures
+   slip per VERTEX, x_k - x^t_k, not at material points x_k - x^t(u_k) (issue #5): the vertices
+   stick to the ridges, but u is free, so the material creeps through the sticking vertices
+   (measured: the material moves 58% of the tents' travel with mu 0.5). So only that friction acts
+   in adaptive mode is asserted: the material moves one way with friction and at least 10 times
+   less without (measured: 36 times less). */
+static void test_meshfric_ridge_drag_adaptive(void)
+{
+    double tdy, d_mu, d_free;
+    int a0, a1, a2, b0, b1, b2, fa, fb;
+    d_mu = t_tents_drag(0.5, 1, 12, &tdy, &a0, &a1, &a2, &fa);
+    d_free = t_tents_drag(0.0, 1, 12, &tdy, &b0, &b1, &b2, &fb);
+    printf("    adaptive: tents moved %.4f m: material moved %.4f m with mu 0.5 (%d vertex-triangle, %d edge-edge pairs), %.5f m with mu 0\n",
+           tdy, d_mu, a1, a2, d_free);
+    CHECK(fa == 0 && fb == 0);
+    CHECKF(a1 > 0 && a2 > 0 && a0 == 0, "contact kinds: %d cloth vertex, %d obstacle vertex, %d edge-edge", a0, a1, a2);
+    CHECKF(d_mu > 0.0 && d_mu > 10.0 * fabs(d_free), "friction %.5f m vs frictionless %.5f m", d_mu, d_free);
+}
+
+static void suite_meshfric(void)
+{
+    RUN(test_meshfric_pair_derivs);
+    RUN(test_meshfric_gradient);
+    RUN(test_meshfric_gradient_adaptive);
+    RUN(test_meshfric_ridge_drag);
+    RUN(test_meshfric_ridge_drag_adaptive);
+}
