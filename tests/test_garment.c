@@ -789,6 +789,86 @@ static void test_garment_seam_shared_dof_fd(void)
     rc_sim_destroy(s);
 }
 
+/* The skirt_panels example scene (two denim panels, two side seams, waist pinned to a kicking
+   body) at a small size (48 vertices) with dt 0.02 s for 28 steps, so the run covers the whole
+   kick (t = 0.1 .. 0.55 s), in both modes (~3 s CPU). Required at every step: the step succeeds, x and
+   u finite, the widest stitch gap below the contact thickness (the seams hold), no reference
+   triangle inverted or collapsed (min area ratio A(u)/A(u0) > 0; fixed mode: exactly 1), the
+   panels' reference areas unchanged (1e-12 relative: round-off; seams and straight boundaries
+   slide along themselves only), and the stitched pairs at equal normalised positions along their
+   seams (1e-12, round-off). Adaptive: the seam must actually slide somewhere (u travel > 0). */
+static void test_garment_skirt_panels_scene(void)
+{
+    int mode;
+    const sc_info *info = sc_find_scene("skirt_panels");
+    CHECK(info != NULL);
+    if (!info) return;
+    for (mode = 0; mode < 2; ++mode) {
+        sc_params p = sc_default_params();
+        sc_scene sc;
+        rc_step_stats st;
+        rc_status r;
+        int k, i, nv, nt, failed = 0, finite = 1, half;
+        double gap = 0.0, amin = HUGE_VAL, aerr = 0.0, perr = 0.0, travel = 0.0, A0[2] = {0, 0}, thick, *u0;
+        p.verts = 50; p.adaptive = mode; p.threads = 1; p.dt = 0.02;
+        r = sc_create(&sc, info, &p);
+        CHECKF(r == RC_OK, "skirt_panels mode %d: %s", mode, rc_status_string(r));
+        if (r != RC_OK) continue;
+        nv = rc_sim_num_verts(sc.sim); nt = rc_sim_num_tris(sc.sim); half = nt / 2;
+        thick = sc.def.contact_thickness;
+        CHECK(sc.nseam >= 6 && sc.def.material.model == RC_MATERIAL_ORTHOTROPIC);
+        u0 = (double *)malloc(sizeof(double) * 2 * (size_t)nv);
+        memcpy(u0, rc_sim_reference(sc.sim), sizeof(double) * 2 * (size_t)nv);
+        for (i = 0; i < nt; ++i) {
+            const int *t = rc_sim_tris(sc.sim) + 3 * i;
+            const double *q = u0;
+            A0[i >= half] += 0.5 * ((q[2 * t[1]] - q[2 * t[0]]) * (q[2 * t[2] + 1] - q[2 * t[0] + 1]) - (q[2 * t[2]] - q[2 * t[0]]) * (q[2 * t[1] + 1] - q[2 * t[0] + 1]));
+        }
+        for (k = 0; k < 28; ++k) {
+            const double *x, *u;
+            double A[2] = {0, 0};
+            int side;
+            r = sc_step(&sc, &st);
+            if (r != RC_OK) { failed = 1; printf("    step %d: %s %s\n", k, rc_status_string(r), rc_sim_last_error(sc.sim)); break; }
+            x = rc_sim_positions(sc.sim); u = rc_sim_reference(sc.sim);
+            if (!rc__all_finite(x, (size_t)3 * nv) || !rc__all_finite(u, (size_t)2 * nv)) { finite = 0; break; }
+            if (st.min_area_ratio < amin) amin = st.min_area_ratio;
+            for (i = 0; i < sc.nseam; ++i) {
+                double d[3];
+                rc__sub3(d, x + 3 * sc.seam_a[i], x + 3 * sc.seam_b[i]);
+                if (rc__norm3(d) > gap) gap = rc__norm3(d);
+                if (hypot(u[2 * sc.seam_a[i]] - u0[2 * sc.seam_a[i]], u[2 * sc.seam_a[i] + 1] - u0[2 * sc.seam_a[i] + 1]) > travel)
+                    travel = hypot(u[2 * sc.seam_a[i]] - u0[2 * sc.seam_a[i]], u[2 * sc.seam_a[i] + 1] - u0[2 * sc.seam_a[i] + 1]);
+            }
+            for (side = 0; side < 2; ++side) {   /* each seam: nseam/2 pairs from the waist to the hem */
+                int m = sc.nseam / 2, f = side * m, l = f + m - 1;
+                for (i = f; i <= l; ++i) {
+                    int a = sc.seam_a[i], b = sc.seam_b[i], a0 = sc.seam_a[f], a1 = sc.seam_a[l], b0 = sc.seam_b[f], b1 = sc.seam_b[l];
+                    double pa = hypot(u[2 * a] - u[2 * a0], u[2 * a + 1] - u[2 * a0 + 1]) / hypot(u[2 * a1] - u[2 * a0], u[2 * a1 + 1] - u[2 * a0 + 1]);
+                    double pb = hypot(u[2 * b] - u[2 * b0], u[2 * b + 1] - u[2 * b0 + 1]) / hypot(u[2 * b1] - u[2 * b0], u[2 * b1 + 1] - u[2 * b0 + 1]);
+                    if (fabs(pa - pb) > perr) perr = fabs(pa - pb);
+                }
+            }
+            for (i = 0; i < nt; ++i) {
+                const int *t = rc_sim_tris(sc.sim) + 3 * i;
+                A[i >= half] += 0.5 * ((u[2 * t[1]] - u[2 * t[0]]) * (u[2 * t[2] + 1] - u[2 * t[0] + 1]) - (u[2 * t[2]] - u[2 * t[0]]) * (u[2 * t[1] + 1] - u[2 * t[0] + 1]));
+            }
+            for (i = 0; i < 2; ++i) if (fabs(A[i] - A0[i]) / A0[i] > aerr) aerr = fabs(A[i] - A0[i]) / A0[i];
+        }
+        printf("    %s: %d verts, %d steps to t = %.2f s: max seam gap %.3g m, min area ratio %.3g, panel area change %.2g, pair mismatch %.2g, seam u travel %.3g m\n",
+               mode ? "adaptive" : "fixed   ", nv, k, sc.time, gap, amin, aerr, perr, travel);
+        CHECK(!failed && finite);
+        CHECKF(gap < thick, "seam opened to %.3g m (contact thickness %.3g)", gap, thick);
+        CHECKF(amin > 0.0, "a reference triangle inverted (min area ratio %.3g)", amin);
+        CHECKF(aerr < 1e-12, "panel area changed by %.3g", aerr);
+        CHECKF(perr < 1e-12, "stitched pairs drifted apart along the seam by %.3g", perr);
+        if (mode) CHECKF(travel > 0.0, "the seams never slid");
+        else CHECKF(travel == 0.0 && fabs(amin - 1.0) < 1e-12, "fixed mode moved u (travel %.3g, min area ratio %.17g)", travel, amin);
+        free(u0);
+        sc_destroy(&sc);
+    }
+}
+
 static void suite_garment(void)
 {
     RUN(test_garment_ortho_matches_isotropic);
@@ -803,4 +883,5 @@ static void suite_garment(void)
     RUN(test_garment_ortho_adaptive_steps);
     RUN(test_garment_seam_closed);
     RUN(test_garment_seam_shared_dof_fd);
+    RUN(test_garment_skirt_panels_scene);
 }
