@@ -669,10 +669,16 @@ RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], d
    boundary polylines of equal vertex count, paired in order) with zero-length springs
        E = stiffness/2 sum_i |x_a_i - x_b_i|^2     (N/m per stitch; the gap is force / stiffness)
    added to the incremental potential (e_external), with the stitched pairs added to the sparse
-   pattern. In adaptive mode the stitched vertices keep their reference positions (u fixed), so
-   a seam never shears in the material domain and every panel keeps its area; sliding along the
-   seam with one shared parameter per pair is NOT implemented. No bending acts across a seam (a
-   free hinge). Stitched vertices should start at (nearly) the same world position. */
+   pattern. Adaptive mode: a pair inside a straight stretch of seam on both panels (both vertices
+   on straight boundary, each stitched once, not pinned or loaded, and a's two boundary neighbours
+   stitched to b's two) slides along the seam with ONE shared parameter t: u_a += t s_a d_a,
+   u_b += t s_b d_b (d = unit seam tangents, oriented so the partners move together; s_a =
+   2 l_a/(l_a + l_b), s_b = 2 l_b/(l_a + l_b), l = the pair's local stitch spacing on its side in
+   the initial reference, so a side longer than its partner, e.g. an eased seam, moves in
+   proportion and stitches spaced in proportion stay at equal normalised arclength). Seam ends,
+   seam corners and vertices stitched several times keep u fixed. So the seam never shears in the
+   material domain and every panel keeps its area. No bending acts across a seam (a free hinge).
+   Stitched vertices should start at (nearly) the same world position. */
 RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness);
 RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const double normal[3], int *id);
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id);
@@ -6703,6 +6709,10 @@ struct rc_sim {
     int nst, cap_st;                      /* seam stitches (rc_sim_add_seam): vertex pairs and stiffness */
     int *st_pair;
     double *st_k;
+    int *st_mate;                         /* nv: the vertex stitched to v, -1 none, -2 several (rc__sim_stitched) */
+    int *st_share;                        /* nv: partner whose sliding parameter v shares (adaptive), -1 none */
+    double *u_dir;                        /* 2*nv with seams: u direction of a one-DOF vertex (slide_dir,
+                                             or the scaled seam tangent of a shared pair); NULL: slide_dir */
     struct rc__mhandle *mh;
     double time;
     int steps;
@@ -6830,6 +6840,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score); rc__free(user, s->active_hist);
     rc__free(user, s->mh); rc__free(user, s->st_pair); rc__free(user, s->st_k);
     rc__free(user, s->self_box); rc__free(user, s->self_dx); rc__free(user, s->self_act); rc__free(user, s->fs);
+    rc__free(user, s->st_mate); rc__free(user, s->st_share); rc__free(user, s->u_dir);
     rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
@@ -7100,14 +7111,43 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
         s->st_k = nk;
         s->cap_st = cap;
     }
+    if (!s->st_mate) {
+        s->st_mate = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int));
+        s->st_share = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int));
+        s->u_dir = (double *)rc__alloc(s->user, (size_t)2 * s->nv, sizeof(double));
+        if (!s->st_mate || !s->st_share || !s->u_dir) {
+            rc__free(s->user, s->st_mate); rc__free(s->user, s->st_share); rc__free(s->user, s->u_dir);
+            s->st_mate = s->st_share = NULL; s->u_dir = NULL;
+            return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory adding a seam");
+        }
+        for (i = 0; i < s->nv; ++i) s->st_mate[i] = s->st_share[i] = -1;
+    }
     for (i = 0; i < n; ++i) {
-        s->st_pair[2 * (s->nst + i)] = side_a[i];
-        s->st_pair[2 * (s->nst + i) + 1] = side_b[i];
+        int a = side_a[i], b = side_b[i];
+        s->st_pair[2 * (s->nst + i)] = a;
+        s->st_pair[2 * (s->nst + i) + 1] = b;
         s->st_k[s->nst + i] = stiffness;
+        /* a vertex stitched twice (a seam corner, a repeated pair) has no single mate */
+        s->st_mate[a] = s->st_mate[a] == -1 ? b : -2;
+        s->st_mate[b] = s->st_mate[b] == -1 ? a : -2;
     }
     s->nst += n;
-    rc__sim_invalidate_layout(s);   /* new pattern entries; stitched vertices keep u */
+    rc__sim_invalidate_layout(s);   /* new pattern entries, new u layout of the stitched vertices */
     return RC_OK;
+}
+
+/* 1 if vertices a and b are joined by a seam stitch (either order). HOOK for cloth self-contact:
+   a stitched pair sits at zero distance by design, so the self-contact pair search must skip it
+   (and, with a thickness, the few stencils around it). O(1) for a vertex stitched once, a scan
+   over the stitches for a vertex stitched several times (seam corners, rare). */
+static RC__UNUSED int rc__sim_stitched(const rc_sim *s, int a, int b)
+{
+    int i;
+    if (!s->st_mate || a < 0 || b < 0 || a >= s->nv || b >= s->nv) return 0;
+    if (s->st_mate[a] != -2) return s->st_mate[a] == b;
+    for (i = 0; i < s->nst; ++i)
+        if ((s->st_pair[2 * i] == a && s->st_pair[2 * i + 1] == b) || (s->st_pair[2 * i] == b && s->st_pair[2 * i + 1] == a)) return 1;
+    return 0;
 }
 
 static RC__UNUSED rc_status rc__sim_check_uv(const rc_sim *s, const double uv[2], int *tri, const char *fn)
@@ -7470,8 +7510,76 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
    stencil), which covers every other stencil (stretch, inertia, MIPS, vertex contact).
    --------------------------------------------------------------------------------------------- */
 
+/* Sliding seams (adaptive mode). A stitched pair (a, b) slides along its seam with ONE shared
+   parameter t when it is an inner vertex of a straight stretch of seam on both panels: a and b are
+   stitched once each, both are straight-boundary (sliding) vertices, neither is pinned or loaded,
+   and a's two boundary neighbours are stitched to b's two boundary neighbours. Then
+       u_a = u_a^0 + t s_a d_a,   u_b = u_b^0 + t s_b d_b,
+   d_a, d_b the unit boundary tangents, d_b's sign chosen so that a's and b's motions head for
+   partnered neighbours (panels sewn face to face run their boundaries in opposite directions).
+   Scales: l_a = |u_next(a) - u_prev(a)| and l_b the same on b's side, in the initial reference,
+   s_a = 2 l_a / (l_a + l_b), s_b = 2 l_b / (l_a + l_b): t is the mean of the two arclength moves
+   and the two moves keep the ratio l_a / l_b of the local stitch spacings, so when the stitches
+   are spaced in proportion along both sides (the usual case: same count, uniform on each side,
+   sides of different lengths allowed) the pair keeps equal normalised arclength positions and the
+   seam never shears; the scatter is additive, so the shared DOF collects s_a d_a . dE/du_a +
+   s_b d_b . dE/du_b. Each panel's boundary stays on its straight lines, so panel areas are
+   unchanged. Seam ends (corners, pinned or once-stitched neighbours) and vertices stitched several
+   times keep u fixed; so does every stitched vertex that cannot share (u_fixed). Fills st_share
+   and u_dir; to be called after the base u_fixed is set. */
+static RC__UNUSED void rc__sim_seam_shares(rc_sim *s)
+{
+    const rc__topo *tp = &s->topo;
+    int i;
+    for (i = 0; i < s->nv; ++i) {
+        s->st_share[i] = -1;
+        s->u_dir[2 * i] = tp->slide_dir[2 * i];
+        s->u_dir[2 * i + 1] = tp->slide_dir[2 * i + 1];
+    }
+    for (i = 0; i < s->nst; ++i) {
+        int a = s->st_pair[2 * i], b = s->st_pair[2 * i + 1], pa, na, pb, nb, sgn;
+        const double *U = s->u_init;
+        double la, lb, c;
+        if (s->st_mate[a] != b || s->st_mate[b] != a || s->u_fixed[a] || s->u_fixed[b]) continue;
+        if (tp->vkind[a] != RC__VK_SLIDING || tp->vkind[b] != RC__VK_SLIDING) continue;
+        pa = tp->bnd_prev[a]; na = tp->bnd_next[a]; pb = tp->bnd_prev[b]; nb = tp->bnd_next[b];
+        if (pa < 0 || na < 0 || pb < 0 || nb < 0) continue;
+        if (s->st_mate[pa] == pb && s->st_mate[na] == nb) sgn = 1;
+        else if (s->st_mate[pa] == nb && s->st_mate[na] == pb) sgn = -1;
+        else continue;
+        la = hypot(U[2 * na] - U[2 * pa], U[2 * na + 1] - U[2 * pa + 1]);
+        lb = hypot(U[2 * nb] - U[2 * pb], U[2 * nb + 1] - U[2 * pb + 1]);
+        if (!(la > 0.0 && lb > 0.0)) continue;
+        s->st_share[a] = b;
+        s->st_share[b] = a;
+        c = 2.0 * la / (la + lb);
+        s->u_dir[2 * a] *= c; s->u_dir[2 * a + 1] *= c;
+        c = sgn * 2.0 * lb / (la + lb);
+        s->u_dir[2 * b] *= c; s->u_dir[2 * b + 1] *= c;
+    }
+    for (i = 0; i < 2 * s->nst; ++i)   /* stitched vertices that do not share keep u */
+        if (s->st_share[s->st_pair[i]] < 0) s->u_fixed[s->st_pair[i]] = 1;
+}
+
+/* u direction of a one-DOF vertex (u moves by d * dir): the boundary tangent, or the scaled seam
+   tangent of a shared pair (rc__sim_seam_shares) */
+static RC__UNUSED const double *rc__sim_u_dir(const rc_sim *s, int v)
+{
+    return (s->u_dir ? s->u_dir : s->topo.slide_dir) + 2 * v;
+}
+
+/* the u displacement of vertex v along direction y->d (zero for a fixed u) */
+static RC__UNUSED void rc__sim_dof_du(const rc_sim *s, const rc__system *y, int v, double du[2])
+{
+    du[0] = du[1] = 0.0;
+    if (!y->with_u || y->dof_u[v] < 0) return;
+    if (y->nu[v] == 2) { du[0] = y->d[y->dof_u[v]]; du[1] = y->d[y->dof_u[v] + 1]; }
+    else { const double *dir = rc__sim_u_dir(s, v); du[0] = y->d[y->dof_u[v]] * dir[0]; du[1] = y->d[y->dof_u[v]] * dir[1]; }
+}
+
 /* Which vertices keep u fixed (DESIGN §5): domain corners and any non-sliding boundary vertex,
-   pinned vertices, and vertices carrying an external force. */
+   pinned vertices, vertices carrying an external force, and stitched vertices that do not slide with their
+   partner (rc__sim_seam_shares). */
 static RC__UNUSED void rc__sim_update_u_fixed(rc_sim *s)
 {
     int i;
@@ -7479,7 +7587,7 @@ static RC__UNUSED void rc__sim_update_u_fixed(rc_sim *s)
         int loaded = s->force[3 * i] != 0.0 || s->force[3 * i + 1] != 0.0 || s->force[3 * i + 2] != 0.0;
         s->u_fixed[i] = (unsigned char)(s->pinned[i] || loaded || s->topo.vkind[i] == RC__VK_CORNER);
     }
-    for (i = 0; i < 2 * s->nst; ++i) s->u_fixed[s->st_pair[i]] = 1;   /* stitched vertices (seams) */
+    if (s->nst) rc__sim_seam_shares(s);
 }
 
 /* A clamp clamps rotation too: every edge of a triangle whose three vertices are pinned keeps its
@@ -7518,8 +7626,8 @@ static RC__UNUSED int rc__sim_tri_nodes(const rc_sim *s, int t, int *nodes)
 static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int with_u, const long long *keys, size_t nkeys)
 {
     void *user = s->user;
-    int nv = s->nv, ne = s->ne, nn = nv + ne, i, e, t, ndof = 0;
-    int *node_first = NULL, *node_cnt = NULL, *adj_ptr = NULL, *adj = NULL;
+    int nv = s->nv, ne = s->ne, nn, nsh = 0, i, e, t, ndof = 0;
+    int *node_first = NULL, *node_cnt = NULL, *adj_ptr = NULL, *adj = NULL, *shnode = NULL;
     long long *pairs = NULL;
     size_t npairs = 0, np, p;
     rc_status st = RC_ERR_OUT_OF_MEMORY;
@@ -7527,6 +7635,18 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
     y->with_u = with_u > 0;   /* with_u < 0: the angle-only system (no x, no u) */
     rc__sim_update_u_fixed(s);
     rc__sim_update_phi_fixed(s);
+    /* Sliding seams: the shared parameter of a stitched pair (rc__sim_seam_shares) is a node of
+       its own after the edges (node nv + ne + k, one DOF), adjacent to everything either vertex's
+       u couples with; shnode[v] is that node for both vertices of the pair, -1 otherwise. */
+    shnode = (int *)rc__alloc(user, (size_t)nv, sizeof(int));
+    if (!shnode) goto done;
+    for (i = 0; i < nv; ++i) {
+        int m = (with_u > 0 && s->st_share) ? s->st_share[i] : -1;
+        shnode[i] = -1;
+        if (m >= 0 && m < i) shnode[i] = shnode[m];
+        else if (m > i) shnode[i] = nv + ne + nsh++;
+    }
+    nn = nv + ne + nsh;
     y->dof_x = (int *)rc__alloc(user, (size_t)3 * nv, sizeof(int));
     y->dof_phi = (int *)rc__alloc(user, (size_t)(ne > 0 ? ne : 1), sizeof(int));
     y->dof_u = (int *)rc__alloc(user, (size_t)nv, sizeof(int));
@@ -7539,7 +7659,7 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
         node_first[i] = ndof;
         for (c = 0; c < 3; ++c) y->dof_x[3 * i + c] = (s->pinned[i] || with_u < 0) ? -1 : ndof++;
         y->dof_u[i] = -1;
-        if (with_u > 0 && !s->u_fixed[i]) {
+        if (with_u > 0 && !s->u_fixed[i] && shnode[i] < 0) {
             y->nu[i] = (unsigned char)(s->topo.vkind[i] == RC__VK_SLIDING ? 1 : 2);
             y->dof_u[i] = ndof;
             ndof += y->nu[i];
@@ -7551,9 +7671,16 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
         y->dof_phi[e] = s->phi_fixed[e] ? -1 : ndof++;
         node_cnt[nv + e] = ndof - node_first[nv + e];
     }
+    for (i = 0; i < nv; ++i)
+        if (shnode[i] >= 0) {
+            int m = s->st_share[i];
+            if (m > i) { node_first[shnode[i]] = ndof; node_cnt[shnode[i]] = 1; ++ndof; }
+            y->dof_u[i] = node_first[shnode[i]];
+            y->nu[i] = 1;
+        }
     y->ndof = ndof;
     /* node adjacency from the triangle stencils: sorted unique pairs (a <= b) */
-    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 45 + (size_t)nn + (size_t)s->nst + nkeys, sizeof(long long));
+    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 66 + (size_t)nn + (size_t)s->nst + nkeys, sizeof(long long));
     if (!pairs) goto done;
     for (i = 0; i < nn; ++i) pairs[npairs++] = (long long)i * nn + i;
     for (i = 0; i < s->nst; ++i) {   /* seam stitches couple two vertices of different panels */
@@ -7563,7 +7690,9 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
     }
     for (p = 0; p < nkeys; ++p) pairs[npairs++] = (keys[p] / nv) * nn + keys[p] % nv;
     for (t = 0; t < s->nt; ++t) {
-        int nodes[9], n = rc__sim_tri_nodes(s, t, nodes), a, b;
+        int nodes[12], n = rc__sim_tri_nodes(s, t, nodes), a, b;
+        for (a = 0; a < 3; ++a)   /* a shared seam parameter enters through its vertex's u */
+            if (shnode[s->tris[3 * t + a]] >= 0) nodes[n++] = shnode[s->tris[3 * t + a]];
         for (a = 0; a < n; ++a)
             for (b = 0; b < n; ++b)
                 if (nodes[a] < nodes[b]) pairs[npairs++] = (long long)nodes[a] * nn + nodes[b];
@@ -7625,7 +7754,7 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
     }
     st = RC_OK;
 done:
-    rc__free(user, node_first); rc__free(user, node_cnt);
+    rc__free(user, node_first); rc__free(user, node_cnt); rc__free(user, shnode);
     rc__free(user, adj_ptr); rc__free(user, adj); rc__free(user, pairs);
     if (st != RC_OK) rc__system_free(y, user);
     return st;
@@ -7662,7 +7791,7 @@ static RC__UNUSED void rc__map_u(const rc_sim *s, const rc__system *y, int v, rc
     for (c = 0; c < 2; ++c) {
         if (!y->with_u || y->dof_u[v] < 0) { m->g[m->n] = -1; m->c[m->n++] = 0.0; }
         else if (y->nu[v] == 2) { m->g[m->n] = y->dof_u[v] + c; m->c[m->n++] = 1.0; }
-        else { m->g[m->n] = y->dof_u[v]; m->c[m->n++] = s->topo.slide_dir[2 * v + c]; }
+        else { m->g[m->n] = y->dof_u[v]; m->c[m->n++] = rc__sim_u_dir(s, v)[c]; }
     }
 }
 /* triangle element A: x of the 3 vertices (9), u of the 3 vertices (6) */
@@ -8916,8 +9045,9 @@ static RC__UNUSED void rc__sim_apply(const rc_sim *s, const rc__system *y, doubl
         }
         u[2 * i] = bu[2 * i]; u[2 * i + 1] = bu[2 * i + 1];
         if (y->with_u && y->dof_u[i] >= 0) {
-            if (y->nu[i] == 2) { u[2 * i] += alpha * y->d[y->dof_u[i]]; u[2 * i + 1] += alpha * y->d[y->dof_u[i] + 1]; }
-            else { u[2 * i] += alpha * y->d[y->dof_u[i]] * s->topo.slide_dir[2 * i]; u[2 * i + 1] += alpha * y->d[y->dof_u[i]] * s->topo.slide_dir[2 * i + 1]; }
+            double du[2];
+            rc__sim_dof_du(s, y, i, du);
+            u[2 * i] += alpha * du[0]; u[2 * i + 1] += alpha * du[1];
         }
     }
     for (e = 0; e < s->ne; ++e) phi[e] = bphi[e] + (y->dof_phi[e] >= 0 ? alpha * y->d[y->dof_phi[e]] / s->edge_len0[e] : 0.0);
@@ -8930,8 +9060,11 @@ static RC__UNUSED void rc__sim_dir_size(const rc_sim *s, const rc__system *y, do
     *dx = *du = *dphi = 0.0;
     for (i = 0; i < s->nv; ++i) {
         for (c = 0; c < 3; ++c) if (y->dof_x[3 * i + c] >= 0 && fabs(y->d[y->dof_x[3 * i + c]]) > *dx) *dx = fabs(y->d[y->dof_x[3 * i + c]]);
-        if (y->with_u && y->dof_u[i] >= 0)
-            for (c = 0; c < y->nu[i]; ++c) if (fabs(y->d[y->dof_u[i] + c]) > *du) *du = fabs(y->d[y->dof_u[i] + c]);
+        if (y->with_u && y->dof_u[i] >= 0) {   /* the u move itself (a shared seam DOF moves each side by s d) */
+            double w[2];
+            rc__sim_dof_du(s, y, i, w);
+            for (c = 0; c < 2; ++c) if (fabs(w[c]) > *du) *du = fabs(w[c]);
+        }
     }
     for (e = 0; e < s->ne; ++e) if (y->dof_phi[e] >= 0 && fabs(y->d[y->dof_phi[e]]) > *dphi) *dphi = fabs(y->d[y->dof_phi[e]]);
 }
@@ -8992,8 +9125,7 @@ static RC__UNUSED double rc__sim_inversion_bound(const rc_sim *s, const rc__syst
             q[k][0] = q[k][1] = 0.0;
             if (y->dof_u[v] >= 0) {
                 moving = 1;
-                if (y->nu[v] == 2) { q[k][0] = y->d[y->dof_u[v]]; q[k][1] = y->d[y->dof_u[v] + 1]; }
-                else { q[k][0] = y->d[y->dof_u[v]] * s->topo.slide_dir[2 * v]; q[k][1] = y->d[y->dof_u[v]] * s->topo.slide_dir[2 * v + 1]; }
+                rc__sim_dof_du(s, y, v, q[k]);
             }
         }
         if (!moving) continue;
@@ -9158,11 +9290,8 @@ static RC__UNUSED double rc__sim_material_step(rc_sim *s, const rc__system *y)
     int i, c;
     rc__sim_recover_gradients(s, s->u, s->x, G);
     for (i = 0; i < s->nv; ++i) {
-        double du[2] = { 0.0, 0.0 };
-        if (y->with_u && y->dof_u[i] >= 0) {
-            if (y->nu[i] == 2) { du[0] = y->d[y->dof_u[i]]; du[1] = y->d[y->dof_u[i] + 1]; }
-            else { du[0] = y->d[y->dof_u[i]] * s->topo.slide_dir[2 * i]; du[1] = y->d[y->dof_u[i]] * s->topo.slide_dir[2 * i + 1]; }
-        }
+        double du[2];
+        rc__sim_dof_du(s, y, i, du);
         for (c = 0; c < 3; ++c) {
             int g = y->dof_x[3 * i + c];
             double r = (g >= 0 ? y->d[g] : 0.0) - G[6 * i + 2 * c] * du[0] - G[6 * i + 2 * c + 1] * du[1];

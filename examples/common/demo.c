@@ -207,6 +207,15 @@ static int dm__obstacle_meshes(const sc_scene *sc, const double bmin[3], const d
             lo[0] = cx - hx; lo[1] = cy - hy; lo[2] = p[2] - 0.01;
             hi[0] = cx + hx; hi[1] = cy + hy; hi[2] = p[2];
             ok = pic_make_box(&m[n], lo, hi);   /* a thin slab reads better than a bare quad */
+        } else if (o->kind == SC_MESH && o->mesh_nv > 0) {
+            m[n].x = (double *)malloc(sizeof(double) * 3 * (size_t)o->mesh_nv);
+            m[n].tris = (int *)malloc(sizeof(int) * 3 * (size_t)o->mesh_nt);
+            if (m[n].x && m[n].tris) {
+                memcpy(m[n].x, o->mesh_x, sizeof(double) * 3 * (size_t)o->mesh_nv);
+                memcpy(m[n].tris, o->mesh_tris, sizeof(int) * 3 * (size_t)o->mesh_nt);
+                m[n].nv = o->mesh_nv; m[n].nt = o->mesh_nt;
+                ok = 0;
+            } else pic_mesh_free(&m[n]);
         }
         if (ok == 0) n++;
     }

@@ -24,16 +24,20 @@ extern "C" {
 #endif
 
 enum { SC_MAX_OBSTACLES = 8, SC_MAX_VARIANTS = 3 };
-enum { SC_PLANE = 0, SC_SPHERE = 1, SC_BOX = 2, SC_CAPSULE = 3 };
+enum { SC_PLANE = 0, SC_SPHERE = 1, SC_BOX = 2, SC_CAPSULE = 3, SC_MESH = 4 };
 
 /* An obstacle as added to the sim (kept for drawing): its shape at rest and its current offset. */
 typedef struct sc_obstacle {
-    int kind;            /* SC_PLANE, SC_SPHERE, SC_BOX, SC_CAPSULE */
+    int kind;            /* SC_PLANE, SC_SPHERE, SC_BOX, SC_CAPSULE, SC_MESH */
     int id;              /* the sim's obstacle id */
     double p[3];         /* plane point / sphere centre / box centre / capsule end a */
     double q[3];         /* plane normal / box half extents / capsule end b (sphere: unused) */
     double radius;       /* sphere, capsule */
     double offset[3];    /* current translation (moving obstacles; zero otherwise) */
+    /* SC_MESH (a triangle-mesh obstacle): its current vertices (owned, freed by sc_destroy) */
+    int mesh_nv, mesh_nt;
+    double *mesh_x;      /* 3*mesh_nv */
+    int *mesh_tris;      /* 3*mesh_nt */
 } sc_obstacle;
 
 /* What the caller may choose; 0 (or a negative value where noted) keeps the scene's default. */
@@ -82,6 +86,9 @@ struct sc_scene {
     double *pin_rest;        /* 3*npins initial targets (animate moves them from here) */
     double time;             /* simulated time at the end of the last step, s */
     int steps;               /* steps taken */
+    /* garments (skirt_panels): seam stitches, side_a[i] sewn to side_b[i] (owned) */
+    int nseam;
+    int *seam_a, *seam_b;
 };
 
 int            sc_num_scenes(void);
