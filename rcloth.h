@@ -8414,10 +8414,15 @@ static RC__UNUSED void rc__sim_self_verts(const rc_sim *s, int kind, int a, int 
 }
 
 /* adjacent pairs (sharing a vertex) are never in contact */
-static RC__UNUSED int rc__sim_self_adjacent(int kind, const int *v)
+/* primitives that share a vertex, or a seam stitch (the two stitched vertices are one material
+   point held together by the seam: a vertex and a triangle across the seam touch by design) */
+static RC__UNUSED int rc__sim_self_adjacent(const rc_sim *s, int kind, const int *v)
 {
-    if (kind == 0) return v[0] == v[1] || v[0] == v[2] || v[0] == v[3];
-    return v[0] == v[2] || v[0] == v[3] || v[1] == v[2] || v[1] == v[3];
+    int na = kind == 0 ? 1 : 2, i, j;
+    for (i = 0; i < na; ++i)
+        for (j = na; j < 4; ++j)
+            if (v[i] == v[j] || (s->nst && rc__sim_stitched(s, v[i], v[j]))) return 1;
+    return 0;
 }
 
 static RC__UNUSED double rc__sim_self_d2(int kind, const double *P[4])
@@ -8497,7 +8502,7 @@ static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int co
             const double *P[4];
             double d2, b, m = 1.0;
             rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
-            if (rc__sim_self_adjacent(kind, v)) continue;
+            if (rc__sim_self_adjacent(s, kind, v)) continue;
             for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
             d2 = rc__sim_self_d2(kind, P);
             if (!(d2 < r * r)) { if (d2 != d2) E = d2; continue; }
@@ -8571,7 +8576,7 @@ static RC__UNUSED rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const 
             int v[4];
             const double *P[4];
             rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
-            if (rc__sim_self_adjacent(kind, v)) continue;
+            if (rc__sim_self_adjacent(s, kind, v)) continue;
             for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
             if (!(rc__sim_self_d2(kind, P) < r2 * r2) || rc__sim_self_excluded(s, kind, v)) continue;
             ok = rc__sim_self_addkeys(s, v, &keys, &nk, &cap);
@@ -8696,7 +8701,7 @@ static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const 
             const double *X0[4], *DX[4];
             double a;
             rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
-            if (rc__sim_self_adjacent(kind, v)) continue;
+            if (rc__sim_self_adjacent(s, kind, v)) continue;
             for (k = 0; k < 4; ++k) { X0[k] = bx + 3 * v[k]; DX[k] = dx + 3 * v[k]; }
             a = rc__ct_accd(kind, X0, DX, xi_, amax);
             if (a < amax && !rc__sim_self_excluded(s, kind, v)) amax = a;
@@ -8723,7 +8728,7 @@ static RC__UNUSED void rc__sim_lag_self_friction(rc_sim *s)
             const double *P[4];
             double d2, m = 1.0, lam, w[4], Pb[6], *rec;
             rc__sim_self_verts(s, kind, a, b, v);
-            if (rc__sim_self_adjacent(kind, v)) continue;
+            if (rc__sim_self_adjacent(s, kind, v)) continue;
             if (s->pinned[v[0]] && s->pinned[v[1]] && s->pinned[v[2]] && s->pinned[v[3]]) continue;
             for (k = 0; k < 4; ++k) P[k] = s->x0 + 3 * v[k];
             d2 = rc__sim_self_d2(kind, P);
