@@ -414,6 +414,7 @@ static rc_status sc__skirt_panels(sc_scene *sc, const sc_params *p)
         sc->seam_a[nr1 + j] = j * np1 + np1 - 1;   sc->seam_b[nr1 + j] = nvp + j * np1;
     }
     sc->def.material = rc_material_fabric_denim();
+    sc->def.self_contact = 1;   /* the panels fold against each other when the leg kicks */
     st = sc__create_sim(sc, p, 0.01);
     if (st == RC_OK) st = rc_sim_add_seam(sc->sim, sc->nseam, sc->seam_a, sc->seam_b, 2e4);
     /* body: torso capsule, pelvis mesh, legs (left, right = kicking) */
