@@ -9,3 +9,6 @@ $(BUILD)/dress_check: tests/scenes/dress_check.c tests/scenes/dress_check.h exam
 
 dress-check: $(BUILD)/dress_check
 	$(BUILD)/dress_check --threads 1 $(DRESS_ARGS)
+
+# the test runner #includes the exact-geometry check (tests/test_sim.c): rebuild on change
+$(BUILD)/run_tests $(BUILD)/run_tests_asan: tests/scenes/dress_check.h

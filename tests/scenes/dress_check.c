@@ -40,21 +40,23 @@ int main(int argc, char **argv)
     sc_params p = sc_default_params();
     sc_scene sc;
     dc_report r, worst;
-    int frames = -1, keep_going = 0, i, f, failed = 0, bad_steps = 0, steps_per_frame, total_steps = 0;
-    int newton_total = 0, outer_total = 0;
+    int frames = -1, keep_going = 0, verbose = 0, i, f, failed = 0, bad_steps = 0, steps_per_frame, total_steps = 0;
+    int newton_total = 0, outer_total = 0, unconverged = 0, substeps = 0;
+    double t_asm = 0.0, t_fac = 0.0, t_sol = 0.0, t_ls = 0.0, t_bp = 0.0, t_np = 0.0, t_ccd = 0.0;
     double band = 0.02, t_all = 0.0, t_check = 0.0;
     rc_status st;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--adaptive")) p.adaptive = 1;
         else if (!strcmp(argv[i], "--fixed")) p.adaptive = 0;
         else if (!strcmp(argv[i], "--keep-going")) keep_going = 1;
+        else if (!strcmp(argv[i], "--verbose")) verbose = 1;
         else if (i + 1 < argc && !strcmp(argv[i], "--verts")) p.verts = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--frames")) frames = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--dt")) p.dt = atof(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--t0")) p.t0 = atof(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--threads")) p.threads = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--tol")) p.tol = atof(argv[++i]);
-        else { fprintf(stderr, "usage: %s [--adaptive|--fixed] [--verts N] [--frames N] [--dt S] [--t0 S] [--threads N] [--tol T] [--keep-going]\n", argv[0]); return 2; }
+        else { fprintf(stderr, "usage: %s [--adaptive|--fixed] [--verts N] [--frames N] [--dt S] [--t0 S] [--threads N] [--tol T] [--keep-going] [--verbose]\n", argv[0]); return 2; }
     }
     if (!info) { fprintf(stderr, "no dress scene\n"); return 2; }
     if (frames < 0) frames = (int)floor((2.4 - p.t0) / info->frame_time + 0.5);
@@ -90,6 +92,13 @@ int main(int argc, char **argv)
                 continue;
             }
             fnewton += ss.newton_iters; fouter += ss.outer_iters;
+            if (verbose)
+                printf("  step %d t %.3f: newton %d outer %d substeps %d conv %d  min obstacle %.3f self %.3f mm  e_contact %.3g  %.2f s\n",
+                       total_steps, sc.time, ss.newton_iters, ss.outer_iters, ss.substeps, ss.converged, 1e3 * ss.min_contact_distance,
+                       1e3 * ss.min_self_distance, ss.e_contact, ss.t_total);
+            unconverged += !ss.converged; substeps += ss.substeps > 1;
+            t_asm += ss.t_assemble; t_fac += ss.t_factor; t_sol += ss.t_solve; t_ls += ss.t_line_search;
+            t_bp += ss.t_broad_phase; t_np += ss.t_narrow_phase; t_ccd += ss.t_ccd;
             if (dc_check(&sc, band, &r) != 0) { fprintf(stderr, "out of memory\n"); return 1; }
             t_check += now() - t1;
             if (dc_bad(&r)) {
@@ -122,6 +131,10 @@ int main(int argc, char **argv)
     printf("steps %d, failed steps %d, steps with an intersection %d, sim time %.1f s (%.3f s/step, %.2f s/frame), check time %.1f s, newton %d, outer %d\n",
            total_steps, failed, bad_steps, t_all, t_all / (total_steps > 0 ? total_steps : 1),
            t_all / (f > 0 ? f : 1), t_check, newton_total, outer_total);
+    printf("steps not converged (cap or stall, still RC_OK) %d, steps split into substeps %d\n", unconverged, substeps);
+    printf("time shares (of sim time; contact phases overlap assembly/line search): assemble %.0f%%, factor %.0f%%, solve %.0f%%, line search %.0f%%;"
+           " broad phase %.0f%%, narrow phase %.0f%%, ccd %.0f%%\n", 100 * t_asm / t_all, 100 * t_fac / t_all, 100 * t_sol / t_all,
+           100 * t_ls / t_all, 100 * t_bp / t_all, 100 * t_np / t_all, 100 * t_ccd / t_all);
     printf("VERDICT: %s\n", (failed == 0 && bad_steps == 0 && !dc_bad(&worst) && f == frames) ? "PASS (no intersection, no failed step)" : "FAIL");
     sc_destroy(&sc);
     return (failed == 0 && bad_steps == 0 && f == frames) ? 0 : 1;
