@@ -1296,6 +1296,46 @@ static void test_sim_self_fold(void)
     rc_sim_destroy(s);
 }
 
+/* rc__sim_rot_half (the midpoint rotation of a split step): for Rb = Rot(n, theta) Ra it must give
+   Rot(n, theta/2) Ra, orthonormal, for small and large theta, and Ra itself when Ra = Rb. */
+static void t_rot(const double *n, double a, double *R)
+{
+    double c = cos(a), s = sin(a);
+    R[0] = c + (1 - c) * n[0] * n[0];        R[1] = -s * n[2] + (1 - c) * n[0] * n[1]; R[2] = s * n[1] + (1 - c) * n[0] * n[2];
+    R[3] = s * n[2] + (1 - c) * n[1] * n[0];  R[4] = c + (1 - c) * n[1] * n[1];        R[5] = -s * n[0] + (1 - c) * n[1] * n[2];
+    R[6] = -s * n[1] + (1 - c) * n[2] * n[0]; R[7] = s * n[0] + (1 - c) * n[2] * n[1];  R[8] = c + (1 - c) * n[2] * n[2];
+}
+static void t_mat_mul(const double *A, const double *B, double *C)
+{
+    int i, j, k;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { C[3 * i + j] = 0; for (k = 0; k < 3; ++k) C[3 * i + j] += A[3 * i + k] * B[3 * k + j]; }
+}
+static void test_sim_rot_half(void)
+{
+    static const double thetas[4] = { 1e-6, 0.094, 1.5, 2.9 };
+    double n0[3] = { 0.2, -0.5, 0.7 }, n[3], m0[3] = { 1.0, 0.3, -0.2 }, m[3], Ra[9], Rb[9], Rq[9], Rm[9], Rh[9], Re[9], err = 0.0, orth = 0.0;
+    int k, i, j;
+    rc__scale3(n, 1.0 / rc__norm3(n0), n0);
+    rc__scale3(m, 1.0 / rc__norm3(m0), m0);
+    t_rot(m, 0.8, Ra);
+    for (k = 0; k < 4; ++k) {
+        t_rot(n, thetas[k], Rq); t_mat_mul(Rq, Ra, Rb);
+        t_rot(n, 0.5 * thetas[k], Rh); t_mat_mul(Rh, Ra, Re);
+        rc__sim_rot_half(Ra, Rb, Rm);
+        for (i = 0; i < 9; ++i) if (fabs(Rm[i] - Re[i]) > err) err = fabs(Rm[i] - Re[i]);
+        for (i = 0; i < 3; ++i)
+            for (j = 0; j < 3; ++j) {
+                double d = Rm[i] * Rm[j] + Rm[3 + i] * Rm[3 + j] + Rm[6 + i] * Rm[6 + j] - (i == j);
+                if (fabs(d) > orth) orth = fabs(d);
+            }
+    }
+    /* 1e-9: a few hundred roundings of O(1) entries; the angle from atan2 is accurate to ~1e-16 */
+    CHECKF(err < 1e-9, "max entry error %.3g", err);
+    CHECKF(orth < 1e-12, "orthonormality error %.3g", orth);
+    rc__sim_rot_half(Ra, Ra, Rm);
+    for (i = 0; i < 9; ++i) CHECK(Rm[i] == Ra[i]);
+}
+
 /* The dress scene (issue 6) through the fast kick: the rig (body mesh + capsule legs, the same code
    as the CLI scene, examples/common/scenes.c) starts at t = 1.42 s, just before the right leg swings
    0 -> 90 degrees forward in 0.25 s (1.45-1.70 s), with a small flat skirt pinned at the waist that
@@ -1387,5 +1427,6 @@ static void suite_sim(void)
     RUN(test_sim_self_gradient_adaptive);
     RUN(test_sim_self_ccd);
     RUN(test_sim_self_fold);
+    RUN(test_sim_rot_half);
     RUN(test_sim_dress_kick);
 }

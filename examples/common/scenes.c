@@ -563,7 +563,7 @@ static const sc_info sc__scenes[] = {
       150, 15, 0.01, 0.04, { -0.3, 0.8, -0.6 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__fold, NULL },
     { "dress", "silk circle skirt on a walking body mesh with capsule legs and a fast kick (self-contact)",
-      400, 60, 0.01, 0.04, { -0.2, 1.0, -0.25 }, 2,
+      250, 60, 0.01, 0.04, { -0.2, 1.0, -0.25 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__dress, sc__dress_animate }
 };
 
