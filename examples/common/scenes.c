@@ -429,7 +429,10 @@ static rc_status sc__dress(sc_scene *sc, const sc_params *p)
     struct sc_rig *r;
     sc_rig_pose *P0;
     int i, k, n = 0;
-    rc_status st = rc_mesh_annulus(&sc->mesh, sc__dress_waist, sc__dress_hem, p->verts, 0);
+    /* >= 100 vertices: the waist ring then has >= 8 vertices, so its chords (sagitta
+       0.13 (1 - cos(pi/8)) = 1 cm) stay outside the waist section (0.115 m) by more than the
+       contact offset; coarser rings cut into the body at the start */
+    rc_status st = rc_mesh_annulus(&sc->mesh, sc__dress_waist, sc__dress_hem, p->verts > 100 ? p->verts : 100, 0);
     if (st != RC_OK) return st;
     r = (struct sc_rig *)calloc(1, sizeof *r);
     if (!r) return RC_ERR_OUT_OF_MEMORY;
