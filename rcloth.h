@@ -7983,6 +7983,39 @@ static RC__UNUSED void rc__obs_from_rest_vec(const double *R, const double *vr, 
     for (i = 0; i < 3; ++i) v[i] = R[3 * i] * vr[0] + R[3 * i + 1] * vr[1] + R[3 * i + 2] * vr[2];
 }
 
+/* The rotation halfway from Ra to Rb along the shortest arc (the midpoint pose of a substep):
+   Q = Rb Ra^T is a rotation by theta about n, with 2 sin(theta) n = (Q32 - Q23, Q13 - Q31, Q21 - Q12)
+   and cos(theta) = (tr Q - 1)/2; Rm = Rot(n, theta/2) Ra by Rodrigues,
+   Rot(n, a) = cos(a) I + sin(a) [n]x + (1 - cos(a)) n n^T. Near theta = pi the axis is ill-defined
+   from the skew part: Rm = Rb there (the end pose, as before this was added). */
+static RC__UNUSED void rc__sim_rot_half(const double *Ra, const double *Rb, double *Rm)
+{
+    double Q[9], w[3], c, sn, th, n[3], ch, sh, Rh[9];
+    int i, j, k;
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) {
+            Q[3 * i + j] = 0.0;
+            for (k = 0; k < 3; ++k) Q[3 * i + j] += Rb[3 * i + k] * Ra[3 * j + k];
+        }
+    c = 0.5 * (Q[0] + Q[4] + Q[8] - 1.0);
+    if (c > 1.0) c = 1.0;
+    if (c < -1.0) c = -1.0;
+    w[0] = Q[7] - Q[5]; w[1] = Q[2] - Q[6]; w[2] = Q[3] - Q[1];
+    sn = 0.5 * rc__norm3(w);
+    th = atan2(sn, c);
+    if (!(sn > 1e-9) || !(th < 3.0)) { memcpy(Rm, th < 1.0 ? Ra : Rb, 9 * sizeof(double)); return; }
+    rc__scale3(n, 0.5 / sn, w);
+    ch = cos(0.5 * th); sh = sin(0.5 * th);
+    Rh[0] = ch + (1.0 - ch) * n[0] * n[0];        Rh[1] = -sh * n[2] + (1.0 - ch) * n[0] * n[1]; Rh[2] = sh * n[1] + (1.0 - ch) * n[0] * n[2];
+    Rh[3] = sh * n[2] + (1.0 - ch) * n[1] * n[0];  Rh[4] = ch + (1.0 - ch) * n[1] * n[1];        Rh[5] = -sh * n[0] + (1.0 - ch) * n[1] * n[2];
+    Rh[6] = -sh * n[1] + (1.0 - ch) * n[2] * n[0]; Rh[7] = sh * n[0] + (1.0 - ch) * n[2] * n[1];  Rh[8] = ch + (1.0 - ch) * n[2] * n[2];
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) {
+            Rm[3 * i + j] = 0.0;
+            for (k = 0; k < 3; ++k) Rm[3 * i + j] += Rh[3 * i + k] * Ra[3 * k + j];
+        }
+}
+
 /* signed distance of world point x to obstacle o at pose (R, t); gradient and Hessian of d w.r.t. x */
 static RC__UNUSED double rc__sim_obs_sdf_pose(const rc__obstacle *o, const double *R, const double *t, const double *x, double *grad, double *hess)
 {
@@ -9916,14 +9949,20 @@ static RC__UNUSED rc_status rc__sim_advance(rc_sim *s, double h, int levels, dou
         size_t nmesh = 0, off;
         double *mid, *tend, *mend;
         for (o = 0; o < s->nobs; ++o) nmesh += (size_t)3 * s->obs[o].mesh_nv;
-        mid = (double *)rc__alloc(s->user, n3 + (size_t)6 * (s->nobs + 1) + nmesh, sizeof(double));
+        /* tend: 3 (end translation) + 9 (end rotation) per obstacle */
+        mid = (double *)rc__alloc(s->user, n3 + (size_t)12 * (s->nobs + 1) + nmesh, sizeof(double));
         tend = mid ? mid + n3 : NULL;
-        mend = mid ? tend + (size_t)6 * (s->nobs + 1) : NULL;
+        mend = mid ? tend + (size_t)12 * (s->nobs + 1) : NULL;
         if (!mid) return rs;
         memcpy(mid, s->pin_target, sizeof(double) * n3);
         for (o = 0; o < s->nobs; ++o) {
+            /* midpoint pose: translation halfway, rotation halfway along the arc (a rotating
+               obstacle, e.g. a leg swinging about a hip, kept at its end rotation with a halved
+               translation would sit off its path) */
             memcpy(tend + 3 * o, s->obs[o].t, 3 * sizeof(double));
+            memcpy(tend + 3 * s->nobs + 9 * o, s->obs[o].R, 9 * sizeof(double));
             for (i = 0; i < 3; ++i) s->obs[o].t[i] = 0.5 * (s->obs[o].t_prev[i] + s->obs[o].t[i]);
+            rc__sim_rot_half(s->obs[o].R_prev, tend + 3 * s->nobs + 9 * o, s->obs[o].R);
         }
         for (o = 0, off = 0; o < s->nobs; ++o) {   /* mesh obstacles: vertices halfway too */
             size_t k, n = (size_t)3 * s->obs[o].mesh_nv;
@@ -9934,7 +9973,10 @@ static RC__UNUSED rc_status rc__sim_advance(rc_sim *s, double h, int levels, dou
             if (s->pinned[i]) { int c; for (c = 0; c < 3; ++c) s->pin_target[3 * i + c] = 0.5 * (s->x[3 * i + c] + mid[3 * i + c]); }
         rs = rc__sim_advance(s, 0.5 * h, levels - 1, saved, &a);
         memcpy(s->pin_target, mid, sizeof(double) * n3);
-        for (o = 0; o < s->nobs; ++o) memcpy(s->obs[o].t, tend + 3 * o, 3 * sizeof(double));
+        for (o = 0; o < s->nobs; ++o) {
+            memcpy(s->obs[o].t, tend + 3 * o, 3 * sizeof(double));
+            memcpy(s->obs[o].R, tend + 3 * s->nobs + 9 * o, 9 * sizeof(double));
+        }
         for (o = 0, off = 0; o < s->nobs; ++o) {
             size_t n = (size_t)3 * s->obs[o].mesh_nv;
             if (n) memcpy(s->obs[o].mesh_x, mend + off, n * sizeof(double));

@@ -5,6 +5,8 @@
    invariants, and bad input. Every scene is small (<= a few hundred vertices) so the suite stays
    fast; the 2,500-vertex sphere drop is bench/scene_sphere_drop.c (make scene-sphere). */
 #include "test.h"
+#include "../examples/common/scenes.h"   /* the dress rig (scenes.c is #included later, by test_io.c) */
+#include "scenes/dress_check.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -1294,6 +1296,107 @@ static void test_sim_self_fold(void)
     rc_sim_destroy(s);
 }
 
+/* rc__sim_rot_half (the midpoint rotation of a split step): for Rb = Rot(n, theta) Ra it must give
+   Rot(n, theta/2) Ra, orthonormal, for small and large theta, and Ra itself when Ra = Rb. */
+static void t_rot(const double *n, double a, double *R)
+{
+    double c = cos(a), s = sin(a);
+    R[0] = c + (1 - c) * n[0] * n[0];        R[1] = -s * n[2] + (1 - c) * n[0] * n[1]; R[2] = s * n[1] + (1 - c) * n[0] * n[2];
+    R[3] = s * n[2] + (1 - c) * n[1] * n[0];  R[4] = c + (1 - c) * n[1] * n[1];        R[5] = -s * n[0] + (1 - c) * n[1] * n[2];
+    R[6] = -s * n[1] + (1 - c) * n[2] * n[0]; R[7] = s * n[0] + (1 - c) * n[2] * n[1];  R[8] = c + (1 - c) * n[2] * n[2];
+}
+static void t_mat_mul(const double *A, const double *B, double *C)
+{
+    int i, j, k;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { C[3 * i + j] = 0; for (k = 0; k < 3; ++k) C[3 * i + j] += A[3 * i + k] * B[3 * k + j]; }
+}
+static void test_sim_rot_half(void)
+{
+    static const double thetas[4] = { 1e-6, 0.094, 1.5, 2.9 };
+    double n0[3] = { 0.2, -0.5, 0.7 }, n[3], m0[3] = { 1.0, 0.3, -0.2 }, m[3], Ra[9], Rb[9], Rq[9], Rm[9], Rh[9], Re[9], err = 0.0, orth = 0.0;
+    int k, i, j;
+    rc__scale3(n, 1.0 / rc__norm3(n0), n0);
+    rc__scale3(m, 1.0 / rc__norm3(m0), m0);
+    t_rot(m, 0.8, Ra);
+    for (k = 0; k < 4; ++k) {
+        t_rot(n, thetas[k], Rq); t_mat_mul(Rq, Ra, Rb);
+        t_rot(n, 0.5 * thetas[k], Rh); t_mat_mul(Rh, Ra, Re);
+        rc__sim_rot_half(Ra, Rb, Rm);
+        for (i = 0; i < 9; ++i) if (fabs(Rm[i] - Re[i]) > err) err = fabs(Rm[i] - Re[i]);
+        for (i = 0; i < 3; ++i)
+            for (j = 0; j < 3; ++j) {
+                double d = Rm[i] * Rm[j] + Rm[3 + i] * Rm[3 + j] + Rm[6 + i] * Rm[6 + j] - (i == j);
+                if (fabs(d) > orth) orth = fabs(d);
+            }
+    }
+    /* 1e-9: a few hundred roundings of O(1) entries; the angle from atan2 is accurate to ~1e-16 */
+    CHECKF(err < 1e-9, "max entry error %.3g", err);
+    CHECKF(orth < 1e-12, "orthonormality error %.3g", orth);
+    rc__sim_rot_half(Ra, Ra, Rm);
+    for (i = 0; i < 9; ++i) CHECK(Rm[i] == Ra[i]);
+}
+
+/* The dress scene (issue 6) through the fast kick: the rig (body mesh + capsule legs, the same code
+   as the CLI scene, examples/common/scenes.c) starts at t = 1.42 s, just before the right leg swings
+   0 -> 90 degrees forward in 0.25 s (1.45-1.70 s), with a small flat skirt pinned at the waist that
+   falls onto the rising thigh. After every step the exact-geometry check (tests/scenes/dress_check.h,
+   independent of the barrier) must find no NaN, no cloth vertex inside a leg capsule or the body
+   mesh, no cloth edge crossing a body triangle or body edge crossing a cloth triangle, no cloth-cloth
+   crossing; and no step may fail. The leg must actually have lifted cloth: some cloth vertex ends
+   within 2 cm of the raised capsule (a kick that misses the skirt tests nothing). */
+static void test_sim_dress_kick(void)
+{
+    const sc_info *info = sc_find_scene("dress");
+    sc_params p = sc_default_params();
+    sc_scene sc;
+    dc_report r;
+    rc_step_stats ss;
+    int k, fails = 0, bad = 0, steps = 30;
+    double cap = HUGE_VAL, body = HUGE_VAL, self = HUGE_VAL, near_leg = HUGE_VAL;
+    CHECK(info != NULL);
+    if (!info) return;
+    p.verts = 100; p.t0 = 1.42; p.threads = 1;
+    CHECK_OK(sc_create(&sc, info, &p));
+    if (!sc.sim) return;
+    CHECK(dc_check(&sc, 0.02, &r) == 0);
+    CHECKF(!dc_bad(&r), "start state: %d capsule, %d body inside, %d body crossings, %d self crossings", r.cap_inside,
+           r.mesh_inside, r.mesh_cross, r.self_cross);
+    for (k = 0; k < steps; ++k) {
+        rc_status st = sc_step(&sc, &ss);
+        if (st != RC_OK) { fails++; printf("    step %d: %s (%s)\n", k, rc_status_string(st), rc_sim_last_error(sc.sim)); break; }
+        CHECK(dc_check(&sc, 0.02, &r) == 0);
+        if (dc_bad(&r)) {
+            bad++;
+            printf("    step %d: nan %d, capsule %d, body inside %d, body crossings %d, self crossings %d\n", k, r.nan, r.cap_inside,
+                   r.mesh_inside, r.mesh_cross, r.self_cross);
+        }
+        if (r.cap_gap < cap) cap = r.cap_gap;
+        if (r.mesh_gap < body) body = r.mesh_gap;
+        if (r.self_gap < self) self = r.self_gap;
+    }
+    {
+        /* distance of the cloth to the kicking (right) leg at the end */
+        const sc_obstacle *leg = &sc.obs[1 + SC_DRESS_RIGHT];
+        const double *x = rc_sim_positions(sc.sim);
+        double a[3], b[3];
+        sc_rig_pose P;
+        int i;
+        sc_capsule_world(leg, a, b);
+        for (i = 0; i < rc_sim_num_verts(sc.sim); ++i) {
+            double d = dc__point_seg(x + 3 * i, a, b) - leg->radius;
+            if (d < near_leg) near_leg = d;
+        }
+        sc_dress_pose(sc.time, &P);
+        printf("    dress kick: %d steps to t = %.2f s (leg at %.0f deg), %d failed, %d with an intersection; min gaps: capsule %.3f, body %.3f, self %.3f mm; cloth-leg %.2f mm at the end\n",
+               k, sc.time, P.leg_angle[SC_DRESS_RIGHT] * 180.0 / 3.14159265358979323846, fails, bad, 1e3 * cap, 1e3 * body, 1e3 * self, 1e3 * near_leg);
+        CHECKF(P.leg_angle[SC_DRESS_RIGHT] > 1.5, "the kick did not reach 86 degrees (%.3f rad)", P.leg_angle[SC_DRESS_RIGHT]);
+    }
+    CHECK(fails == 0);
+    CHECK(bad == 0);
+    CHECKF(near_leg < 0.02, "no cloth within 2 cm of the kicking leg (%.3f m): the kick missed the skirt", near_leg);
+    sc_destroy(&sc);
+}
+
 static void suite_sim(void)
 {
     /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
@@ -1324,4 +1427,6 @@ static void suite_sim(void)
     RUN(test_sim_self_gradient_adaptive);
     RUN(test_sim_self_ccd);
     RUN(test_sim_self_fold);
+    RUN(test_sim_rot_half);
+    RUN(test_sim_dress_kick);
 }

@@ -195,7 +195,16 @@ static int dm__obstacle_meshes(const sc_scene *sc, const double bmin[3], const d
         for (c = 0; c < 3; c++) { p[c] = o->p[c] + o->offset[c]; q[c] = o->q[c] + o->offset[c]; }
         memset(&m[n], 0, sizeof m[n]);
         if (o->kind == SC_SPHERE) ok = pic_make_sphere(&m[n], p, o->radius, 64, 32);
-        else if (o->kind == SC_CAPSULE) ok = pic_make_capsule(&m[n], p, q, o->radius, 32, 8);
+        else if (o->kind == SC_CAPSULE) { sc_capsule_world(o, p, q); ok = pic_make_capsule(&m[n], p, q, o->radius, 32, 8); }
+        else if (o->kind == SC_MESH && o->mesh_nv > 0 && o->mesh_nt > 0) {   /* a mesh obstacle (dress body, pelvis): a copy of its current vertices */
+            m[n].x = (double *)malloc(sizeof(double) * 3 * (size_t)o->mesh_nv);
+            m[n].tris = (int *)malloc(sizeof(int) * 3 * (size_t)o->mesh_nt);
+            if (m[n].x && m[n].tris) {
+                memcpy(m[n].x, o->mesh_x, sizeof(double) * 3 * (size_t)o->mesh_nv);
+                memcpy(m[n].tris, o->mesh_tris, sizeof(int) * 3 * (size_t)o->mesh_nt);
+                m[n].nv = o->mesh_nv; m[n].nt = o->mesh_nt; ok = 0;
+            } else pic_mesh_free(&m[n]);
+        }
         else if (o->kind == SC_BOX) {
             double lo[3], hi[3];
             for (c = 0; c < 3; c++) { lo[c] = p[c] - o->q[c]; hi[c] = p[c] + o->q[c]; }
@@ -207,15 +216,6 @@ static int dm__obstacle_meshes(const sc_scene *sc, const double bmin[3], const d
             lo[0] = cx - hx; lo[1] = cy - hy; lo[2] = p[2] - 0.01;
             hi[0] = cx + hx; hi[1] = cy + hy; hi[2] = p[2];
             ok = pic_make_box(&m[n], lo, hi);   /* a thin slab reads better than a bare quad */
-        } else if (o->kind == SC_MESH && o->mesh_nv > 0) {
-            m[n].x = (double *)malloc(sizeof(double) * 3 * (size_t)o->mesh_nv);
-            m[n].tris = (int *)malloc(sizeof(int) * 3 * (size_t)o->mesh_nt);
-            if (m[n].x && m[n].tris) {
-                memcpy(m[n].x, o->mesh_x, sizeof(double) * 3 * (size_t)o->mesh_nv);
-                memcpy(m[n].tris, o->mesh_tris, sizeof(int) * 3 * (size_t)o->mesh_nt);
-                m[n].nv = o->mesh_nv; m[n].nt = o->mesh_nt;
-                ok = 0;
-            } else pic_mesh_free(&m[n]);
         }
         if (ok == 0) n++;
     }

@@ -34,10 +34,14 @@ typedef struct sc_obstacle {
     double q[3];         /* plane normal / box half extents / capsule end b (sphere: unused) */
     double radius;       /* sphere, capsule */
     double offset[3];    /* current translation (moving obstacles; zero otherwise) */
-    /* SC_MESH (a triangle-mesh obstacle): its current vertices (owned, freed by sc_destroy) */
+    int rotated;         /* 1: the current pose is x -> rot x + offset (the dress rig's legs) */
+    double rot[9];       /* row-major rotation, used when rotated = 1 */
+    /* SC_MESH (a kinematic, closed triangle mesh): current world vertices, triangles
+       counter-clockwise seen from outside */
     int mesh_nv, mesh_nt;
     double *mesh_x;      /* 3*mesh_nv */
     int *mesh_tris;      /* 3*mesh_nt */
+    int mesh_owned;      /* 1: sc_destroy frees mesh_x / mesh_tris; 0: they belong to the dress rig */
 } sc_obstacle;
 
 /* What the caller may choose; 0 (or a negative value where noted) keeps the scene's default. */
@@ -49,6 +53,8 @@ typedef struct sc_params {
     double quality_weight;  /* < 0: library default (1) */
     double thickness;       /* cloth thickness, m (cube_drape's thickness option; any scene) */
     double tol;             /* Newton / r-ITR tolerance (def.tol, 1/s) */
+    double t0;              /* animated scenes with a timeline (dress): start time, s; the rig
+                               starts in its pose at t0 and the flat cloth is placed on it */
 } sc_params;
 
 typedef struct sc_scene sc_scene;
@@ -85,6 +91,7 @@ struct sc_scene {
     int *pin_vertex;         /* npins vertices */
     double *pin_rest;        /* 3*npins initial targets (animate moves them from here) */
     double time;             /* simulated time at the end of the last step, s */
+    struct sc_rig *rig;      /* the dress scene's rig (NULL in other scenes) */
     int steps;               /* steps taken */
     /* garments (skirt_panels): seam stitches, side_a[i] sewn to side_b[i] (owned) */
     int nseam;
@@ -102,6 +109,22 @@ rc_status sc_create(sc_scene *sc, const sc_info *info, const sc_params *p);
 /* Animate pins/obstacles to time + dt, then rc_sim_step. */
 rc_status sc_step(sc_scene *sc, rc_step_stats *st);
 void      sc_destroy(sc_scene *sc);
+
+/* The dress scene's procedural rig (issue 6): a closed body mesh (hips and torso, a surface of
+   revolution with elliptic sections, moved rigidly: walk, bob, yaw) and two leg capsules hinged at
+   the hips (walk swing, then a fast kick of the right leg). Pose of every part at time t:
+   world = R x_rest + t_ for the rest shapes the scene adds. Timeline (s): 0-0.5 stand, 0.5-1.3
+   walk forward (+x), 1.45-1.7 kick 0 -> 90 degrees forward (smoothstep, peak 9.4 rad/s), 1.7-1.9
+   hold, 1.9-2.4 lower; 2.4 s = 60 frames of 0.04 s. */
+enum { SC_DRESS_LEFT = 0, SC_DRESS_RIGHT = 1 };
+typedef struct sc_rig_pose {
+    double body_R[9], body_t[3];       /* body mesh and the waist pins */
+    double leg_R[2][9], leg_t[2][3];   /* leg capsules (as given to rc_sim_move_obstacle) */
+    double leg_angle[2];               /* forward swing about the hip joint, radians */
+} sc_rig_pose;
+void sc_dress_pose(double t, sc_rig_pose *pose);
+/* World endpoints of a capsule obstacle in its current pose. */
+void sc_capsule_world(const sc_obstacle *o, double a[3], double b[3]);
 
 /* The vertex of the mesh whose reference uv is nearest to (u, v). */
 int sc_nearest_vertex(const rc_mesh *m, double u, double v);
