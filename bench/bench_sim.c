@@ -9,6 +9,7 @@
      ablation   r-ITR accelerations: none / schedule / cache / both, same start state
      energy     two-point drape (DESIGN §10): fixed N, 2N, 4N, 8N vs adaptive N, potential energy
    Options: --threads N   --big (adaptive at 4k and 16k too)   --no64k (skip the 64k fixed run)
+            --only K (section 2: only size K, 0 = 1k, 1 = 4k, 2 = 16k)
             --static (section 4 with rc_sim_solve_static instead of the dynamic-step budget)
 
    Usage: build/bench_sim [sections] [options]      (make bench-sim [BENCH_SIM_ARGS=...]) */
@@ -24,7 +25,7 @@
    machine (wall time, ss.t_total, is printed too) */
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0;
+static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0, g_only = -1;
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -185,8 +186,12 @@ static void section_adaptive(void)
     printf("\n== 2. adaptive vs fixed: same sphere drape, dt 0.01, %d thread(s). One fixed warm-up step, its state\n"
            "   saved; fixed: 2 timed steps from it; adaptive: the state loaded into an adaptive sim, 3 timed steps (16k: 1)\n"
            "   (the first adaptive step moves the uniform mesh furthest; later ones start from an adapted mesh)\n", g_threads);
+    if (g_only >= 0) m = g_only + 1;
     for (i = 0; i < m; ++i) {
-        rc_sim *s = make_sphere_drape(ns[i], 0), *a;
+        rc_sim *s;
+        rc_sim *a;
+        if (g_only >= 0 && i != g_only) { rf[i].ok = ra[i].ok = 0; continue; }
+        s = make_sphere_drape(ns[i], 0);
         char label[48];
         double *state;
         memset(&rf[i], 0, sizeof rf[i]);
@@ -367,6 +372,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--big") == 0) { g_big = 1; continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
+        if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
         if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static]\n", argv[0]); return 2; }
     }
