@@ -9659,6 +9659,122 @@ static RC__UNUSED void rc__sim_lag_friction(rc_sim *s)
     }
 }
 
+/* Kinematic mesh obstacles that moved onto the cloth (rc_sim_set_obstacle_vertices): the barrier
+   and the CCD see the mesh at its end-of-step position only, so a mesh that sweeps further than the
+   gap into the cloth within one step (a kicking leg: ~5 cm per 10 ms step) leaves the step start
+   inside its offset (infinite energy, RC_ERR_INTERSECTING even after the substep halvings). Like
+   rc__sim_resolve_start for analytic shapes, the obstacle carries the cloth it runs into: a free
+   vertex within rho = xi + dhat + (largest obstacle vertex displacement) of the mesh at its
+   previous position, with closest point q_prev = sum_k b_k Xprev_k on triangle T, whose distance
+   to T's plane at the end (same side as before) would fall below xi + dhat, is moved rigidly with
+   T's frame F = [e1, e2, n] (e1 along the first edge, n the normal):
+     p' = q_end + F_end F_prev^T (p - q_prev),   q_end = sum_k b_k X_k,
+   which is exact for a rigidly moving obstacle (its distances to the whole mesh are kept). A vertex
+   is carried when the obstacle's motion over the step (cloth held still) brings it within xi + dhat
+   of the vertex (CCD point-triangle), or brings an obstacle vertex within it of a cloth triangle or
+   an obstacle edge of a cloth edge (then the triangle's or edge's vertices are carried: coarse
+   cloth spans a thin obstacle between its vertices). Not
+   checked by CCD (as the analytic push-out and the pin targets are not): the step's start energy
+   and the exact-geometry tests are the check. */
+static RC__UNUSED void rc__sim_mesh_frame(const double *a, const double *b, const double *c, double F[9])
+{
+    double e1[3], e2[3], n[3], l;
+    int k;
+    rc__sub3(e1, b, a); rc__sub3(e2, c, a);
+    rc__cross3(n, e1, e2);
+    l = rc__norm3(e1); if (l > 0.0) rc__scale3(e1, 1.0 / l, e1);
+    l = rc__norm3(n); if (l > 0.0) rc__scale3(n, 1.0 / l, n);
+    rc__cross3(e2, n, e1);
+    for (k = 0; k < 3; ++k) { F[3 * k] = e1[k]; F[3 * k + 1] = e2[k]; F[3 * k + 2] = n[k]; }   /* columns e1, e2, n */
+}
+
+static RC__UNUSED void rc__sim_resolve_start_mesh(rc_sim *s)
+{
+    double xi_ = s->def.contact_thickness, zone = xi_ + s->def.contact_dhat;
+    int o, i, q, k, c, np, *pairs, *best_t, kind;
+    double *best_d, zero[3] = { 0.0, 0.0, 0.0 };
+    unsigned char *carry;
+    if (!s->has_mesh_obstacle) return;
+    best_d = (double *)rc__alloc(s->user, (size_t)s->nv, sizeof(double));
+    best_t = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int));
+    carry = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
+    if (!best_d || !best_t || !carry) {
+        rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, carry);
+        s->contact_status = RC_ERR_OUT_OF_MEMORY;
+        return;
+    }
+    for (o = 0; o < s->nobs; ++o) {
+        rc__obstacle start = s->obs[o];
+        const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
+        double disp = 0.0;
+        if (start.shape.kind != RC__OBS_TRIMESH) continue;
+        for (k = 0; k < start.mesh_nv; ++k) {
+            double d[3], l;
+            rc__sub3(d, X + 3 * k, Xp + 3 * k);
+            l = rc__norm3(d);
+            if (l > disp) disp = l;
+        }
+        if (!(disp > 0.0)) continue;
+        start.mesh_x = s->obs[o].mesh_xprev;
+        np = rc__sim_mesh_pairs(s, &start, 0, s->x, NULL, 0.0, zone + disp, &pairs);
+        if (s->contact_status != RC_OK) break;
+        for (i = 0; i < s->nv; ++i) { best_d[i] = HUGE_VAL; best_t[i] = -1; carry[i] = 0; }
+        for (q = 0; q < np; ++q) {
+            int v = pairs[2 * q], t = pairs[2 * q + 1];
+            const int *tv = start.mesh_tris + 3 * t;
+            double d2, dX[9];
+            if (s->pinned[v]) continue;
+            d2 = rc__ct_point_triangle_d2(s->x + 3 * v, Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2], NULL, NULL, NULL);
+            if (d2 < best_d[v]) { best_d[v] = d2; best_t[v] = t; }
+            for (k = 0; k < 3; ++k) rc__sub3(dX + 3 * k, X + 3 * tv[k], Xp + 3 * tv[k]);
+            if (!carry[v] && rc__ct_ccd_point_triangle(s->x + 3 * v, Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2], zero, dX, dX + 3, dX + 6, zone, 1.0) < 1.0)
+                carry[v] = 1;
+        }
+        rc__free(s->user, pairs);
+        for (kind = 1; kind <= 2 && s->contact_status == RC_OK; ++kind) {
+            np = rc__sim_mesh_pairs(s, &start, kind, s->x, NULL, 0.0, zone + disp, &pairs);
+            for (q = 0; q < np; ++q) {
+                double a, d0[3], d1[3];
+                const int *cv;
+                int n;
+                if (kind == 1) {   /* obstacle vertex j against cloth triangle */
+                    int j = pairs[2 * q + 1];
+                    cv = s->tris + 3 * pairs[2 * q]; n = 3;
+                    rc__sub3(d0, X + 3 * j, Xp + 3 * j);
+                    a = rc__ct_ccd_point_triangle(Xp + 3 * j, s->x + 3 * cv[0], s->x + 3 * cv[1], s->x + 3 * cv[2], d0, zero, zero, zero, zone, 1.0);
+                } else {           /* cloth edge against obstacle edge */
+                    const int *fv = start.mesh_edges + 2 * pairs[2 * q + 1];
+                    cv = s->topo.edge_v + 2 * pairs[2 * q]; n = 2;
+                    rc__sub3(d0, X + 3 * fv[0], Xp + 3 * fv[0]); rc__sub3(d1, X + 3 * fv[1], Xp + 3 * fv[1]);
+                    a = rc__ct_ccd_edge_edge(s->x + 3 * cv[0], s->x + 3 * cv[1], Xp + 3 * fv[0], Xp + 3 * fv[1], zero, zero, d0, d1, zone, 1.0);
+                }
+                if (a < 1.0) for (k = 0; k < n; ++k) carry[cv[k]] = 1;
+            }
+            rc__free(s->user, pairs);
+        }
+        if (s->contact_status != RC_OK) break;
+        for (i = 0; i < s->nv; ++i) {
+            const int *tv;
+            double w[4], qp[3], qe[3], Fp[9], Fe[9], r[3], rl[3];
+            int type;
+            if (!carry[i] || s->pinned[i] || best_t[i] < 0) continue;
+            tv = start.mesh_tris + 3 * best_t[i];
+            type = rc__ct_point_triangle_type(s->x + 3 * i, Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2]);
+            (void)rc__ct_point_triangle_d2_typed(s->x + 3 * i, Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2], type, w, NULL, NULL);
+            for (c = 0; c < 3; ++c) {   /* w = {1, -b0, -b1, -b2}: q = sum_k b_k X_k */
+                qp[c] = -(w[1] * Xp[3 * tv[0] + c] + w[2] * Xp[3 * tv[1] + c] + w[3] * Xp[3 * tv[2] + c]);
+                qe[c] = -(w[1] * X[3 * tv[0] + c] + w[2] * X[3 * tv[1] + c] + w[3] * X[3 * tv[2] + c]);
+            }
+            rc__sim_mesh_frame(Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2], Fp);
+            rc__sim_mesh_frame(X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], Fe);
+            rc__sub3(r, s->x + 3 * i, qp);
+            for (k = 0; k < 3; ++k) rl[k] = r[0] * Fp[k] + r[1] * Fp[3 + k] + r[2] * Fp[6 + k];   /* F_prev^T r */
+            for (c = 0; c < 3; ++c) s->x[3 * i + c] = qe[c] + Fe[3 * c] * rl[0] + Fe[3 * c + 1] * rl[1] + Fe[3 * c + 2] * rl[2];
+        }
+    }
+    rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, carry);
+}
+
 /* A start inside the contact offset of an obstacle that moved onto the cloth: push those vertices
    out along the obstacle normal to xi + dhat/2 (documented: moving obstacles carry the cloth). */
 static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
@@ -9751,6 +9867,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     for (i = 0; i < s->nv; ++i)
         if (s->pinned[i]) memcpy(s->x + 3 * i, s->pin_target + 3 * i, 3 * sizeof(double));
     rc__sim_resolve_start(s);
+    rc__sim_resolve_start_mesh(s);
     /* CCD-safe start: free vertices move toward the predictor as far as CCD allows */
     {
         rc__system *y = &s->sys_xp;

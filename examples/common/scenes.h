@@ -32,10 +32,9 @@ typedef struct sc_obstacle {
     int id;              /* the sim's obstacle id */
     double p[3];         /* plane point / sphere centre / box centre / capsule end a */
     double q[3];         /* plane normal / box half extents / capsule end b (sphere: unused) */
-    double radius;       /* sphere, capsule */
+    double radius;       /* sphere, capsule; SC_MESH > 0: the mesh tessellates the capsule p-q of this
+                            radius (the dress legs; p, q follow the current pose) */
     double offset[3];    /* current translation (moving obstacles; zero otherwise) */
-    int rotated;         /* 1: the current pose is x -> rot x + offset (the dress rig's legs) */
-    double rot[9];       /* row-major rotation, used when rotated = 1 */
     /* SC_MESH (a kinematic, closed triangle mesh): current world vertices, triangles
        counter-clockwise seen from outside */
     int mesh_nv, mesh_nt;
@@ -111,15 +110,15 @@ rc_status sc_step(sc_scene *sc, rc_step_stats *st);
 void      sc_destroy(sc_scene *sc);
 
 /* The dress scene's procedural rig (issue 6): a closed body mesh (hips and torso, a surface of
-   revolution with elliptic sections, moved rigidly: walk, bob, yaw) and two leg capsules hinged at
-   the hips (walk swing, then a fast kick of the right leg). Pose of every part at time t:
+   revolution with elliptic sections, moved rigidly: walk, bob, yaw) and two legs (closed meshes
+   tessellating capsules) hinged at the hips (walk swing, then a fast kick of the right leg). Pose of every part at time t:
    world = R x_rest + t_ for the rest shapes the scene adds. Timeline (s): 0-0.5 stand, 0.5-1.3
    walk forward (+x), 1.45-1.7 kick 0 -> 90 degrees forward (smoothstep, peak 9.4 rad/s), 1.7-1.9
    hold, 1.9-2.4 lower; 2.4 s = 60 frames of 0.04 s. */
 enum { SC_DRESS_LEFT = 0, SC_DRESS_RIGHT = 1 };
 typedef struct sc_rig_pose {
     double body_R[9], body_t[3];       /* body mesh and the waist pins */
-    double leg_R[2][9], leg_t[2][3];   /* leg capsules (as given to rc_sim_move_obstacle) */
+    double leg_R[2][9], leg_t[2][3];   /* legs: world = leg_R x + leg_t for x in the body frame at rest */
     double leg_angle[2];               /* forward swing about the hip joint, radians */
 } sc_rig_pose;
 void sc_dress_pose(double t, sc_rig_pose *pose);

@@ -1,8 +1,9 @@
 /* tests/scenes/dress_check.c - runs the dress scene (examples/common/scenes.c) to the end and checks
    the cloth after EVERY step with exact geometry (tests/scenes/dress_check.h), independent of the
-   simulator's barrier: no cloth vertex inside a leg capsule or the body mesh, no cloth edge
-   crossing a body triangle (nor a body edge a cloth triangle), no cloth-cloth crossing, no NaN;
-   failed steps (rc_sim_step != RC_OK) are counted. Prints one line per frame and a verdict;
+   simulator's barrier: no cloth vertex inside the body or a leg (closed meshes; the legs tessellate
+   capsules), no cloth edge crossing a body or leg triangle (nor a body or leg edge a cloth
+   triangle), no cloth-cloth crossing, no NaN; for information also how deep cloth vertices and
+   edges reach into the legs' ideal (continuous) capsules ("edge dip vs the capsule"); failed steps (rc_sim_step != RC_OK) are counted. Prints one line per frame and a verdict;
    exit status 0 = pass, 1 = fail.
 
    build/dress_check [--adaptive|--fixed] [--verts N] [--frames N] [--dt S] [--t0 S] [--threads N]
@@ -29,9 +30,11 @@ static double now(void)
 
 static void report_line(const char *what, const dc_report *r)
 {
-    printf("%s: nan %d | capsule: inside %d, min gap %.3f mm (edges %.3f mm) | body: inside %d, crossings %d, min dist %.3f mm"
-           " | self: crossings %d, min dist %.3f mm\n", what, r->nan, r->cap_inside, 1e3 * r->cap_gap, 1e3 * r->cap_edge_gap,
-           r->mesh_inside, r->mesh_cross, 1e3 * r->mesh_gap, r->self_cross, 1e3 * r->self_gap);
+    printf("%s: nan %d | legs (mesh): inside %d, crossings %d, min dist %.3f mm | body: inside %d, crossings %d, min dist %.3f mm"
+           " | self: crossings %d, min dist %.3f mm | info, depth inside the ideal leg capsules: vertices %.3f mm, edge dip %.3f mm\n",
+           what, r->nan, r->leg_inside, r->leg_cross, 1e3 * r->leg_gap, r->mesh_inside, r->mesh_cross, 1e3 * r->mesh_gap,
+           r->self_cross, 1e3 * r->self_gap, 1e3 * r->leg_vdip, 1e3 * r->leg_edip);
+    if (r->cap_inside > 0) printf("  analytic capsules (none in the dress now): %d vertices inside\n", r->cap_inside);
 }
 
 int main(int argc, char **argv)
@@ -75,7 +78,7 @@ int main(int argc, char **argv)
     worst = r;
     if (dc_bad(&r)) printf("START STATE INVALID\n");
     for (f = 0; f < frames && (!failed || keep_going); f++) {
-        double t_frame = 0.0, fmin_cap = band, fmin_mesh = band, fmin_self = band;
+        double t_frame = 0.0, fmin_leg = band, fmin_mesh = band, fmin_self = band, fdip = 0.0;
         int fbad = 0, fnewton = 0, fouter = 0, k;
         for (k = 0; k < steps_per_frame; k++) {
             rc_step_stats ss;
@@ -106,11 +109,16 @@ int main(int argc, char **argv)
                 printf("  step %d (t = %.3f s) ", total_steps, sc.time);
                 report_line("INTERSECTION", &r);
             }
-            if (r.cap_gap < fmin_cap) fmin_cap = r.cap_gap;
+            if (r.leg_gap < fmin_leg) fmin_leg = r.leg_gap;
+            if (r.leg_edip > fdip) fdip = r.leg_edip;
             if (r.mesh_gap < fmin_mesh) fmin_mesh = r.mesh_gap;
             if (r.self_gap < fmin_self) fmin_self = r.self_gap;
             worst.nan += r.nan; worst.cap_inside += r.cap_inside; worst.mesh_inside += r.mesh_inside;
             worst.mesh_cross += r.mesh_cross; worst.self_cross += r.self_cross;
+            worst.leg_inside += r.leg_inside; worst.leg_cross += r.leg_cross;
+            if (r.leg_gap < worst.leg_gap) worst.leg_gap = r.leg_gap;
+            if (r.leg_vdip > worst.leg_vdip) worst.leg_vdip = r.leg_vdip;
+            if (r.leg_edip > worst.leg_edip) worst.leg_edip = r.leg_edip;
             if (r.cap_gap < worst.cap_gap) worst.cap_gap = r.cap_gap;
             if (r.cap_edge_gap < worst.cap_edge_gap) worst.cap_edge_gap = r.cap_edge_gap;
             if (r.mesh_gap < worst.mesh_gap) worst.mesh_gap = r.mesh_gap;
@@ -121,9 +129,10 @@ int main(int argc, char **argv)
         {
             sc_rig_pose P;
             sc_dress_pose(sc.time, &P);
-            printf("frame %3d t %.2f s  %6.2f s/frame  newton %4d outer %4d  kick %5.1f deg  min gap: capsule %.3f body %.3f self %.3f mm%s\n",
+            printf("frame %3d t %.2f s  %6.2f s/frame  newton %4d outer %4d  kick %5.1f deg  min gap: legs %.3f body %.3f self %.3f mm"
+                   "  (edge dip vs capsule %.3f mm)%s\n",
                    f + 1, sc.time, t_frame, fnewton, fouter, P.leg_angle[SC_DRESS_RIGHT] * 180.0 / 3.14159265358979323846,
-                   1e3 * fmin_cap, 1e3 * fmin_mesh, 1e3 * fmin_self, fbad ? "  INTERSECTION" : "");
+                   1e3 * fmin_leg, 1e3 * fmin_mesh, 1e3 * fmin_self, 1e3 * fdip, fbad ? "  INTERSECTION" : "");
         }
         fflush(stdout);
     }

@@ -11,7 +11,11 @@
        so an edge may dip into a capsule between its vertices, rcloth.h rc_sim_last_warning);
      - closed mesh obstacles (SC_MESH): every cloth vertex outside (generalised winding number
        |w| < 1/2), no cloth edge crossing a mesh triangle, no mesh edge crossing a cloth triangle,
-       min vertex-triangle distance in both directions within a band;
+       min vertex-triangle distance in both directions within a band; reported apart for the body
+       (radius 0) and for meshes that tessellate a capsule (radius > 0: the dress legs);
+     - such a tessellated capsule is also compared with the ideal capsule it approximates (info,
+       not required: the mesh is the obstacle, its flat faces lie up to r (1 - cos(pi/n)) inside the
+       ideal surface): the max depth of cloth vertices and of cloth edge points inside it;
      - the cloth against itself: no edge crossing a triangle it does not share a vertex with, and
        the min distance of non-adjacent vertex-triangle and edge-edge pairs within a band. */
 #ifndef RCLOTH_DRESS_CHECK_H
@@ -28,13 +32,19 @@ typedef struct dc_report {
     int mesh_inside;     /* cloth vertices inside a closed mesh obstacle */
     int mesh_cross;      /* cloth edge x mesh triangle and mesh edge x cloth triangle crossings */
     double mesh_gap;     /* min cloth vertex - mesh triangle and mesh vertex - cloth triangle distance (band capped) */
+    int leg_inside;      /* the same for the tessellated-capsule meshes (legs) */
+    int leg_cross;
+    double leg_gap;
+    double leg_vdip;     /* info: max depth of a cloth vertex inside a leg's ideal capsule (0: none inside), m */
+    double leg_edip;     /* info: max depth of a cloth edge point inside a leg's ideal capsule ("edge dip"), m */
     int self_cross;      /* cloth edge x cloth triangle crossings, the pair sharing no vertex */
     double self_gap;     /* min non-adjacent cloth vertex-triangle / edge-edge distance (band capped) */
 } dc_report;
 
 static int dc_bad(const dc_report *r)
 {
-    return r->nan > 0 || r->cap_inside > 0 || r->mesh_inside > 0 || r->mesh_cross > 0 || r->self_cross > 0;
+    return r->nan > 0 || r->cap_inside > 0 || r->mesh_inside > 0 || r->mesh_cross > 0 || r->self_cross > 0 ||
+           r->leg_inside > 0 || r->leg_cross > 0;
 }
 
 static void dc__sub(double *r, const double *a, const double *b) { r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2]; }
@@ -216,6 +226,101 @@ static int dc__shares(const int *e, const int *t)
     return e[0] == t[0] || e[0] == t[1] || e[0] == t[2] || e[1] == t[0] || e[1] == t[1] || e[1] == t[2];
 }
 
+/* one closed mesh obstacle (index o) against the cloth: counts and min distance accumulated into
+   inside / cross / gap. Returns 0, or -1 when out of memory. */
+static int dc__mesh(const sc_obstacle *ob, int o, const double *x, const int *tris, int nv, int nt, const int *E, int ne,
+                    const dc__grid *g, int *stamp, double band, int *inside, int *cross, double *gap)
+{
+    int i, t;
+    const double *mx = ob->mesh_x;
+    const int *mt = ob->mesh_tris;
+    double mlo[3], mhi[3];
+    int *ME = NULL, mne = dc__edges(ob->mesh_nt, mt, &ME), j;
+    if (mne < 0) return -1;
+    for (j = 0; j < 3; j++) { mlo[j] = HUGE_VAL; mhi[j] = -HUGE_VAL; }
+    for (i = 0; i < ob->mesh_nv; i++)
+        for (j = 0; j < 3; j++) { if (mx[3 * i + j] < mlo[j]) mlo[j] = mx[3 * i + j]; if (mx[3 * i + j] > mhi[j]) mhi[j] = mx[3 * i + j]; }
+    /* cloth vertices: inside (winding number) and distance to the mesh triangles */
+    for (i = 0; i < nv; i++) {
+        const double *p = x + 3 * i;
+        double plo[3], phi_[3], w = 0.0;
+        for (j = 0; j < 3; j++) { plo[j] = p[j] - band; phi_[j] = p[j] + band; }
+        if (p[0] >= mlo[0] && p[0] <= mhi[0] && p[1] >= mlo[1] && p[1] <= mhi[1] && p[2] >= mlo[2] && p[2] <= mhi[2]) {
+            for (t = 0; t < ob->mesh_nt; t++)
+                w += dc__solid_angle(p, mx + 3 * mt[3 * t], mx + 3 * mt[3 * t + 1], mx + 3 * mt[3 * t + 2]);
+            if (fabs(w) > 2.0 * 3.14159265358979323846) (*inside)++;   /* |w| / 4 pi > 1/2 */
+        }
+        if (!dc__overlap(plo, phi_, mlo, mhi)) continue;
+        for (t = 0; t < ob->mesh_nt; t++) {
+            const double *P[3];
+            double lo[3], hi[3], d;
+            P[0] = mx + 3 * mt[3 * t]; P[1] = mx + 3 * mt[3 * t + 1]; P[2] = mx + 3 * mt[3 * t + 2];
+            dc__box(3, P, 0.0, lo, hi);
+            if (!dc__overlap(plo, phi_, lo, hi)) continue;
+            d = dc__point_tri(p, P[0], P[1], P[2]);
+            if (d < *gap) *gap = d;
+        }
+    }
+    /* cloth edges x mesh triangles */
+    for (i = 0; i < ne; i++) {
+        const double *P[2];
+        double lo[3], hi[3];
+        P[0] = x + 3 * E[2 * i]; P[1] = x + 3 * E[2 * i + 1];
+        dc__box(2, P, 0.0, lo, hi);
+        if (!dc__overlap(lo, hi, mlo, mhi)) continue;
+        for (t = 0; t < ob->mesh_nt; t++) {
+            const double *Q[3];
+            double tlo[3], thi[3];
+            Q[0] = mx + 3 * mt[3 * t]; Q[1] = mx + 3 * mt[3 * t + 1]; Q[2] = mx + 3 * mt[3 * t + 2];
+            dc__box(3, Q, 0.0, tlo, thi);
+            if (dc__overlap(lo, hi, tlo, thi) && dc__seg_tri(P[0], P[1], Q[0], Q[1], Q[2])) (*cross)++;
+        }
+    }
+    /* mesh edges x cloth triangles, mesh vertices - cloth triangles (grid query) */
+    for (i = 0; i < mne + ob->mesh_nv; i++) {
+        const double *P[2];
+        double lo[3], hi[3];
+        long c0[3], c1[3], ci, cj, ck;
+        int is_edge = i < mne;
+        P[0] = mx + 3 * (is_edge ? ME[2 * i] : i - mne); P[1] = is_edge ? mx + 3 * ME[2 * i + 1] : P[0];
+        dc__box(2, P, 0.0, lo, hi);
+        dc__cells(g, lo, hi, c0, c1);
+        for (ci = c0[0]; ci <= c1[0]; ci++)
+            for (cj = c0[1]; cj <= c1[1]; cj++)
+                for (ck = c0[2]; ck <= c1[2]; ck++) {
+                    unsigned bk = dc__hash(ci, cj, ck, g->nb);
+                    int q;
+                    for (q = g->start[bk]; q < g->start[bk + 1]; q++) {
+                        int tt = g->items[q];
+                        const double *a = x + 3 * tris[3 * tt], *b = x + 3 * tris[3 * tt + 1], *c = x + 3 * tris[3 * tt + 2];
+                        if (stamp[tt] == i + (o + 1) * 1000000) continue;
+                        stamp[tt] = i + (o + 1) * 1000000;
+                        if (is_edge) { if (dc__seg_tri(P[0], P[1], a, b, c)) (*cross)++; }
+                        else { double d = dc__point_tri(P[0], a, b, c); if (d < *gap) *gap = d; }
+                    }
+                }
+    }
+    for (t = 0; t < nt; t++) stamp[t] = -1;
+    free(ME);
+    return 0;
+}
+
+/* depth of the cloth inside a leg's ideal capsule (axis p-q, radius) for information */
+static void dc__capsule_dip(const sc_obstacle *ob, const double *x, int nv, const int *E, int ne, double *vdip, double *edip)
+{
+    double a[3], b[3];
+    int i;
+    sc_capsule_world(ob, a, b);
+    for (i = 0; i < nv; i++) {
+        double d = ob->radius - dc__point_seg(x + 3 * i, a, b);
+        if (d > *vdip) *vdip = d;
+    }
+    for (i = 0; i < ne; i++) {
+        double d = ob->radius - dc__seg_seg(x + 3 * E[2 * i], x + 3 * E[2 * i + 1], a, b);
+        if (d > *edip) *edip = d;
+    }
+}
+
 /* Check the scene's current cloth state against its capsules and closed meshes and itself.
    band: distances are evaluated up to this far (m; larger ones are reported as band).
    Returns 0, or -1 when out of memory. */
@@ -228,7 +333,7 @@ static int dc_check(const sc_scene *sc, double band, dc_report *r)
     double hsum = 0.0;
     dc__grid g;
     memset(r, 0, sizeof *r);
-    r->cap_gap = r->cap_edge_gap = r->mesh_gap = r->self_gap = band;
+    r->cap_gap = r->cap_edge_gap = r->mesh_gap = r->leg_gap = r->self_gap = band;
     for (i = 0; i < 3 * nv; i++) if (!(x[i] - x[i] == 0.0)) r->nan++;
     if (r->nan) return 0;
     ne = dc__edges(nt, tris, &E);
@@ -254,76 +359,10 @@ static int dc_check(const sc_scene *sc, double band, dc_report *r)
                 if (d < r->cap_edge_gap) r->cap_edge_gap = d;
             }
         } else if (ob->kind == SC_MESH) {
-            const double *mx = ob->mesh_x;
-            const int *mt = ob->mesh_tris;
-            double mlo[3], mhi[3];
-            int *ME = NULL, mne = dc__edges(ob->mesh_nt, mt, &ME), j;
-            if (mne < 0) { free(E); free(stamp); dc__grid_free(&g); return -1; }
-            for (j = 0; j < 3; j++) { mlo[j] = HUGE_VAL; mhi[j] = -HUGE_VAL; }
-            for (i = 0; i < ob->mesh_nv; i++)
-                for (j = 0; j < 3; j++) { if (mx[3 * i + j] < mlo[j]) mlo[j] = mx[3 * i + j]; if (mx[3 * i + j] > mhi[j]) mhi[j] = mx[3 * i + j]; }
-            /* cloth vertices: inside (winding number) and distance to the mesh triangles */
-            for (i = 0; i < nv; i++) {
-                const double *p = x + 3 * i;
-                double plo[3], phi_[3], w = 0.0;
-                for (j = 0; j < 3; j++) { plo[j] = p[j] - band; phi_[j] = p[j] + band; }
-                if (p[0] >= mlo[0] && p[0] <= mhi[0] && p[1] >= mlo[1] && p[1] <= mhi[1] && p[2] >= mlo[2] && p[2] <= mhi[2]) {
-                    for (t = 0; t < ob->mesh_nt; t++)
-                        w += dc__solid_angle(p, mx + 3 * mt[3 * t], mx + 3 * mt[3 * t + 1], mx + 3 * mt[3 * t + 2]);
-                    if (fabs(w) > 2.0 * 3.14159265358979323846) r->mesh_inside++;   /* |w| / 4 pi > 1/2 */
-                }
-                if (!dc__overlap(plo, phi_, mlo, mhi)) continue;
-                for (t = 0; t < ob->mesh_nt; t++) {
-                    const double *P[3];
-                    double lo[3], hi[3], d;
-                    P[0] = mx + 3 * mt[3 * t]; P[1] = mx + 3 * mt[3 * t + 1]; P[2] = mx + 3 * mt[3 * t + 2];
-                    dc__box(3, P, 0.0, lo, hi);
-                    if (!dc__overlap(plo, phi_, lo, hi)) continue;
-                    d = dc__point_tri(p, P[0], P[1], P[2]);
-                    if (d < r->mesh_gap) r->mesh_gap = d;
-                }
-            }
-            /* cloth edges x mesh triangles */
-            for (i = 0; i < ne; i++) {
-                const double *P[2];
-                double lo[3], hi[3];
-                P[0] = x + 3 * E[2 * i]; P[1] = x + 3 * E[2 * i + 1];
-                dc__box(2, P, 0.0, lo, hi);
-                if (!dc__overlap(lo, hi, mlo, mhi)) continue;
-                for (t = 0; t < ob->mesh_nt; t++) {
-                    const double *Q[3];
-                    double tlo[3], thi[3];
-                    Q[0] = mx + 3 * mt[3 * t]; Q[1] = mx + 3 * mt[3 * t + 1]; Q[2] = mx + 3 * mt[3 * t + 2];
-                    dc__box(3, Q, 0.0, tlo, thi);
-                    if (dc__overlap(lo, hi, tlo, thi) && dc__seg_tri(P[0], P[1], Q[0], Q[1], Q[2])) r->mesh_cross++;
-                }
-            }
-            /* mesh edges x cloth triangles, mesh vertices - cloth triangles (grid query) */
-            for (i = 0; i < mne + ob->mesh_nv; i++) {
-                const double *P[2];
-                double lo[3], hi[3];
-                long c0[3], c1[3], ci, cj, ck;
-                int is_edge = i < mne;
-                P[0] = mx + 3 * (is_edge ? ME[2 * i] : i - mne); P[1] = is_edge ? mx + 3 * ME[2 * i + 1] : P[0];
-                dc__box(2, P, 0.0, lo, hi);
-                dc__cells(&g, lo, hi, c0, c1);
-                for (ci = c0[0]; ci <= c1[0]; ci++)
-                    for (cj = c0[1]; cj <= c1[1]; cj++)
-                        for (ck = c0[2]; ck <= c1[2]; ck++) {
-                            unsigned bk = dc__hash(ci, cj, ck, g.nb);
-                            int q;
-                            for (q = g.start[bk]; q < g.start[bk + 1]; q++) {
-                                int tt = g.items[q];
-                                const double *a = x + 3 * tris[3 * tt], *b = x + 3 * tris[3 * tt + 1], *c = x + 3 * tris[3 * tt + 2];
-                                if (stamp[tt] == i + (o + 1) * 1000000) continue;
-                                stamp[tt] = i + (o + 1) * 1000000;
-                                if (is_edge) { if (dc__seg_tri(P[0], P[1], a, b, c)) r->mesh_cross++; }
-                                else { double d = dc__point_tri(P[0], a, b, c); if (d < r->mesh_gap) r->mesh_gap = d; }
-                            }
-                        }
-            }
-            for (t = 0; t < nt; t++) stamp[t] = -1;
-            free(ME);
+            int rc = ob->radius > 0.0 ? dc__mesh(ob, o, x, tris, nv, nt, E, ne, &g, stamp, band, &r->leg_inside, &r->leg_cross, &r->leg_gap)
+                                      : dc__mesh(ob, o, x, tris, nv, nt, E, ne, &g, stamp, band, &r->mesh_inside, &r->mesh_cross, &r->mesh_gap);
+            if (rc != 0) { free(E); free(stamp); dc__grid_free(&g); return -1; }
+            if (ob->radius > 0.0) dc__capsule_dip(ob, x, nv, E, ne, &r->leg_vdip, &r->leg_edip);
         }
     }
 
