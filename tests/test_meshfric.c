@@ -281,23 +281,27 @@ static void test_meshfric_ridge_drag(void)
 }
 
 /* The same in adaptive mode (12 steps, 5 mm of travel; each adaptive step costs ~20 fixed ones).
-   Every lagged friction term of the simulator (analytic obstacles, mesh obstacles, self) measures
-   slip per VERTEX, x_k - x^t_k, not at material points x_k - x^t(u_k) (issue #5): the vertices
-   stick to the ridges, but u is free, so the material creeps through the sticking vertices
-   (measured: the material moves 58% of the tents' travel with mu 0.5). So only that friction acts
-   in adaptive mode is asserted: the material moves one way with friction and at least 10 times
-   less without (measured: 36 times less). */
+   Friction slip is measured at material points, x_k - x^t(u_k) (issue #5), so the material
+   sticks to the ridges while the vertices slide through it. Before that (slip per vertex,
+   x_k - x^t_k) the vertices stuck to the ridges but the material crept through them: measured
+   0.0029 m of the 0.005 m travel (58%); now 0.0050 m (>99%). Bound 90%, as in fixed mode (the
+   sticking argument of test_meshfric_ridge_drag holds for the material). Frictionless: measured
+   -0.00008 m (both before and after). The vertices are free to slide onto the ridges now (in
+   both runs the closest vertex ends ~0.5 mm from a ridge, as in the frictionless one), so cloth
+   vertex - obstacle triangle pairs (kind 0) occur too: only kinds 1 and 2 are required. */
 static void test_meshfric_ridge_drag_adaptive(void)
 {
     double tdy, d_mu, d_free;
     int a0, a1, a2, b0, b1, b2, fa, fb;
     d_mu = t_tents_drag(0.5, 1, 12, &tdy, &a0, &a1, &a2, &fa);
     d_free = t_tents_drag(0.0, 1, 12, &tdy, &b0, &b1, &b2, &fb);
-    printf("    adaptive: tents moved %.4f m: material moved %.4f m with mu 0.5 (%d vertex-triangle, %d edge-edge pairs), %.5f m with mu 0\n",
-           tdy, d_mu, a1, a2, d_free);
+    printf("    adaptive: tents moved %.5f m: material moved %.5f m with mu 0.5 (%d vertex-triangle, %d edge-edge, %d cloth vertex pairs), %.5f m with mu 0\n",
+           tdy, d_mu, a1, a2, a0, d_free);
     CHECK(fa == 0 && fb == 0);
-    CHECKF(a1 > 0 && a2 > 0 && a0 == 0, "contact kinds: %d cloth vertex, %d obstacle vertex, %d edge-edge", a0, a1, a2);
-    CHECKF(d_mu > 0.0 && d_mu > 10.0 * fabs(d_free), "friction %.5f m vs frictionless %.5f m", d_mu, d_free);
+    CHECKF(a1 > 0 && a2 > 0, "contact kinds: %d cloth vertex, %d obstacle vertex, %d edge-edge", a0, a1, a2);
+    CHECKF(b0 + b1 + b2 == 0, "friction pairs lagged with mu = 0");
+    CHECKF(d_mu > 0.9 * tdy && d_mu < 1.05 * tdy, "with friction the material moved %.5f m of %.5f m", d_mu, tdy);
+    CHECKF(fabs(d_free) < 0.1 * tdy, "without friction the material moved %.5f m", d_free);
 }
 
 static void suite_meshfric(void)
