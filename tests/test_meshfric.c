@@ -321,10 +321,10 @@ static void test_meshfric_ridge_drag_adaptive(void)
 static void t_slip_nofric_assemble(rc_sim *s, rc__system *y, const double *lam_keep, size_t nl)
 {
     int nfm = s->nfm, nfs = s->nfs;
-    memset(s->fr_lambda, 0, sizeof(double) * nl);
+    if (nl) memset(s->fr_lambda, 0, sizeof(double) * nl);
     s->nfm = 0; s->nfs = 0;
     rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
-    memcpy(s->fr_lambda, lam_keep, sizeof(double) * nl);
+    if (nl) memcpy(s->fr_lambda, lam_keep, sizeof(double) * nl);
     s->nfm = nfm; s->nfs = nfs;
 }
 
@@ -349,7 +349,7 @@ static void t_slip_u_check(rc_sim *s, const char *name)
     gnof = (double *)malloc(sizeof(double) * (size_t)y->ndof);
     lam_keep = (double *)malloc(sizeof(double) * (nl ? nl : 1));
     memcpy(gtot, y->g, sizeof(double) * (size_t)y->ndof);
-    memcpy(lam_keep, s->fr_lambda, sizeof(double) * nl);
+    if (nl) memcpy(lam_keep, s->fr_lambda, sizeof(double) * nl);   /* fr_lambda is NULL without obstacles */
     t_slip_nofric_assemble(s, y, lam_keep, nl);
     CHECK_OK(s->contact_status);
     memcpy(gnof, y->g, sizeof(double) * (size_t)y->ndof);
