@@ -6678,6 +6678,10 @@ struct rc_sim {
     /* per-vertex inertia target at the current u: xtil (3), dxtil/du (3x2), old triangle hint */
     double *xtil, *xtil_G;
     double *x0_G;                         /* 6*nv recovered u-gradient of x^t (material-point velocities) */
+    /* friction slip at material points (adaptive): G0 = recovered u-gradient of x^t over u^t (6*nv,
+       once per step), and the offset G0 (u - u^t) of the material point's start x^t(u) from x^t
+       at the current u (3*nv, with x~) */
+    double *fr_G, *fr_off;
     /* derivative cache (r-ITR, DESIGN §6): the projected Hessians in bufA/bufB are kept with the
        stencil state they were computed at (x of 6 vertices, u of 3, phi of 3 = 27 numbers) */
     double *cache_state;                  /* nt*27 */
@@ -6835,6 +6839,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__system_free(&s->sys_xpu, user);
     rc__system_free(&s->sys_p, user);
     rc__free(user, s->xtil); rc__free(user, s->xtil_G); rc__free(user, s->x0_G);
+    rc__free(user, s->fr_G); rc__free(user, s->fr_off);
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score); rc__free(user, s->active_hist);
@@ -6938,6 +6943,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
+    RC__A(s->fr_G, 6 * nv, double); RC__A(s->fr_off, 3 * nv, double);
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_dx, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
     RC__A(s->tri_e, 6 * nt, double);
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
@@ -7680,7 +7686,7 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
         }
     y->ndof = ndof;
     /* node adjacency from the triangle stencils: sorted unique pairs (a <= b) */
-    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 66 + (size_t)nn + (size_t)s->nst + nkeys, sizeof(long long));
+    pairs = (long long *)rc__alloc(user, (size_t)s->nt * 66 + (size_t)nn + (size_t)s->nst + 4 * nkeys, sizeof(long long));
     if (!pairs) goto done;
     for (i = 0; i < nn; ++i) pairs[npairs++] = (long long)i * nn + i;
     for (i = 0; i < s->nst; ++i) {   /* seam stitches couple two vertices of different panels */
@@ -7688,7 +7694,18 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
         int b = s->st_pair[2 * i] + s->st_pair[2 * i + 1] - a;
         pairs[npairs++] = (long long)a * nn + b;
     }
-    for (p = 0; p < nkeys; ++p) pairs[npairs++] = (keys[p] / nv) * nn + keys[p] % nv;
+    for (p = 0; p < nkeys; ++p) {
+        /* a vertex pair's node block holds both vertices' x and own u DOFs; a seam-shared u lives
+           in its own node, so (joint system) its blocks with the other vertex's node and shared
+           node are added too (the self friction couples x and u of both: rc__sim_slip_scatter) */
+        int a = (int)(keys[p] / nv), b = (int)(keys[p] % nv), na[2], nb[2], ia, ib;
+        pairs[npairs++] = (long long)a * nn + b;
+        na[0] = a; na[1] = shnode[a]; nb[0] = b; nb[1] = shnode[b];
+        for (ia = 0; ia < 2; ++ia)
+            for (ib = 0; ib < 2; ++ib)
+                if ((ia || ib) && na[ia] >= 0 && nb[ib] >= 0 && na[ia] != nb[ib])
+                    pairs[npairs++] = na[ia] < nb[ib] ? (long long)na[ia] * nn + nb[ib] : (long long)nb[ib] * nn + na[ia];
+    }
     for (t = 0; t < s->nt; ++t) {
         int nodes[12], n = rc__sim_tri_nodes(s, t, nodes), a, b;
         for (a = 0; a < 3; ++a)   /* a shared seam parameter enters through its vertex's u */
@@ -7964,7 +7981,73 @@ static RC__UNUSED void rc__sim_update_xtil(rc_sim *s, const double *u)
     for (i = 0; i < s->nv; ++i) {
         double du0 = u[2 * i] - s->u0_step[2 * i], du1 = u[2 * i + 1] - s->u0_step[2 * i + 1];
         for (c = 0; c < 3; ++c) s->xtil[3 * i + c] = s->xt[3 * i + c] + s->xtil_G[6 * i + 2 * c] * du0 + s->xtil_G[6 * i + 2 * c + 1] * du1;
+        for (c = 0; c < 3; ++c) s->fr_off[3 * i + c] = s->fr_G[6 * i + 2 * c] * du0 + s->fr_G[6 * i + 2 * c + 1] * du1;
     }
+}
+
+/* Friction slip at material points (issue #5): in adaptive mode vertex k is not the same material
+   point at the end of the step as at its start; it slid in the material from u^t_k to u_k. The
+   material point now at vertex k started at x^t(u_k) = x^t_k + G0_k (u_k - u^t_k) (the same
+   first-order transfer as the inertia's x~, with G0 the recovered gradient of x^t over u^t), so
+   every lagged friction term measures the vertex's slip as
+       dx_k = x_k - x^t_k - G0_k (u_k - u^t_k)        (fixed mode: x_k - x^t_k).
+   A friction term F(dx_1..dx_n) keeps its x-gradient g_k and Hessian blocks H_kl; in the joint
+   (x, u) system the chain rule through J_k = [I, -G_k] adds
+       g_uk = -G_k^T g_k,  H_{x_k u_l} = -H_kl G_l,  H_{u_k u_l} = G_k^T H_kl G_l
+   (J^T H J: PSD stays PSD). rc__sim_slip_extend builds that (5n) system in the local order x of
+   the n vertices, then u of the n vertices (the order of rc__map_x ... rc__map_u); G[k] is the
+   3x2 row-major G_k (entry (c, a) at 2c + a). */
+static RC__UNUSED void rc__sim_slip_extend(int n, const double *const *G, const double *g, const double *H, double *ge, double *He)
+{
+    int m = 5 * n, nx = 3 * n, i, j, k, l, a, b, c, d;
+    double HG[12 * 8];   /* H G (3n x 2n) */
+    if (g) {
+        for (i = 0; i < nx; ++i) ge[i] = g[i];
+        for (k = 0; k < n; ++k)
+            for (a = 0; a < 2; ++a) {
+                double acc = 0.0;
+                for (c = 0; c < 3; ++c) acc += G[k][2 * c + a] * g[3 * k + c];
+                ge[nx + 2 * k + a] = -acc;
+            }
+    }
+    if (!H) return;
+    for (i = 0; i < nx; ++i) {
+        for (j = 0; j < nx; ++j) He[i * m + j] = H[i * nx + j];
+        for (l = 0; l < n; ++l)
+            for (b = 0; b < 2; ++b) {
+                double acc = 0.0;
+                for (d = 0; d < 3; ++d) acc += H[i * nx + 3 * l + d] * G[l][2 * d + b];
+                HG[i * 2 * n + 2 * l + b] = acc;
+                He[i * m + nx + 2 * l + b] = He[(nx + 2 * l + b) * m + i] = -acc;
+            }
+    }
+    for (k = 0; k < n; ++k)
+        for (a = 0; a < 2; ++a)
+            for (j = 0; j < 2 * n; ++j) {
+                double acc = 0.0;
+                for (c = 0; c < 3; ++c) acc += G[k][2 * c + a] * HG[(3 * k + c) * 2 * n + j];
+                He[(nx + 2 * k + a) * m + nx + j] = acc;
+            }
+}
+
+/* Add a friction term's x-gradient g (3n) and x-Hessian H (3n x 3n) over vertices v[0..n) into y,
+   with its u-parts (rc__sim_slip_extend) when y has u DOFs. The u DOFs map through rc__map_u
+   (sliding vertices' direction, seam-shared parameters); every (x, u) block a vertex pair needs is
+   in the pattern: pairs of one triangle from the stencils, self-contact pairs from their keys
+   (rc__system_build_x adds the shared seam nodes of both vertices). */
+static RC__UNUSED void rc__sim_slip_scatter(const rc_sim *s, rc__system *y, int n, const int *v, const double *g, const double *H)
+{
+    rc__dofmap m;
+    int k;
+    m.n = 0;
+    for (k = 0; k < n; ++k) rc__map_x(y, v[k], &m);
+    if (y->with_u && s->def.adaptive) {
+        const double *G[4];
+        double ge[20], He[400];
+        for (k = 0; k < n; ++k) { rc__map_u(s, y, v[k], &m); G[k] = s->fr_G + 6 * (size_t)v[k]; }
+        rc__sim_slip_extend(n, G, g, H, ge, He);
+        rc__system_scatter(y, &m, ge, He, NULL);
+    } else rc__system_scatter(y, &m, g, H, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -8052,7 +8135,17 @@ static RC__UNUSED double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0
 /* ---------------------------------------------------------------------------------------------
    Vertex terms: external force -f.x, contact barrier kappa * b(d^2) against each obstacle, and
    lagged friction mu * lambda * f0(|T^T (x - anchor)|) (DESIGN §2).
+   In adaptive mode the anchor is that of the material point now at the vertex: its start x^t(u) =
+   x^t + G0 du (rc__sim_slip_extend) carried by the obstacle's motion, anchor + Q G0 du with
+   Q = R R_prev^T; so the vertex's slip uses Q G0 in place of G0.
    --------------------------------------------------------------------------------------------- */
+/* Q v = R R_prev^T v: a vector of the obstacle's start pose carried to its end pose */
+static RC__UNUSED void rc__sim_obs_carry(const rc__obstacle *ob, const double *v, double *q)
+{
+    double r[3], z[3] = { 0, 0, 0 };
+    rc__obs_to_rest(ob->R_prev, z, v, r);
+    rc__obs_from_rest_vec(ob->R, r, q);
+}
 static RC__UNUSED double rc__sim_vertex_energy(const rc_sim *s, int i, const double *xi, double *ext, double *con, double *fri, double *mind)
 {
     int o;
@@ -8070,6 +8163,11 @@ static RC__UNUSED double rc__sim_vertex_energy(const rc_sim *s, int i, const dou
             const double *T = s->fr_T + ((size_t)o * s->nv + i) * 6, *anc = s->fr_anchor + ((size_t)o * s->nv + i) * 3;
             double dx[3], w = 1.0;
             rc__sub3(dx, xi, anc);
+            if (s->def.adaptive) {   /* minus Q G0 du: slip of the material point (see above) */
+                double q[3];
+                rc__sim_obs_carry(ob, s->fr_off + 3 * i, q);
+                rc__sub3(dx, dx, q);
+            }
             e_fri += rc__ct_friction(1, &w, T, dx, ob->mu * lam, s->def.friction_eps_v * s->h, NULL, NULL);
         }
     }
@@ -8077,13 +8175,17 @@ static RC__UNUSED double rc__sim_vertex_energy(const rc_sim *s, int i, const dou
     return e_ext + e_con + e_fri;
 }
 
-/* gradient (3) and projected Hessian (3x3) of the vertex terms */
-static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, double *g, double *H)
+/* gradient (3) and projected Hessian (3x3) of the vertex terms; with gu (adaptive), also the
+   u-parts of the friction in the vertex's 2 u coordinates: gu (2), Hxu (3x2 row-major) and Huu
+   (2x2), from rc__sim_slip_extend with the carried gradient Q G0 */
+static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, double *g, double *H,
+                                             double *gu, double *Hxu, double *Huu)
 {
     int o, a, b;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
     for (a = 0; a < 3; ++a) g[a] = -s->force[3 * i + a];
     memset(H, 0, 9 * sizeof(double));
+    if (gu) { memset(gu, 0, 2 * sizeof(double)); memset(Hxu, 0, 6 * sizeof(double)); memset(Huu, 0, 4 * sizeof(double)); }
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         double n[3], Hd[9], d = rc__sim_obs_sdf(ob, xi, n, Hd), lam;
@@ -8103,9 +8205,29 @@ static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const doubl
             const double *T = s->fr_T + ((size_t)o * s->nv + i) * 6, *anc = s->fr_anchor + ((size_t)o * s->nv + i) * 3;
             double dx[3], w = 1.0, gf[3], Hf[9];
             rc__sub3(dx, xi, anc);
+            if (s->def.adaptive) {
+                double q[3];
+                rc__sim_obs_carry(ob, s->fr_off + 3 * i, q);
+                rc__sub3(dx, dx, q);
+            }
             rc__ct_friction(1, &w, T, dx, ob->mu * lam, s->def.friction_eps_v * s->h, gf, Hf);   /* Hf is PSD */
             for (a = 0; a < 3; ++a) g[a] += gf[a];
             for (a = 0; a < 9; ++a) H[a] += Hf[a];
+            if (gu) {
+                const double *G0 = s->fr_G + 6 * (size_t)i, *Gp = NULL;
+                double Gq[6], col[3], qc[3], ge[5], He[25];
+                int c;
+                for (b = 0; b < 2; ++b) {   /* Q G0, column by column */
+                    for (c = 0; c < 3; ++c) col[c] = G0[2 * c + b];
+                    rc__sim_obs_carry(ob, col, qc);
+                    for (c = 0; c < 3; ++c) Gq[2 * c + b] = qc[c];
+                }
+                Gp = Gq;
+                rc__sim_slip_extend(1, &Gp, gf, Hf, ge, He);
+                for (a = 0; a < 2; ++a) gu[a] += ge[3 + a];
+                for (a = 0; a < 3; ++a) for (b = 0; b < 2; ++b) Hxu[2 * a + b] += He[5 * a + 3 + b];
+                for (a = 0; a < 2; ++a) for (b = 0; b < 2; ++b) Huu[2 * a + b] += He[5 * (3 + a) + 3 + b];
+            }
         }
     }
 }
@@ -8747,7 +8869,8 @@ static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const 
 
 /* Lagged self friction (IPC): every active pair at the step start x^t gets its normal force
    mu*lambda (lambda = kappa m |b'| 2d), closest-point weights w (relative displacement
-   sum_k w_k dx_k, dx_k = x_k - x^t_k) and tangent basis P, fixed over the step. */
+   sum_k w_k dx_k, dx_k = x_k - x^t_k, minus G0_k du_k in adaptive mode: rc__sim_slip_extend) and
+   tangent basis P, fixed over the step. */
 static RC__UNUSED void rc__sim_lag_self_friction(rc_sim *s)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh, mu = s->def.friction;
@@ -8798,9 +8921,13 @@ static RC__UNUSED double rc__sim_self_friction(const rc_sim *s, const double *x,
         for (k = 0; k < 4; ++k) {
             v[k] = (int)rec[k];
             for (c = 0; c < 3; ++c) dx[3 * k + c] = x[3 * v[k] + c] - s->x0[3 * v[k] + c];
+            if (s->def.adaptive) for (c = 0; c < 3; ++c) dx[3 * k + c] -= s->fr_off[3 * v[k] + c];   /* material-point slip */
         }
         E += rc__ct_friction(4, rec + 4, rec + 9, dx, rec[8], s->def.friction_eps_v * s->h, y ? g : NULL, y ? H : NULL);
-        if (y && y->dof_x) rc__sim_scatter_x4(y, v, g, H);
+        if (y && y->dof_x) {
+            if (y->with_u && s->def.adaptive) rc__sim_slip_scatter(s, y, 4, v, g, H);
+            else rc__sim_scatter_x4(y, v, g, H);
+        }
     }
     return E;
 }
@@ -8972,7 +9099,24 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         double g[3], H[9];
         rc__dofmap m;
         if (s->pinned[i]) continue;
-        rc__sim_vertex_derivs(s, i, x + 3 * i, g, H);
+        if (y->with_u && s->def.adaptive) {
+            /* the friction's u-parts (slip at material points): local order x (3), u (2) */
+            double gu[2], Hxu[6], Huu[4], ge[5], He[25];
+            int a, b;
+            rc__sim_vertex_derivs(s, i, x + 3 * i, g, H, gu, Hxu, Huu);
+            for (a = 0; a < 3; ++a) {
+                ge[a] = g[a];
+                for (b = 0; b < 3; ++b) He[5 * a + b] = H[3 * a + b];
+                for (b = 0; b < 2; ++b) He[5 * a + 3 + b] = He[5 * (3 + b) + a] = Hxu[2 * a + b];
+            }
+            for (a = 0; a < 2; ++a) { ge[3 + a] = gu[a]; for (b = 0; b < 2; ++b) He[5 * (3 + a) + 3 + b] = Huu[2 * a + b]; }
+            m.n = 0;
+            rc__map_x(y, i, &m);
+            rc__map_u(s, y, i, &m);
+            rc__system_scatter(y, &m, ge, He, NULL);
+            continue;
+        }
+        rc__sim_vertex_derivs(s, i, x + 3 * i, g, H, NULL, NULL, NULL);
         m.n = 0;
         rc__map_x(y, i, &m);
         rc__system_scatter(y, &m, g, H, NULL);
@@ -9485,8 +9629,8 @@ static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
    (X = mesh_x, the obstacle at the end of the step): slip is measured relative to the moving
    obstacle surface at the contact point. Record (RC__FM_STRIDE doubles): n cloth vertices (1..3),
    their indices (3), their weights (3), mu*lambda, P (6), c (3). Like the vertex-obstacle friction
-   and the self friction, the cloth displacement is taken per vertex (x_k - x^t_k); it depends on x
-   only, not on u. */
+   and the self friction, the cloth displacement is the slip of the material point at vertex k,
+   x_k - x^t_k - G0_k (u_k - u^t_k) in adaptive mode (rc__sim_slip_extend), x_k - x^t_k otherwise. */
 #define RC__FM_STRIDE 17
 static RC__UNUSED double *rc__sim_fm_push(rc_sim *s)
 {
@@ -9594,6 +9738,7 @@ static RC__UNUSED double rc__sim_fm_pair(const rc_sim *s, const double *rec, con
         int v = (int)rec[1 + k];
         w[k] = rec[4 + k];
         for (c = 0; c < 3; ++c) dx[3 * k + c] = x[3 * v + c] - s->x0[3 * v + c];
+        if (s->def.adaptive) for (c = 0; c < 3; ++c) dx[3 * k + c] -= s->fr_off[3 * v + c];   /* material-point slip */
     }
     w[n] = 1.0;
     for (c = 0; c < 3; ++c) dx[3 * n + c] = rec[14 + c];
@@ -9617,10 +9762,9 @@ static RC__UNUSED double rc__sim_mesh_friction(const rc_sim *s, const double *x,
         double g[9], H[81];
         E += rc__sim_fm_pair(s, rec, x, y ? g : NULL, y ? H : NULL);
         if (y) {
-            rc__dofmap m;
-            m.n = 0;
-            for (k = 0; k < (int)rec[0]; ++k) rc__map_x(y, (int)rec[1 + k], &m);
-            rc__system_scatter(y, &m, g, H, NULL);
+            int v[3];
+            for (k = 0; k < (int)rec[0]; ++k) v[k] = (int)rec[1 + k];
+            rc__sim_slip_scatter(s, y, (int)rec[0], v, g, H);
         }
     }
     return E;
@@ -9855,6 +9999,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
     if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
+    if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);   /* friction slip (rc__sim_slip_extend) */
     rc__sim_update_xtil(s, s->u);   /* fixed mode: x~ once per step; adaptive: again at every new u */
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if ((s->nobs > 0 || s->def.self_contact) && s->kappa == 0.0) rc__sim_init_kappa(s);
@@ -9956,7 +10101,7 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
     for (i = 0; i < s->nv; ++i)
         if (s->pinned[i]) {
             double g[3], H[9];
-            rc__sim_vertex_derivs(s, i, s->x + 3 * i, g, H);
+            rc__sim_vertex_derivs(s, i, s->x + 3 * i, g, H, NULL, NULL, NULL);
             for (c = 0; c < 3; ++c) s->reaction[3 * i + c] += g[c];
         }
     for (i = 0; i < s->nst; ++i) {   /* seam stitches at pinned vertices */
