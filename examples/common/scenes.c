@@ -175,9 +175,31 @@ static rc_status sc__cube_drape(sc_scene *sc, const sc_params *p)
     return st;
 }
 
+/* a static triangle-mesh obstacle whose arrays the scene owns (copied; freed by sc_destroy) */
+static rc_status sc__add_mesh(sc_scene *sc, int nv, const double *x, int nt, const int *tris)
+{
+    sc_obstacle *o;
+    if (sc->nobs >= SC_MAX_OBSTACLES) return RC_ERR_INVALID_ARGUMENT;
+    o = &sc->obs[sc->nobs];
+    memset(o, 0, sizeof *o);
+    o->kind = SC_MESH;
+    o->mesh_owned = 1;
+    o->mesh_x = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+    o->mesh_tris = (int *)malloc(sizeof(int) * 3 * (size_t)nt);
+    if (!o->mesh_x || !o->mesh_tris) { free(o->mesh_x); free(o->mesh_tris); o->mesh_x = NULL; o->mesh_tris = NULL; return RC_ERR_OUT_OF_MEMORY; }
+    memcpy(o->mesh_x, x, sizeof(double) * 3 * (size_t)nv);
+    memcpy(o->mesh_tris, tris, sizeof(int) * 3 * (size_t)nt);
+    o->mesh_nv = nv; o->mesh_nt = nt;
+    sc->nobs++;
+    return rc_sim_add_trimesh(sc->sim, nv, o->mesh_x, nt, o->mesh_tris, &o->id);
+}
+
 /* ---------------------------------------------------------------- spikes (Fig. 7)
-   A 1 m square falling onto five upright capsules ("spikes", radius 1.5 cm, 0.25 m tall) standing
-   on the ground: the cloth tents over the rounded tips. */
+   A 1 m square falling onto five upright cones ("spikes", base radius 4 cm, 0.25 m / 0.2 m tall)
+   standing on the ground, given as closed triangle meshes: the sharp apex is a mesh vertex, so it
+   pushes on the cloth triangles it meets (obstacle vertex - cloth triangle contact) and cannot
+   poke through between cloth vertices. */
+enum { SC__CONE_SEG = 12 };
 static rc_status sc__spikes(sc_scene *sc, const sc_params *p)
 {
     static const double xy[5][2] = { { 0.0, 0.0 }, { 0.25, 0.25 }, { -0.25, 0.25 }, { -0.25, -0.25 }, { 0.25, -0.25 } };
@@ -186,10 +208,20 @@ static rc_status sc__spikes(sc_scene *sc, const sc_params *p)
     rc_status st = sc__square(sc, 1.0, p->verts, 0.28);
     if (st == RC_OK) st = sc__create_sim(sc, p, 0.01);
     for (k = 0; k < 5 && st == RC_OK; k++) {
-        double a[3], b[3];
-        a[0] = b[0] = xy[k][0]; a[1] = b[1] = xy[k][1];
-        a[2] = 0.0; b[2] = k == 0 ? 0.25 : 0.2;   /* the centre spike stands taller */
-        st = sc__add(sc, SC_CAPSULE, a, b, 0.015);
+        /* vertices: 0 apex, 1..SEG base ring, SEG+1 base centre; outward (counter-clockwise seen
+           from outside) sides and base */
+        double x[3 * (SC__CONE_SEG + 2)], h = k == 0 ? 0.25 : 0.2, r = 0.04;
+        int t[6 * SC__CONE_SEG], j;
+        x[0] = xy[k][0]; x[1] = xy[k][1]; x[2] = h;
+        for (j = 0; j < SC__CONE_SEG; j++) {
+            double a = 2.0 * SC__PI * j / SC__CONE_SEG;
+            x[3 * (j + 1)] = xy[k][0] + r * cos(a); x[3 * (j + 1) + 1] = xy[k][1] + r * sin(a); x[3 * (j + 1) + 2] = 0.0;
+            t[3 * j] = 0; t[3 * j + 1] = 1 + j; t[3 * j + 2] = 1 + (j + 1) % SC__CONE_SEG;
+            t[3 * (SC__CONE_SEG + j)] = SC__CONE_SEG + 1; t[3 * (SC__CONE_SEG + j) + 1] = 1 + (j + 1) % SC__CONE_SEG;
+            t[3 * (SC__CONE_SEG + j) + 2] = 1 + j;
+        }
+        x[3 * (SC__CONE_SEG + 1)] = xy[k][0]; x[3 * (SC__CONE_SEG + 1) + 1] = xy[k][1]; x[3 * (SC__CONE_SEG + 1) + 2] = 0.0;
+        st = sc__add_mesh(sc, SC__CONE_SEG + 2, x, 2 * SC__CONE_SEG, t);
     }
     if (st == RC_OK) st = sc__add(sc, SC_PLANE, g, n, 0.0);
     return st;
@@ -809,7 +841,7 @@ static const sc_info sc__scenes[] = {
     { "cube_drape", "0.8 m square onto a 0.4 x 0.4 x 0.2 m box (--thickness sets cloth thickness)",
       225, 15, 0.01, 0.04, { -0.55, 0.85, -0.6 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__cube_drape, NULL },
-    { "spikes", "1 m square onto five upright capsule spikes on the ground",
+    { "spikes", "1 m square onto five upright cone spikes (triangle meshes) on the ground",
       225, 15, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__spikes, NULL },
     { "didactic_drape", "coarse square across a rod: regulariser on / off (adaptive) and fixed",
