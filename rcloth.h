@@ -543,6 +543,8 @@ enum { RC_SOLVER_LDLT = 0, RC_SOLVER_PCG = 1 };
 
 /* Everything that defines a simulation. Start from rc_default_sim_def() and change what you
    need; every field has a usable default. Units are SI. Gravity is along -z by default. */
+typedef struct rc_sim rc_sim;
+
 typedef struct rc_sim_def {
     rc_mesh_desc mesh;
     rc_material material;       /* default: cotton-like (rc_material_cotton()) */
@@ -594,6 +596,11 @@ typedef struct rc_sim_def {
 
     int num_threads;            /* OpenMP threads (0 = runtime default); ignored without OpenMP */
     void *alloc_user;           /* passed to RCLOTH_MALLOC/REALLOC/FREE */
+    /* optional, for validation and debugging: called after every accepted line-search iterate
+       of every solve (Newton, r-ITR outer and inner, statics), with rc_sim_positions() /
+       rc_sim_reference() showing that iterate; it must not call functions that change the sim */
+    void (*iterate_hook)(const rc_sim *s, void *user);
+    void *iterate_user;
 } rc_sim_def;
 
 /* Per-step report. Energies are those of the incremental potential at the end of the step. */
@@ -624,7 +631,6 @@ typedef struct rc_step_stats {
     int pattern_rebuilds;       /* times the Hessian pattern grew for new contact blocks (symbolic re-analysis) */
 } rc_step_stats;
 
-typedef struct rc_sim rc_sim;
 
 RCLOTHDEF rc_sim_def rc_default_sim_def(void);
 RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out);
@@ -9350,7 +9356,11 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
         double En;
         rc__sim_apply(s, y, alpha, s->ls_x, s->ls_u, s->ls_phi, s->x, s->u, s->phi);
         En = rc__sim_energy(s, s->x, s->u, s->phi, &Tn);
-        if (rc__isfinite(En) && En <= E0 + 1e-4 * alpha * gTd) { *E = En; *T = Tn; *alpha_out = alpha; ok = 1; break; }
+        if (rc__isfinite(En) && En <= E0 + 1e-4 * alpha * gTd) {
+            *E = En; *T = Tn; *alpha_out = alpha; ok = 1;
+            if (s->def.iterate_hook) s->def.iterate_hook(s, s->def.iterate_user);
+            break;
+        }
         if (fabs(alpha * gTd) <= 1e-12 * fabs(E0)) break;   /* the model decrease is below round-off */
     }
     if (!ok) {

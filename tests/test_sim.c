@@ -873,6 +873,29 @@ static const int t_box_t[36] = { 0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0,
                                  1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7 };
 static const int t_box_e[24] = { 0, 1, 1, 2, 2, 3, 3, 0, 4, 5, 5, 6, 6, 7, 7, 4, 0, 4, 1, 5, 2, 6, 3, 7 };
 
+/* exact crossing checks on every accepted iterate (issue 6), through def.iterate_hook */
+typedef struct t_iter_check { int iterates, crossings; } t_iter_check;
+
+/* the box-edge crossing check of test_sim_trimesh_box_edge, as an iterate hook */
+static int t_box_crossings(const rc_sim *s, const double *x)
+{
+    const int *tri = rc_sim_tris(s);
+    int e, t, i, n = 0;
+    for (e = 0; e < s->ne; ++e)
+        for (t = 0; t < 12; ++t)
+            n += t_seg_tri(x + 3 * s->topo.edge_v[2 * e], x + 3 * s->topo.edge_v[2 * e + 1], t_box_v + 3 * t_box_t[3 * t], t_box_v + 3 * t_box_t[3 * t + 1], t_box_v + 3 * t_box_t[3 * t + 2]);
+    for (t = 0; t < s->nt; ++t)
+        for (i = 0; i < 12; ++i)
+            n += t_seg_tri(t_box_v + 3 * t_box_e[2 * i], t_box_v + 3 * t_box_e[2 * i + 1], x + 3 * tri[3 * t], x + 3 * tri[3 * t + 1], x + 3 * tri[3 * t + 2]);
+    return n;
+}
+static void t_box_iterate(const rc_sim *s, void *user)
+{
+    t_iter_check *c = (t_iter_check *)user;
+    c->iterates++;
+    c->crossings += t_box_crossings(s, rc_sim_positions(s));
+}
+
 static void test_sim_trimesh_box_edge(void)
 {
     const double *bv = t_box_v;
@@ -881,7 +904,8 @@ static void test_sim_trimesh_box_edge(void)
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
     rc_step_stats ss;
-    int i, k, t, e, id = -1, crossings = 0, fails = 0;
+    t_iter_check ic = { 0, 0 };
+    int i, k, id = -1, crossings = 0, fails = 0;
     double zmin = HUGE_VAL;
     /* a 0.8 m square, coarse (7x7, vertices at 0, +-0.133, +-0.267, +-0.4), centred 3 mm above the
        0.4 m top face: the four box edges at +-0.2 fall in the middle of cloth elements (which
@@ -897,18 +921,17 @@ static void test_sim_trimesh_box_edge(void)
     CHECK_OK(rc_sim_create(&def, &s));
     if (!s) { rc_mesh_free(&m); return; }
     CHECK_OK(rc_sim_add_trimesh(s, 8, bv, 12, bt, &id));
+    s->def.iterate_hook = t_box_iterate;   /* the same check on every accepted iterate */
+    s->def.iterate_user = &ic;
     for (k = 0; k < 40; ++k) {
         const double *x = rc_sim_positions(s);
-        const int *tri = rc_sim_tris(s);
         if (rc_sim_step(s, &ss) != RC_OK) { fails++; break; }
-        for (e = 0; e < s->ne; ++e)
-            for (t = 0; t < 12; ++t)
-                crossings += t_seg_tri(x + 3 * s->topo.edge_v[2 * e], x + 3 * s->topo.edge_v[2 * e + 1], bv + 3 * bt[3 * t], bv + 3 * bt[3 * t + 1], bv + 3 * bt[3 * t + 2]);
-        for (t = 0; t < s->nt; ++t)
-            for (i = 0; i < 12; ++i)
-                crossings += t_seg_tri(bv + 3 * t_box_e[2 * i], bv + 3 * t_box_e[2 * i + 1], x + 3 * tri[3 * t], x + 3 * tri[3 * t + 1], x + 3 * tri[3 * t + 2]);
+        crossings += t_box_crossings(s, x);
         for (i = 0; i < m.num_verts; ++i) if (x[3 * i + 2] < zmin) zmin = x[3 * i + 2];
     }
+    printf("    every accepted iterate checked: %d iterates, %d crossings\n", ic.iterates, ic.crossings);
+    CHECK(ic.iterates > 40);
+    CHECKF(ic.crossings == 0, "%d crossings at accepted iterates", ic.crossings);
     {
         /* the middle of the sheet must rest on the top face (not fall through): |x|, |y| < 0.1 */
         const double *x = rc_sim_positions(s);
@@ -923,7 +946,8 @@ static void test_sim_trimesh_box_edge(void)
         /* kinematic: the box rises 5 mm per step for 10 steps (rc_sim_set_obstacle_vertices) and
            carries the sheet up without any crossing */
         double moved[24], ztop = 0.0;
-        int j;
+        int j, e, t;
+        s->def.iterate_hook = NULL;   /* its check is against the box at rest */
         for (k = 1; k <= 10; ++k) {
             const double *x = rc_sim_positions(s);
             for (j = 0; j < 24; ++j) moved[j] = bv[j] + (j % 3 == 2 ? 0.005 * k : 0.0);
@@ -1250,14 +1274,25 @@ static void test_sim_self_ccd(void)
     rc_sim_destroy(s);
 }
 
+/* the exact crossing check on every accepted iterate (issue 6), through def.iterate_hook */
+static void t_fold_iterate(const rc_sim *s, void *user)
+{
+    t_iter_check *c = (t_iter_check *)user;
+    c->iterates++;
+    c->crossings += t_self_crossings(s, rc_sim_positions(s));
+}
+
 static void test_sim_self_fold(void)
 {
     rc_sim *s = t_make_fold(1, 0);
     rc_step_stats ss;
+    t_iter_check ic = { 0, 0 };
     int k, fails = 0, crossings = 0, nan = 0, rebuilds = 0;
     double dmin = HUGE_VAL, zmax = 0.0, t_total = 0, t_bp = 0, t_np = 0, t_ccd = 0;
     CHECK(s != NULL);
     if (!s) return;
+    s->def.iterate_hook = t_fold_iterate;
+    s->def.iterate_user = &ic;
     /* the collapse is over by about step 25; 15 more steps rest on the pile */
     for (k = 0; k < 40; ++k) {
         const double *x = rc_sim_positions(s);
@@ -1288,6 +1323,9 @@ static void test_sim_self_fold(void)
     CHECK(fails == 0);
     CHECK(nan == 0);
     CHECKF(crossings == 0, "%d crossings", crossings);
+    printf("    every accepted iterate checked: %d iterates, %d crossings\n", ic.iterates, ic.crossings);
+    CHECK(ic.iterates > 40);
+    CHECKF(ic.crossings == 0, "%d crossings at accepted iterates", ic.crossings);
     CHECKF(dmin > s->def.contact_thickness, "min separation %.4g mm", 1e3 * dmin);
     /* it did fold: nothing stands higher than 4 cm (it started 0.3 m tall), and the layers are
        in contact */
