@@ -9211,7 +9211,8 @@ static RC__UNUSED rc_status rc__system_direction_shifted(rc_sim *s, rc__system *
         s->itr_mu *= 4.0;
     }
     if (st) st->t_factor += rc__now() - t0;
-    if (rs != RC_OK) return rs;
+    if (rs == RC_ERR_NOT_SPD) return rs;   /* the caller falls back to projection */
+    if (rs != RC_OK) return rc__sim_fail(s, rs, "factorization of the joint system failed");
     t0 = rc__now();
     for (i = 0; i < y->ndof; ++i) y->d[i] = -y->g[i];
     rs = rc_ldlt_solve(y->ldlt, y->d);
