@@ -230,6 +230,7 @@ static void sc_features_common(int adaptive)
         OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "step -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
         if (st == RC_ERR_OUT_OF_MEMORY) {
             long save = oom_fail_at;
+            OOM_CHECK(rc_sim_last_error(s)[0] != 0, "no message after OOM");
             oom_fail_at = 0;
             st = rc_sim_step(s, NULL);
             OOM_CHECK(st == RC_OK, "step after OOM -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
