@@ -9494,6 +9494,31 @@ static RC__UNUSED double rc__sim_material_step(rc_sim *s, const rc__system *y)
     return m;
 }
 
+/* One outer joint direction: assemble the joint system (exact stencil Hessians when exact, else
+   projected; cached stencils when use_cache) and solve it (shifted when exact; if no shift makes
+   the exact Hessian definite, reassemble projected and take that step). *rate: active rate. */
+static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, int use_cache, double *rate, rc_step_stats *st)
+{
+    int saved_proj = s->proj;
+    double t0 = rc__now(), r;
+    rc_status rs;
+    if (exact) s->proj = -1;
+    r = rc__sim_assemble(s, y, s->x, s->u, s->phi, use_cache);
+    s->proj = saved_proj;
+    st->t_assemble += rc__now() - t0;
+    if (rate) *rate = r;
+    if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
+    if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
+    if (!exact) return rc__system_direction(s, y, st);
+    rs = rc__system_direction_shifted(s, y, st);
+    if (rs != RC_ERR_NOT_SPD) return rs;
+    if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);   /* the cache holds exact blocks */
+    t0 = rc__now();
+    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+    st->t_assemble += rc__now() - t0;
+    return rc__system_direction(s, y, st);
+}
+
 /* ---------------------------------------------------------------------------------------------
    The scheduled r-ITR solve of one step (DESIGN §4): inner Newton on (x, phi) at a tolerance that
    tightens geometrically from eps0 to eps* with a strict solve every k-th outer iteration, and an
@@ -9531,7 +9556,7 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
     *conv = 0;
     for (j = 1; j <= d->itr_max_outer; ++j) {
         int strict = !d->itr_schedule || (j % d->itr_strict_every) == 0;
-        double tol = strict ? d->tol : eps, dx, du, dphi, alpha, t0, gTd = 0.0;
+        double tol = strict ? d->tol : eps, dx, du, dphi, alpha, gTd = 0.0;
         int k;
         /* inner solve; skipped when the previous joint step already met this tolerance. With the
            exact joint Hessian the joint step contains x's own Newton step (and x's response to
@@ -9544,41 +9569,20 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
             st->inner_iters += inner_it;
         }
         /* outer joint direction */
-        t0 = rc__now();
         {
-            int saved_proj = s->proj;
-            if (exact) s->proj = -1;
-            double rate = rc__sim_assemble(s, y, s->x, s->u, s->phi, d->itr_cache);
+            double rate = 0.0;
+            rs = rc__sim_outer_direction(s, y, exact, d->itr_cache, &rate, st);
+            if (rs != RC_OK) return rs;
             if (j <= s->active_cap) s->active_hist[j - 1] = rate;
             active_sum += rate;
-            s->proj = saved_proj;
+            nactive++;
         }
-        nactive++;
-        st->t_assemble += rc__now() - t0;
-        if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-        if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
-        rs = exact ? rc__system_direction_shifted(s, y, st) : rc__system_direction(s, y, st);
-        if (exact && rs == RC_ERR_NOT_SPD) {
-            /* no shift made the exact Hessian definite: take a projected step this time */
-            if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
-            t0 = rc__now();
-            rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
-            st->t_assemble += rc__now() - t0;
-            rs = rc__system_direction(s, y, st);
-        }
-        if (rs != RC_OK) return rs;
         for (k = 0; k < y->ndof; ++k) gTd += y->g[k] * y->d[k];
         if (!(gTd < 0.0) && d->itr_cache) {
             /* a stale Hessian can still be singular-shifted into a bad direction: refresh all */
             memset(s->cache_valid, 0, (size_t)s->nt);
-            {
-                int saved_proj = s->proj;
-                if (exact) s->proj = -1;
-                rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
-                s->proj = saved_proj;
-            }
-            rs = exact ? rc__system_direction_shifted(s, y, st) : rc__system_direction(s, y, st);
-            if (rs != RC_OK) return rc__sim_fail(s, rs, "no descent direction for the joint step");
+            rs = rc__sim_outer_direction(s, y, exact, 0, NULL, st);
+            if (rs != RC_OK) return rs;
             for (gTd = 0.0, k = 0; k < y->ndof; ++k) gTd += y->g[k] * y->d[k];
         }
         rc__sim_dir_size(s, y, &dx, &du, &dphi);
