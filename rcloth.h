@@ -972,6 +972,8 @@ struct rc_ldlt {
     double *cbuf, *bbuf, *adiag;
     double *work;             /* 3n: solve and refinement */
     int npos, nneg, valid;
+    int nthreads;             /* OpenMP threads of the large dense products (1 unless the owner sets it) */
+    int stop_on_negative;     /* 1: a negative pivot ends the factorization (RC_ERR_NOT_SPD) at once */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -1992,10 +1994,18 @@ static void rc__sp_kern_16x4(int k, const double *A, int lda, const double *bp, 
 #endif
 
 static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, const double *Bp,
-                              double *C, int ldc, int acc)
+                              double *C, int ldc, int acc, int nthreads)
 {
-    int i0, jb, i;
-    for (i0 = 0; i0 < m; i0 += RC__SP_MC) {
+    int p, npanel = (m + RC__SP_MC - 1) / RC__SP_MC;
+    /* row panels write disjoint rows of C: threads take whole panels (the result does not depend
+       on the thread count); only products big enough to pay for a parallel region are split */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1 && npanel > 1 && (double)m * n * k > 4e6)
+#else
+    (void)nthreads;
+#endif
+    for (p = 0; p < npanel; ++p) {
+        int i0 = p * RC__SP_MC, jb, i;
         int i1 = m - i0 < RC__SP_MC ? m : i0 + RC__SP_MC;
         for (jb = 0; jb < n && jb < i1; jb += 4) {
             int nr = n - jb < 4 ? n - jb : 4;
@@ -2057,7 +2067,7 @@ static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
             tol = RC__SP_PIVOT_TOL * f->adiag[col0 + j];
             if (!rc__isfinite(dj)) return 1 + j;
             if (dj > tol) f->npos++;
-            else if (dj < -tol) f->nneg++;
+            else if (dj < -tol) { f->nneg++; if (f->stop_on_negative) return 1 + j; }
             else return 1 + j;
             D[j] = dj;
             inv = 1.0 / dj;
@@ -2068,7 +2078,7 @@ static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
             int nt = nc - j1, kw = j1 - j0;
             double *B = f->bbuf;
             rc__sp_pack_b(nt, kw, L + (size_t)j0 * nr + j1, nr, D + j0, B);
-            rc__sp_gemm_lower(nr - j1, nt, kw, L + (size_t)j0 * nr + j1, nr, B, L + (size_t)j1 * nr + j1, nr, 1);
+            rc__sp_gemm_lower(nr - j1, nt, kw, L + (size_t)j0 * nr + j1, nr, B, L + (size_t)j1 * nr + j1, nr, 1, f->nthreads);
         }
     }
     return 0;
@@ -2117,9 +2127,9 @@ static rc_status rc__sp_factor(rc_ldlt *f, const double *values, double shift)
             for (i = 0; i < m2; ++i) f->rmap[i] = f->map[drows[p1 + i]];
             if (f->rmap[m2 - 1] - f->rmap[0] == m2 - 1) {
                 /* d's rows are exactly the trailing rows of s and its columns contiguous: update in place */
-                rc__sp_gemm_lower(m2, n1, dnc, Ld + p1, dnr, B, Ls + (size_t)(drows[p1] - fc) * nr + f->rmap[0], nr, 1);
+                rc__sp_gemm_lower(m2, n1, dnc, Ld + p1, dnr, B, Ls + (size_t)(drows[p1] - fc) * nr + f->rmap[0], nr, 1, f->nthreads);
             } else {
-                rc__sp_gemm_lower(m2, n1, dnc, Ld + p1, dnr, B, C, m2, 0);
+                rc__sp_gemm_lower(m2, n1, dnc, Ld + p1, dnr, B, C, m2, 0, f->nthreads);
                 for (jj = 0; jj < n1; ++jj) {
                     double *lcol = Ls + (size_t)(drows[p1 + jj] - fc) * nr;
                     const double *ccol = C + (size_t)jj * m2;
@@ -6682,7 +6692,6 @@ struct rc_sim {
     int phi_only;                         /* assembling sys_p: project only the angle block */
     int proj;                             /* element Hessian treatment: RC__PROJECT_CLAMP, RC__PROJECT_ABS, or -1 (exact) */
     double itr_mu;                        /* Levenberg-Marquardt shift of the exact outer Hessian (N/m), kept across steps */
-    double newton_mu;                     /* the same for the exact-Hessian (x, phi) Newton steps (rc__sim_newton_xp) */
     int exact_newton;                     /* try the unprojected Hessian after full steps */
     rc__system sys_xp, sys_xpu;
     /* per-vertex inertia target at the current u: xtil (3), dxtil/du (3x2), old triangle hint */
@@ -7641,6 +7650,8 @@ static RC__UNUSED int rc__sim_tri_nodes(const rc_sim *s, int t, int *nodes)
    (self-contact) the vertex pairs keys[0..nkeys) (a*nv + b, a < b), whose node blocks are added so
    contact pairs between non-adjacent vertices have their entries. The layout does not depend on
    the keys, so a pattern can be regrown without touching the DOF numbering. */
+static RC__UNUSED int rc__sim_threads(const rc_sim *s);   /* OpenMP threads of this sim (defined below) */
+
 static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int with_u, const long long *keys, size_t nkeys)
 {
     void *user = s->user;
@@ -7780,6 +7791,10 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
     if (ndof > 0 && s->def.linear_solver == RC_SOLVER_LDLT) {
         st = rc_ldlt_analyze(&y->ldlt, ndof, y->colptr, y->rowind);
         if (st != RC_OK) goto done;
+        /* every factorization of the sim wants a positive definite matrix (a failure means: shift
+           more, or project): stop at the first negative pivot instead of finishing the work */
+        y->ldlt->stop_on_negative = 1;
+        y->ldlt->nthreads = rc__sim_threads(s);
     }
     st = RC_OK;
 done:
@@ -9194,16 +9209,16 @@ static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_st
     return RC_OK;
 }
 
-/* Direction from the EXACT Hessian H (no per-stencil projection): solve (H + mu I) d = -g with
-   the smallest shift mu the LDL^T accepts as positive definite (Levenberg-Marquardt). All
-   unknowns are lengths (x, u in m, s = l phi in m), so mu I is dimensionally one stiffness for
-   all of them. *mu (the outer r-ITR step's or the (x, phi) Newton's, each kept across steps)
-   starts from its last value (the callers multiply it by 0.3 after a full line-search step, by 3
-   after a shortened one), never below 1e-8 of the mean diagonal (a negligible shift, so where H
-   is positive definite the step is Newton's), and grows x 4 until the factorization succeeds.
-   Returns RC_ERR_NOT_SPD if no shift up to 1e6 x the mean diagonal works (the caller then falls
-   back to projection). */
-static RC__UNUSED rc_status rc__system_direction_shifted(rc_sim *s, rc__system *y, double *mu, rc_step_stats *st)
+/* Outer joint direction from the EXACT Hessian H (no per-stencil projection): solve
+   (H + mu I) d = -g with the smallest shift mu the LDL^T accepts as positive definite
+   (Levenberg-Marquardt). All unknowns are lengths (x, u in m, s = l phi in m), so mu I is
+   dimensionally one stiffness for all of them. mu starts from its value at the last outer step
+   (x 0.3 after a full line-search step, x 3 after a shortened one; rc__sim_ritr), never below
+   1e-8 of the mean diagonal (from 1e-12, a failed factorization climbed x 4 twenty times at the
+   first adaptive step of the 4k and 16k benches), and grows x 4 until the factorization
+   succeeds. Returns RC_ERR_NOT_SPD if no shift up to 1e6 x the mean diagonal works (the caller
+   then falls back to projection). */
+static RC__UNUSED rc_status rc__system_direction_shifted(rc_sim *s, rc__system *y, rc_step_stats *st)
 {
     int i, attempt = 0;
     double diag = 0.0, t0 = rc__now();
@@ -9212,11 +9227,11 @@ static RC__UNUSED rc_status rc__system_direction_shifted(rc_sim *s, rc__system *
     for (i = 0; i < y->ndof; ++i) diag += fabs(y->val[y->colptr[i + 1] - 1]);
     diag /= y->ndof;
     if (!(diag > 0.0)) diag = 1.0;
-    if (!(*mu >= 1e-8 * diag)) *mu = 1e-8 * diag;
-    for (attempt = 0; attempt < 40 && *mu <= 1e6 * diag; ++attempt) {
-        rs = rc_ldlt_factor_shifted(y->ldlt, y->val, *mu);
+    if (!(s->itr_mu >= 1e-8 * diag)) s->itr_mu = 1e-8 * diag;
+    for (attempt = 0; attempt < 40 && s->itr_mu <= 1e6 * diag; ++attempt) {
+        rs = rc_ldlt_factor_shifted(y->ldlt, y->val, s->itr_mu);
         if (rs != RC_ERR_NOT_SPD) break;
-        *mu *= 4.0;
+        s->itr_mu *= 4.0;
     }
     if (st) st->t_factor += rc__now() - t0;
     if (rs == RC_ERR_NOT_SPD) return rs;   /* the caller falls back to projection */
@@ -9434,24 +9449,18 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
     *conv = 0;
     *iters = 0;
     int exact = warm;   /* a warm start (inside r-ITR) is near its optimum: try the exact Hessian first */
+    int flat = 0;       /* consecutive accepted iterations that left E unchanged */
+    double E_before;
     for (it = 0; it < max_iter; ++it) {
         double dx, du, dphi, alpha, t0 = rc__now();
-        int lm = 0;
         /* Projected Hessians make Newton linear when the true Hessian has negative curvature
-           (compression, buckling; DESIGN §3). After a full step, try the exact Hessian.
-           Fixed mesh (warm = 0): if its LDL^T finds a non-positive pivot, this iteration uses
-           the projected one. Inner solves of r-ITR (warm = 1): the exact Hessian plus the
-           smallest Levenberg-Marquardt shift mu I its LDL^T accepts (rc__system_direction_shifted;
-           mu kept across iterations and steps, x 0.3 after a full step, x 3 after a shortened
-           one, so where the Hessian is positive definite the step is Newton's). Measured on the
-           1k adaptive sphere drape, 21 steps: 71 s CPU against 89 s with the projected fallback,
-           whose inner solves converged linearly in the folding phase (dx a few times the
-           tolerance for tens of iterations at alpha = 1). The same change in fixed mode halved
-           the 1k fixed drape (85 s vs 168 s, 40 steps) but changed where the self-contact fold
-           test's strip came to rest (5.4 cm pile vs 3.6 cm; both runs converged every step), so
-           the fixed baseline keeps its fallback until that is understood. Projection is also
-           the first iteration's Hessian (far from the optimum) and the fallback if no shift
-           works. */
+           (compression, buckling; DESIGN §3). After a full step, try the exact Hessian: if the
+           LDL^T finds a non-positive pivot, fall back to the projected one for this iteration.
+           (Tried: the exact Hessian plus a Levenberg-Marquardt shift instead of the fallback, as
+           the outer r-ITR step does. It halved the 1k fixed drape's folding phase but changed
+           where the self-contact fold test's strip came to rest, and inside r-ITR the shift
+           damped the soft director angles: on the adaptive two-point drape half the steps then
+           ended in a round-off stall, unconverged. Not adopted.) */
         int saved_proj = s->proj;
         if (exact && s->exact_newton && s->def.linear_solver == RC_SOLVER_LDLT) s->proj = -1;
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
@@ -9459,21 +9468,14 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         if (s->contact_status != RC_OK) { s->proj = saved_proj; return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search"); }
         if (!rc__all_finite(y->g, (size_t)y->ndof)) { s->proj = saved_proj; return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite"); }
         if (s->proj == -1) {
+            rs = rc_ldlt_factor(y->ldlt, y->val);
             s->proj = saved_proj;
-            if (warm) {
-                rs = rc__system_direction_shifted(s, y, &s->newton_mu, st);
-                if (rs == RC_OK) lm = 1;
+            if (rs == RC_OK) {
+                int k;
+                for (k = 0; k < y->ndof; ++k) y->d[k] = -y->g[k];
+                rs = rc_ldlt_solve(y->ldlt, y->d);
+                if (st) st->linear_solves++;
             } else {
-                rs = rc_ldlt_factor(y->ldlt, y->val);
-                if (rs == RC_OK) {
-                    int k;
-                    for (k = 0; k < y->ndof; ++k) y->d[k] = -y->g[k];
-                    rs = rc_ldlt_solve(y->ldlt, y->d);
-                    if (st) st->linear_solves++;
-                }
-            }
-            if (rs == RC_OK) { /* direction found */ }
-            else if (rs == RC_ERR_NOT_SPD) {
                 t0 = rc__now();
                 rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
                 if (st) st->t_assemble += rc__now() - t0;
@@ -9486,18 +9488,25 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         /* the direction is paid for: take it even when it is already below the bound, else a
            sub-tolerance velocity error is never corrected and carries on from step to step */
         ++*iters;
+        E_before = *E;
         ok = rc__sim_line_search(s, y, E, T, &alpha, st);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (dx <= bound && dphi <= bound) { *conv = 1; break; }
         if (!ok) break;
         exact = alpha == 1.0;
-        if (lm) s->newton_mu *= alpha >= 1.0 ? 0.3 : 3.0;
         if (dx <= bound && dphi > bound) {
             /* x has converged but the director angles have not: with x fixed the angle problem is
                small and well conditioned, so polish it by Newton on phi alone */
             rs = rc__sim_polish_phi(s, bound, E, T, st);
             if (rs != RC_OK) return rs;
         }
+        /* round-off stall: the line search accepts steps (Armijo holds when alpha g.d is below
+           the energy's last digit) that leave E unchanged to the last bit; measured on the
+           adaptive two-point drape, an inner solve sat at dx = 5e-11 bound, l dphi = 1.35 bound
+           for all its 100 iterations, with E equal to 13 digits. Three such iterations in a row
+           end the solve unconverged. */
+        flat = *E < E_before ? 0 : flat + 1;
+        if (flat >= 3) break;
     }
     return RC_OK;
 }
@@ -9539,7 +9548,7 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
     if (!exact) return rc__system_direction(s, y, st);
-    rs = rc__system_direction_shifted(s, y, &s->itr_mu, st);
+    rs = rc__system_direction_shifted(s, y, st);
     if (rs != RC_ERR_NOT_SPD) return rs;
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);   /* the cache holds exact blocks */
     t0 = rc__now();
@@ -9630,14 +9639,15 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         st->outer_iters = j;
         if ((dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) || -gTd <= decrement_strict || -gTd <= etol * (E_start - *E)) {
             /* small joint step: confirm with a strict inner solve */
+            double E_confirm = *E;
             rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
             if (rs != RC_OK) return rs;
             st->inner_iters += inner_it;
-            if (inner_it <= 1) {
-                /* x needed at most one step: the joint state is converged (inner_conv = 1), or the
-                   inner line search stalled at round-off on its first direction (inner_conv = 0),
-                   where another joint step would again be small and stall the same way: end the
-                   step, reporting whether the strict tolerance was met */
+            if (inner_it <= 1 || !(*E < E_confirm)) {
+                /* x needed at most one step: the joint state is converged (inner_conv = 1); or the
+                   inner solve stalled at round-off (its first line search failed, or E did not
+                   move at all), where another joint step would again be small and stall the same
+                   way: end the step, reporting whether the strict tolerance was met */
                 *conv = inner_conv;
                 break;
             }

@@ -11,6 +11,7 @@
    Options: --threads N   --big (adaptive at 4k and 16k too)   --no64k (skip the 64k fixed run)
             --only K (section 2: only size K, 0 = 1k, 1 = 4k, 2 = 16k)
             --static (section 4 with rc_sim_solve_static instead of the dynamic-step budget)
+            --cache-eps X (def.cache_eps, the caching threshold eps_d, of every adaptive sim)
 
    Usage: build/bench_sim [sections] [options]      (make bench-sim [BENCH_SIM_ARGS=...]) */
 #define RCLOTH_IMPLEMENTATION
@@ -26,6 +27,7 @@
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
 static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0, g_only = -1;
+static double g_cache_eps = -1.0;   /* --cache-eps X: def.cache_eps of the adaptive sims (< 0: library default) */
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -50,6 +52,7 @@ static rc_sim *make_sphere_drape(int n, int adaptive)
     def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
     def.adaptive = adaptive;
     def.num_threads = g_threads;
+    if (g_cache_eps >= 0.0) def.cache_eps = g_cache_eps;
     if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
     rc_mesh_free(&m);
     if (s && rc_sim_add_sphere(s, c, r, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
@@ -80,6 +83,7 @@ static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, doub
     def.adaptive = adaptive;
     def.itr_schedule = schedule;
     def.itr_cache = cache;
+    if (g_cache_eps >= 0.0) def.cache_eps = g_cache_eps;
     def.dt = dt;
     def.num_threads = g_threads;
     if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
@@ -370,11 +374,12 @@ int main(int argc, char **argv)
         int j, hit = 0;
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) { g_threads = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--big") == 0) { g_big = 1; continue; }
+        if (strcmp(argv[i], "--cache-eps") == 0 && i + 1 < argc) { g_cache_eps = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--cache-eps X]\n", argv[0]); return 2; }
     }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
     if (want[0]) section_scaling();
