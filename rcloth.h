@@ -1998,9 +1998,11 @@ static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, con
 {
     int p, npanel = (m + RC__SP_MC - 1) / RC__SP_MC;
     /* row panels write disjoint rows of C: threads take whole panels (the result does not depend
-       on the thread count); only products big enough to pay for a parallel region are split */
+       on the thread count); only products big enough to pay for a parallel region are split.
+       Measured, LDL^T of the joint (x, phi, u) sphere-drape system, 2 threads vs 1: 4k vertices
+       0.79 s vs 1.25 s, 1k 0.088 s vs 0.118 s (the threshold: 4e6 flops gave 0.93 s and 0.107 s) */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1 && npanel > 1 && (double)m * n * k > 4e6)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1 && npanel > 1 && (double)m * n * k > 1e5)
 #else
     (void)nthreads;
 #endif
