@@ -227,15 +227,79 @@ static rc_status sc__spikes(sc_scene *sc, const sc_params *p)
     return st;
 }
 
+/* a static capsule (axis a-b, radius r) as a closed triangle mesh: nseg segments around, caps of
+   ncap rings, the cylinder cut every ~step metres; vertices on the ideal capsule, triangles
+   counter-clockwise seen from outside. As a mesh it gets the full contact treatment (cloth
+   vertex - obstacle triangle, obstacle vertex - cloth triangle, edge-edge, CCD), where an analytic
+   capsule acts on cloth vertices only. */
+static rc_status sc__add_capsule_mesh(sc_scene *sc, const double *a, const double *b, double r, int nseg, int ncap, double step)
+{
+    double ax[3], e1[3], e2[3], len, *x;
+    int ncyl, nring, nv, nt, k, j, t = 0, *tri;
+    rc_status st;
+    for (k = 0; k < 3; k++) ax[k] = b[k] - a[k];
+    len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+    if (!(len > 0.0) || !(r > 0.0) || nseg < 3 || ncap < 1) return RC_ERR_INVALID_ARGUMENT;
+    for (k = 0; k < 3; k++) ax[k] /= len;
+    /* e1, e2: an orthonormal frame across the axis */
+    if (fabs(ax[0]) < 0.9) { e1[0] = 0.0; e1[1] = -ax[2]; e1[2] = ax[1]; }
+    else { e1[0] = ax[2]; e1[1] = 0.0; e1[2] = -ax[0]; }
+    { double n1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]); for (k = 0; k < 3; k++) e1[k] /= n1; }
+    e2[0] = ax[1] * e1[2] - ax[2] * e1[1]; e2[1] = ax[2] * e1[0] - ax[0] * e1[2]; e2[2] = ax[0] * e1[1] - ax[1] * e1[0];
+    ncyl = (int)ceil(len / step);
+    if (ncyl < 1) ncyl = 1;
+    nring = 2 * ncap + ncyl - 1;   /* rings from the pole at a to the pole at b (poles excluded) */
+    nv = nring * nseg + 2;
+    nt = 2 * nseg * (nring - 1) + 2 * nseg;
+    x = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+    tri = (int *)malloc(sizeof(int) * 3 * (size_t)nt);
+    if (!x || !tri) { free(x); free(tri); return RC_ERR_OUT_OF_MEMORY; }
+    for (k = 0; k < nring; k++) {
+        double h, rho;   /* position along the axis from a, ring radius */
+        if (k < ncap) { double ph = 0.5 * SC__PI * (k + 1) / ncap; h = -r * cos(ph); rho = r * sin(ph); }
+        else if (k < ncap + ncyl - 1) { h = len * (k - ncap + 1) / ncyl; rho = r; }
+        else { double ph = 0.5 * SC__PI * (nring - k) / ncap; h = len + r * cos(ph); rho = r * sin(ph); }
+        for (j = 0; j < nseg; j++) {
+            double th = 2.0 * SC__PI * j / nseg, c = rho * cos(th), sn = rho * sin(th);
+            int i;
+            for (i = 0; i < 3; i++) x[3 * (k * nseg + j) + i] = a[i] + h * ax[i] + c * e1[i] + sn * e2[i];
+        }
+    }
+    for (k = 0; k < 3; k++) { x[3 * (nring * nseg) + k] = a[k] - r * ax[k]; x[3 * (nring * nseg + 1) + k] = b[k] + r * ax[k]; }
+    /* rings run from a to b and turn counter-clockwise about ax: (j, j+1, j+1 of the next ring)
+       faces outwards */
+    for (k = 0; k + 1 < nring; k++)
+        for (j = 0; j < nseg; j++) {
+            int p0 = k * nseg + j, p1 = k * nseg + (j + 1) % nseg, p2 = p1 + nseg, p3 = p0 + nseg;
+            tri[3 * t] = p0; tri[3 * t + 1] = p1; tri[3 * t + 2] = p2; t++;
+            tri[3 * t] = p0; tri[3 * t + 1] = p2; tri[3 * t + 2] = p3; t++;
+        }
+    for (j = 0; j < nseg; j++) {
+        int jn = (j + 1) % nseg, top = (nring - 1) * nseg;
+        tri[3 * t] = nring * nseg; tri[3 * t + 1] = jn; tri[3 * t + 2] = j; t++;
+        tri[3 * t] = nring * nseg + 1; tri[3 * t + 1] = top + j; tri[3 * t + 2] = top + jn; t++;
+    }
+    st = sc__add_mesh(sc, nv, x, nt, tri);
+    if (st == RC_OK) {   /* remember the ideal capsule (sc_obstacle: radius > 0 and p, q mark it) */
+        sc_obstacle *o = &sc->obs[sc->nobs - 1];
+        memcpy(o->p, a, sizeof o->p); memcpy(o->q, b, sizeof o->q); o->radius = r;
+    }
+    free(x); free(tri);
+    return st;
+}
+
 /* ---------------------------------------------------------------- didactic_drape (Fig. 3)
-   A coarse 0.6 m square falling across a horizontal rod (capsule, radius 3 cm): one sharp fold
-   line. Run with the regulariser (quality_weight 1), without it (0), and on the fixed mesh. */
+   A coarse 0.6 m square falling across a horizontal rod (radius 3 cm): one sharp fold line. Run
+   with the regulariser (quality_weight 1), without it (0), and on the fixed mesh. The rod is a
+   triangle mesh (16 segments around, 2.5 cm along): as an analytic capsule it acted on cloth
+   vertices only, and the adaptive sheet slid its vertices off the rod to both sides and fell
+   through it between them within 20 steps. */
 static rc_status sc__didactic_drape(sc_scene *sc, const sc_params *p)
 {
     double a[3] = { -0.5, 0.0, 0.0 }, b[3] = { 0.5, 0.0, 0.0 };
     rc_status st = sc__square(sc, 0.6, p->verts, 0.04);
     if (st == RC_OK) st = sc__create_sim(sc, p, 0.01);
-    if (st == RC_OK) st = sc__add(sc, SC_CAPSULE, a, b, 0.03);
+    if (st == RC_OK) st = sc__add_capsule_mesh(sc, a, b, 0.03, 16, 4, 0.025);
     return st;
 }
 
