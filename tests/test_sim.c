@@ -837,6 +837,15 @@ static void test_sim_capsule_dip_warning(void)
         CHECK(rc_sim_last_warning(s)[0] == 0);
         rc_sim_destroy(s);
     }
+    /* adaptive: the same fat capsule warns that vertices can slide off it */
+    s = NULL;
+    def.adaptive = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (s) {
+        CHECK_OK(rc_sim_add_capsule(s, a, b, 20.0, NULL));
+        CHECK(strstr(rc_sim_last_warning(s), "slide off") != NULL);
+        rc_sim_destroy(s);
+    }
     rc_mesh_free(&m);
 }
 
