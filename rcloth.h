@@ -9180,7 +9180,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
    shift relative to the mean diagonal. */
 static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_step_stats *st)
 {
-    int i, attempt = 0;
+    int i, attempt;
     double diag = 0.0, t0 = rc__now();
     rc_status rs = RC_OK;
     if (y->ndof == 0) return RC_OK;
@@ -9227,7 +9227,7 @@ static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_st
    then falls back to projection). */
 static RC__UNUSED rc_status rc__system_direction_shifted(rc_sim *s, rc__system *y, rc_step_stats *st)
 {
-    int i, attempt = 0;
+    int i, attempt;
     double diag = 0.0, t0 = rc__now();
     rc_status rs = RC_ERR_NOT_SPD;
     if (y->ndof == 0) return RC_OK;
@@ -9467,7 +9467,8 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
            the outer r-ITR step does. It halved the 1k fixed drape's folding phase but changed
            where the self-contact fold test's strip came to rest, and inside r-ITR the shift
            damped the soft director angles: on the adaptive two-point drape half the steps then
-           ended in a round-off stall, unconverged. Not adopted.) */
+           ended in a round-off stall, unconverged (measured before the line-search retry below
+           existed). Not adopted.) */
         int saved_proj = s->proj, used_exact = 0;
         if (exact && s->exact_newton && s->def.linear_solver == RC_SOLVER_LDLT) { s->proj = -1; used_exact = 1; }
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);

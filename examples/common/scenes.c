@@ -227,47 +227,43 @@ static rc_status sc__spikes(sc_scene *sc, const sc_params *p)
     return st;
 }
 
-/* a static capsule (axis a-b, radius r) as a closed triangle mesh: nseg segments around, caps of
-   ncap rings, the cylinder cut every ~step metres; vertices on the ideal capsule, triangles
-   counter-clockwise seen from outside. As a mesh it gets the full contact treatment (cloth
-   vertex - obstacle triangle, obstacle vertex - cloth triangle, edge-edge, CCD), where an analytic
-   capsule acts on cloth vertices only. */
-static rc_status sc__add_capsule_mesh(sc_scene *sc, const double *a, const double *b, double r, int nseg, int ncap, double step)
+/* A capsule (axis a-b, radius r) as a closed triangle mesh: nseg segments around, caps of ncap
+   rings, the cylinder cut into ncyl pieces; vertices on the ideal capsule, triangles
+   counter-clockwise seen from outside. Rings run from a's pole to b's; the poles are the last two
+   vertices (a's, then b's); angle 0 points along x projected off the axis (-z for an axis along x).
+   x: 3 * sc__capsule_nv(nseg, ncap, ncyl) doubles, tri: 3 * sc__capsule_nt(nseg, ncap, ncyl) ints.
+   As a mesh obstacle a capsule gets the full contact treatment (cloth vertex - obstacle triangle,
+   obstacle vertex - cloth triangle, edge-edge, CCD), where an analytic one acts on cloth vertices
+   only. */
+static int sc__capsule_nv(int nseg, int ncap, int ncyl) { return (2 * ncap + ncyl - 1) * nseg + 2; }
+static int sc__capsule_nt(int nseg, int ncap, int ncyl) { return 2 * nseg * (2 * ncap + ncyl - 2) + 2 * nseg; }
+static void sc__capsule_mesh(const double *a, const double *b, double r, int nseg, int ncap, int ncyl, double *x, int *tri)
 {
-    double ax[3], e1[3], e2[3], len, *x;
-    int ncyl, nring, nv, nt, k, j, t = 0, *tri;
-    rc_status st;
+    const int nring = 2 * ncap + ncyl - 1;
+    double ax[3], e1[3], e2[3], ref[3] = { 1.0, 0.0, 0.0 }, len, dot, n1;
+    int k, j, i, t = 0;
     for (k = 0; k < 3; k++) ax[k] = b[k] - a[k];
     len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-    if (!(len > 0.0) || !(r > 0.0) || nseg < 3 || ncap < 1) return RC_ERR_INVALID_ARGUMENT;
     for (k = 0; k < 3; k++) ax[k] /= len;
-    /* e1, e2: an orthonormal frame across the axis */
-    if (fabs(ax[0]) < 0.9) { e1[0] = 0.0; e1[1] = -ax[2]; e1[2] = ax[1]; }
-    else { e1[0] = ax[2]; e1[1] = 0.0; e1[2] = -ax[0]; }
-    { double n1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]); for (k = 0; k < 3; k++) e1[k] /= n1; }
+    if (fabs(ax[0]) > 0.9) { ref[0] = 0.0; ref[2] = -1.0; }
+    dot = ref[0] * ax[0] + ref[1] * ax[1] + ref[2] * ax[2];
+    for (k = 0; k < 3; k++) e1[k] = ref[k] - dot * ax[k];
+    n1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+    for (k = 0; k < 3; k++) e1[k] /= n1;
     e2[0] = ax[1] * e1[2] - ax[2] * e1[1]; e2[1] = ax[2] * e1[0] - ax[0] * e1[2]; e2[2] = ax[0] * e1[1] - ax[1] * e1[0];
-    ncyl = (int)ceil(len / step);
-    if (ncyl < 1) ncyl = 1;
-    nring = 2 * ncap + ncyl - 1;   /* rings from the pole at a to the pole at b (poles excluded) */
-    nv = nring * nseg + 2;
-    nt = 2 * nseg * (nring - 1) + 2 * nseg;
-    x = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
-    tri = (int *)malloc(sizeof(int) * 3 * (size_t)nt);
-    if (!x || !tri) { free(x); free(tri); return RC_ERR_OUT_OF_MEMORY; }
     for (k = 0; k < nring; k++) {
-        double h, rho;   /* position along the axis from a, ring radius */
-        if (k < ncap) { double ph = 0.5 * SC__PI * (k + 1) / ncap; h = -r * cos(ph); rho = r * sin(ph); }
-        else if (k < ncap + ncyl - 1) { h = len * (k - ncap + 1) / ncyl; rho = r; }
-        else { double ph = 0.5 * SC__PI * (nring - k) / ncap; h = len + r * cos(ph); rho = r * sin(ph); }
+        const double *c0;   /* the ring's centre is c0 + h ax */
+        double h, rho;
+        if (k < ncap) { double ph = 0.5 * SC__PI * (k + 1) / ncap; c0 = a; h = -r * cos(ph); rho = r * sin(ph); }
+        else if (k < ncap + ncyl - 1) { c0 = a; h = len * (k - ncap + 1) / ncyl; rho = r; }
+        else { double ph = 0.5 * SC__PI * (nring - k) / ncap; c0 = b; h = r * cos(ph); rho = r * sin(ph); }
         for (j = 0; j < nseg; j++) {
             double th = 2.0 * SC__PI * j / nseg, c = rho * cos(th), sn = rho * sin(th);
-            int i;
-            for (i = 0; i < 3; i++) x[3 * (k * nseg + j) + i] = a[i] + h * ax[i] + c * e1[i] + sn * e2[i];
+            for (i = 0; i < 3; i++) x[3 * (k * nseg + j) + i] = c0[i] + h * ax[i] + c * e1[i] + sn * e2[i];
         }
     }
     for (k = 0; k < 3; k++) { x[3 * (nring * nseg) + k] = a[k] - r * ax[k]; x[3 * (nring * nseg + 1) + k] = b[k] + r * ax[k]; }
-    /* rings run from a to b and turn counter-clockwise about ax: (j, j+1, j+1 of the next ring)
-       faces outwards */
+    /* (j, j+1 on ring k, j+1 on ring k+1) faces outwards: the angle turns counter-clockwise about ax */
     for (k = 0; k + 1 < nring; k++)
         for (j = 0; j < nseg; j++) {
             int p0 = k * nseg + j, p1 = k * nseg + (j + 1) % nseg, p2 = p1 + nseg, p3 = p0 + nseg;
@@ -279,10 +275,22 @@ static rc_status sc__add_capsule_mesh(sc_scene *sc, const double *a, const doubl
         tri[3 * t] = nring * nseg; tri[3 * t + 1] = jn; tri[3 * t + 2] = j; t++;
         tri[3 * t] = nring * nseg + 1; tri[3 * t + 1] = top + j; tri[3 * t + 2] = top + jn; t++;
     }
-    st = sc__add_mesh(sc, nv, x, nt, tri);
-    if (st == RC_OK) {   /* remember the ideal capsule (sc_obstacle: radius > 0 and p, q mark it) */
-        sc_obstacle *o = &sc->obs[sc->nobs - 1];
-        memcpy(o->p, a, sizeof o->p); memcpy(o->q, b, sizeof o->q); o->radius = r;
+}
+
+/* a static capsule mesh obstacle (sc__capsule_mesh) whose ideal shape stays in p, q, radius */
+static rc_status sc__add_capsule_mesh(sc_scene *sc, const double *a, const double *b, double r, int nseg, int ncap, int ncyl)
+{
+    int nv = sc__capsule_nv(nseg, ncap, ncyl), nt = sc__capsule_nt(nseg, ncap, ncyl);
+    double *x = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+    int *tri = (int *)malloc(sizeof(int) * 3 * (size_t)nt);
+    rc_status st = RC_ERR_OUT_OF_MEMORY;
+    if (x && tri) {
+        sc__capsule_mesh(a, b, r, nseg, ncap, ncyl, x, tri);
+        st = sc__add_mesh(sc, nv, x, nt, tri);
+        if (st == RC_OK) {
+            sc_obstacle *o = &sc->obs[sc->nobs - 1];
+            memcpy(o->p, a, sizeof o->p); memcpy(o->q, b, sizeof o->q); o->radius = r;
+        }
     }
     free(x); free(tri);
     return st;
@@ -299,7 +307,7 @@ static rc_status sc__didactic_drape(sc_scene *sc, const sc_params *p)
     double a[3] = { -0.5, 0.0, 0.0 }, b[3] = { 0.5, 0.0, 0.0 };
     rc_status st = sc__square(sc, 0.6, p->verts, 0.04);
     if (st == RC_OK) st = sc__create_sim(sc, p, 0.01);
-    if (st == RC_OK) st = sc__add_capsule_mesh(sc, a, b, 0.03, 16, 4, 0.025);
+    if (st == RC_OK) st = sc__add_capsule_mesh(sc, a, b, 0.03, 16, 4, 40);   /* 1 m rod: 2.5 cm pieces */
     return st;
 }
 
@@ -520,49 +528,17 @@ static rc_status sc__dress_body(struct sc_rig *r)
    (the body's pattern: ring k below ring k + 1). */
 static rc_status sc__dress_legs(struct sc_rig *r)
 {
-    const int S = SC__DRESS_LEG_SEG, C = SC__DRESS_LEG_CAP, NR = 2 * SC__DRESS_LEG_CAP + SC__DRESS_LEG_CYL - 1;
-    const double rad = sc__dress_leg_r, zt = sc__dress_joint[0][2], zb = sc__dress_ankle_z;
-    int k, j, t = 0;
-    r->leg_nv = NR * S + 2;
-    r->leg_nt = 2 * S * (NR - 1) + 2 * S;
+    const int S = SC__DRESS_LEG_SEG, C = SC__DRESS_LEG_CAP, Y = SC__DRESS_LEG_CYL;
+    const double bot[3] = { sc__dress_joint[0][0], sc__dress_joint[0][1], sc__dress_ankle_z };
+    r->leg_nv = sc__capsule_nv(S, C, Y);
+    r->leg_nt = sc__capsule_nt(S, C, Y);
     r->leg_rest = (double *)malloc(sizeof(double) * 3 * (size_t)r->leg_nv);
     r->leg_cur[0] = (double *)malloc(sizeof(double) * 3 * (size_t)r->leg_nv);
     r->leg_cur[1] = (double *)malloc(sizeof(double) * 3 * (size_t)r->leg_nv);
     r->leg_tris = (int *)malloc(sizeof(int) * 3 * (size_t)r->leg_nt);
     if (!r->leg_rest || !r->leg_cur[0] || !r->leg_cur[1] || !r->leg_tris) return RC_ERR_OUT_OF_MEMORY;
-    for (k = 0; k < NR; k++) {
-        double z, rho;
-        if (k < C) {                       /* bottom cap, ring k + 1 from the pole */
-            double ph = 0.5 * SC__PI * (k + 1) / C;
-            z = zb - rad * cos(ph); rho = rad * sin(ph);
-        } else if (k < C + SC__DRESS_LEG_CYL - 1) {   /* inside the cylinder */
-            z = zb + (zt - zb) * (k - C + 1) / SC__DRESS_LEG_CYL; rho = rad;
-        } else {                           /* top cap, from its equator up */
-            double ph = 0.5 * SC__PI * (NR - k) / C;
-            z = zt + rad * cos(ph); rho = rad * sin(ph);
-        }
-        for (j = 0; j < S; j++) {
-            double th = 2.0 * SC__PI * j / S, *x = r->leg_rest + 3 * (k * S + j);
-            x[0] = sc__dress_joint[0][0] + rho * cos(th);
-            x[1] = sc__dress_joint[0][1] + rho * sin(th);
-            x[2] = z;
-        }
-    }
-    for (k = 0; k < 2; k++) {
-        double *x = r->leg_rest + 3 * (NR * S + k);
-        x[0] = sc__dress_joint[0][0]; x[1] = sc__dress_joint[0][1]; x[2] = k ? zt + rad : zb - rad;
-    }
-    for (k = 0; k + 1 < NR; k++)
-        for (j = 0; j < S; j++) {
-            int a = k * S + j, b = k * S + (j + 1) % S, c = b + S, d = a + S;
-            r->leg_tris[3 * t] = a; r->leg_tris[3 * t + 1] = b; r->leg_tris[3 * t + 2] = c; t++;
-            r->leg_tris[3 * t] = a; r->leg_tris[3 * t + 1] = c; r->leg_tris[3 * t + 2] = d; t++;
-        }
-    for (j = 0; j < S; j++) {
-        int jn = (j + 1) % S, top = (NR - 1) * S;
-        r->leg_tris[3 * t] = NR * S; r->leg_tris[3 * t + 1] = jn; r->leg_tris[3 * t + 2] = j; t++;
-        r->leg_tris[3 * t] = NR * S + 1; r->leg_tris[3 * t + 1] = top + j; r->leg_tris[3 * t + 2] = top + jn; t++;
-    }
+    /* the left leg at rest: ankle to hip joint along z (angle 0 along x) */
+    sc__capsule_mesh(bot, sc__dress_joint[0], sc__dress_leg_r, S, C, Y, r->leg_rest, r->leg_tris);
     return RC_OK;
 }
 
