@@ -300,8 +300,10 @@ static void test_adaptive_schedule_cache_agree(void)
     a->def.itr_max_outer = b->def.itr_max_outer = 300;   /* the default cap; u converges linearly (DESIGN §10), so both may end there */
     CHECK_OK(rc_sim_step(a, &sa));
     CHECK_OK(rc_sim_step(b, &sb));
-    printf("    accelerated: IP %.10g (outer %d, inner %d, active %.2f, converged %d); unaccelerated: IP %.10g (outer %d, inner %d, converged %d)\n",
-           sa.ip_end, sa.outer_iters, sa.inner_iters, sa.active_rate, sa.converged, sb.ip_end, sb.outer_iters, sb.inner_iters, sb.converged);
+    printf("    accelerated: IP %.10g (outer %d, inner %d, active %.2f, %d directions on the previous factor, converged %d);"
+           " unaccelerated: IP %.10g (outer %d, inner %d, converged %d)\n",
+           sa.ip_end, sa.outer_iters, sa.inner_iters, sa.active_rate, sa.factor_reuses, sa.converged, sb.ip_end, sb.outer_iters, sb.inner_iters, sb.converged);
+    CHECK(sa.factor_reuses > 0 && sb.factor_reuses == 0 && sb.cg_iters == 0);   /* the reuse is exercised, and off without the cache */
     CHECKF(fabs(sa.ip_end - sb.ip_end) <= 0.01 * fabs(sb.ip_start - sb.ip_end), "IPs differ by %g, decrease %g",
            fabs(sa.ip_end - sb.ip_end), fabs(sb.ip_start - sb.ip_end));
     /* the per-iteration active rates: one per outer iteration, in [0, 1], their mean is active_rate;
