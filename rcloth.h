@@ -2000,20 +2000,11 @@ static void rc__sp_kern_16x4(int k, const double *A, int lda, const double *bp, 
 }
 #endif
 
-static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, const double *Bp,
-                              double *C, int ldc, int acc, int nthreads)
+/* row panel p (rows p*MC .. p*MC+MC-1) of C (+)= -A B^T, lower part only */
+static void rc__sp_gemm_panel(int p, int m, int n, int k, const double *A, int lda, const double *Bp,
+                              double *C, int ldc, int acc)
 {
-    int p, npanel = (m + RC__SP_MC - 1) / RC__SP_MC;
-    /* row panels write disjoint rows of C: threads take whole panels (the result does not depend
-       on the thread count); only products big enough to pay for a parallel region are split.
-       Measured, LDL^T of the joint (x, phi, u) sphere-drape system, 2 threads vs 1: 4k vertices
-       0.79 s vs 1.25 s, 1k 0.088 s vs 0.118 s (the threshold: 4e6 flops gave 0.93 s and 0.107 s) */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1 && npanel > 1 && (double)m * n * k > 1e5)
-#else
-    (void)nthreads;
-#endif
-    for (p = 0; p < npanel; ++p) {
+    {
         int i0 = p * RC__SP_MC, jb, i;
         int i1 = m - i0 < RC__SP_MC ? m : i0 + RC__SP_MC;
         for (jb = 0; jb < n && jb < i1; jb += 4) {
@@ -2051,6 +2042,29 @@ static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, con
             }
         }
     }
+}
+
+static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, const double *Bp,
+                              double *C, int ldc, int acc, int nthreads)
+{
+    int p, npanel = (m + RC__SP_MC - 1) / RC__SP_MC;
+    /* row panels write disjoint rows of C: threads take whole panels (the result does not depend
+       on the thread count); only products big enough to pay for a parallel region are split.
+       Measured, LDL^T of the joint (x, phi, u) sphere-drape system, 2 threads vs 1: 4k vertices
+       0.79 s vs 1.25 s, 1k 0.088 s vs 0.118 s (the threshold: 4e6 flops gave 0.93 s and 0.107 s).
+       The serial case stays outside any OpenMP construct: even a one-thread region (an if()
+       clause that is false) costs libgomp a futex system call, ~5 us, and small supernodes make
+       hundreds of thousands of these calls per second (measured: 13% of an adaptive run). */
+#ifdef _OPENMP
+    if (nthreads > 1 && npanel > 1 && (double)m * n * k > 1e5) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+        for (p = 0; p < npanel; ++p) rc__sp_gemm_panel(p, m, n, k, A, lda, Bp, C, ldc, acc);
+        return;
+    }
+#else
+    (void)nthreads;
+#endif
+    for (p = 0; p < npanel; ++p) rc__sp_gemm_panel(p, m, n, k, A, lda, Bp, C, ldc, acc);
 }
 
 /* Dense LDL^T of one supernode block (nr x nc, column-major, ld = nr): the top nc x nc block is
@@ -8995,6 +9009,16 @@ static RC__UNUSED double rc__terms_total(const rc__terms *T)
     return T->inertia + T->stretch + T->bend + T->gravity + T->quality + T->ext + T->contact + T->friction;
 }
 
+/* the per-triangle energies of stencils A and B into tri_e (6 per triangle) */
+static RC__UNUSED void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
+{
+    double a[5], b;
+    rc__sim_kernel_A(s, t, x, u, 0, a, NULL, NULL);
+    rc__sim_kernel_B(s, t, x, u, phi, 0, &b, NULL, NULL);
+    s->tri_e[6 * t + 0] = a[0]; s->tri_e[6 * t + 1] = a[1]; s->tri_e[6 * t + 2] = a[2];
+    s->tri_e[6 * t + 3] = a[3]; s->tri_e[6 * t + 4] = b; s->tri_e[6 * t + 5] = a[4];
+}
+
 static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double *u, const double *phi, rc__terms *T)
 {
     int t, i, nt = s->nt;
@@ -9003,15 +9027,12 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
     T->min_self = HUGE_VAL;
     if (s->def.adaptive) rc__sim_update_xtil(s, u);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(rc__sim_threads(s)) if (nt >= 512)
+    if (nt >= 512 && rc__sim_threads(s) > 1) {   /* serial: no OpenMP region at all (see rc__sp_gemm_lower) */
+#pragma omp parallel for schedule(static) num_threads(rc__sim_threads(s))
+        for (t = 0; t < nt; ++t) rc__sim_energy_tri(s, t, x, u, phi);
+    } else
 #endif
-    for (t = 0; t < nt; ++t) {
-        double a[5], b;
-        rc__sim_kernel_A(s, t, x, u, 0, a, NULL, NULL);
-        rc__sim_kernel_B(s, t, x, u, phi, 0, &b, NULL, NULL);
-        s->tri_e[6 * t + 0] = a[0]; s->tri_e[6 * t + 1] = a[1]; s->tri_e[6 * t + 2] = a[2];
-        s->tri_e[6 * t + 3] = a[3]; s->tri_e[6 * t + 4] = b; s->tri_e[6 * t + 5] = a[4];
-    }
+    for (t = 0; t < nt; ++t) rc__sim_energy_tri(s, t, x, u, phi);
     for (t = 0; t < nt; ++t) {
         T->stretch += s->tri_e[6 * t + 0]; T->inertia += s->tri_e[6 * t + 1]; T->gravity += s->tri_e[6 * t + 2];
         T->quality += s->tri_e[6 * t + 3]; T->bend += s->tri_e[6 * t + 4]; T->contact += s->tri_e[6 * t + 5];
@@ -9082,6 +9103,31 @@ static RC__UNUSED int rc__cmp_desc_double(const void *a, const void *b)
    derivatives are computed in parallel in chunks and scattered serially in triangle order, so the
    result is bit-identical for any thread count. Returns the active rate (recomputed / all). */
 #define RC__CHUNK 1024
+/* derivatives of triangle t's stencils A and B: into the cache (use_cache; Hessians only when the
+   stencil moved, thresh = the 10%-most-moved score) or into the chunk buffers (chunk start c0).
+   Returns 1 if the Hessians were recomputed. */
+static RC__UNUSED int rc__sim_assemble_tri(rc_sim *s, int t, int c0, const double *x, const double *u, const double *phi,
+                                          int with_u, int use_cache, double thresh)
+{
+    double a[5], b;
+    double *gA, *HA, *gB, *HB;
+    int recompute = 1;
+    if (use_cache) {
+        gA = s->cacheA + (size_t)240 * t; gB = s->cacheB + (size_t)756 * t;
+        recompute = !s->cache_valid[t] || s->cache_score[t] >= s->def.cache_eps || s->cache_score[t] > thresh;
+    } else {
+        gA = s->chunkA + (size_t)240 * (t - c0); gB = s->chunkB + (size_t)756 * (t - c0);
+    }
+    HA = gA + 15; HB = gB + 27;
+    rc__sim_kernel_A(s, t, x, u, with_u, a, gA, (recompute && !s->phi_only) ? HA : NULL);
+    rc__sim_kernel_B(s, t, x, u, phi, with_u, &b, gB, recompute ? HB : NULL);
+    if (recompute && use_cache) {
+        rc__sim_stencil_state(s, t, x, u, phi, s->cache_state + (size_t)27 * t);
+        s->cache_valid[t] = 1;
+    }
+    return recompute;
+}
+
 static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const double *u, const double *phi, int use_cache)
 {
     int t, i, nt = s->nt, nactive = 0, with_u = y->with_u, c0;
@@ -9109,29 +9155,12 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
     for (c0 = 0; c0 < nt; c0 += RC__CHUNK) {
         int c1 = c0 + RC__CHUNK < nt ? c0 + RC__CHUNK : nt;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : nactive) num_threads(rc__sim_threads(s)) if (c1 - c0 >= 256)
+        if (c1 - c0 >= 256 && rc__sim_threads(s) > 1) {   /* serial: no OpenMP region at all (see rc__sp_gemm_lower) */
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : nactive) num_threads(rc__sim_threads(s))
+            for (t = c0; t < c1; ++t) nactive += rc__sim_assemble_tri(s, t, c0, x, u, phi, with_u, use_cache, thresh);
+        } else
 #endif
-        for (t = c0; t < c1; ++t) {
-            double a[5], b;
-            double *gA, *HA, *gB, *HB;
-            int recompute = 1;
-            if (use_cache) {
-                gA = s->cacheA + (size_t)240 * t; gB = s->cacheB + (size_t)756 * t;
-                recompute = !s->cache_valid[t] || s->cache_score[t] >= s->def.cache_eps || s->cache_score[t] > thresh;
-            } else {
-                gA = s->chunkA + (size_t)240 * (t - c0); gB = s->chunkB + (size_t)756 * (t - c0);
-            }
-            HA = gA + 15; HB = gB + 27;
-            rc__sim_kernel_A(s, t, x, u, with_u, a, gA, (recompute && !s->phi_only) ? HA : NULL);
-            rc__sim_kernel_B(s, t, x, u, phi, with_u, &b, gB, recompute ? HB : NULL);
-            if (recompute) {
-                nactive++;
-                if (use_cache) {
-                    rc__sim_stencil_state(s, t, x, u, phi, s->cache_state + (size_t)27 * t);
-                    s->cache_valid[t] = 1;
-                }
-            }
-        }
+        for (t = c0; t < c1; ++t) nactive += rc__sim_assemble_tri(s, t, c0, x, u, phi, with_u, use_cache, thresh);
         for (t = c0; t < c1; ++t) {
             rc__dofmap m;
             const double *bA = use_cache ? s->cacheA + (size_t)240 * t : s->chunkA + (size_t)240 * (t - c0);
