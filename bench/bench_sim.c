@@ -237,12 +237,12 @@ static void section_ablation(void)
     enum { NV = 5 };
     static const char *names[NV] = { "none", "schedule", "cache", "both", "both-blk" };
     static const int sch[NV] = { 0, 1, 0, 1, 1 }, cac[NV] = { 0, 0, 1, 1, 2 };
-    const int n = 15, warm = 5, steps = 3;
+    const int n = 15, warm = 5, steps = 3, reps = 3;
     double *state;
     rc_sim *s;
     rc_step_stats acc[NV];
     double tt[NV];
-    int ok[NV], c, k;
+    int ok[NV], c, k, r;
     printf("\n== 3. r-ITR acceleration ablation: two-point drape (%d verts, prototype material, corners 0.6 m apart),"
            " dt 0.01, %d thread(s)\n   start state: %d fixed-mesh steps from the flat sheet, saved and loaded into %d adaptive sims; %d step(s) per variant\n",
            n * n, g_threads, warm, NV, steps);
@@ -256,35 +256,40 @@ static void section_ablation(void)
     if (!state) { rc_sim_destroy(s); return; }
     rc_sim_save_state(s, state);
     rc_sim_destroy(s);
-    for (c = 0; c < NV; ++c) {
-        memset(&acc[c], 0, sizeof acc[c]);
-        tt[c] = 0.0;
-        ok[c] = 0;
-        s = make_two_point(n, 1, sch[c], cac[c], 0.01);
-        if (!s || rc_sim_load_state(s, state) != RC_OK) { printf("  %s: create/load failed\n", names[c]); rc_sim_destroy(s); continue; }
-        ok[c] = 1;
-        for (k = 0; k < steps; ++k) {
-            rc_step_stats ss;
-            double c0 = cpu_now(), cpu;
-            if (rc_sim_step(s, &ss) != RC_OK) { printf("  %s step failed: %s\n", names[c], rc_sim_last_error(s)); ok[c] = 0; break; }
-            cpu = cpu_now() - c0;
-            printf("    %-8s step %d: %.3f s wall, %.3f s cpu (assemble %.3f, factor %.3f, solve %.3f, line search %.3f), outer %d, inner %d, solves %d (%d on the previous factor, %d CG its), active %.3f, IP %.10g -> %.10g, conv %d\n",
-                   names[c], k + 1, ss.t_total, cpu, ss.t_assemble, ss.t_factor, ss.t_solve, ss.t_line_search, ss.outer_iters, ss.inner_iters,
-                   ss.linear_solves, ss.factor_reuses, ss.cg_iters, ss.active_rate, ss.ip_start, ss.ip_end, ss.converged);
-            fflush(stdout);
-            tt[c] += cpu;
-            acc[c].outer_iters += ss.outer_iters;
-            acc[c].inner_iters += ss.inner_iters;
-            acc[c].linear_solves += ss.linear_solves;
-            acc[c].active_rate += ss.active_rate / steps;
-            acc[c].ip_end = ss.ip_end;
-            acc[c].converged += ss.converged;
+    /* the machine is shared: a load burst during one variant skews a single pass, so every variant
+       runs reps times, interleaved, and its time is the fastest pass (the runs are deterministic:
+       same iterates, same stats in every pass) */
+    for (c = 0; c < NV; ++c) { memset(&acc[c], 0, sizeof acc[c]); tt[c] = HUGE_VAL; ok[c] = 1; }
+    for (r = 0; r < reps; ++r)
+        for (c = 0; c < NV; ++c) {
+            double pass = 0.0;
+            if (!ok[c]) continue;
+            s = make_two_point(n, 1, sch[c], cac[c], 0.01);
+            if (!s || rc_sim_load_state(s, state) != RC_OK) { printf("  %s: create/load failed\n", names[c]); rc_sim_destroy(s); ok[c] = 0; continue; }
+            for (k = 0; k < steps; ++k) {
+                rc_step_stats ss;
+                double c0 = cpu_now(), cpu;
+                if (rc_sim_step(s, &ss) != RC_OK) { printf("  %s step failed: %s\n", names[c], rc_sim_last_error(s)); ok[c] = 0; break; }
+                cpu = cpu_now() - c0;
+                pass += cpu;
+                if (r > 0) continue;
+                printf("    %-8s step %d: %.3f s wall, %.3f s cpu (assemble %.3f, factor %.3f, solve %.3f, line search %.3f), outer %d, inner %d, solves %d (%d on the previous factor, %d CG its), active %.3f, IP %.10g -> %.10g, conv %d\n",
+                       names[c], k + 1, ss.t_total, cpu, ss.t_assemble, ss.t_factor, ss.t_solve, ss.t_line_search, ss.outer_iters, ss.inner_iters,
+                       ss.linear_solves, ss.factor_reuses, ss.cg_iters, ss.active_rate, ss.ip_start, ss.ip_end, ss.converged);
+                fflush(stdout);
+                acc[c].outer_iters += ss.outer_iters;
+                acc[c].inner_iters += ss.inner_iters;
+                acc[c].linear_solves += ss.linear_solves;
+                acc[c].active_rate += ss.active_rate / steps;
+                acc[c].ip_end = ss.ip_end;
+                acc[c].converged += ss.converged;
+            }
+            rc_sim_destroy(s);
+            if (ok[c] && pass < tt[c]) tt[c] = pass;
         }
-        rc_sim_destroy(s);
-    }
     free(state);
-    printf("\n  per step (mean of %d steps), cpu seconds; speedup = unaccelerated time / variant time; other ratios\n"
-           "  vs unaccelerated in brackets; final IP after the last step\n", steps);
+    printf("\n  per step (mean of %d steps; time: the fastest of %d interleaved passes), cpu seconds; speedup = unaccelerated time / variant time; other ratios\n"
+           "  vs unaccelerated in brackets; final IP after the last step\n", steps, reps);
     printf("  | variant | s/step (speedup) | outer/step | inner/step | linear solves/step | active rate | final IP (J) | converged |\n");
     printf("  |---|---|---|---|---|---|---|---|\n");
     for (c = 0; c < NV; ++c) {
