@@ -18,24 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include "bench_scenes.h"
+#include "../examples/common/scenes.h"   /* sc_fold_create (scenes.c is linked in) */
 
 static rc_sim *make_sphere_drape(int n, int self_contact)
 {
-    rc_sim_def def = rc_default_sim_def();
-    rc_mesh m;
-    rc_sim *s = NULL;
-    double c[3] = { 0.0, 0.0, 0.0 }, r = 0.25;
-    int i;
-    if (rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
-    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.5; m.pos[3 * i + 1] -= 0.5; m.pos[3 * i + 2] = r + 0.002; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-    def.num_threads = 1;
-    def.self_contact = self_contact;
-    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
-    rc_mesh_free(&m);
-    if (s && rc_sim_add_sphere(s, c, r, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
-    return s;
+    return bench_sphere_drape(n, 0, self_contact, 1, -1.0);
 }
 
 static void bench_overhead(int steps)
@@ -66,38 +54,14 @@ static void bench_overhead(int steps)
     rc_sim_destroy(s[0]); rc_sim_destroy(s[1]);
 }
 
-/* the fold of tests/test_sim.c: a 0.6 x 0.12 m strip, nx x ny grid, left half on the ground,
-   right half standing up from the middle line leaning 10 degrees back over the left half */
-static rc_sim *make_fold(int nx, int ny)
-{
-    rc_mesh m;
-    rc_sim_def def = rc_default_sim_def();
-    rc_sim *s = NULL;
-    double p0[3] = { 0, 0, 0 }, n0[3] = { 0, 0, 1 }, L = 0.6, phi = 80.0 * 3.14159265358979323846 / 180.0;
-    int i;
-    if (rc_mesh_grid(&m, L, 0.12, nx, ny, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
-    for (i = 0; i < m.num_verts; ++i) {
-        double u = m.ref_uv[2 * i], z0 = 0.002;
-        if (u <= 0.5 * L) { m.pos[3 * i] = u; m.pos[3 * i + 2] = z0; }
-        else { m.pos[3 * i] = 0.5 * L - (u - 0.5 * L) * cos(phi); m.pos[3 * i + 2] = z0 + (u - 0.5 * L) * sin(phi); }
-    }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-    def.num_threads = 1;
-    def.self_contact = 1;
-    def.bending_scale = 0.2;
-    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
-    rc_mesh_free(&m);
-    if (s && rc_sim_add_plane(s, p0, n0, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
-    return s;
-}
-
+/* the fold strip of sc_fold_create (the fold test and CLI scene): 0.6 x 0.12 m, nx x ny grid,
+   left half on the ground, right half standing up from the middle line leaning 10 degrees back */
 static void bench_fold(int nx, int ny, int steps)
 {
-    rc_sim *s = make_fold(nx, ny);
+    rc_sim *s = NULL;
     double t = 0, bp = 0, np = 0, ccd = 0, as = 0, fa = 0, so = 0, ls = 0, dmin = HUGE_VAL;
     int k, it = 0, reb = 0;
-    if (!s) { printf("  create failed\n"); return; }
+    if (sc_fold_create(nx, ny, 1, 0, &s) != RC_OK) { printf("  create failed\n"); return; }
     printf("== fold: %d x %d strip (%d vertices), %d steps (collapse over by ~step 25), 1 thread\n", nx, ny, rc_sim_num_verts(s), steps);
     for (k = 0; k < steps; ++k) {
         rc_step_stats st;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <math.h>
 #include <time.h>
+#include "bench_scenes.h"
 
 /* process CPU seconds: with one thread this is the solver's time even when other jobs share the
    machine (wall time, ss.t_total, is printed too) */
@@ -31,32 +32,10 @@ static double g_cache_eps = -1.0;   /* --cache-eps X: def.cache_eps of the adapt
 
 /* ------------------------------------------------------------------ scenes */
 
-/* Sphere drape: a 1 m cotton square (n x n grid, alternating diagonals) centred over a sphere of
-   radius 0.25 m at the origin, released flat at 2 mm above the sphere top: inside the barrier
-   activation band (xi 1 mm + dhat 2 mm), so the cloth is in contact from the first step and the
-   first step already drapes the sheet; every timed step is a contact step. */
+/* the sphere drape of bench_scenes.h with this run's threads and cache_eps */
 static rc_sim *make_sphere_drape(int n, int adaptive)
 {
-    rc_sim_def def = rc_default_sim_def();
-    rc_mesh m;
-    rc_sim *s = NULL;
-    double c[3] = { 0.0, 0.0, 0.0 }, r = 0.25;
-    int i;
-    if (rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
-    for (i = 0; i < m.num_verts; ++i) {
-        m.pos[3 * i] -= 0.5;
-        m.pos[3 * i + 1] -= 0.5;
-        m.pos[3 * i + 2] = r + 0.002;
-    }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-    def.adaptive = adaptive;
-    def.num_threads = g_threads;
-    if (g_cache_eps >= 0.0) def.cache_eps = g_cache_eps;
-    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
-    rc_mesh_free(&m);
-    if (s && rc_sim_add_sphere(s, c, r, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
-    return s;
+    return bench_sphere_drape(n, adaptive, 0, g_threads, g_cache_eps);
 }
 
 /* Two-point drape (DESIGN §10): a 0.8 m square of the prototype material (n x n grid) hanging in

@@ -2,7 +2,7 @@
 # build/bench_sim SECTION... runs only the named sections (see bench/bench_sim.c).
 .PHONY: bench-sim
 BENCH_SIM_ARGS ?=
-$(BUILD)/bench_sim: bench/bench_sim.c rcloth.h | $(BUILD)
+$(BUILD)/bench_sim: bench/bench_sim.c bench/bench_scenes.h rcloth.h | $(BUILD)
 	$(CC) -O2 -std=c99 -Wall -Wextra -pedantic -fopenmp -o $@ bench/bench_sim.c -lm
 
 bench-sim: $(BUILD)/bench_sim

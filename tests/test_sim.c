@@ -1090,31 +1090,8 @@ static double t_self_min_distance(const rc_sim *s, const double *x)
    lies on the ground plane z = 0 and whose right half stands up from the middle line, leaning
    10 degrees back over the left half. Released, the limp standing half cannot topple as a panel:
    it collapses under its own weight onto the crease and the left half, folding into a pile of
-   several layers (the 0.3 m half ends within ~8 cm of the crease, the pile ~3.5 cm high). */
-static rc_sim *t_make_fold(int self_contact, int adaptive)
-{
-    rc_mesh m;
-    rc_sim_def def = rc_default_sim_def();
-    rc_sim *s = NULL;
-    double p0[3] = { 0, 0, 0 }, n0[3] = { 0, 0, 1 }, L = 0.6, phi = 80.0 * 3.14159265358979323846 / 180.0;
-    int i;
-    if (rc_mesh_grid(&m, L, 0.12, 25, 6, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
-    for (i = 0; i < m.num_verts; ++i) {
-        double u = m.ref_uv[2 * i], z0 = 0.002;
-        if (u <= 0.5 * L) { m.pos[3 * i] = u; m.pos[3 * i + 2] = z0; }
-        else { m.pos[3 * i] = 0.5 * L - (u - 0.5 * L) * cos(phi); m.pos[3 * i + 2] = z0 + (u - 0.5 * L) * sin(phi); }
-    }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-    def.num_threads = 1;
-    def.self_contact = self_contact;
-    def.adaptive = adaptive;
-    def.bending_scale = 0.2;
-    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
-    rc_mesh_free(&m);
-    if (s && rc_sim_add_plane(s, p0, n0, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
-    return s;
-}
+   several layers (the 0.3 m half ends within ~8 cm of the crease, the pile ~3.5 cm high).
+   Built by sc_fold_create (examples/common/scenes.c), shared with the CLI scene and bench_self. */
 
 /* Two layers: a 0.3 x 0.1 m strip (13 x 5 grid, edges 2.5 cm) folded flat at its middle line, the
    top half mirrored 2.6 mm above the bottom half (inside the band xi + dhat = 3 mm, outside xi =
@@ -1293,12 +1270,12 @@ static void t_fold_iterate(const rc_sim *s, void *user)
 
 static void test_sim_self_fold(void)
 {
-    rc_sim *s = t_make_fold(1, 0);
+    rc_sim *s = NULL;
     rc_step_stats ss;
     t_iter_check ic = { 0, 0 };
     int k, fails = 0, crossings = 0, nan = 0, rebuilds = 0;
     double dmin = HUGE_VAL, zmax = 0.0, t_total = 0, t_bp = 0, t_np = 0, t_ccd = 0;
-    CHECK(s != NULL);
+    CHECK_OK(sc_fold_create(25, 6, 1, 0, &s));
     if (!s) return;
     s->def.iterate_hook = t_fold_iterate;
     s->def.iterate_user = &ic;

@@ -663,23 +663,52 @@ static void sc__dress_animate(sc_scene *sc, double t)
    half stands up from the middle line leaning 10 degrees back over the left half. Released, the
    limp standing half collapses under its own weight onto the crease and the left half and folds
    into a pile of several layers (over by ~0.25 s). */
-static rc_status sc__fold(sc_scene *sc, const sc_params *p)
+rc_status sc_fold_mesh(rc_mesh *m, int nx, int ny)
 {
     const double L = 0.6, W = 0.12, lean = 80.0 * SC__PI / 180.0;
+    int i;
+    rc_status st = rc_mesh_grid(m, L, W, nx, ny, RC_DIAG_ALTERNATING);
+    if (st != RC_OK) return st;
+    for (i = 0; i < m->num_verts; i++) {
+        double u = m->ref_uv[2 * i], z0 = 0.002;
+        m->pos[3 * i + 1] = m->ref_uv[2 * i + 1] - 0.5 * W;
+        if (u <= 0.5 * L) { m->pos[3 * i] = u - 0.5 * L; m->pos[3 * i + 2] = z0; }
+        else { m->pos[3 * i] = -(u - 0.5 * L) * cos(lean); m->pos[3 * i + 2] = z0 + (u - 0.5 * L) * sin(lean); }
+    }
+    return RC_OK;
+}
+
+rc_status sc_fold_create(int nx, int ny, int self_contact, int adaptive, rc_sim **out)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    double p0[3] = { 0.0, 0.0, 0.0 }, n0[3] = { 0.0, 0.0, 1.0 };
+    rc_status st = sc_fold_mesh(&m, nx, ny);
+    *out = NULL;
+    if (st != RC_OK) return st;
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    def.self_contact = self_contact;
+    def.adaptive = adaptive;
+    def.bending_scale = 0.2;
+    st = rc_sim_create(&def, out);
+    rc_mesh_free(&m);
+    if (st == RC_OK) st = rc_sim_add_plane(*out, p0, n0, NULL);
+    if (st != RC_OK) { rc_sim_destroy(*out); *out = NULL; }
+    return st;
+}
+
+static rc_status sc__fold(sc_scene *sc, const sc_params *p)
+{
     double g[3] = { 0.0, 0.0, 0.0 }, n[3] = { 0.0, 0.0, 1.0 };
-    int i, ny = (int)floor(sqrt(p->verts / 5.0) + 0.5), nx;
+    int ny = (int)floor(sqrt(p->verts / 5.0) + 0.5), nx;
     rc_status st;
     if (ny < 3) ny = 3;
     nx = (int)floor((double)p->verts / ny + 0.5);
     if (nx < 4) nx = 4;
-    st = rc_mesh_grid(&sc->mesh, L, W, nx, ny, RC_DIAG_ALTERNATING);
+    st = sc_fold_mesh(&sc->mesh, nx, ny);
     if (st != RC_OK) return st;
-    for (i = 0; i < sc->mesh.num_verts; i++) {
-        double u = sc->mesh.ref_uv[2 * i], z0 = 0.002;
-        sc->mesh.pos[3 * i + 1] = sc->mesh.ref_uv[2 * i + 1] - 0.5 * W;
-        if (u <= 0.5 * L) { sc->mesh.pos[3 * i] = u - 0.5 * L; sc->mesh.pos[3 * i + 2] = z0; }
-        else { sc->mesh.pos[3 * i] = -(u - 0.5 * L) * cos(lean); sc->mesh.pos[3 * i + 2] = z0 + (u - 0.5 * L) * sin(lean); }
-    }
     sc->def.self_contact = 1;
     sc->def.bending_scale = 0.2;
     st = sc__create_sim(sc, p, 0.01);

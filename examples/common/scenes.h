@@ -127,6 +127,13 @@ void sc_capsule_world(const sc_obstacle *o, double a[3], double b[3]);
 
 /* The vertex of the mesh whose reference uv is nearest to (u, v). */
 int sc_nearest_vertex(const rc_mesh *m, double u, double v);
+/* The fold scene's strip (also built by the self-contact tests and bench): 0.6 x 0.12 m, nx x ny
+   grid, centred on the origin in x-y; the left half lies flat 2 mm above z = 0, the right half
+   stands up from the middle line leaning 10 degrees back over the left half. */
+rc_status sc_fold_mesh(rc_mesh *m, int nx, int ny);
+/* That strip as a bare sim on the ground plane z = 0 (default material, bending_scale 0.2, dt
+   0.01, 1 thread): what the fold tests and bench/bench_self.c run. */
+rc_status sc_fold_create(int nx, int ny, int self_contact, int adaptive, rc_sim **out);
 
 #ifdef __cplusplus
 }
