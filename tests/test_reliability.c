@@ -473,6 +473,10 @@ R_MUT(rm_lambda, d->itr_lambda = 1.5)
 R_MUT(rm_strict, d->itr_strict_every = 0)
 R_MUT(rm_outer, d->itr_max_outer = 0)
 R_MUT(rm_cache, d->cache_eps = -1)
+R_MUT(rm_reuse, d->itr_factor_reuse = -1)
+R_MUT(rm_eta0, d->itr_factor_eta = 0.0)
+R_MUT(rm_eta1, d->itr_factor_eta = 1.0)
+R_MUT(rm_etan, d->itr_factor_eta = R_NAN)
 R_MUT(rm_qthr, d->quality_threshold = 2.0)
 R_MUT(rm_qw, d->quality_weight = R_NAN)
 R_MUT(rm_xi, d->contact_thickness = -1e-3)
@@ -516,6 +520,10 @@ static void test_rel_sim_def_table(void)
         { "itr_strict_every 0", rm_strict, RC_ERR_INVALID_ARGUMENT },
         { "itr_max_outer 0", rm_outer, RC_ERR_INVALID_ARGUMENT },
         { "cache_eps < 0", rm_cache, RC_ERR_INVALID_ARGUMENT },
+        { "itr_factor_reuse -1", rm_reuse, RC_ERR_INVALID_ARGUMENT },
+        { "itr_factor_eta 0", rm_eta0, RC_ERR_INVALID_ARGUMENT },
+        { "itr_factor_eta 1", rm_eta1, RC_ERR_INVALID_ARGUMENT },
+        { "itr_factor_eta NaN", rm_etan, RC_ERR_INVALID_ARGUMENT },
         { "quality_threshold 2", rm_qthr, RC_ERR_INVALID_ARGUMENT },
         { "quality_weight NaN", rm_qw, RC_ERR_INVALID_ARGUMENT },
         { "contact_thickness < 0", rm_xi, RC_ERR_INVALID_ARGUMENT },
