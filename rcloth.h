@@ -9588,19 +9588,6 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         ok = rc__sim_line_search(s, y, E, T, &alpha, st);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (dx <= bound && dphi <= bound) { *conv = 1; break; }
-        if (dx <= bound && ok) {
-            /* x has converged and what is left of the director angles' step changes E by less
-               than E's own round-off: the Newton decrement -g.d is below 1e-13 of the energy's
-               magnitude (sum of |terms|). Measured (adaptive two-point drape, 1e-4 tolerance):
-               such solves sat at dx = 6e-11 bound, l dphi = 1.0-1.4 bound with -g.d = 1.4e-14 |E|
-               and E unchanged to the last digit, iteration after iteration; the angles are at
-               their minimum to the precision of E. Converged. */
-            double gd = 0.0, scale = fabs(T->inertia) + fabs(T->stretch) + fabs(T->bend) + fabs(T->gravity) + fabs(T->quality) +
-                                     fabs(T->ext) + fabs(T->contact) + fabs(T->friction);
-            int k;
-            for (k = 0; k < y->ndof; ++k) gd += y->g[k] * y->d[k];
-            if (-gd <= 1e-13 * scale) { *conv = 1; break; }
-        }
         /* a failed line search on an exact-Hessian direction: that Hessian was positive definite
            but nearly singular in the soft director angles, so the direction's angle part was huge
            (thousands of times the bound) and only round-off-sized steps along it were tried.
