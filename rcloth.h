@@ -574,7 +574,8 @@ typedef struct rc_sim_def {
     int itr_strict_every;       /* strict inner solve every k outer iterations, default 10 */
     int itr_max_outer;          /* outer iteration cap, default 300 */
     int itr_schedule;           /* 1: scheduled tolerances (default); 0: eps* at every outer iteration */
-    int itr_cache;              /* 1: reuse cached stencil Hessians (default); 0: recompute all */
+    int itr_cache;              /* 1: reuse cached stencil Hessians and the previous joint factor
+                                   (itr_factor_reuse) (default); 0: recompute and refactor all */
     int itr_exact_hessian;      /* 1 (default, LDL^T only): outer joint steps use the exact Hessian
                                    plus an adaptive Levenberg-Marquardt shift mu*I; 0: per-stencil
                                    PSD projection (stalls in u: see the SIM section notes) */
