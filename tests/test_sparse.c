@@ -583,7 +583,8 @@ static void test_sparse_stale_factor_cg(void)
     int n = 80, i, j, its = 0, ok;
     double mu = 0.5, *A0 = (double *)malloc(sizeof(double) * (size_t)n * n), *A1 = (double *)malloc(sizeof(double) * (size_t)n * n);
     double *g = (double *)malloc(sizeof(double) * (size_t)n), *d = (double *)malloc(sizeof(double) * (size_t)n);
-    double *work = (double *)malloc(sizeof(double) * 4 * (size_t)n), gd = 0.0, rn = 0.0, gn = 0.0;
+    double *work = (double *)malloc(sizeof(double) * 5 * (size_t)n), *rhs = (double *)malloc(sizeof(double) * (size_t)n);
+    double gd = 0.0, rn = 0.0, gn = 0.0;
     t_csc m0, m1;
     rc__system y;
     t_random_spd(n, 0.1, A0);
@@ -595,7 +596,7 @@ static void test_sparse_stale_factor_cg(void)
     m1 = t_csc_from_dense(n, A1, 1);
     CHECK(m0.colptr[n] == m1.colptr[n]);
     memset(&y, 0, sizeof y);
-    y.ndof = n; y.colptr = m1.colptr; y.rowind = m1.rowind; y.val = m1.val; y.g = g; y.d = d; y.pcg_work = work;
+    y.ndof = n; y.colptr = m1.colptr; y.rowind = m1.rowind; y.val = m1.val; y.g = g; y.d = d; y.pcg_work = work; y.rhs_scratch = rhs;
     CHECK(rc__system_solve_stale(&y, mu, 1e-8, 50, &its) == 0 && its == 0);   /* no factor yet */
     CHECK_OK(rc_ldlt_analyze(&y.ldlt, n, m0.colptr, m0.rowind));
     CHECK_OK(rc_ldlt_factor_shifted(y.ldlt, m0.val, mu));   /* the factor of A0 + mu I */
@@ -626,7 +627,7 @@ static void test_sparse_stale_factor_cg(void)
     CHECK(rc__system_solve_stale(&y, 0.0, 1e-8, 50, &its) == 0);
     rc_ldlt_destroy(y.ldlt);
     t_csc_free(&m0); t_csc_free(&m1);
-    free(A0); free(A1); free(g); free(d); free(work);
+    free(A0); free(A1); free(g); free(d); free(work); free(rhs);
 }
 
 static void suite_sparse(void)
