@@ -2296,19 +2296,26 @@ RC__UNUSED RCLOTHDEF void rc_ldlt_inertia(const rc_ldlt *f, int *num_positive, i
     if (num_negative) *num_negative = f ? f->nneg : 0;
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, const double *values,
-                                   const double *x, double *y)
+/* input checks of the public matrix calls (n > 0): a valid CSC upper pattern, values present */
+static rc_status rc__sp_check_matrix(int n, const int *colptr, const int *rowind, const double *values)
 {
-    int *mark;
+    int *mark = (int *)rc__alloc(NULL, (size_t)n, sizeof(int));
     rc_status st;
-    if (n < 0 || !colptr || (n > 0 && (!x || !y))) return RC_ERR_INVALID_ARGUMENT;
-    if (n == 0) return RC_OK;
-    mark = (int *)rc__alloc(NULL, (size_t)n, sizeof(int));
     if (!mark) return RC_ERR_OUT_OF_MEMORY;
     st = rc__sp_check_pattern(n, colptr, rowind, mark);
     rc__free(NULL, mark);
     if (st != RC_OK) return st;
-    if (colptr[n] > 0 && !values) return RC_ERR_INVALID_ARGUMENT;
+    return colptr[n] > 0 && !values ? RC_ERR_INVALID_ARGUMENT : RC_OK;
+}
+
+RC__UNUSED RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, const double *values,
+                                   const double *x, double *y)
+{
+    rc_status st;
+    if (n < 0 || !colptr || (n > 0 && (!x || !y))) return RC_ERR_INVALID_ARGUMENT;
+    if (n == 0) return RC_OK;
+    st = rc__sp_check_matrix(n, colptr, rowind, values);
+    if (st != RC_OK) return st;
     if (!rc__all_finite(values, (size_t)colptr[n]) || !rc__all_finite(x, (size_t)n)) return RC_ERR_NON_FINITE;
     rc__sp_symv(n, colptr, rowind, values, x, y);
     return RC_OK;
@@ -2475,7 +2482,7 @@ RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int 
                                  const int *block_ptr, int num_blocks, const double *b, double *x,
                                  double rel_tol, int max_iter, int *iterations, double *rel_residual)
 {
-    int *mark = NULL, *bp = NULL, nb, i;
+    int *bp = NULL, nb, i;
     size_t *boff = NULL, total = 0;
     double *blk = NULL, *work = NULL;
     rc__pcg_jacobi jac;
@@ -2484,12 +2491,8 @@ RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int 
     if (rel_residual) *rel_residual = 0.0;
     if (n < 0 || !colptr || max_iter < 0 || !(rel_tol >= 0.0) || (n > 0 && (!b || !x))) return RC_ERR_INVALID_ARGUMENT;
     if (n == 0) return RC_OK;
-    mark = (int *)rc__alloc(NULL, (size_t)n, sizeof(int));
-    if (!mark) return RC_ERR_OUT_OF_MEMORY;
-    st = rc__sp_check_pattern(n, colptr, rowind, mark);
-    rc__free(NULL, mark);
+    st = rc__sp_check_matrix(n, colptr, rowind, values);
     if (st != RC_OK) return st;
-    if (colptr[n] > 0 && !values) return RC_ERR_INVALID_ARGUMENT;
     if (block_ptr) {
         if (num_blocks < 1 || block_ptr[0] != 0 || block_ptr[num_blocks] != n) return RC_ERR_INVALID_ARGUMENT;
         for (i = 0; i < num_blocks; ++i) {
