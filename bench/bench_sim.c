@@ -29,6 +29,8 @@ static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
 static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0, g_only = -1;
 static double g_cache_eps = -1.0;   /* --cache-eps X: def.cache_eps of the adaptive sims (< 0: library default) */
+static int g_reuse = -1;            /* --reuse N: def.itr_factor_reuse of the cached variants (< 0: default) */
+static double g_eta = -1.0;         /* --eta X: def.itr_factor_eta (< 0: default) */
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -62,6 +64,8 @@ static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, doub
     def.adaptive = adaptive;
     def.itr_schedule = schedule;
     def.itr_cache = cache != 0;
+    if (g_reuse >= 0) def.itr_factor_reuse = g_reuse;
+    if (g_eta >= 0.0) def.itr_factor_eta = g_eta;
     if (cache == 2) def.itr_factor_reuse = 0;   /* stencil blocks cached, the joint factor rebuilt every outer iteration */
     if (g_cache_eps >= 0.0) def.cache_eps = g_cache_eps;
     def.dt = dt;
@@ -364,11 +368,13 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) { g_threads = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--big") == 0) { g_big = 1; continue; }
         if (strcmp(argv[i], "--cache-eps") == 0 && i + 1 < argc) { g_cache_eps = atof(argv[++i]); continue; }
+        if (strcmp(argv[i], "--reuse") == 0 && i + 1 < argc) { g_reuse = atoi(argv[++i]); continue; }
+        if (strcmp(argv[i], "--eta") == 0 && i + 1 < argc) { g_eta = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--cache-eps X]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--cache-eps X] [--reuse N] [--eta X]\n", argv[0]); return 2; }
     }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
     if (want[0]) section_scaling();

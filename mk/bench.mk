@@ -3,7 +3,7 @@
 .PHONY: bench-sim
 BENCH_SIM_ARGS ?=
 $(BUILD)/bench_sim: bench/bench_sim.c bench/bench_scenes.h rcloth.h | $(BUILD)
-	$(CC) -O2 -std=c99 -Wall -Wextra -pedantic -fopenmp -o $@ bench/bench_sim.c -lm
+	$(CC) -O2 $(NATIVE) -std=c99 -Wall -Wextra -pedantic -fopenmp -o $@ bench/bench_sim.c -lm
 
 bench-sim: $(BUILD)/bench_sim
 	$(BUILD)/bench_sim $(BENCH_SIM_ARGS)

@@ -2,7 +2,7 @@
 #   make demo                         sphere drape, adaptive and fixed side by side -> out/demo/
 #   make demo DEMO_ARGS="--small"     reduced size
 #   make demo-ci                      tiny run (seconds) and a check that every output exists
-DEMO_CFLAGS ?= -O2 -std=c99 -Wall -Wextra -pedantic
+DEMO_CFLAGS ?= -O2 $(NATIVE) -std=c99 -Wall -Wextra -pedantic
 DEMO_OMP    ?= -fopenmp
 DEMO_ARGS   ?=
 DEMO_SRC = examples/rcloth.c examples/common/demo.c examples/common/scenes.c examples/common/curvature.c \
