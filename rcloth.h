@@ -771,8 +771,6 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *buffer);
 #define RCLOTH_ASSERT(x) assert(x)
 #endif
 
-#define RC__PI 3.14159265358979323846
-
 #if defined(__GNUC__) || defined(__clang__)
 #define RC__UNUSED __attribute__((unused))
 #else
@@ -4444,7 +4442,7 @@ typedef struct rc__sh_edged {
 } rc__sh_edged;
 
 static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const double *B, const double *p, double phi,
-                                        double s, double th_ref, int order, rc__sh_edged *E)
+                                        double s, int order, rc__sh_edged *E)
 {
     double psi, th = 0.0;
     int k;
@@ -4470,9 +4468,6 @@ static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const 
         X = E->ec * E->ea - E->ee * E->ac;
         Y = -E->D * E->se;
         th = atan2(Y, X);
-        /* unwrapped next to th_ref (a simulator's tracked hinge angle): atan2 jumps by 2 pi where
-           the hinge folds flat onto itself, and psi = theta/2 + s phi with it by pi, flipping II */
-        if (th_ref != 0.0) th = th_ref + remainder(th - th_ref, 2.0 * RC__PI);
         if (order >= 1) {
             double r2 = X * X + Y * Y, r4 = r2 * r2;
             E->thX = -Y / r2;
@@ -4703,22 +4698,9 @@ static RC__UNUSED double rc__sh_edge_sign(const int vid[3], int i)
    when edge i has a flap vertex; vid: the own vertices' global ids (edge signs s_i).
    Hessian = J^T W'' J (chain, Gauss-Newton-like) + sum_i (dW/dII_i) d2II_i (edge curvature) + the
    u terms; with b = L II, dW/dII = L^T W_b. */
-static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int flap_mask, const double phi[3],
-                                             const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
-                                             const double *th_ref, double *grad, double *hess);
-/* the hinge angles in (-pi, pi] (stateless callers: a single configuration) */
 static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], int flap_mask, const double phi[3],
                                          const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
                                          double *grad, double *hess)
-{
-    return rc__sh_bend_tri_ref(x, xf, flap_mask, phi, vid, u, c, flags, NULL, grad, hess);
-}
-
-/* th_ref (3, may be NULL): the edges' hinge angles as tracked by the simulator; each hinge angle is
-   taken within pi of its th_ref, so the energy stays continuous through a flat fold */
-static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int flap_mask, const double phi[3],
-                                             const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
-                                             const double *th_ref, double *grad, double *hess)
 {
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}}; /* b_k = sum_i L[k][i] II_i */
     rc__sh_edged Ed[3];
@@ -4729,8 +4711,8 @@ static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[
     int need = flags & (RC__SH_GRAD | RC__SH_HESS), order = (flags & RC__SH_HESS) ? 2 : need ? 1 : 0;
     for (i = 0; i < 3; ++i) {
         const double *p = (flap_mask >> i & 1) ? xf + 3 * i : NULL;
-        rc__sh_edge_eval(x + 3 * i, x + 3 * ((i + 1) % 3), x + 3 * ((i + 2) % 3), p, phi[i], rc__sh_edge_sign(vid, i),
-                         th_ref ? th_ref[i] : 0.0, order, &Ed[i]);
+        rc__sh_edge_eval(x + 3 * i, x + 3 * ((i + 1) % 3), x + 3 * ((i + 2) % 3), p, phi[i], rc__sh_edge_sign(vid, i), order,
+                         &Ed[i]);
     }
     for (k = 0; k < 3; ++k) b[k] = L[k][0] * Ed[0].II + L[k][1] * Ed[1].II + L[k][2] * Ed[2].II;
     if (c->ortho) {
@@ -6767,8 +6749,6 @@ struct rc_sim {
     double *Dinv0;                        /* 4*nt inverse of the initial D_u */
     double *A0;                           /* nt initial reference areas */
     double *edge_len0;                    /* ne initial rest edge lengths */
-    double *hinge_ref;                    /* 3*nt: each triangle edge's hinge angle at the step start, unwrapped
-                                             (rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
     unsigned char *pinned, *phi_fixed, *u_fixed;
     double *pin_target, *force, *reaction;
@@ -6936,7 +6916,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x); rc__free(user, s->v); rc__free(user, s->u); rc__free(user, s->phi);
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->phi0); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
-    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->hinge_ref);
+    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -7055,7 +7035,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->x, 3 * nv, double); RC__A(s->v, 3 * nv, double); RC__A(s->u, 2 * nv, double); RC__A(s->phi, ne, double);
     RC__A(s->x0, 3 * nv, double); RC__A(s->u0_step, 2 * nv, double); RC__A(s->phi0, ne, double); RC__A(s->xt, 3 * nv, double);
     RC__A(s->u_init, 2 * nv, double); RC__A(s->Dinv0, 4 * nt, double); RC__A(s->A0, nt, double);
-    RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->hinge_ref, 3 * nt, double);
+    RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double);
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
@@ -8483,15 +8463,14 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
            (whole-stencil clamping removes angle curvature that is real once x is fixed) */
         double Hp[9], work[3 * 9 + 3];
         int i, j;
-        *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, (flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS)) | RC__SH_NO_U,
-                                 s->hinge_ref + 3 * t, g, H);
+        *b = rc__sh_bend_tri(xl, xf, mask, ph, tri, ul, &s->coef, (flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS)) | RC__SH_NO_U, g, H);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) Hp[3 * i + j] = H[(18 + i) * 21 + 18 + j];
         rc__psd_project(3, Hp, RC__PROJECT_CLAMP, work);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) H[(18 + i) * 21 + 18 + j] = Hp[3 * i + j];
         rc__sim_expand(21, 27, g, H);
         return;
     }
-    *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, flags, s->hinge_ref + 3 * t, g, H);
+    *b = rc__sh_bend_tri(xl, xf, mask, ph, tri, ul, &s->coef, flags, g, H);
     rc__sim_expand(with_u ? 27 : 21, 27, g, H);
 }
 
@@ -10248,27 +10227,6 @@ static RC__UNUSED void rc__sim_set_step_size(rc_sim *s, double h)
     s->inv_h2 = 1.0 / (h * h);
 }
 
-/* Track every hinge angle through the steps: at a step start, the angle of the current x taken
-   within pi of the previous start's (atan2 alone lies in (-pi, pi] and jumps by 2 pi where a hinge
-   folds flat onto itself; the mid-edge term II = 2 h sin(theta/2 + s phi) then flips sign, a jump
-   of the bending energy). Measured on the 1k sphere drape without self-contact: from step 16 on,
-   folds reach theta = pi; a Newton iterate sitting at the jump had every line search fail, the
-   step ending unconverged with its x still 400x its tolerance away. A hinge may turn by up to pi
-   within a step. */
-static RC__UNUSED void rc__sim_track_hinges(rc_sim *s)
-{
-    int t, k;
-    for (t = 0; t < s->nt; ++t)
-        for (k = 0; k < 3; ++k) {
-            const int *tri = s->tris + 3 * t;
-            int f = s->topo.tri_flap[3 * t + k];
-            double h, th, *ref = s->hinge_ref + 3 * t + k;
-            if (f < 0) continue;
-            rc__sh_edge_geom(s->x + 3 * tri[k], s->x + 3 * tri[(k + 1) % 3], s->x + 3 * tri[(k + 2) % 3], s->x + 3 * f, &h, &th);
-            *ref += remainder(th - *ref, 2.0 * RC__PI);
-        }
-}
-
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
 static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 {
@@ -10278,7 +10236,6 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     rc_status rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    rc__sim_track_hinges(s);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
@@ -10411,7 +10368,7 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
 {
     if (!s) return 0;
-    return (size_t)8 * s->nv + (size_t)s->ne + 2 + (size_t)24 * s->nobs + (size_t)3 * s->nt;
+    return (size_t)8 * s->nv + (size_t)s->ne + 2 + (size_t)24 * s->nobs;
 }
 
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
@@ -10431,7 +10388,6 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
         memcpy(b + 12, s->obs[o].R_prev, 9 * sizeof(double)); memcpy(b + 21, s->obs[o].t_prev, 3 * sizeof(double));
         b += 24;
     }
-    memcpy(b, s->hinge_ref, sizeof(double) * 3 * (size_t)s->nt);
     return RC_OK;
 }
 
@@ -10453,7 +10409,6 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         memcpy(s->obs[o].R_prev, b + 12, 9 * sizeof(double)); memcpy(s->obs[o].t_prev, b + 21, 3 * sizeof(double));
         b += 24;
     }
-    memcpy(s->hinge_ref, b, sizeof(double) * 3 * (size_t)s->nt);
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     return RC_OK;
 }
