@@ -8,10 +8,11 @@ STRICT  = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # NATIVE=-march=native builds the demo CLI and the simulator benchmarks for this machine's
-# instruction set (AVX2 + FMA kernels of the sparse LDL^T, vectorised element math): measured 1.47x
-# on the first 24 steps of the 1k adaptive sphere drape, 1.14x over its 100 steps. Off by default:
-# FMA contraction changes results at round-off, and the trajectories of the buckling scenes react
-# to that (bench/RESULTS.md section 5); the scene figures in the README are for the portable build.
+# instruction set (the AVX2 + FMA kernels of the sparse LDL^T, and whatever else the compiler
+# vectorises): measured 1.47x on the first 24 steps of the 1k adaptive sphere drape, 1.14x over its
+# 100 steps. Off by default: the FMA kernels round differently from the portable ones, and the
+# trajectories of the buckling scenes react to that (bench/RESULTS.md section 5); the scene figures
+# in the README are for the portable build.
 # make test-sparse-native runs the SIMD kernels' tests (CI does).
 NATIVE ?=
 
