@@ -771,6 +771,8 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *buffer);
 #define RCLOTH_ASSERT(x) assert(x)
 #endif
 
+#define RC__PI 3.14159265358979323846
+
 #if defined(__GNUC__) || defined(__clang__)
 #define RC__UNUSED __attribute__((unused))
 #else
@@ -4404,7 +4406,8 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
     return W.v;
 }
 
-/* ---- one edge's second-fundamental-form entry II = 2 h sin(theta/2 + s phi) (DESIGN §2).
+/* ---- one edge's second-fundamental-form entry II = 2 h S(theta/2 + s phi) (DESIGN §2; S = sin up to
+   sharp folds, see rc__sh_fold_profile).
    Edge from A to B (the triangle's own traversal q -> A -> B), opposite vertex q, flap vertex p
    (NULL on a boundary). With e = B - A, a = q - A, c = p - A:
      n_T = e x a, n_F = c x e (unnormalised face normals, both consistently wound);
@@ -4424,10 +4427,9 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
    Then h = f(N, ee) = N^1/2 ee^-1/2 (f_N = h/2N, f_ee = -h/2ee, f_NN = -h/4N^2, f_Nee = -h/4N ee,
    f_eeee = 3h/4ee^2), theta = atan2(Y, X) (theta_X = -Y/r2, theta_Y = X/r2, theta_XX = 2XY/r4,
    theta_YY = -theta_XX, theta_XY = (Y^2 - X^2)/r4, r2 = X^2 + Y^2), Y = -D |e|, and
-     II_z  = 2 sin(psi) h_z + h cos(psi) theta_z,   II_phi = 2 s h cos(psi)
-     II_zz = 2 sin(psi) h_zz + cos(psi) (h_z theta_z^T + theta_z h_z^T) + h cos(psi) theta_zz
-             - (h/2) sin(psi) theta_z theta_z^T
-     II_zphi = s (2 cos(psi) h_z - h sin(psi) theta_z),   II_phiphi = -2 s^2 h sin(psi).
+     II_z  = 2 S h_z + h S' theta_z,   II_phi = 2 s h S'        (S, S', S'' at psi; sin: S' = cos, S'' = -sin)
+     II_zz = 2 S h_zz + S' (h_z theta_z^T + theta_z h_z^T) + h S' theta_zz + (h/2) S'' theta_z theta_z^T
+     II_zphi = s (2 S' h_z + h S'' theta_z),   II_phiphi = 2 s^2 h S''.
    All first derivatives lie in the span of the four vectors V = (N_z, |e|_z, X_z, D_z)
    (ee_z = 2|e| |e|_z, Y_z = -|e| D_z - D |e|_z), so every rank-1 term above is collected into one
    4x4 symmetric K and added as V^T K V; the rest are the constant/sparse blocks listed.
@@ -4436,13 +4438,47 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
 typedef struct rc__sh_edged {
     double II, gphi, g[9];   /* value, dII/dphi, dII/dz over z = (e, a, c) */
     double e[3], a[3], c[3], V[4][9], ee, ea, aa, ec, ac, se, D, h, N, sn, cs, s;
-    double thX, thY, thXX, thXY;
+    double thX, thY, thXX, thXY, s2;   /* s2: S''(psi) (sn, cs: S, S') */
     double kh[4], kt[4];     /* coefficients of h_z and theta_z in the basis V */
     int flap;
 } rc__sh_edged;
 
+/* the angle th + 2 pi k nearest to ref; th itself (bit for bit) when it is within pi of ref */
+static RC__UNUSED double rc__angle_near(double th, double ref)
+{
+    double d = th - ref;
+    if (d > RC__PI) return th - 2.0 * RC__PI * ceil((d - RC__PI) / (2.0 * RC__PI));
+    if (d < -RC__PI) return th + 2.0 * RC__PI * ceil((-d - RC__PI) / (2.0 * RC__PI));
+    return th;
+}
+
+/* The fold profile S of II = 2 h S(psi), psi = theta/2 + s phi: S = sin(psi) (DESIGN §2) up to
+   |psi| = psi0 = 1.2 rad (folds up to ~137 degrees with phi = 0), continued along its tangent
+   beyond (odd, C1: S = sin psi0 + cos psi0 (|psi| - psi0), S' = cos psi0, S'' = 0). Why not sin
+   all the way: it saturates at the flat fold, psi = pi/2, where dII/dphi = 0 and d2II/dphi2 < 0,
+   so the director angle loses its grip (the exact Hessian's phi diagonal turns negative, the
+   projected one singular: spikes steps stalled there with phi 50-100x its tolerance and the
+   energy flat along the step), and past it sin falls again, so once the hinge angle is tracked
+   through pi (rc__sim_track_hinges) folding the faces through each other would LOWER the energy.
+   The tangent keeps II increasing and phi convex everywhere. It changes the energy only of folds
+   sharper than psi0: at a flat fold II is 6.6% above sin's. Gives S, S', S''. */
+#define RC__FOLD_PSI0 1.2
+static RC__UNUSED void rc__sh_fold_profile(double psi, double *S, double *S1, double *S2)
+{
+    double a = fabs(psi);
+    if (a <= RC__FOLD_PSI0) {
+        *S = sin(psi);
+        *S1 = cos(psi);
+        *S2 = -*S;
+    } else {
+        *S = (psi < 0.0 ? -1.0 : 1.0) * (sin(RC__FOLD_PSI0) + cos(RC__FOLD_PSI0) * (a - RC__FOLD_PSI0));
+        *S1 = cos(RC__FOLD_PSI0);
+        *S2 = 0.0;
+    }
+}
+
 static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const double *B, const double *p, double phi,
-                                        double s, int order, rc__sh_edged *E)
+                                        double s, double th_ref, int order, rc__sh_edged *E)
 {
     double psi, th = 0.0;
     int k;
@@ -4468,6 +4504,9 @@ static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const 
         X = E->ec * E->ea - E->ee * E->ac;
         Y = -E->D * E->se;
         th = atan2(Y, X);
+        /* unwrapped next to th_ref (a simulator's tracked hinge angle): atan2 jumps by 2 pi where
+           the hinge folds flat onto itself, and psi = theta/2 + s phi with it by pi, flipping II */
+        th = rc__angle_near(th, th_ref);
         if (order >= 1) {
             double r2 = X * X + Y * Y, r4 = r2 * r2;
             E->thX = -Y / r2;
@@ -4480,8 +4519,7 @@ static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const 
         E->thX = E->thY = E->thXX = E->thXY = 0.0;
     }
     psi = 0.5 * th + s * phi;
-    E->sn = sin(psi);
-    E->cs = cos(psi);
+    rc__sh_fold_profile(psi, &E->sn, &E->cs, &E->s2);
     E->II = 2.0 * E->h * E->sn;
     if (order < 1) return;
     {
@@ -4526,7 +4564,7 @@ static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const 
 static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, double *H, int ld, int pA, int pB, int pq,
                                             int pp, int iphi)
 {
-    double M[81], K[16], KV[4][9], mphi[9], sY, sX, sN, sEE, ws = w * E->sn, wc = w * E->cs, h = E->h;
+    double M[81], K[16], KV[4][9], mphi[9], sY, sX, sN, sEE, ws = w * E->sn, wc = w * E->cs, w2 = w * E->s2, h = E->h;
     int i, j, k, nz = E->flap ? 3 : 2, nb = E->flap ? 4 : 2;
     const double *e = E->e, *a = E->a, *c = E->c;
     /* K (4x4, symmetric) collects the rank-1 terms, in the basis V = (N_z, |e|_z, X_z, D_z) */
@@ -4537,7 +4575,7 @@ static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, dou
         gY[0] = 0.0; gY[1] = -E->D; gY[2] = 0.0; gY[3] = -E->se;
         for (i = 0; i < 4; ++i)
             for (j = 0; j < 4; ++j)
-                K[4 * i + j] = wc * (kh[i] * kt[j] + kt[i] * kh[j]) - 0.5 * h * ws * kt[i] * kt[j] +
+                K[4 * i + j] = wc * (kh[i] * kt[j] + kt[i] * kh[j]) + 0.5 * h * w2 * kt[i] * kt[j] +
                                ch * (E->thXY * ((i == 2) * gY[j] + gY[i] * (j == 2)) - E->thXX * gY[i] * gY[j]);
         /* h_zz rank part: f_NN N_z N_z^T + f_Nee (N_z ee_z^T + ee_z N_z^T) + f_eeee ee_z ee_z^T */
         K[0] += c2 * fNN;
@@ -4622,7 +4660,7 @@ static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, dou
     /* phi column: w s (2 cos h_z - h sin theta_z) */
     for (j = 0; j < 9; ++j) {
         double t = 0.0;
-        for (k = 0; k < nb; ++k) t += (2.0 * wc * E->kh[k] - h * ws * E->kt[k]) * E->V[k][j];
+        for (k = 0; k < nb; ++k) t += (2.0 * wc * E->kh[k] + h * w2 * E->kt[k]) * E->V[k][j];
         mphi[j] = E->s * t;
     }
     /* scatter L^T M L */
@@ -4657,7 +4695,7 @@ static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, dou
             H[(pA + r) * ld + iphi] -= pa[r];
             H[iphi * ld + pA + r] -= pa[r];
         }
-        H[iphi * ld + iphi] += -2.0 * E->s * E->s * h * ws;
+        H[iphi * ld + iphi] += 2.0 * E->s * E->s * h * w2;
     }
 }
 /* plain-double h_i and theta_i of the same edge (used by the angle minimiser) */
@@ -4698,9 +4736,22 @@ static RC__UNUSED double rc__sh_edge_sign(const int vid[3], int i)
    when edge i has a flap vertex; vid: the own vertices' global ids (edge signs s_i).
    Hessian = J^T W'' J (chain, Gauss-Newton-like) + sum_i (dW/dII_i) d2II_i (edge curvature) + the
    u terms; with b = L II, dW/dII = L^T W_b. */
+static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int flap_mask, const double phi[3],
+                                             const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
+                                             const double *th_ref, double *grad, double *hess);
+/* the hinge angles in (-pi, pi] (stateless callers: a single configuration) */
 static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], int flap_mask, const double phi[3],
                                          const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
                                          double *grad, double *hess)
+{
+    return rc__sh_bend_tri_ref(x, xf, flap_mask, phi, vid, u, c, flags, NULL, grad, hess);
+}
+
+/* th_ref (3, may be NULL): the edges' hinge angles as tracked by the simulator; each hinge angle is
+   taken within pi of its th_ref, so the energy stays continuous through a flat fold */
+static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int flap_mask, const double phi[3],
+                                             const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
+                                             const double *th_ref, double *grad, double *hess)
 {
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}}; /* b_k = sum_i L[k][i] II_i */
     rc__sh_edged Ed[3];
@@ -4711,8 +4762,8 @@ static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], 
     int need = flags & (RC__SH_GRAD | RC__SH_HESS), order = (flags & RC__SH_HESS) ? 2 : need ? 1 : 0;
     for (i = 0; i < 3; ++i) {
         const double *p = (flap_mask >> i & 1) ? xf + 3 * i : NULL;
-        rc__sh_edge_eval(x + 3 * i, x + 3 * ((i + 1) % 3), x + 3 * ((i + 2) % 3), p, phi[i], rc__sh_edge_sign(vid, i), order,
-                         &Ed[i]);
+        rc__sh_edge_eval(x + 3 * i, x + 3 * ((i + 1) % 3), x + 3 * ((i + 2) % 3), p, phi[i], rc__sh_edge_sign(vid, i),
+                         th_ref ? th_ref[i] : 0.0, order, &Ed[i]);
     }
     for (k = 0; k < 3; ++k) b[k] = L[k][0] * Ed[0].II + L[k][1] * Ed[1].II + L[k][2] * Ed[2].II;
     if (c->ortho) {
@@ -5246,7 +5297,7 @@ static RC__UNUSED void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E,
 
 /* Minimise the bending energy over the director angles with x, u fixed: nonlinear Gauss-Seidel,
    one safeguarded 1D Newton step per edge per sweep. Per triangle the bending energy is the
-   quadratic form IIᵀ Q II (Q = 1/2 Lᵀ W_bb L, W is quadratic in b) of II_i = 2 h_i sin(theta_i/2 + s_i phi_i),
+   quadratic form IIᵀ Q II (Q = 1/2 Lᵀ W_bb L, W is quadratic in b) of II_i = 2 h_i S(theta_i/2 + s_i phi_i),
    so h, theta, s, Q are precomputed once. The phi-Hessian is element-local and full-rank per
    triangle (like a mass matrix), so the sweep count does not grow with the mesh size. Steps are
    over-relaxed by 1.2 (measured: 1.0 -> 54 sweeps, 1.2 -> 31, 1.4 -> 41, 1.6 -> 66).
@@ -5286,14 +5337,16 @@ static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edge
                 if (tt < 0) continue;
                 G = geo + 18 * tt;
                 for (i = 0; i < 3; ++i) {
-                    double arg = 0.5 * G[3 + i] + G[6 + i] * phi[E->tri_edge[3 * tt + i]];
-                    II[i] = 2.0 * G[i] * sin(arg);
+                    double arg = 0.5 * G[3 + i] + G[6 + i] * phi[E->tri_edge[3 * tt + i]], S, S1, S2;
+                    rc__sh_fold_profile(arg, &S, &S1, &S2);
+                    II[i] = 2.0 * G[i] * S;
                     if (E->tri_edge[3 * tt + i] == e) li = i;
                 }
                 {
-                    double arg = 0.5 * G[3 + li] + G[6 + li] * phi[e];
-                    dII = 2.0 * G[li] * G[6 + li] * cos(arg);
-                    d2II = -2.0 * G[li] * sin(arg);
+                    double arg = 0.5 * G[3 + li] + G[6 + li] * phi[e], S, S1, S2;
+                    rc__sh_fold_profile(arg, &S, &S1, &S2);
+                    dII = 2.0 * G[li] * G[6 + li] * S1;
+                    d2II = 2.0 * G[li] * S2;
                 }
                 QII = G[9 + 3 * li] * II[0] + G[9 + 3 * li + 1] * II[1] + G[9 + 3 * li + 2] * II[2];
                 g += 2.0 * QII * dII;
@@ -6749,6 +6802,8 @@ struct rc_sim {
     double *Dinv0;                        /* 4*nt inverse of the initial D_u */
     double *A0;                           /* nt initial reference areas */
     double *edge_len0;                    /* ne initial rest edge lengths */
+    double *hinge_ref;                    /* 3*nt: each triangle edge's hinge angle at the step start, unwrapped
+                                             (rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
     unsigned char *pinned, *phi_fixed, *u_fixed;
     double *pin_target, *force, *reaction;
@@ -6916,7 +6971,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x); rc__free(user, s->v); rc__free(user, s->u); rc__free(user, s->phi);
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->phi0); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
-    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0);
+    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->hinge_ref);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -7035,7 +7090,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->x, 3 * nv, double); RC__A(s->v, 3 * nv, double); RC__A(s->u, 2 * nv, double); RC__A(s->phi, ne, double);
     RC__A(s->x0, 3 * nv, double); RC__A(s->u0_step, 2 * nv, double); RC__A(s->phi0, ne, double); RC__A(s->xt, 3 * nv, double);
     RC__A(s->u_init, 2 * nv, double); RC__A(s->Dinv0, 4 * nt, double); RC__A(s->A0, nt, double);
-    RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double);
+    RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->hinge_ref, 3 * nt, double);
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
@@ -8463,14 +8518,15 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
            (whole-stencil clamping removes angle curvature that is real once x is fixed) */
         double Hp[9], work[3 * 9 + 3];
         int i, j;
-        *b = rc__sh_bend_tri(xl, xf, mask, ph, tri, ul, &s->coef, (flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS)) | RC__SH_NO_U, g, H);
+        *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, (flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS)) | RC__SH_NO_U,
+                                 s->hinge_ref + 3 * t, g, H);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) Hp[3 * i + j] = H[(18 + i) * 21 + 18 + j];
         rc__psd_project(3, Hp, RC__PROJECT_CLAMP, work);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) H[(18 + i) * 21 + 18 + j] = Hp[3 * i + j];
         rc__sim_expand(21, 27, g, H);
         return;
     }
-    *b = rc__sh_bend_tri(xl, xf, mask, ph, tri, ul, &s->coef, flags, g, H);
+    *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, flags, s->hinge_ref + 3 * t, g, H);
     rc__sim_expand(with_u ? 27 : 21, 27, g, H);
 }
 
@@ -10227,6 +10283,34 @@ static RC__UNUSED void rc__sim_set_step_size(rc_sim *s, double h)
     s->inv_h2 = 1.0 / (h * h);
 }
 
+/* Track every hinge angle through the steps: at a step start, the angle of the current x taken
+   within pi of the previous start's, and within a step each edge's theta taken within pi of that
+   (rc__angle_near). atan2 alone lies in (-pi, pi] and jumps by 2 pi where a hinge folds flat onto
+   itself; psi = theta/2 + s phi then jumps by pi and II flips sign: a jump of the bending energy.
+   Measured on the 1k sphere drape (no self-contact): folds reach theta = pi from step 16; a Newton
+   iterate sitting on the jump had every line search fail, the step ending unconverged with x still
+   400x its tolerance away. A hinge may turn by up to pi within a step.
+   Memory is bounded: a tracked angle beyond 1.5 pi (the faces have passed through each other by
+   90 degrees, which only the absence of self-contact allows) restarts from atan2's value. Without
+   the bound, hinges at the cone tips of the spikes scene wound on through whole turns (8 rad by
+   step 96) and kept the energy of a multiple fold while lying flat; the reset changes the energy
+   between steps, never inside a solve. */
+#define RC__HINGE_MEMORY (1.5 * RC__PI)
+static RC__UNUSED void rc__sim_track_hinges(rc_sim *s)
+{
+    int t, k;
+    for (t = 0; t < s->nt; ++t)
+        for (k = 0; k < 3; ++k) {
+            const int *tri = s->tris + 3 * t;
+            int f = s->topo.tri_flap[3 * t + k];
+            double h, th, *ref = s->hinge_ref + 3 * t + k;
+            if (f < 0) continue;
+            rc__sh_edge_geom(s->x + 3 * tri[k], s->x + 3 * tri[(k + 1) % 3], s->x + 3 * tri[(k + 2) % 3], s->x + 3 * f, &h, &th);
+            *ref = rc__angle_near(th, *ref);
+            if (fabs(*ref) > RC__HINGE_MEMORY) *ref = th;
+        }
+}
+
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
 static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 {
@@ -10236,6 +10320,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     rc_status rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    rc__sim_track_hinges(s);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
@@ -10368,7 +10453,7 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
 {
     if (!s) return 0;
-    return (size_t)8 * s->nv + (size_t)s->ne + 2 + (size_t)24 * s->nobs;
+    return (size_t)8 * s->nv + (size_t)s->ne + 2 + (size_t)24 * s->nobs + (size_t)3 * s->nt;
 }
 
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
@@ -10388,6 +10473,7 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
         memcpy(b + 12, s->obs[o].R_prev, 9 * sizeof(double)); memcpy(b + 21, s->obs[o].t_prev, 3 * sizeof(double));
         b += 24;
     }
+    memcpy(b, s->hinge_ref, sizeof(double) * 3 * (size_t)s->nt);
     return RC_OK;
 }
 
@@ -10409,6 +10495,7 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         memcpy(s->obs[o].R_prev, b + 12, 9 * sizeof(double)); memcpy(s->obs[o].t_prev, b + 21, 3 * sizeof(double));
         b += 24;
     }
+    memcpy(s->hinge_ref, b, sizeof(double) * 3 * (size_t)s->nt);
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     return RC_OK;
 }

@@ -9,7 +9,8 @@
      ablation   r-ITR accelerations: none / schedule / cache / both, same start state
      energy     two-point drape (DESIGN §10): fixed N, 2N, 4N, 8N vs adaptive N, potential energy
    Options: --threads N   --big (adaptive at 4k and 16k too)   --no64k (skip the 64k fixed run)
-            --only K (section 2: only size K, 0 = 1k, 1 = 4k, 2 = 16k)
+            --only K (section 2: only size K, 0 = 1k, 1 = 4k, 2 = 16k)   --adaptive-steps N (section 2: timed
+            adaptive steps per size; default 3, 16k 1)
             --static (section 4 with rc_sim_solve_static instead of the dynamic-step budget)
             --cache-eps X (def.cache_eps, the caching threshold eps_d, of every adaptive sim)
 
@@ -27,7 +28,7 @@
    machine (wall time, ss.t_total, is printed too) */
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0, g_only = -1;
+static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0, g_only = -1, g_asteps = 0;
 static double g_cache_eps = -1.0;   /* --cache-eps X: def.cache_eps of the adaptive sims (< 0: library default) */
 static int g_reuse = -1;            /* --reuse N: def.itr_factor_reuse of the cached variants (< 0: default) */
 static double g_eta = -1.0;         /* --eta X: def.itr_factor_eta (< 0: default) */
@@ -172,8 +173,9 @@ static void section_adaptive(void)
     int ns[3] = { 32, 64, 128 }, i, m = g_big ? 3 : 1;
     run_result rf[3], ra[3];
     printf("\n== 2. adaptive vs fixed: same sphere drape, dt 0.01, %d thread(s). One fixed warm-up step, its state\n"
-           "   saved; fixed: 2 timed steps from it; adaptive: the state loaded into an adaptive sim, 3 timed steps (16k: 1)\n"
-           "   (the first adaptive step moves the uniform mesh furthest; later ones start from an adapted mesh)\n", g_threads);
+           "   saved; fixed: 2 timed steps from it; adaptive: the state loaded into an adaptive sim, %s timed steps\n"
+           "   (the first adaptive step moves the uniform mesh furthest; later ones start from an adapted mesh)\n", g_threads,
+           g_asteps > 0 ? "--adaptive-steps" : "3 (16k: 1)");
     if (g_only >= 0) m = g_only + 1;
     for (i = 0; i < m; ++i) {
         rc_sim *s;
@@ -195,7 +197,7 @@ static void section_adaptive(void)
         a = make_sphere_drape(ns[i], 1);
         if (a && rc_sim_load_state(a, state) == RC_OK) {
             sprintf(label, "adaptive %d", ns[i] * ns[i]);
-            ra[i] = run_steps(a, label, 0, i < 2 ? 3 : 1);   /* 16k: one step (minutes each) */
+            ra[i] = run_steps(a, label, 0, g_asteps > 0 ? g_asteps : i < 2 ? 3 : 1);   /* 16k: one step (minutes each) */
         }
         rc_sim_destroy(a);
         free(state);
@@ -373,8 +375,9 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
+        if (strcmp(argv[i], "--adaptive-steps") == 0 && i + 1 < argc) { g_asteps = atoi(argv[++i]); continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--cache-eps X] [--reuse N] [--eta X]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--cache-eps X] [--reuse N] [--eta X]\n", argv[0]); return 2; }
     }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
     if (want[0]) section_scaling();

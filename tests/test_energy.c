@@ -110,6 +110,7 @@ typedef struct t_sctx {
     int mask;
     int vid[3];
     double xf[9];   /* bending: flap positions when not part of q */
+    double th_ref[3];   /* bending: tracked hinge angles (t_bend_ref_fn) */
 } t_sctx;
 
 static double t_stretch_fn(void *ctx, const double *q, double *g, double *H)
@@ -122,6 +123,13 @@ static double t_bend_fn(void *ctx, const double *q, double *g, double *H)
 {
     t_sctx *s = (t_sctx *)ctx;
     return rc__sh_bend_tri(q, q + 9, s->mask, q + 18, s->vid, q + 21, &s->c, RC__SH_GRAD | RC__SH_HESS | s->flags, g, H);
+}
+
+static double t_bend_ref_fn(void *ctx, const double *q, double *g, double *H)
+{
+    t_sctx *s = (t_sctx *)ctx;
+    return rc__sh_bend_tri_ref(q, q + 9, s->mask, q + 18, s->vid, q + 21, &s->c, RC__SH_GRAD | RC__SH_HESS | s->flags,
+                               s->th_ref, g, H);
 }
 
 static rc_material t_mat(void)
@@ -326,6 +334,116 @@ static void test_energy_fd_bend(void)
 }
 
 /* the vector form of DESIGN §2 at |theta| < pi: II_i = v_i . m_i(phi), m = cos phi m̄ + sin phi (ê x m̄) */
+/* A hinge folded through 180 degrees (the flap rotated about edge 0 from 2.9 to 3.4 rad, onto the
+   triangle and past it). The plain hinge angle atan2 jumps by 2 pi there and the bending energy
+   with it (II = 2 h sin(theta/2 + s phi) changes sign); with the hinge angle tracked by the
+   simulator (th_ref, taken at the sweep's start) the energy is continuous and its gradient and
+   Hessian match finite differences past the fold. Before the fold the two agree. */
+static void test_energy_bend_hinge_unwrap(void)
+{
+    t_sctx s;
+    rc_material m = t_mat();
+    double q[27], x0[9], e[3], a[3], n[3], t[3], mid[3], h, th0, jr = 0, jp = 0, lo = HUGE_VAL, hi = -HUGE_VAL;
+    double Eprev_r = 0, Eprev_p = 0, agree = 0, eg, eh, E_pi = 0.0, E_end = 0.0;
+    int k, c, N = 1000, falls = 0;
+    s.c = rc__sh_make_coef(&m, 1.0);
+    s.flags = 0;
+    s.vid[0] = 3; s.vid[1] = 1; s.vid[2] = 2;
+    t_rand_bend(q, &s.mask, 0.0, 0.3);
+    s.mask = 1;   /* only edge 0 (x1 -> x2, opposite x0) has a flap */
+    memcpy(x0, q, sizeof x0);
+    rc__sub3(e, x0 + 6, x0 + 3);
+    rc__sub3(a, x0, x0 + 3);
+    for (c = 0; c < 3; ++c) mid[c] = x0[3 + c] + rc__dot3(e, a) / rc__dot3(e, e) * e[c];
+    rc__sub3(t, x0, mid);
+    h = rc__norm3(t);
+    rc__scale3(t, 1.0 / h, t);
+    rc__cross3(n, e, a);
+    rc__scale3(n, 1.0 / rc__norm3(n), n);
+    for (k = 0; k <= N; ++k) {
+        double ang = 2.9 + 1.3 * k / N, Er, Ep;
+        for (c = 0; c < 3; ++c) q[9 + c] = x0[3 + c] + 0.45 * e[c] + 0.8 * h * (-t[c] * cos(ang) + n[c] * sin(ang));
+        if (k == 0) {
+            double hq;
+            rc__sh_edge_geom(x0, x0 + 3, x0 + 6, q + 9, &hq, &th0);
+            s.th_ref[0] = th0; s.th_ref[1] = s.th_ref[2] = 0.0;
+        }
+        Er = rc__sh_bend_tri_ref(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, 0, s.th_ref, NULL, NULL);
+        Ep = rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, 0, NULL, NULL);
+        if (ang < 3.1 && fabs(Er - Ep) > agree) agree = fabs(Er - Ep);
+        if (k > 0 && ang > 3.6 && Er < Eprev_r) ++falls;   /* well past the fold */
+        if (k > 0 && ang - 1.3 / N < RC__PI && ang >= RC__PI) E_pi = Er;
+        E_end = Er;
+        if (k > 0) {
+            if (fabs(Er - Eprev_r) > jr) jr = fabs(Er - Eprev_r);
+            if (fabs(Ep - Eprev_p) > jp) jp = fabs(Ep - Eprev_p);
+        }
+        if (Er < lo) lo = Er;
+        if (Er > hi) hi = Er;
+        Eprev_r = Er; Eprev_p = Ep;
+    }
+    printf("    hinge swept 2.9 -> 4.2 rad: tracked energy range %.4g, largest step change %.3g (plain atan2: %.3g); before the fold they differ by %.2g;"
+           " energy at pi %.4g, at 4.2 rad %.4g\n", hi - lo, jr, jp, agree, E_pi, E_end);
+    /* past the flat fold the energy keeps growing (the continuation of the fold profile): the faces
+       cannot lower their bending energy by folding through each other */
+    CHECKF(falls == 0 && E_end > 1.1 * E_pi, "folding through: energy fell at %d samples past 3.6 rad (E(pi) %.3g, E(4.2) %.3g)",
+           falls, E_pi, E_end);
+    CHECKF(jr < 0.02 * (hi - lo), "tracked hinge: energy jumps by %.3g (range %.3g)", jr, hi - lo);
+    CHECKF(jp > 10.0 * jr, "the plain angle should jump at the fold (largest step %.3g vs %.3g)", jp, jr);
+    CHECKF(agree <= 1e-12 * (fabs(hi) + fabs(lo)), "tracked and plain differ before the fold by %.3g", agree);
+    /* derivatives past the fold (3.2 rad), tracked */
+    for (c = 0; c < 3; ++c) q[9 + c] = x0[3 + c] + 0.45 * e[c] + 0.8 * h * (-t[c] * cos(3.2) + n[c] * sin(3.2));
+    t_fd_check(t_bend_ref_fn, &s, q, 27, 1e-6, &eg, &eh);
+    CHECKF(eg < 1e-5 && eh < 1e-5, "bend fd past the fold, tracked hinge: grad %.3g hess %.3g", eg, eh);
+    /* and well past it, where psi = theta/2 + s phi > pi/2 (the continuation S = 1 + d^2/2) */
+    for (c = 0; c < 3; ++c) q[9 + c] = x0[3 + c] + 0.45 * e[c] + 0.8 * h * (-t[c] * cos(3.9) + n[c] * sin(3.9));
+    t_fd_check(t_bend_ref_fn, &s, q, 27, 1e-6, &eg, &eh);
+    CHECKF(eg < 1e-5 && eh < 1e-5, "bend fd past the fold (3.9 rad), tracked hinge: grad %.3g hess %.3g", eg, eh);
+}
+
+/* At a flat fold the director angle keeps its grip. With II = 2 h sin(psi) the term saturates at
+   psi = pi/2 (theta = pi, phi = 0): dII/dphi = 0 and d2II/dphi2 = -2h, so the exact Hessian's phi
+   diagonal goes negative and the projected one singular, and Newton's phi steps stop meaning
+   anything (measured: spikes steps stalling with phi 50-100x its tolerance, the energy flat along
+   the step). The fold profile continues sin along its tangent past psi0, so near the fold the phi
+   diagonal of the EXACT Hessian is positive: here for folds of 150-179 degrees, every flapped edge. */
+static void test_energy_bend_flat_fold_director(void)
+{
+    t_sctx s;
+    rc_material m = t_mat();
+    double q[27], g[27], H[27 * 27], worst = HUGE_VAL, S, S1, S2, Sp, Sm, S1p, S1m, d1 = 0.0, d2 = 0.0;
+    int trial, i;
+    s.c = rc__sh_make_coef(&m, 1.0);
+    s.flags = 0;
+    s.vid[0] = 3; s.vid[1] = 1; s.vid[2] = 2;
+    for (trial = 0; trial < 30; ++trial) {
+        double fold = (150.0 + trial) * RC__PI / 180.0;
+        t_rand_bend(q, &s.mask, fold, 0.0);
+        t_bend_fn(&s, q, g, H);
+        for (i = 0; i < 3; ++i)
+            if (s.mask >> i & 1) {
+                double hpp = H[(18 + i) * 27 + 18 + i] / t_maxabs(H, 27 * 27);
+                if (hpp < worst) worst = hpp;
+            }
+    }
+    printf("    flat folds 150-179 deg, phi = 0: smallest phi diagonal of the exact Hessian %.3g (relative to max |H|)\n", worst);
+    CHECKF(worst > 1e-3, "director curvature at a flat fold: %.3g", worst);
+    /* the profile itself: C1 at psi0 and its derivatives match differences on both sides */
+    for (i = -20; i <= 20; ++i) {
+        double psi = 1.2 + 0.01 * i + 0.003, hs = 1e-6;
+        rc__sh_fold_profile(psi, &S, &S1, &S2);
+        rc__sh_fold_profile(psi + hs, &Sp, &S1p, &S2);
+        rc__sh_fold_profile(psi - hs, &Sm, &S1m, &S2);
+        rc__sh_fold_profile(psi, &S, &S1, &S2);
+        if (fabs((Sp - Sm) / (2 * hs) - S1) > d1) d1 = fabs((Sp - Sm) / (2 * hs) - S1);
+        if (fabs((S1p - S1m) / (2 * hs) - S2) > d2) d2 = fabs((S1p - S1m) / (2 * hs) - S2);
+    }
+    rc__sh_fold_profile(RC__FOLD_PSI0 * (1 - 1e-12), &Sm, &S1m, &S2);
+    rc__sh_fold_profile(RC__FOLD_PSI0 * (1 + 1e-12), &Sp, &S1p, &S2);
+    CHECKF(d1 < 1e-8 && d2 < 1e-8, "fold profile derivatives vs differences: %.3g %.3g", d1, d2);
+    CHECKF(fabs(Sp - Sm) < 1e-10 && fabs(S1p - S1m) < 1e-10, "fold profile not C1 at psi0: jumps %.3g %.3g", Sp - Sm, S1p - S1m);
+}
+
 static void test_energy_bend_vector_form(void)
 {
     int trial, bad = 0;
@@ -365,7 +483,7 @@ static void test_energy_bend_vector_form(void)
             }
             II = rc__dot3(v, m);
             s = rc__sh_edge_sign(vid, i);
-            rc__sh_edge_eval(qi, A, B, (mask >> i & 1) ? q + 9 + 3 * i : NULL, q[18 + i], s, 1, &ad);
+            rc__sh_edge_eval(qi, A, B, (mask >> i & 1) ? q + 9 + 3 * i : NULL, q[18 + i], s, 0.0, 1, &ad);
             if (fabs(ad.II - II) > 1e-12) bad++;
         }
     }
@@ -1069,6 +1187,8 @@ static void suite_energy(void)
     RUN(test_energy_edges);
     RUN(test_energy_fd_stretch);
     RUN(test_energy_fd_bend);
+    RUN(test_energy_bend_hinge_unwrap);
+    RUN(test_energy_bend_flat_fold_director);
     RUN(test_energy_fd_shell);
     RUN(test_energy_bend_vector_form);
     RUN(test_energy_fd_mips);
