@@ -4368,8 +4368,55 @@ static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
     return changed;
 }
 
+/* PSD projection of a 21-DOF stencil Hessian [x (18) | phi (3)] (bending or shell, fixed u)
+   through its Schur complement: the director angles' block C and their coupling B to x are kept,
+   and only S = A - B C^-1 B^T (18 x 18) is projected, A' = proj(S) + B C^-1 B^T. The result
+   [[A', B], [B^T, C]] is PSD whenever C is positive definite (then it is PSD iff its Schur
+   complement is). Why: the angles are auxiliary unknowns with a positive curvature of their own
+   (the tangent fold profile keeps it so at sharp folds), and whole-stencil projection clamped
+   eigenvectors that mix x and phi, so Newton's phi step lagged x by hundreds of its tolerance for
+   dozens of iterations while the sheet buckled. Measured on the 1k sphere drape, fixed mesh, 32
+   steps: 911 -> 867 Newton iterations, 99.6 -> 80.6 s CPU (and an 18 x 18 eigenproblem instead of
+   21 x 21).
+   Returns 0 and leaves H alone when C is not clearly positive definite (leading minors below 1e-6
+   of their scale): the caller then projects the whole stencil. */
+static RC__UNUSED int rc__sh_project_schur21(double *H)
+{
+    double C[9], Ci[9], det, m2, cmax, BCi[18 * 3], S[18 * 18];
+    int i, j, k;
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) C[3 * i + j] = H[(18 + i) * 21 + 18 + j];
+    cmax = fabs(C[0]);
+    if (fabs(C[4]) > cmax) cmax = fabs(C[4]);
+    if (fabs(C[8]) > cmax) cmax = fabs(C[8]);
+    m2 = C[0] * C[4] - C[1] * C[3];
+    det = C[0] * (C[4] * C[8] - C[5] * C[7]) - C[1] * (C[3] * C[8] - C[5] * C[6]) + C[2] * (C[3] * C[7] - C[4] * C[6]);
+    if (!(cmax > 0.0 && C[0] > 1e-6 * cmax && m2 > 1e-6 * cmax * cmax && det > 1e-6 * cmax * cmax * cmax)) return 0;
+    Ci[0] = (C[4] * C[8] - C[5] * C[7]) / det;
+    Ci[1] = Ci[3] = (C[2] * C[7] - C[1] * C[8]) / det;
+    Ci[2] = Ci[6] = (C[1] * C[5] - C[2] * C[4]) / det;
+    Ci[4] = (C[0] * C[8] - C[2] * C[6]) / det;
+    Ci[5] = Ci[7] = (C[2] * C[3] - C[0] * C[5]) / det;
+    Ci[8] = m2 / det;
+    for (i = 0; i < 18; ++i)
+        for (j = 0; j < 3; ++j)
+            BCi[3 * i + j] = H[i * 21 + 18] * Ci[j] + H[i * 21 + 19] * Ci[3 + j] + H[i * 21 + 20] * Ci[6 + j];
+    for (i = 0; i < 18; ++i)
+        for (j = 0; j < 18; ++j) {
+            double t = 0.0;
+            for (k = 0; k < 3; ++k) t += BCi[3 * i + k] * H[j * 21 + 18 + k];
+            S[18 * i + j] = H[i * 21 + j] - t;
+            H[i * 21 + j] = t;
+        }
+    rc__sh_psd_project(18, S, RC__PROJECT_CLAMP);
+    for (i = 0; i < 18; ++i)
+        for (j = 0; j < 18; ++j) H[i * 21 + j] += S[18 * i + j];
+    return 1;
+}
+
 static RC__UNUSED void rc__sh_finish_hess(int n, double *H, int flags)
 {
+    if (n == 21 && (flags & RC__SH_PROJECT) && rc__sh_project_schur21(H)) return;
     if (flags & (RC__SH_PROJECT | RC__SH_PROJECT_ABS))
         rc__sh_psd_project(n, H, (flags & RC__SH_PROJECT_ABS) ? RC__PROJECT_ABS : RC__PROJECT_CLAMP);
 }
@@ -9542,6 +9589,34 @@ static RC__UNUSED double rc__sim_inversion_bound(const rc_sim *s, const rc__syst
 
 /* Backtracking Armijo from alpha_max on the exact E. On success the sim state is the accepted
    iterate and *E the new energy; returns 0 if no decrease was found (stall at round-off). */
+/* Extrapolation after an accepted full step of an (x, phi) direction d whose energy fell faster
+   than its quadratic model predicts (E0 - E(1) > 1.5 x -g.d/2: the true curvature along d is below
+   the projected Hessian's, so the minimum along d lies beyond 1, e.g. where the sheet snaps into a
+   buckle and the projected Hessian's steps are held back by the inertia alone). Tries alpha = 2,
+   4, 8 within the CCD bound of 8d while the energy keeps falling, and leaves the iterate at the
+   best. Measured on the 1k sphere drape, fixed mesh, 32 steps, with the Schur projection above:
+   867 -> 610 Newton iterations. Returns the alpha taken (the iterate at alpha = 1 is current). */
+static RC__UNUSED double rc__sim_extrapolate(rc_sim *s, const rc__system *y, double *E, rc__terms *T)
+{
+    double amax, a = 1.0;
+    int k;
+    for (k = 0; k < y->ndof; ++k) y->d[k] *= 8.0;   /* the CCD bound of the longest trial (<= 1) */
+    amax = 8.0 * rc__sim_ccd_bound(s, y, s->ls_x);
+    for (k = 0; k < y->ndof; ++k) y->d[k] *= 0.125;   /* exact: powers of two */
+    while (2.0 * a <= amax && a < 8.0) {
+        rc__terms Tm;
+        double Em;
+        rc__sim_apply(s, y, 2.0 * a, s->ls_x, s->ls_u, s->ls_phi, s->x, s->u, s->phi);
+        Em = rc__sim_energy(s, s->x, s->u, s->phi, &Tm);
+        if (!(rc__isfinite(Em) && Em < *E)) break;
+        a *= 2.0;
+        *E = Em;
+        *T = Tm;
+    }
+    rc__sim_apply(s, y, a, s->ls_x, s->ls_u, s->ls_phi, s->x, s->u, s->phi);
+    return a;
+}
+
 static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__terms *T, double *alpha_out, rc_step_stats *st)
 {
     double gTd = 0.0, alpha, E0 = *E, t0 = rc__now();
@@ -9561,6 +9636,7 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
         En = rc__sim_energy(s, s->x, s->u, s->phi, &Tn);
         if (rc__isfinite(En) && En <= E0 + 1e-4 * alpha * gTd) {
             *E = En; *T = Tn; *alpha_out = alpha; ok = 1;
+            if (i == 0 && alpha == 1.0 && !y->with_u && E0 - En > -0.75 * gTd) *alpha_out = rc__sim_extrapolate(s, y, E, T);
             if (s->def.iterate_hook) s->def.iterate_hook(s, s->def.iterate_user);
             break;
         }

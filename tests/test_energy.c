@@ -966,6 +966,48 @@ static void test_energy_twist(void)
 }
 
 /* the projected kernels are PSD and the projection leaves PSD parts alone */
+/* The (x, phi) bending stencil is projected through its Schur complement (rc__sh_project_schur21):
+   on stencils from random and sharply folded configurations the result is PSD, the director block
+   and its coupling to x are unchanged, the x block only gains what the projection of the Schur
+   complement adds, and a stencil that is PSD already comes back unchanged to round-off. */
+static void test_energy_schur_projection(void)
+{
+    t_sctx s;
+    rc_material m = t_mat();
+    double q[27], H[21 * 21], P[21 * 21], A[21 * 21], ev[21], V[21 * 21], worst_neg = 0.0, kept = 0.0, psd_change = 0.0;
+    int trial, i, j, used = 0;
+    s.c = rc__sh_make_coef(&m, 1.0);
+    s.vid[0] = 0; s.vid[1] = 1; s.vid[2] = 2;
+    for (trial = 0; trial < 40; ++trial) {
+        double mx = 0.0;
+        t_rand_bend(q, &s.mask, trial < 20 ? 0.0 : 2.4 + 0.03 * trial, 0.4);
+        rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_HESS | RC__SH_NO_U, NULL, H);
+        memcpy(P, H, sizeof P);
+        if (!rc__sh_project_schur21(P)) continue;
+        ++used;
+        for (i = 0; i < 21 * 21; ++i) if (fabs(H[i]) > mx) mx = fabs(H[i]);
+        for (i = 0; i < 21; ++i)
+            for (j = 18; j < 21; ++j) {
+                double d1 = fabs(P[21 * i + j] - H[21 * i + j]) / mx, d2 = fabs(P[21 * j + i] - H[21 * j + i]) / mx;
+                if (d1 > kept) kept = d1;
+                if (d2 > kept) kept = d2;
+            }
+        memcpy(A, P, sizeof A);
+        rc__sym_eig(21, A, ev, V);
+        for (i = 0; i < 21; ++i) if (-ev[i] / mx > worst_neg) worst_neg = -ev[i] / mx;
+        /* a PSD stencil (the projected one) projects to itself */
+        memcpy(A, P, sizeof A);
+        rc__sh_project_schur21(A);
+        for (i = 0; i < 21 * 21; ++i) if (fabs(A[i] - P[i]) / mx > psd_change) psd_change = fabs(A[i] - P[i]) / mx;
+    }
+    printf("    Schur projection on %d of 40 stencils: most negative eigenvalue %.2g, phi rows changed by %.2g, PSD input changed by %.2g (relative to max |H|)\n",
+           used, -worst_neg, kept, psd_change);
+    CHECKF(used >= 20, "the phi block was positive definite in only %d of 40 stencils (the rest take the whole-stencil projection)", used);
+    CHECKF(worst_neg < 1e-10, "Schur-projected stencil not PSD: eigenvalue %.3g", -worst_neg);
+    CHECKF(kept == 0.0, "phi rows/columns changed by %.3g", kept);
+    CHECKF(psd_change < 1e-12, "a PSD stencil changed by %.3g", psd_change);
+}
+
 static void test_energy_projection(void)
 {
     t_sctx s;
@@ -1200,6 +1242,7 @@ static void suite_energy(void)
     RUN(test_energy_stretch_stvk);
     RUN(test_energy_cylinder);
     RUN(test_energy_twist);
+    RUN(test_energy_schur_projection);
     RUN(test_energy_projection);
     RUN(test_energy_bad_input);
 }
