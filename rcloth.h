@@ -733,8 +733,9 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
 RCLOTHDEF rc_status rc_sim_write_obj(const rc_sim *s, const char *path);            /* v = x, vt = u */
 RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path);  /* v = (u, 0) */
 
-/* State save/restore (positions, director angles, velocities, reference, time): for retrying a
-   step or branching a simulation. The buffer size is rc_sim_state_size() doubles. */
+/* State save/restore (positions, director angles, velocities, reference, time, barrier stiffness, obstacle poses,
+   the tracked hinge angles of the bending energy): for retrying a step or branching a simulation.
+   The buffer size is rc_sim_state_size() doubles. */
 RCLOTHDEF size_t    rc_sim_state_size(const rc_sim *s);
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *buffer);
 RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *buffer);
@@ -4461,7 +4462,8 @@ static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6]
      h = |n_T| / |e| = sqrt(N / ee),  N = |n_T|^2 = ee aa - ea^2     (height of q over the edge)
      theta = atan2(Y, X),  X = n_T.n_F = ec ea - ee ac,  Y = (n_T x n_F).e/|e| = -D |e|,
        D = det[e a c] = e.(a x c)   (the signed rotation about e taking n_T to n_F; boundary: 0)
-   The mid-edge normal is n_T rotated about e by psi = theta/2 + s phi, and v.m = 2 h sin(psi)
+   The mid-edge normal is n_T rotated about e by psi = theta/2 + s phi, and v.m = 2 h sin(psi) (the
+   vector form; S = sin is then continued past psi0 by rc__sh_fold_profile)
    with v = A + B - 2q; s = +1 when the edge's lower global vertex is A.
    Derivatives in closed form over z = (e, a, c) (9) and phi. Every ingredient is a polynomial in
    dot products (ee = e.e, ea, aa, ec, ac) whose gradients are the obvious vectors:
@@ -9595,7 +9597,10 @@ static RC__UNUSED double rc__sim_inversion_bound(const rc_sim *s, const rc__syst
    buckle and the projected Hessian's steps are held back by the inertia alone). Tries alpha = 2,
    4, 8 within the CCD bound of 8d while the energy keeps falling, and leaves the iterate at the
    best. Measured on the 1k sphere drape, fixed mesh, 32 steps, with the Schur projection above:
-   867 -> 610 Newton iterations. Returns the alpha taken (the iterate at alpha = 1 is current). */
+   867 -> 610 Newton iterations. Returns the alpha taken (the iterate at alpha = 1 is current on
+   entry); an alpha above 1 also keeps rc__sim_newton_xp from trying the exact Hessian next, which
+   is right: the curvature along d was below the projected model's. The CCD bound and the energy
+   test (the barrier is +inf inside the contact thickness) keep every trial as safe as alpha <= 1. */
 static RC__UNUSED double rc__sim_extrapolate(rc_sim *s, const rc__system *y, double *E, rc__terms *T)
 {
     double amax, a = 1.0;
