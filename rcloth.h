@@ -6851,8 +6851,8 @@ struct rc_sim {
     double *Dinv0;                        /* 4*nt inverse of the initial D_u */
     double *A0;                           /* nt initial reference areas */
     double *edge_len0;                    /* ne initial rest edge lengths */
-    double *hinge_ref;                    /* 3*nt: each triangle edge's hinge angle at the step start, unwrapped
-                                             (rc__sim_track_hinges); part of the saved state */
+    double *hinge_ref;                    /* ne: each edge's hinge angle at the step start, unwrapped (the same
+                                             from both sides; rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
     unsigned char *pinned, *phi_fixed, *u_fixed;
     double *pin_target, *force, *reaction;
@@ -7139,7 +7139,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->x, 3 * nv, double); RC__A(s->v, 3 * nv, double); RC__A(s->u, 2 * nv, double); RC__A(s->phi, ne, double);
     RC__A(s->x0, 3 * nv, double); RC__A(s->u0_step, 2 * nv, double); RC__A(s->phi0, ne, double); RC__A(s->xt, 3 * nv, double);
     RC__A(s->u_init, 2 * nv, double); RC__A(s->Dinv0, 4 * nt, double); RC__A(s->A0, nt, double);
-    RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->hinge_ref, 3 * nt, double);
+    RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->hinge_ref, ne, double);
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
@@ -8551,7 +8551,7 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
                              double *b, double *g, double *H)
 {
     const int *tri = s->tris + 3 * t;
-    double xl[9], xf[9], ph[3], ul[6];
+    double xl[9], xf[9], ph[3], ul[6], th_ref[3];
     int k, c, mask = 0;
     int proj = s->proj == RC__PROJECT_CLAMP ? RC__SH_PROJECT : s->proj == RC__PROJECT_ABS ? RC__SH_PROJECT_ABS : 0;
     int flags = (g ? RC__SH_GRAD : 0) | (H ? RC__SH_HESS | proj : 0) | (with_u ? 0 : RC__SH_NO_U);
@@ -8560,6 +8560,7 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
         for (c = 0; c < 3; ++c) { xl[3 * k + c] = x[3 * tri[k] + c]; xf[3 * k + c] = f >= 0 ? x[3 * f + c] : 0.0; }
         if (f >= 0) mask |= 1 << k;
         ph[k] = phi[s->topo.tri_edge[3 * t + k]];
+        th_ref[k] = s->hinge_ref[s->topo.tri_edge[3 * t + k]];
         ul[2 * k] = u[2 * tri[k]]; ul[2 * k + 1] = u[2 * tri[k] + 1];
     }
     if (s->phi_only && H) {
@@ -8568,14 +8569,14 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
         double Hp[9], work[3 * 9 + 3];
         int i, j;
         *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, (flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS)) | RC__SH_NO_U,
-                                 s->hinge_ref + 3 * t, g, H);
+                                 th_ref, g, H);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) Hp[3 * i + j] = H[(18 + i) * 21 + 18 + j];
         rc__psd_project(3, Hp, RC__PROJECT_CLAMP, work);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) H[(18 + i) * 21 + 18 + j] = Hp[3 * i + j];
         rc__sim_expand(21, 27, g, H);
         return;
     }
-    *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, flags, s->hinge_ref + 3 * t, g, H);
+    *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, flags, th_ref, g, H);
     rc__sim_expand(with_u ? 27 : 21, 27, g, H);
 }
 
@@ -10384,8 +10385,9 @@ static RC__UNUSED void rc__sim_track_hinges(rc_sim *s)
         for (k = 0; k < 3; ++k) {
             const int *tri = s->tris + 3 * t;
             int f = s->topo.tri_flap[3 * t + k];
-            double h, th, *ref = s->hinge_ref + 3 * t + k;
-            if (f < 0) continue;
+            double h, th, *ref = s->hinge_ref + s->topo.tri_edge[3 * t + k];
+            /* once per interior edge: its two triangles traverse it in opposite directions */
+            if (f < 0 || tri[(k + 1) % 3] > tri[(k + 2) % 3]) continue;
             rc__sh_edge_geom(s->x + 3 * tri[k], s->x + 3 * tri[(k + 1) % 3], s->x + 3 * tri[(k + 2) % 3], s->x + 3 * f, &h, &th);
             *ref = rc__angle_near(th, *ref);
             if (fabs(*ref) > RC__HINGE_MEMORY) *ref = th;
@@ -10534,7 +10536,7 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
 {
     if (!s) return 0;
-    return (size_t)8 * s->nv + (size_t)s->ne + 2 + (size_t)24 * s->nobs + (size_t)3 * s->nt;
+    return (size_t)8 * s->nv + (size_t)2 * s->ne + 2 + (size_t)24 * s->nobs;
 }
 
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
@@ -10554,7 +10556,7 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
         memcpy(b + 12, s->obs[o].R_prev, 9 * sizeof(double)); memcpy(b + 21, s->obs[o].t_prev, 3 * sizeof(double));
         b += 24;
     }
-    memcpy(b, s->hinge_ref, sizeof(double) * 3 * (size_t)s->nt);
+    memcpy(b, s->hinge_ref, sizeof(double) * (size_t)s->ne);
     return RC_OK;
 }
 
@@ -10576,7 +10578,7 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         memcpy(s->obs[o].R_prev, b + 12, 9 * sizeof(double)); memcpy(s->obs[o].t_prev, b + 21, 3 * sizeof(double));
         b += 24;
     }
-    memcpy(s->hinge_ref, b, sizeof(double) * 3 * (size_t)s->nt);
+    memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne);
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     return RC_OK;
 }
