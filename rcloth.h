@@ -9642,6 +9642,7 @@ static RC__UNUSED double rc__sim_extrapolate(rc_sim *s, const rc__system *y, dou
     return a;
 }
 
+static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start);
 static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__terms *T, double *alpha_out, rc_step_stats *st)
 {
     double gTd = 0.0, alpha, E0 = *E, t0 = rc__now();
@@ -9662,6 +9663,7 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
         if (rc__isfinite(En) && En <= E0 + 1e-4 * alpha * gTd) {
             *E = En; *T = Tn; *alpha_out = alpha; ok = 1;
             if (i == 0 && alpha == 1.0 && !y->with_u && E0 - En > -0.75 * gTd) *alpha_out = rc__sim_extrapolate(s, y, E, T);
+            rc__sim_track_hinges(s, 0);
             if (s->def.iterate_hook) s->def.iterate_hook(s, s->def.iterate_user);
             break;
         }
@@ -9741,11 +9743,12 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
            Levenberg-Marquardt shift mu of rc__system_direction_shifted_mu, mu kept across
            iterations and steps in s->newton_mu (x 0.3 after a full step, x 3 after a shortened
            one, as a trust radius); only if no shift works, or after a shortened step (the model
-           was not trusted), the per-stencil projected Hessian. Measured side by side: fixed 1k
-           sphere drape, 32 steps, 53.5 -> 35.0 s CPU; 100 adaptive steps of the 225-vertex
-           scenes 169 -> 149 s, all converged. (An earlier version rejected the shift here:
-           it damped the soft director angles into round-off stalls; the projected retry after a
-           failed exact line search below, added since, ends those.) */
+           was not trusted), the per-stencil projected Hessian. Measured (old and new build one
+           after the other, 100 steps, CPU s): adaptive two-point, sphere, cube, spikes and
+           didactic drapes at 225 vertices 246 -> 172 s, fixed sphere, cube, spikes 41.8 ->
+           29.5 s, every step converged in both. (An earlier version rejected the shift here: it
+           damped the soft director angles into round-off stalls; the projected retry after a
+           failed exact line search below, added since, and the fold profile end those.) */
         int saved_proj = s->proj, used_exact = 0, used_shift = 0;
         if (exact && s->exact_newton && s->def.linear_solver == RC_SOLVER_LDLT) { s->proj = -1; used_exact = 1; }
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
@@ -9965,7 +9968,20 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
             }
             last_dx = 0.0;
         } else {
-            if (!rc__sim_line_search(s, y, E, T, &alpha, st)) {
+            int ok = rc__sim_line_search(s, y, E, T, &alpha, st);
+            if (!ok && exact) {
+                /* a joint direction that is descent but admits no step: its model was stale
+                   (cached blocks, CG on an old factor) or trusted too far. Retry once from a
+                   fresh exact Hessian with a 10x shift before giving up on the step (measured:
+                   the one unconverged step of 100 on the 1k sphere drape ended here with the
+                   joint step 150x its bound) */
+                if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
+                s->itr_mu *= 10.0;
+                rs = rc__sim_outer_direction(s, y, exact, 0, NULL, st);
+                if (rs != RC_OK) return rs;
+                ok = rc__sim_line_search(s, y, E, T, &alpha, st);
+            }
+            if (!ok) {
                 /* stalled at round-off: finish with a strict inner solve */
                 rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, E, T, &inner_it, &inner_conv, st);
                 if (rs != RC_OK) return rs;
@@ -10396,14 +10412,19 @@ static RC__UNUSED void rc__sim_set_step_size(rc_sim *s, double h)
    itself; psi = theta/2 + s phi then jumps by pi and II flips sign: a jump of the bending energy.
    Measured on the 1k sphere drape (no self-contact): folds reach theta = pi from step 16; a Newton
    iterate sitting on the jump had every line search fail, the step ending unconverged with x still
-   400x its tolerance away. A hinge may turn by up to pi within a step.
-   Memory is bounded: a tracked angle beyond 1.5 pi (the faces have passed through each other by
-   90 degrees, which only the absence of self-contact allows) restarts from atan2's value. Without
-   the bound, hinges at the cone tips of the spikes scene wound on through whole turns (8 rad by
-   step 96) and kept the energy of a multiple fold while lying flat; the reset changes the energy
-   between steps, never inside a solve. */
+   400x its tolerance away. The reference also follows every accepted iterate (rc__sim_line_search
+   calls this with at_step_start = 0; the energy at that iterate is unchanged, theta keeps its
+   value): with the reference fixed at the step start, a hinge turning by pi within a step put
+   the branch cut on the current iterate (measured: the 1k adaptive sphere drape, step 38, every
+   joint direction raised the bending energy by a constant 2.6e-5 J for any step length down to
+   1e-8, and the step ended unconverged). So a hinge may turn by up to pi per line-search step.
+   Memory is bounded: at a step start a tracked angle beyond 1.5 pi (the faces have passed
+   through each other by 90 degrees, which only the absence of self-contact allows) restarts from
+   atan2's value. Without the bound, hinges at the cone tips of the spikes scene wound on through
+   whole turns (8 rad by step 96) and kept the energy of a multiple fold while lying flat; the
+   reset changes the energy between steps, never inside a solve. */
 #define RC__HINGE_MEMORY (1.5 * RC__PI)
-static RC__UNUSED void rc__sim_track_hinges(rc_sim *s)
+static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start)
 {
     int t, k;
     for (t = 0; t < s->nt; ++t)
@@ -10415,7 +10436,7 @@ static RC__UNUSED void rc__sim_track_hinges(rc_sim *s)
             if (f < 0 || tri[(k + 1) % 3] > tri[(k + 2) % 3]) continue;
             rc__sh_edge_geom(s->x + 3 * tri[k], s->x + 3 * tri[(k + 1) % 3], s->x + 3 * tri[(k + 2) % 3], s->x + 3 * f, &h, &th);
             *ref = rc__angle_near(th, *ref);
-            if (fabs(*ref) > RC__HINGE_MEMORY) *ref = th;
+            if (at_step_start && fabs(*ref) > RC__HINGE_MEMORY) *ref = th;
         }
 }
 
@@ -10428,7 +10449,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     rc_status rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    rc__sim_track_hinges(s);
+    rc__sim_track_hinges(s, 1);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
