@@ -9968,20 +9968,7 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
             }
             last_dx = 0.0;
         } else {
-            int ok = rc__sim_line_search(s, y, E, T, &alpha, st);
-            if (!ok && exact) {
-                /* a joint direction that is descent but admits no step: its model was stale
-                   (cached blocks, CG on an old factor) or trusted too far. Retry once from a
-                   fresh exact Hessian with a 10x shift before giving up on the step (measured:
-                   the one unconverged step of 100 on the 1k sphere drape ended here with the
-                   joint step 150x its bound) */
-                if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
-                s->itr_mu *= 10.0;
-                rs = rc__sim_outer_direction(s, y, exact, 0, NULL, st);
-                if (rs != RC_OK) return rs;
-                ok = rc__sim_line_search(s, y, E, T, &alpha, st);
-            }
-            if (!ok) {
+            if (!rc__sim_line_search(s, y, E, T, &alpha, st)) {
                 /* stalled at round-off: finish with a strict inner solve */
                 rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, E, T, &inner_it, &inner_conv, st);
                 if (rs != RC_OK) return rs;
