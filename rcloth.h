@@ -6870,7 +6870,7 @@ struct rc_sim {
     double itr_mu;                        /* Levenberg-Marquardt shift of the exact outer Hessian (N/m), kept across steps */
     double itr_mu_fail;                   /* the last shift its LDL^T rejected (rc__system_direction_shifted_mu) */
     double newton_mu, newton_mu_fail;     /* the same pair for the inner (x, phi) Newton (rc__sim_newton_xp) */
-    int exact_newton;                     /* try the unprojected Hessian after full steps */
+    int exact_newton;                     /* def.newton_exact_hessian: exact (shifted) Hessian first, projection as fallback */
     rc__system sys_xp, sys_xpu;
     /* per-vertex inertia target at the current u: xtil (3), dxtil/du (3x2), old triangle hint */
     double *xtil, *xtil_G;
