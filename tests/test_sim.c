@@ -1366,19 +1366,28 @@ static void test_sim_rot_half(void)
    alone it would fall again symmetrically after pi: |theta| shrinks on the other branch). The
    tracked angle is part of the saved state: a fresh sim loaded from the state at 3.3 rad has the
    same bending energy as the sim that swept there. */
+/* One hinge: triangles (0, 1, 2) and (0, 3, 1) on the edge 0-1 (along the reference x axis), no
+   gravity; vertex 3 swings about the edge. */
+static const double hinge_uv[8] = { 0.0, 0.0, 0.1, 0.0, 0.05, 0.08, 0.03, -0.08 };
+static const int hinge_tris[6] = { 0, 1, 2, 0, 3, 1 };
+static rc_sim_def hinge_def(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    def.mesh.num_verts = 4;
+    def.mesh.num_tris = 2;
+    def.mesh.ref_uv = hinge_uv;
+    def.mesh.tris = hinge_tris;
+    def.gravity[2] = 0.0;
+    return def;
+}
+
 static void test_sim_hinge_through_flat_fold(void)
 {
-    static const double uv[8] = { 0.0, 0.0, 0.1, 0.0, 0.05, 0.08, 0.03, -0.08 };
-    static const int tris[6] = { 0, 1, 2, 0, 3, 1 };
-    rc_sim_def def = rc_default_sim_def();
+    const double *uv = hinge_uv;
+    rc_sim_def def = hinge_def();
     rc_sim *s = NULL, *w = NULL;
     double *state = NULL, B, Bprev = -1.0, B33 = 0.0, Bpi = 0.0, Bw = 0.0, S, G;
     int k, falls = 0, ok = 1;
-    def.mesh.num_verts = 4;
-    def.mesh.num_tris = 2;
-    def.mesh.ref_uv = uv;
-    def.mesh.tris = tris;
-    def.gravity[2] = 0.0;
     CHECK_OK(rc_sim_create(&def, &s));
     if (!s) return;
     for (k = 0; k < 3; ++k) {
@@ -1418,17 +1427,10 @@ static void test_sim_hinge_through_flat_fold(void)
    reference left at the start (the session-6 behaviour) the angle wraps to a - 2 pi, a false fold. */
 static void test_sim_hinge_reference_follows_iterates(void)
 {
-    static const double uv[8] = { 0.0, 0.0, 0.1, 0.0, 0.05, 0.08, 0.03, -0.08 };
-    static const int tris[6] = { 0, 1, 2, 0, 3, 1 };
-    rc_sim_def def = rc_default_sim_def();
+    rc_sim_def def = hinge_def();
     rc_sim *s = NULL, *w = NULL, *f = NULL;
     double S, G, Bs = 0.0, Bw = 0.0, Bf = 0.0, a;
     int k;
-    def.mesh.num_verts = 4;
-    def.mesh.num_tris = 2;
-    def.mesh.ref_uv = uv;
-    def.mesh.tris = tris;
-    def.gravity[2] = 0.0;
     CHECK_OK(rc_sim_create(&def, &s));
     CHECK_OK(rc_sim_create(&def, &w));
     CHECK_OK(rc_sim_create(&def, &f));
