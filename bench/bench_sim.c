@@ -294,7 +294,7 @@ static void section_ablation(void)
 /* Default: a fixed budget of dynamic steps with a large step (backward Euler's numerical damping
    brings the sheet towards rest; rc_sim_solve_static is itself a pseudo-time continuation of this
    kind, but to a tolerance, and was too slow for the budget: --static runs it). */
-static int ENERGY_STEPS = 40;   /* --energy-steps N; 40 steps bring every mesh to rest (dV <= 1e-7 J) */
+static int g_energy_steps = 40;   /* --energy-steps N; 40 steps bring every mesh to rest (dV <= 1e-7 J) */
 static const double ENERGY_DT = 0.25;
 
 static void section_energy(int statics)
@@ -308,7 +308,7 @@ static void section_energy(int statics)
     else
         printf("\n== 4. two-point drape, %d dynamic steps of dt %.2f s from the flat hanging sheet, prototype material,\n"
                "   corners 0.6 m apart, %d thread(s); dV = change of V over the last step (how far from rest)\n",
-               ENERGY_STEPS, ENERGY_DT, g_threads);
+               g_energy_steps, ENERGY_DT, g_threads);
     for (i = 0; i < 5; ++i) {
         int adaptive = i == 4, n = adaptive ? ns[0] : ns[i], k;
         rc_sim *s = make_two_point(n, adaptive, 1, 1, statics ? 0.01 : ENERGY_DT);
@@ -323,13 +323,13 @@ static void section_energy(int statics)
             st = rc_sim_solve_static(s, &ss);
             T[i] = cpu_now() - c0; conv[i] = ss.converged;
         } else {
-            for (k = 0; k < ENERGY_STEPS && st == RC_OK; ++k) {
+            for (k = 0; k < g_energy_steps && st == RC_OK; ++k) {
                 double c0 = cpu_now();
                 st = rc_sim_step(s, &ss);
                 if (st != RC_OK) break;
                 T[i] += cpu_now() - c0; conv[i] += ss.converged;
                 rc_sim_potential(s, &S, &B, &G);
-                if (k == ENERGY_STEPS - 1) dV[i] = S + B + G - Vprev;
+                if (k == g_energy_steps - 1) dV[i] = S + B + G - Vprev;
                 Vprev = S + B + G;
                 if (adaptive) {
                     printf("      adaptive step %d: V %.5f J, %.2f s wall, outer %d, conv %d\n", k + 1, Vprev, ss.t_total, ss.outer_iters, ss.converged);
@@ -350,7 +350,7 @@ static void section_energy(int statics)
         if (ok[i]) {
             int n = i == 4 ? ns[0] : ns[i];
             if (statics) printf("  | %s | %d | %.5f | n/a %.1e | %.2f | %d |\n", i == 4 ? "adaptive" : "fixed", n * n, V[i], dV[i], T[i], conv[i]);
-            else printf("  | %s | %d | %.5f | %.1e | %.2f | %d/%d steps |\n", i == 4 ? "adaptive" : "fixed", n * n, V[i], dV[i], T[i], conv[i], ENERGY_STEPS);
+            else printf("  | %s | %d | %.5f | %.1e | %.2f | %d/%d steps |\n", i == 4 ? "adaptive" : "fixed", n * n, V[i], dV[i], T[i], conv[i], g_energy_steps);
         }
     if (ok[4]) {
         int best = -1;
@@ -377,7 +377,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--adaptive-steps") == 0 && i + 1 < argc) { g_asteps = atoi(argv[++i]); continue; }
-        if (strcmp(argv[i], "--energy-steps") == 0 && i + 1 < argc) { ENERGY_STEPS = atoi(argv[++i]); if (ENERGY_STEPS < 1) ENERGY_STEPS = 1; continue; }
+        if (strcmp(argv[i], "--energy-steps") == 0 && i + 1 < argc) { g_energy_steps = atoi(argv[++i]); if (g_energy_steps < 1) g_energy_steps = 1; continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
         if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X]\n", argv[0]); return 2; }
     }
