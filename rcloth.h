@@ -6852,8 +6852,8 @@ struct rc_sim {
     double *Dinv0;                        /* 4*nt inverse of the initial D_u */
     double *A0;                           /* nt initial reference areas */
     double *edge_len0;                    /* ne initial rest edge lengths */
-    double *hinge_ref;                    /* ne: each edge's hinge angle at the step start, unwrapped (the same
-                                             from both sides; rc__sim_track_hinges); part of the saved state */
+    double *hinge_ref;                    /* ne: each edge's hinge angle at the last accepted iterate, unwrapped
+                                             (the same from both sides; rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
     unsigned char *pinned, *phi_fixed, *u_fixed;
     double *pin_target, *force, *reaction;
@@ -9609,8 +9609,6 @@ static RC__UNUSED double rc__sim_inversion_bound(const rc_sim *s, const rc__syst
     return amax;
 }
 
-/* Backtracking Armijo from alpha_max on the exact E. On success the sim state is the accepted
-   iterate and *E the new energy; returns 0 if no decrease was found (stall at round-off). */
 /* Extrapolation after an accepted full step of an (x, phi) direction d whose energy fell faster
    than its quadratic model predicts (E0 - E(1) > 1.5 x -g.d/2: the true curvature along d is below
    the projected Hessian's, so the minimum along d lies beyond 1, e.g. where the sheet snaps into a
@@ -9643,6 +9641,9 @@ static RC__UNUSED double rc__sim_extrapolate(rc_sim *s, const rc__system *y, dou
 }
 
 static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start);
+/* Backtracking Armijo from alpha_max on the exact E. On success the sim state is the accepted
+   iterate and *E the new energy; returns 0 if no decrease was found (stall at round-off).
+   An accepted iterate that moved x re-centres the tracked hinge angles on itself. */
 static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__terms *T, double *alpha_out, rc_step_stats *st)
 {
     double gTd = 0.0, alpha, E0 = *E, t0 = rc__now();
@@ -9663,7 +9664,7 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
         if (rc__isfinite(En) && En <= E0 + 1e-4 * alpha * gTd) {
             *E = En; *T = Tn; *alpha_out = alpha; ok = 1;
             if (i == 0 && alpha == 1.0 && !y->with_u && E0 - En > -0.75 * gTd) *alpha_out = rc__sim_extrapolate(s, y, E, T);
-            rc__sim_track_hinges(s, 0);
+            if (y != &s->sys_p) rc__sim_track_hinges(s, 0);   /* sys_p moves only the angles */
             if (s->def.iterate_hook) s->def.iterate_hook(s, s->def.iterate_user);
             break;
         }
@@ -9784,12 +9785,12 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         ok = rc__sim_line_search(s, y, E, T, &alpha, st);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (dx <= bound && dphi <= bound) { *conv = 1; break; }
+        if (used_shift) s->newton_mu *= ok && alpha >= 1.0 ? 0.3 : 3.0;   /* trust the model more / less */
         /* a failed line search on an exact-Hessian direction: that Hessian was positive definite
            but nearly singular in the soft director angles, so the direction's angle part was huge
            (thousands of times the bound) and only round-off-sized steps along it were tried.
            Retry the iteration with the projected Hessian instead of ending the solve (measured:
            2 of 100 adaptive two-point steps ended unconverged this way, none with the retry) */
-        if (used_shift) s->newton_mu *= ok && alpha >= 1.0 ? 0.3 : 3.0;
         if (!ok && used_exact) { exact = 0; continue; }
         if (!ok) break;
         exact = alpha == 1.0;
@@ -10436,7 +10437,6 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     rc_status rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    rc__sim_track_hinges(s, 1);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
@@ -10466,6 +10466,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         alpha = rc__sim_ccd_bound(s, y, s->ls_x);
         rc__sim_apply(s, y, alpha, s->ls_x, s->u, s->phi, s->x, s->u, s->phi);
     }
+    rc__sim_track_hinges(s, 1);   /* on the solve's first iterate: after the pins and the CCD-safe start moved x */
     E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (E != E) return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy of the step's start is NaN (a world triangle degenerated, e.g. a pin moved onto a neighbour)");
