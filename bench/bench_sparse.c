@@ -196,10 +196,15 @@ static bench_ours bench_run_ours(const bench_mat *M, int reps)
         if (st != RC_OK) { printf("factor: %s\n", rc_status_string(st)); exit(1); }
         if (t0 < r.t_fac) r.t_fac = t0;
     }
-    for (i = 0; i < M->n; ++i) b[i] = x[i] = 2.0 * bench_rand() - 1.0;
-    t0 = bench_now();
-    rc_ldlt_solve(f, x);
-    r.t_sol = bench_now() - t0;
+    for (i = 0; i < M->n; ++i) b[i] = 2.0 * bench_rand() - 1.0;
+    r.t_sol = 1e30;
+    for (k = 0; k < 10; ++k) {   /* best of 10: one solve is ~1 ms, below the machine's noise */
+        memcpy(x, b, sizeof(double) * (size_t)M->n);
+        t0 = bench_now();
+        rc_ldlt_solve(f, x);
+        t0 = bench_now() - t0;
+        if (t0 < r.t_sol) r.t_sol = t0;
+    }
     rc_sparse_symv(M->n, M->colptr, M->rowind, M->val, x, y);
     for (i = 0; i < M->n; ++i) { rn += (y[i] - b[i]) * (y[i] - b[i]); bn += b[i] * b[i]; }
     r.relres = sqrt(rn / bn);
@@ -233,7 +238,7 @@ int main(int argc, char **argv)
                    (double)r.nnzl / (double)M.nnz, 1e3 * r.t_an, 1e3 * r.t_fac, 1e3 * r.t_sol, r.nsuper, r.relres);
             bench_mat_free(&M);
         }
-    printf("fill = nnz(L) / nnz(upper A); CPU times; factor = best of 3; relres = |A x - b| / |b|\n");
+    printf("fill = nnz(L) / nnz(upper A); CPU times; factor = best of 3, solve = best of 10; relres = |A x - b| / |b|\n");
     return 0;
 }
 #endif
