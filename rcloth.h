@@ -2125,6 +2125,20 @@ static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, con
     for (p = 0; p < npanel; ++p) rc__sp_gemm_panel(p, m, n, k, A, lda, Bp, C, ldc, acc);
 }
 
+/* y[0..n) -= t x[0..n): the axpy of the dense LDL^T's panel columns and of the forward solve.
+   Two-wide SSE2 where available: each element gets the same product and subtraction (no fused
+   multiply-add), so the result is bit-identical to the scalar loop, which the compiler's -O2 cost
+   model leaves scalar (x and y may alias: both are columns of one block). */
+static void rc__sp_axpy_neg(int n, double t, const double *x, double *y)
+{
+    int i = 0;
+#ifdef RC__SP_SSE2
+    __m128d tt = _mm_set1_pd(t);
+    for (; i + 2 <= n; i += 2) _mm_storeu_pd(y + i, _mm_sub_pd(_mm_loadu_pd(y + i), _mm_mul_pd(tt, _mm_loadu_pd(x + i))));
+#endif
+    for (; i < n; ++i) y[i] -= t * x[i];
+}
+
 /* Dense LDL^T of one supernode block (nr x nc, column-major, ld = nr): the top nc x nc block is
    factored and the rows below become L21 = A21 L11^-T D^-1. Panels of RC__SP_NB columns: inside a
    panel column j gets A(:,j) -= sum_{k in panel, k<j} L(:,k) d_k L(j,k), then is scaled by 1/d_j;
@@ -2142,7 +2156,7 @@ static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
                 const double *ck = L + (size_t)k * nr;
                 double t = D[k] * ck[j];   /* d_k L(j,k) */
                 if (t == 0.0) continue;
-                for (i = j; i < nr; ++i) cj[i] -= t * ck[i];
+                rc__sp_axpy_neg(nr - j, t, ck + j, cj + j);
             }
             dj = cj[j];
             tol = RC__SP_PIVOT_TOL * f->adiag[col0 + j];
@@ -2276,8 +2290,8 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
             const double *c = Ls + (size_t)j * nr, *cb = c + nc;
             double xj = x[fc + j];
             if (xj == 0.0) continue;
-            for (i = j + 1; i < nc; ++i) x[fc + i] -= c[i] * xj;
-            for (i = 0; i < nb; ++i) xs[i] -= cb[i] * xj;
+            rc__sp_axpy_neg(nc - j - 1, xj, c + j + 1, x + fc + j + 1);
+            rc__sp_axpy_neg(nb, xj, cb, xs);
         }
         for (i = 0; i < nb; ++i) x[rows[i]] = xs[i];
     }
