@@ -20,6 +20,7 @@
 #include "../rcloth.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include <time.h>
@@ -33,6 +34,7 @@ static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0, g_only = -1, g_a
 static double g_cache_eps = -1.0;   /* --cache-eps X: def.cache_eps of the adaptive sims (< 0: library default) */
 static int g_reuse = -1;            /* --reuse N: def.itr_factor_reuse of the cached variants (< 0: default) */
 static double g_eta = -1.0;         /* --eta X: def.itr_factor_eta (< 0: default) */
+static double g_etol = -1.0;        /* --etol X: def.itr_energy_tol of the ablation's sims (< 0: default) */
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -68,6 +70,7 @@ static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, doub
     def.itr_cache = cache != 0;
     if (g_reuse >= 0) def.itr_factor_reuse = g_reuse;
     if (g_eta >= 0.0) def.itr_factor_eta = g_eta;
+    if (g_etol >= 0.0) def.itr_energy_tol = g_etol;
     if (cache == 2) def.itr_factor_reuse = 0;   /* stencil blocks cached, the joint factor rebuilt every outer iteration */
     if (g_cache_eps >= 0.0) def.cache_eps = g_cache_eps;
     def.dt = dt;
@@ -219,73 +222,98 @@ static void section_adaptive(void)
 static void section_ablation(void)
 {
     /* cache = stencil Hessian blocks + the joint factor reused as a CG preconditioner; "both-blk"
-       caches the blocks only (itr_factor_reuse = 0), to show what each part gives */
+       caches the blocks only (itr_factor_reuse = 0), to show what each part gives.
+       Every variant solves the SAME step problems: a reference trajectory (the default solver,
+       schedule + cache) is saved before each of its steps, and each variant solves each saved
+       step from a fresh sim. So final IPs compare step by step, and a variant's time is not a
+       matter of where its own trajectory went (the drape buckles: trajectories of different
+       solvers part after a step or two, and one lucky or unlucky fold moved a 3-step ratio by
+       +-0.3 between builds that differed only in round-off). */
     enum { NV = 5 };
     static const char *names[NV] = { "none", "schedule", "cache", "both", "both-blk" };
     static const int sch[NV] = { 0, 1, 0, 1, 1 }, cac[NV] = { 0, 0, 1, 1, 2 };
-    const int n = 15, warm = 5, steps = 3, reps = 3;
-    double *state;
+    const int n = 15, warm = 5, steps = 8, reps = 3;
+    double *states[8], ip_none[8], dev_max[NV], dev_sum[NV];
+    size_t ssz;
     rc_sim *s;
     rc_step_stats acc[NV];
     double tt[NV];
     int ok[NV], c, k, r;
     printf("\n== 3. r-ITR acceleration ablation: two-point drape (%d verts, prototype material, corners 0.6 m apart),"
-           " dt 0.01, %d thread(s)\n   start state: %d fixed-mesh steps from the flat sheet, saved and loaded into %d adaptive sims; %d step(s) per variant\n",
-           n * n, g_threads, warm, NV, steps);
+           " dt 0.01, %d thread(s)\n   %d fixed-mesh steps from the flat sheet, then %d adaptive steps of the default solver, its state saved"
+           " before each;\n   every variant solves each of those %d steps from the saved state (fresh sim per step)\n",
+           n * n, g_threads, warm, steps, steps);
     s = make_two_point(n, 0, 1, 1, 0.01);
     if (!s) { printf("  create failed\n"); return; }
     for (k = 0; k < warm; ++k) {
         rc_step_stats ss;
         if (rc_sim_step(s, &ss) != RC_OK) { printf("  warm-up failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); return; }
     }
-    state = (double *)malloc(rc_sim_state_size(s) * sizeof(double));
-    if (!state) { rc_sim_destroy(s); return; }
-    rc_sim_save_state(s, state);
+    ssz = rc_sim_state_size(s);
+    for (k = 0; k < steps; ++k) states[k] = (double *)malloc(ssz * sizeof(double));
+    for (k = 0; k < steps; ++k) if (!states[k]) { printf("  out of memory\n"); rc_sim_destroy(s); return; }
+    rc_sim_save_state(s, states[0]);
+    rc_sim_destroy(s);
+    s = make_two_point(n, 1, 1, 1, 0.01);
+    if (!s || rc_sim_load_state(s, states[0]) != RC_OK) { printf("  reference create/load failed\n"); rc_sim_destroy(s); return; }
+    for (k = 0; k < steps; ++k) {
+        rc_step_stats ss;
+        rc_sim_save_state(s, states[k]);
+        if (rc_sim_step(s, &ss) != RC_OK) { printf("  reference step failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); return; }
+    }
     rc_sim_destroy(s);
     /* the machine is shared: a load burst during one variant skews a single pass, so every variant
        runs reps times, interleaved, and its time is the fastest pass (the runs are deterministic:
        same iterates, same stats in every pass) */
-    for (c = 0; c < NV; ++c) { memset(&acc[c], 0, sizeof acc[c]); tt[c] = HUGE_VAL; ok[c] = 1; }
+    for (c = 0; c < NV; ++c) { memset(&acc[c], 0, sizeof acc[c]); tt[c] = HUGE_VAL; ok[c] = 1; dev_max[c] = dev_sum[c] = 0.0; }
     for (r = 0; r < reps; ++r)
         for (c = 0; c < NV; ++c) {
             double pass = 0.0;
             if (!ok[c]) continue;
-            s = make_two_point(n, 1, sch[c], cac[c], 0.01);
-            if (!s || rc_sim_load_state(s, state) != RC_OK) { printf("  %s: create/load failed\n", names[c]); rc_sim_destroy(s); ok[c] = 0; continue; }
-            for (k = 0; k < steps; ++k) {
+            for (k = 0; k < steps && ok[c]; ++k) {
                 rc_step_stats ss;
-                double c0 = cpu_now(), cpu;
-                if (rc_sim_step(s, &ss) != RC_OK) { printf("  %s step failed: %s\n", names[c], rc_sim_last_error(s)); ok[c] = 0; break; }
+                double c0, cpu;
+                s = make_two_point(n, 1, sch[c], cac[c], 0.01);
+                if (!s || rc_sim_load_state(s, states[k]) != RC_OK) { printf("  %s: create/load failed\n", names[c]); rc_sim_destroy(s); ok[c] = 0; break; }
+                c0 = cpu_now();
+                if (rc_sim_step(s, &ss) != RC_OK) { printf("  %s step failed: %s\n", names[c], rc_sim_last_error(s)); ok[c] = 0; rc_sim_destroy(s); break; }
                 cpu = cpu_now() - c0;
+                rc_sim_destroy(s);
                 pass += cpu;
                 if (r > 0) continue;
-                printf("    %-8s step %d: %.3f s wall, %.3f s cpu (assemble %.3f, factor %.3f, solve %.3f, line search %.3f), outer %d, inner %d, solves %d (%d on the previous factor, %d CG its), active %.3f, IP %.10g -> %.10g, conv %d\n",
-                       names[c], k + 1, ss.t_total, cpu, ss.t_assemble, ss.t_factor, ss.t_solve, ss.t_line_search, ss.outer_iters, ss.inner_iters,
+                if (c == 0) ip_none[k] = ss.ip_end;
+                else if (ok[0]) {
+                    /* this variant's final IP against the unaccelerated one's, in units of that step's IP decrease */
+                    double dev = fabs(ss.ip_end - ip_none[k]) / (ss.ip_start - ip_none[k]);
+                    dev_sum[c] += dev / steps;
+                    if (dev > dev_max[c]) dev_max[c] = dev;
+                }
+                printf("    %-8s step %d: %.3f s cpu (assemble %.3f, factor %.3f, solve %.3f, line search %.3f), outer %d, inner %d, solves %d (%d on the previous factor, %d CG its), active %.3f, IP %.10g -> %.10g, conv %d\n",
+                       names[c], k + 1, cpu, ss.t_assemble, ss.t_factor, ss.t_solve, ss.t_line_search, ss.outer_iters, ss.inner_iters,
                        ss.linear_solves, ss.factor_reuses, ss.cg_iters, ss.active_rate, ss.ip_start, ss.ip_end, ss.converged);
                 fflush(stdout);
                 acc[c].outer_iters += ss.outer_iters;
                 acc[c].inner_iters += ss.inner_iters;
                 acc[c].linear_solves += ss.linear_solves;
                 acc[c].active_rate += ss.active_rate / steps;
-                acc[c].ip_end = ss.ip_end;
                 acc[c].converged += ss.converged;
             }
-            rc_sim_destroy(s);
             if (ok[c] && pass < tt[c]) tt[c] = pass;
         }
-    free(state);
-    printf("\n  per step (mean of %d steps; time: the fastest of %d interleaved passes), cpu seconds; speedup = unaccelerated time / variant time; other ratios\n"
-           "  vs unaccelerated in brackets; final IP after the last step\n", steps, reps);
-    printf("  | variant | s/step (speedup) | outer/step | inner/step | linear solves/step | active rate | final IP (J) | converged |\n");
+    for (k = 0; k < steps; ++k) free(states[k]);
+    printf("\n  per step (mean of the %d step problems; time: the fastest of %d interleaved passes), cpu seconds; speedup = unaccelerated\n"
+           "  time / variant time; other ratios vs unaccelerated in brackets; IP dev = |final IP - unaccelerated final IP| / that step's\n"
+           "  unaccelerated IP decrease, mean and max over the steps\n", steps, reps);
+    printf("  | variant | s/step (speedup) | outer/step | inner/step | linear solves/step | active rate | IP dev mean / max | converged |\n");
     printf("  |---|---|---|---|---|---|---|---|\n");
     for (c = 0; c < NV; ++c) {
         if (!ok[c]) { printf("  | %s | failed | | | | | | |\n", names[c]); continue; }
-        printf("  | %s | %.3f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.3f | %.8g | %d/%d |\n", names[c],
+        printf("  | %s | %.3f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.3f | %.2f%% / %.2f%% | %d/%d |\n", names[c],
                tt[c] / steps, ok[0] ? tt[0] / tt[c] : 0.0,
                (double)acc[c].outer_iters / steps, ok[0] ? (double)acc[c].outer_iters / acc[0].outer_iters : 0.0,
                (double)acc[c].inner_iters / steps, ok[0] ? (double)acc[c].inner_iters / acc[0].inner_iters : 0.0,
                (double)acc[c].linear_solves / steps, ok[0] ? (double)acc[c].linear_solves / acc[0].linear_solves : 0.0,
-               acc[c].active_rate, acc[c].ip_end, acc[c].converged, steps);
+               acc[c].active_rate, 100.0 * dev_sum[c], 100.0 * dev_max[c], acc[c].converged, steps);
     }
 }
 
@@ -373,6 +401,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--cache-eps") == 0 && i + 1 < argc) { g_cache_eps = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--reuse") == 0 && i + 1 < argc) { g_reuse = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--eta") == 0 && i + 1 < argc) { g_eta = atof(argv[++i]); continue; }
+        if (strcmp(argv[i], "--etol") == 0 && i + 1 < argc) { g_etol = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
