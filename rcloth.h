@@ -2127,8 +2127,8 @@ static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, con
 
 /* y[0..n) -= t x[0..n): the axpy of the dense LDL^T's panel columns and of the forward solve.
    Two-wide SSE2 where available: each element gets the same product and subtraction (no fused
-   multiply-add), so the result is bit-identical to the scalar loop, which the compiler's -O2 cost
-   model leaves scalar (x and y may alias: both are columns of one block). */
+   multiply-add), so the result is bit-identical to the scalar loop, which gcc's -O2 cost model
+   leaves scalar (it cannot rule out that x and y overlap, and may not add a runtime check). */
 static void rc__sp_axpy_neg(int n, double t, const double *x, double *y)
 {
     int i = 0;
@@ -9999,10 +9999,13 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
    (20) CG iterations preconditioned by the joint factor of an earlier outer iteration, to a
    relative residual itr_factor_eta (0.3); only if that fails is the matrix refactored (the cache of
    the derivatives extended to the factorization, which costs far more than the stencil Hessians
-   once they are exact). Measured (bench_sim ablation, 225 vertices, fastest of 3 passes): schedule +
-   cache 1.27-1.30x -> 1.80-1.88x over the unaccelerated solve, final IPs within ~2% of a step's
-   decrease; 1k sphere drape, 15 steps: 56 -> 33 s CPU.
+   once they are exact). Measured when it was added: 1k sphere drape, 15 steps: 56 -> 33 s CPU;
    eta 0.1 was slower (44 s), 0.5 no faster (36 s); a cap of 10 iterations refactored more (37 s).
+   Today (bench_sim ablation: 225 vertices, every variant solving the same 8 saved step problems)
+   the cache does not pay at that size: schedule 1.42x, both 1.32x over the unaccelerated solve
+   (final IPs within 0.9% of each step's decrease); converged to the same IP (itr_energy_tol = 0)
+   schedule 1.76x, both 1.68x. At 1k it still does (40 sphere-drape steps 103 s with it, 116 s
+   without the cache, 121 s without the factor reuse).
    --------------------------------------------------------------------------------------------- */
 static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats *st, int *conv)
 {
@@ -10057,13 +10060,18 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         if (small && stale) {
             /* the direction came from CG on an earlier factor, stopped at |r| <= eta |g|: it is
                short by up to eta, and so are -g.d and the step, which would end the step early
-               (measured on 8 two-point steps, every variant solving the same step problems: final
-               IPs 2.6% (mean) and up to 4.9% of a step's decrease above the unaccelerated solve's).
-               The step is judged on the direction of the current matrix's own factor. */
+               (part of the early stops measured on 8 two-point steps, every variant solving the
+               same step problems: final IPs 2.6% (mean) and up to 4.9% of a step's decrease above
+               the unaccelerated solve's; the rest came from the shift memory, see
+               rc__sim_outer_direction). The step is judged on the current matrix's own factor. */
+            st->factor_reuses--;   /* that direction is discarded */
             rs = rc__system_direction_shifted(s, y, st);
-            if (rs == RC_ERR_NOT_SPD) {
+            if (rs == RC_ERR_NOT_SPD) {   /* as rc__sim_outer_direction's fallback: projected blocks */
+                double t0 = rc__now();
                 if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
-                rs = rc__sim_outer_direction(s, y, exact, 0, NULL, &stale, st);
+                rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                st->t_assemble += rc__now() - t0;
+                rs = rc__system_direction(s, y, st);
             }
             if (rs != RC_OK) return rs;
             for (gTd = 0.0, k = 0; k < y->ndof; ++k) gTd += y->g[k] * y->d[k];

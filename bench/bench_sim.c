@@ -6,7 +6,7 @@
      scaling    fixed mesh, cloth on a sphere at ~1k, 4k, 16k, 64k vertices: Newton iterations and
                 seconds per step, and the least-squares exponent of s/step vs vertex count
      adaptive   adaptive vs fixed on the same scene at ~1k (4k and 16k with --big)
-     ablation   r-ITR accelerations: none / schedule / cache / both, same start state
+     ablation   r-ITR accelerations: none / schedule / cache / both, each solving the same saved step problems
      energy     two-point drape (DESIGN §10): fixed N, 2N, 4N, 8N vs adaptive N, potential energy
    Options: --threads N   --big (adaptive at 4k and 16k too)   --no64k (skip the 64k fixed run)
             --only K (section 2: only size K, 0 = 1k, 1 = 4k, 2 = 16k)   --adaptive-steps N (section 2: timed
@@ -14,12 +14,14 @@
             --static (section 4 with rc_sim_solve_static instead of the dynamic-step budget)
             --energy-steps N (section 4: dynamic steps per mesh; default 40)
             --cache-eps X (def.cache_eps, the caching threshold eps_d, of every adaptive sim)
+            --reuse N, --eta X (def.itr_factor_reuse / itr_factor_eta of the cached variants)
+            --etol X (section 3: def.itr_energy_tol of every sim; 0 = absolute tests only, so every
+            variant converges to the same IP)
 
    Usage: build/bench_sim [sections] [options]      (make bench-sim [BENCH_SIM_ARGS=...]) */
 #define RCLOTH_IMPLEMENTATION
 #include "../rcloth.h"
 #include <stdio.h>
-#include <stdlib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -223,17 +225,17 @@ static void section_ablation(void)
 {
     /* cache = stencil Hessian blocks + the joint factor reused as a CG preconditioner; "both-blk"
        caches the blocks only (itr_factor_reuse = 0), to show what each part gives.
-       Every variant solves the SAME step problems: a reference trajectory (the default solver,
-       schedule + cache) is saved before each of its steps, and each variant solves each saved
+       Every variant solves the SAME step problems: a reference trajectory (schedule + cache, with
+       the --cache-eps/--reuse/--eta/--etol options if given) is saved before each of its steps, and each variant solves each saved
        step from a fresh sim. So final IPs compare step by step, and a variant's time is not a
        matter of where its own trajectory went (the drape buckles: trajectories of different
        solvers part after a step or two, and one lucky or unlucky fold moved a 3-step ratio by
        +-0.3 between builds that differed only in round-off). */
-    enum { NV = 5 };
+    enum { NV = 5, NSTEP = 8 };
     static const char *names[NV] = { "none", "schedule", "cache", "both", "both-blk" };
     static const int sch[NV] = { 0, 1, 0, 1, 1 }, cac[NV] = { 0, 0, 1, 1, 2 };
-    const int n = 15, warm = 5, steps = 8, reps = 3;
-    double *states[8], ip_none[8], dev_max[NV], dev_sum[NV];
+    const int n = 15, warm = 5, steps = NSTEP, reps = 3;
+    double *states[NSTEP] = { NULL }, ip_none[NSTEP], dev_max[NV], dev_sum[NV];
     size_t ssz;
     rc_sim *s;
     rc_step_stats acc[NV];
@@ -251,15 +253,15 @@ static void section_ablation(void)
     }
     ssz = rc_sim_state_size(s);
     for (k = 0; k < steps; ++k) states[k] = (double *)malloc(ssz * sizeof(double));
-    for (k = 0; k < steps; ++k) if (!states[k]) { printf("  out of memory\n"); rc_sim_destroy(s); return; }
+    for (k = 0; k < steps; ++k) if (!states[k]) { printf("  out of memory\n"); rc_sim_destroy(s); goto done; }
     rc_sim_save_state(s, states[0]);
     rc_sim_destroy(s);
     s = make_two_point(n, 1, 1, 1, 0.01);
-    if (!s || rc_sim_load_state(s, states[0]) != RC_OK) { printf("  reference create/load failed\n"); rc_sim_destroy(s); return; }
+    if (!s || rc_sim_load_state(s, states[0]) != RC_OK) { printf("  reference create/load failed\n"); rc_sim_destroy(s); goto done; }
     for (k = 0; k < steps; ++k) {
         rc_step_stats ss;
         rc_sim_save_state(s, states[k]);
-        if (rc_sim_step(s, &ss) != RC_OK) { printf("  reference step failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); return; }
+        if (rc_sim_step(s, &ss) != RC_OK) { printf("  reference step failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); goto done; }
     }
     rc_sim_destroy(s);
     /* the machine is shared: a load burst during one variant skews a single pass, so every variant
@@ -300,7 +302,6 @@ static void section_ablation(void)
             }
             if (ok[c] && pass < tt[c]) tt[c] = pass;
         }
-    for (k = 0; k < steps; ++k) free(states[k]);
     printf("\n  per step (mean of the %d step problems; time: the fastest of %d interleaved passes), cpu seconds; speedup = unaccelerated\n"
            "  time / variant time; other ratios vs unaccelerated in brackets; IP dev = |final IP - unaccelerated final IP| / that step's\n"
            "  unaccelerated IP decrease, mean and max over the steps\n", steps, reps);
@@ -315,6 +316,8 @@ static void section_ablation(void)
                (double)acc[c].linear_solves / steps, ok[0] ? (double)acc[c].linear_solves / acc[0].linear_solves : 0.0,
                acc[c].active_rate, 100.0 * dev_sum[c], 100.0 * dev_max[c], acc[c].converged, steps);
     }
+done:
+    for (k = 0; k < steps; ++k) free(states[k]);
 }
 
 /* ------------------------------------------------------------------ 4. adaptive vs fixed energy */
@@ -408,7 +411,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--adaptive-steps") == 0 && i + 1 < argc) { g_asteps = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--energy-steps") == 0 && i + 1 < argc) { g_energy_steps = atoi(argv[++i]); if (g_energy_steps < 1) g_energy_steps = 1; continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X]\n", argv[0]); return 2; }
     }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
     if (want[0]) section_scaling();
