@@ -225,8 +225,8 @@ static void section_ablation(void)
 {
     /* cache = stencil Hessian blocks + the joint factor reused as a CG preconditioner; "both-blk"
        caches the blocks only (itr_factor_reuse = 0), to show what each part gives.
-       Every variant solves the SAME step problems: a reference trajectory (schedule + cache, with
-       the --cache-eps/--reuse/--eta/--etol options if given) is saved before each of its steps, and each variant solves each saved
+       Every variant solves the SAME step problems: a reference trajectory (schedule + cache, library
+       defaults but for --etol) is saved before each of its steps, and each variant solves each saved
        step from a fresh sim. So final IPs compare step by step, and a variant's time is not a
        matter of where its own trajectory went (the drape buckles: trajectories of different
        solvers part after a step or two, and one lucky or unlucky fold moved a 3-step ratio by
@@ -256,7 +256,14 @@ static void section_ablation(void)
     for (k = 0; k < steps; ++k) if (!states[k]) { printf("  out of memory\n"); rc_sim_destroy(s); goto done; }
     rc_sim_save_state(s, states[0]);
     rc_sim_destroy(s);
-    s = make_two_point(n, 1, 1, 1, 0.01);
+    {   /* the reference solver ignores --cache-eps/--reuse/--eta, so runs with different settings
+           solve the same step problems (--etol, the stopping rule, applies to it too) */
+        double ce = g_cache_eps, eta = g_eta;
+        int reuse = g_reuse;
+        g_cache_eps = -1.0; g_eta = -1.0; g_reuse = -1;
+        s = make_two_point(n, 1, 1, 1, 0.01);
+        g_cache_eps = ce; g_eta = eta; g_reuse = reuse;
+    }
     if (!s || rc_sim_load_state(s, states[0]) != RC_OK) { printf("  reference create/load failed\n"); rc_sim_destroy(s); goto done; }
     for (k = 0; k < steps; ++k) {
         rc_step_stats ss;
