@@ -2042,6 +2042,15 @@ static void rc__sp_kern_16x4(int k, const double *A, int lda, const double *bp, 
 }
 #endif
 
+/* the register-tile kernel of this build: RC__SP_KMR rows x 4 columns */
+#if defined(RC__SP_AVX2)
+#define RC__SP_KERN rc__sp_kern_8x4
+#define RC__SP_KMR 8
+#elif defined(RC__SP_SSE2)
+#define RC__SP_KERN rc__sp_kern_4x4
+#define RC__SP_KMR 4
+#endif
+
 /* row panel p (rows p*MC .. p*MC+MC-1) of C (+)= -A B^T, lower part only */
 static void rc__sp_gemm_panel(int p, int m, int n, int k, const double *A, int lda, const double *Bp,
                               double *C, int ldc, int acc)
@@ -2057,40 +2066,23 @@ static void rc__sp_gemm_panel(int p, int m, int n, int k, const double *A, int l
 #ifdef RC__SP_AVX512
             for (; i + 16 <= i1; i += 16) rc__sp_kern_16x4(k, A + i, lda, bp, cc + i, ldc, acc);
 #endif
-#ifdef RC__SP_AVX2
-            for (; i + 8 <= i1; i += 8) rc__sp_kern_8x4(k, A + i, lda, bp, cc + i, ldc, acc);
+#ifdef RC__SP_KERN
+            for (; i + RC__SP_KMR <= i1; i += RC__SP_KMR) RC__SP_KERN(k, A + i, lda, bp, cc + i, ldc, acc);
 #endif
         }
-#ifdef RC__SP_AVX2
+#ifdef RC__SP_KERN
         else {
-            /* 1-3 columns (single edge DOFs, the 5th DOF of a vertex): B is zero padded, so
-               the 4-wide kernel computes into a scratch tile and nr columns are copied out */
-            double tile[4 * 8];
-            for (; i + 8 <= i1; i += 8) {
+            /* 1-3 columns (single edge DOFs, the 5th DOF of a vertex): B is zero padded, so the
+               4-wide kernel computes -t into a scratch tile and nr columns are copied out
+               (c + (-t) rounds as c - t does) */
+            double tile[4 * RC__SP_KMR];
+            for (; i + RC__SP_KMR <= i1; i += RC__SP_KMR) {
                 int c, rr;
-                rc__sp_kern_8x4(k, A + i, lda, bp, tile, 8, 0);
+                RC__SP_KERN(k, A + i, lda, bp, tile, RC__SP_KMR, 0);
                 for (c = 0; c < nr; ++c) {
                     double *dst = cc + (size_t)c * ldc + i;
-                    if (acc) for (rr = 0; rr < 8; ++rr) dst[rr] += tile[c * 8 + rr];
-                    else for (rr = 0; rr < 8; ++rr) dst[rr] = tile[c * 8 + rr];
-                }
-            }
-        }
-#endif
-#ifdef RC__SP_SSE2
-        if (nr == 4) {
-            for (; i + 4 <= i1; i += 4) rc__sp_kern_4x4(k, A + i, lda, bp, cc + i, ldc, acc);
-        } else {
-            /* B is zero padded: the 4-wide kernel into a scratch tile, nr columns copied out
-               (c - t: the same rounding as subtracting in place) */
-            double tile[4 * 4];
-            for (; i + 4 <= i1; i += 4) {
-                int c, rr;
-                rc__sp_kern_4x4(k, A + i, lda, bp, tile, 4, 0);
-                for (c = 0; c < nr; ++c) {
-                    double *dst = cc + (size_t)c * ldc + i;
-                    if (acc) for (rr = 0; rr < 4; ++rr) dst[rr] += tile[c * 4 + rr];
-                    else for (rr = 0; rr < 4; ++rr) dst[rr] = tile[c * 4 + rr];
+                    if (acc) for (rr = 0; rr < RC__SP_KMR; ++rr) dst[rr] += tile[c * RC__SP_KMR + rr];
+                    else for (rr = 0; rr < RC__SP_KMR; ++rr) dst[rr] = tile[c * RC__SP_KMR + rr];
                 }
             }
         }
