@@ -1,7 +1,9 @@
 # SPARSE section: benchmarks and a native-SIMD run of its tests.
 #   make bench-sparse        our LDL^T on cloth-like matrices (5k..150k unknowns)
 #   make bench-peers         the same matrices side by side with CHOLMOD and Eigen (installs them with apt)
-#   make test-sparse-native  the sparse tests built with -O3 -march=native (runs the AVX2 kernels)
+#   make test-sparse-native  the sparse tests built with -O3 -march=native (runs the AVX2 kernels),
+#                            then with -DRCLOTH_NO_SIMD (the scalar kernels, which the default x86-64
+#                            build replaces by SSE2 ones)
 SPARSE_BENCH_OPT ?= -O3 -march=native
 .PHONY: bench-sparse bench-peers test-sparse-native
 
@@ -15,6 +17,8 @@ bench-sparse: $(BUILD)/bench_sparse
 test-sparse-native: rcloth.h $(TEST_SRC) | $(BUILD)
 	$(CC) $(SPARSE_BENCH_OPT) -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_native tests/main.c -lm
 	@$(BUILD)/run_tests_native sparse
+	$(CC) -O2 -DRCLOTH_NO_SIMD -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_scalar tests/main.c -lm
+	@$(BUILD)/run_tests_scalar sparse
 
 # peers: CHOLMOD (default: supernodal, BLAS = OpenBLAS, single thread) and Eigen SimplicialLDLT,
 # linked in this benchmark only.
