@@ -2362,6 +2362,7 @@ RC__UNUSED RCLOTHDEF rc_status rc_ldlt_solve_refined(const rc_ldlt *f, const dou
     if (!f || (!b && f->n > 0) || (!values && f->nnz_a > 0) || iters < 0) return RC_ERR_INVALID_ARGUMENT;
     if (!f->valid) return RC_ERR_INVALID_ARGUMENT;
     n = f->n;
+    if (n <= 0 || !b) return RC_OK;   /* (b is NULL only when n = 0): nothing to copy */
     if (!rc__all_finite(b, (size_t)n) || !rc__all_finite(values, (size_t)f->nnz_a)) return RC_ERR_NON_FINITE;
     x = f->work + n;
     r = f->work + 2 * (size_t)n;
