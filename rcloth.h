@@ -946,6 +946,9 @@ static RC__UNUSED int rc__psd_project(int n, double *H, int mode, double *work)
 /* ==========================================================================
    IMPLEMENTATION: SPARSE
    ========================================================================== */
+/* SIMD kernels of the factorization: <immintrin.h> / <emmintrin.h> are the compiler's own intrinsics
+   headers (no library, nothing to link); SSE2 is part of every x86-64 target, AVX2 + FMA only with
+   -march flags. RCLOTH_NO_SIMD builds the scalar kernels (CI runs the sparse tests both ways). */
 #if defined(__AVX2__) && defined(__FMA__) && !defined(RCLOTH_NO_SIMD)
 #include <immintrin.h>
 #define RC__SP_AVX2 1
@@ -9921,6 +9924,20 @@ static RC__UNUSED double rc__sim_material_step(rc_sim *s, const rc__system *y)
     return m;
 }
 
+/* The outer direction from a new factorization of the assembled exact joint matrix (shifted); if
+   no shift makes it definite, from the projected blocks, reassembled. */
+static RC__UNUSED rc_status rc__sim_outer_fresh(rc_sim *s, rc__system *y, rc_step_stats *st)
+{
+    double t0;
+    rc_status rs = rc__system_direction_shifted(s, y, st);
+    if (rs != RC_ERR_NOT_SPD) return rs;
+    if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);   /* the cache holds exact blocks */
+    t0 = rc__now();
+    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+    st->t_assemble += rc__now() - t0;
+    return rc__system_direction(s, y, st);
+}
+
 /* One outer joint direction: assemble the joint system (exact stencil Hessians when exact, else
    projected; cached stencils when use_cache) and solve it (shifted when exact; if no shift makes
    the exact Hessian definite, reassemble projected and take that step). *rate: active rate. */
@@ -9928,7 +9945,6 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
 {
     int saved_proj = s->proj;
     double t0 = rc__now(), r;
-    rc_status rs;
     *stale = 0;
     if (exact) s->proj = -1;
     r = rc__sim_assemble(s, y, s->x, s->u, s->phi, use_cache);
@@ -9950,13 +9966,7 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
            iteration, and that heavily shifted, short direction passed the stopping test) */
         if (ok) { st->linear_solves++; st->factor_reuses++; *stale = 1; s->itr_mu_fail *= 0.5; return RC_OK; }
     }
-    rs = rc__system_direction_shifted(s, y, st);
-    if (rs != RC_ERR_NOT_SPD) return rs;
-    if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);   /* the cache holds exact blocks */
-    t0 = rc__now();
-    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
-    st->t_assemble += rc__now() - t0;
-    return rc__system_direction(s, y, st);
+    return rc__sim_outer_fresh(s, y, st);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -10048,10 +10058,11 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
             if (rs != RC_OK) return rs;
             for (gTd = 0.0, k = 0; k < y->ndof; ++k) gTd += y->g[k] * y->d[k];
         }
-        rc__sim_dir_size(s, y, &dx, &du, &dphi);
         st->outer_iters = j;
-        small = (dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) || -gTd <= decrement_strict || -gTd <= etol * (E_start - *E);
-        if (small && stale) {
+        for (;;) {
+            rc__sim_dir_size(s, y, &dx, &du, &dphi);
+            small = (dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) || -gTd <= decrement_strict || -gTd <= etol * (E_start - *E);
+            if (!small || !stale) break;
             /* the direction came from CG on an earlier factor, stopped at |r| <= eta |g|: it is
                short by up to eta, and so are -g.d and the step, which would end the step early
                (part of the early stops measured on 8 two-point steps, every variant solving the
@@ -10059,18 +10070,10 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
                the unaccelerated solve's; the rest came from the shift memory, see
                rc__sim_outer_direction). The step is judged on the current matrix's own factor. */
             st->factor_reuses--;   /* that direction is discarded */
-            rs = rc__system_direction_shifted(s, y, st);
-            if (rs == RC_ERR_NOT_SPD) {   /* as rc__sim_outer_direction's fallback: projected blocks */
-                double t0 = rc__now();
-                if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
-                rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
-                st->t_assemble += rc__now() - t0;
-                rs = rc__system_direction(s, y, st);
-            }
+            stale = 0;
+            rs = rc__sim_outer_fresh(s, y, st);
             if (rs != RC_OK) return rs;
             for (gTd = 0.0, k = 0; k < y->ndof; ++k) gTd += y->g[k] * y->d[k];
-            rc__sim_dir_size(s, y, &dx, &du, &dphi);
-            small = (dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) || -gTd <= decrement_strict || -gTd <= etol * (E_start - *E);
         }
         if (small) {
             /* small joint step: confirm with a strict inner solve */
