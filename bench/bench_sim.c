@@ -17,6 +17,8 @@
             --reuse N, --eta X (def.itr_factor_reuse / itr_factor_eta of the cached variants)
             --etol X (section 3: def.itr_energy_tol of every sim; 0 = absolute tests only, so every
             variant converges to the same IP)
+            --ablation-n N (section 3: the drape's grid side, N x N vertices; default 15)
+            --reps R (section 3: interleaved passes per variant, the fastest counts; default 3)
 
    Usage: build/bench_sim [sections] [options]      (make bench-sim [BENCH_SIM_ARGS=...]) */
 #define RCLOTH_IMPLEMENTATION
@@ -37,6 +39,7 @@ static double g_cache_eps = -1.0;   /* --cache-eps X: def.cache_eps of the adapt
 static int g_reuse = -1;            /* --reuse N: def.itr_factor_reuse of the cached variants (< 0: default) */
 static double g_eta = -1.0;         /* --eta X: def.itr_factor_eta (< 0: default) */
 static double g_etol = -1.0;        /* --etol X: def.itr_energy_tol of the ablation's sims (< 0: default) */
+static int g_abl_n = 15, g_reps = 3; /* --ablation-n N, --reps R */
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -120,9 +123,15 @@ static run_result run_steps(rc_sim *s, const char *label, int warm, int steps)
             r.ok = 0;
             break;
         }
-        printf("    %s step %d%s: %.3f s wall, %.3f s cpu, newton %d, outer %d, conv %d, active %.2f, min contact %.2f mm\n", label, k + 1,
-               k < warm ? " (warm-up, untimed)" : "", ss.t_total, cpu, ss.newton_iters, ss.outer_iters, ss.converged,
-               ss.active_rate, 1e3 * ss.min_contact_distance);
+        {
+            /* this step's active rate over its outer iterations after the fifth (the bar's measure) */
+            double late = 0.0;
+            int j, n = 0;
+            for (j = 5; ss.active_rate_per_iter && j < ss.num_active_rates; ++j, ++n) late += ss.active_rate_per_iter[j];
+            printf("    %s step %d%s: %.3f s wall, %.3f s cpu, newton %d, outer %d, conv %d, active %.2f (after 5 outer its: %s%.2f), min contact %.2f mm\n",
+                   label, k + 1, k < warm ? " (warm-up, untimed)" : "", ss.t_total, cpu, ss.newton_iters, ss.outer_iters, ss.converged,
+                   ss.active_rate, n ? "" : "none, ", n ? late / n : 0.0, 1e3 * ss.min_contact_distance);
+        }
         fflush(stdout);
         if (k < warm) continue;
         r.t += ss.t_total; r.cpu += cpu; r.newton += ss.newton_iters; r.outer += ss.outer_iters; r.conv += ss.converged;
@@ -234,7 +243,7 @@ static void section_ablation(void)
     enum { NV = 5, NSTEP = 8 };
     static const char *names[NV] = { "none", "schedule", "cache", "both", "both-blk" };
     static const int sch[NV] = { 0, 1, 0, 1, 1 }, cac[NV] = { 0, 0, 1, 1, 2 };
-    const int n = 15, warm = 5, steps = NSTEP, reps = 3;
+    const int n = g_abl_n, warm = 5, steps = NSTEP, reps = g_reps;
     double *states[NSTEP] = { NULL }, ip_none[NSTEP], dev_max[NV], dev_sum[NV];
     size_t ssz;
     rc_sim *s;
@@ -412,14 +421,17 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--reuse") == 0 && i + 1 < argc) { g_reuse = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--eta") == 0 && i + 1 < argc) { g_eta = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--etol") == 0 && i + 1 < argc) { g_etol = atof(argv[++i]); continue; }
+        if (strcmp(argv[i], "--ablation-n") == 0 && i + 1 < argc) { g_abl_n = atoi(argv[++i]); continue; }
+        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) { g_reps = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--adaptive-steps") == 0 && i + 1 < argc) { g_asteps = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--energy-steps") == 0 && i + 1 < argc) { g_energy_steps = atoi(argv[++i]); if (g_energy_steps < 1) g_energy_steps = 1; continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--reps R]\n", argv[0]); return 2; }
     }
+    if (g_abl_n < 2 || g_reps < 1) { fprintf(stderr, "--ablation-n needs N >= 2, --reps R >= 1\n"); return 2; }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
     if (want[0]) section_scaling();
     if (want[1]) section_adaptive();

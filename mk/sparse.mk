@@ -2,8 +2,9 @@
 #   make bench-sparse        our LDL^T on cloth-like matrices (5k..150k unknowns)
 #   make bench-peers         the same matrices side by side with CHOLMOD and Eigen (installs them with apt)
 #   make test-sparse-native  the sparse tests built with -O3 -march=native (runs the AVX2 kernels),
-#                            then with -DRCLOTH_NO_SIMD (the scalar kernels, which the default x86-64
-#                            build replaces by SSE2 ones)
+#                            with -DRCLOTH_NO_CPU_DISPATCH (the SSE2 kernels, which the default x86-64
+#                            build replaces by the AVX2 one on a CPU that has it), and with
+#                            -DRCLOTH_NO_SIMD (the scalar kernels)
 SPARSE_BENCH_OPT ?= -O3 -march=native
 .PHONY: bench-sparse bench-peers test-sparse-native
 
@@ -17,6 +18,8 @@ bench-sparse: $(BUILD)/bench_sparse
 test-sparse-native: rcloth.h $(TEST_SRC) | $(BUILD)
 	$(CC) $(SPARSE_BENCH_OPT) -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_native tests/main.c -lm
 	@$(BUILD)/run_tests_native sparse
+	$(CC) -O2 -DRCLOTH_NO_CPU_DISPATCH -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_sse2 tests/main.c -lm
+	@$(BUILD)/run_tests_sse2 sparse
 	$(CC) -O2 -DRCLOTH_NO_SIMD -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_scalar tests/main.c -lm
 	@$(BUILD)/run_tests_scalar sparse
 
