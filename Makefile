@@ -8,11 +8,10 @@ STRICT  = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # NATIVE=-march=native builds the demo CLI and the simulator benchmarks for this machine's
-# instruction set (the AVX2 + FMA kernels of the sparse LDL^T, and whatever else the compiler
-# vectorises): measured 1.47x on the first 24 steps of the 1k adaptive sphere drape, 1.14x over its
-# 100 steps. Off by default: the FMA kernels round differently from the portable ones, and the
-# trajectories of the buckling scenes react to that (bench/RESULTS.md section 5); the scene figures
-# in the README are for the portable build.
+# instruction set: since session 9 the portable build already runs the sparse LDL^T's AVX2 + FMA
+# tile on a CPU that has it (chosen at run time), so NATIVE adds the AVX-512 tile where there is one
+# and whatever else the compiler vectorises. Off by default; the scene figures in the README are
+# for the portable build.
 # make test-sparse-native runs the SIMD kernels' tests (CI does).
 NATIVE ?=
 

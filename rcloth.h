@@ -962,7 +962,11 @@ static RC__UNUSED int rc__psd_project(int n, double *H, int mode, double *work)
 #elif defined(__SSE2__) && !defined(RCLOTH_NO_SIMD)
 #include <emmintrin.h>
 #define RC__SP_SSE2 1
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(RCLOTH_NO_CPU_DISPATCH)
+/* gcc >= 5 or clang >= 6 (target attributes with intrinsics, __builtin_cpu_supports), not clang-cl
+   (its <immintrin.h> leaves AVX out without -mavx2, and __builtin_cpu_supports needs a runtime
+   library it does not link by default) */
+#if ((defined(__clang__) && __clang_major__ >= 6) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 5)) && \
+    defined(__x86_64__) && !defined(_MSC_VER) && !defined(RCLOTH_NO_CPU_DISPATCH)
 #include <immintrin.h>
 #define RC__SP_DISPATCH 1
 #endif
@@ -1992,9 +1996,9 @@ static void rc__sp_kern_8x4(int k, const double *A, int lda, const double *bp, d
         if (acc) {
             _mm256_storeu_pd(c, _mm256_sub_pd(_mm256_loadu_pd(c), r[2 * j]));
             _mm256_storeu_pd(c + 4, _mm256_sub_pd(_mm256_loadu_pd(c + 4), r[2 * j + 1]));
-        } else {
-            _mm256_storeu_pd(c, _mm256_sub_pd(_mm256_setzero_pd(), r[2 * j]));
-            _mm256_storeu_pd(c + 4, _mm256_sub_pd(_mm256_setzero_pd(), r[2 * j + 1]));
+        } else {   /* -t by flipping the sign bit (0 - t would give +0 for t = +0), as every kernel does */
+            _mm256_storeu_pd(c, _mm256_xor_pd(r[2 * j], _mm256_set1_pd(-0.0)));
+            _mm256_storeu_pd(c + 4, _mm256_xor_pd(r[2 * j + 1], _mm256_set1_pd(-0.0)));
         }
     }
 }
@@ -2056,9 +2060,9 @@ static void rc__sp_kern_16x4(int k, const double *A, int lda, const double *bp, 
         if (acc) {
             _mm512_storeu_pd(c, _mm512_sub_pd(_mm512_loadu_pd(c), r[2 * j]));
             _mm512_storeu_pd(c + 8, _mm512_sub_pd(_mm512_loadu_pd(c + 8), r[2 * j + 1]));
-        } else {
-            _mm512_storeu_pd(c, _mm512_sub_pd(_mm512_setzero_pd(), r[2 * j]));
-            _mm512_storeu_pd(c + 8, _mm512_sub_pd(_mm512_setzero_pd(), r[2 * j + 1]));
+        } else {   /* -t by flipping the sign bit, as the other kernels */
+            _mm512_storeu_pd(c, _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(r[2 * j]), _mm512_set1_epi64((long long)0x8000000000000000ULL))));
+            _mm512_storeu_pd(c + 8, _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(r[2 * j + 1]), _mm512_set1_epi64((long long)0x8000000000000000ULL))));
         }
     }
 }

@@ -30,6 +30,14 @@
 #include <time.h>
 #include "bench_scenes.h"
 
+/* a whole-string integer in [lo, hi], else -1 */
+static int int_arg(const char *s, long lo, long hi)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    return (end != s && *end == '\0' && v >= lo && v <= hi) ? (int)v : -1;
+}
+
 /* process CPU seconds: with one thread this is the solver's time even when other jobs share the
    machine (wall time, ss.t_total, is printed too) */
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
@@ -127,10 +135,12 @@ static run_result run_steps(rc_sim *s, const char *label, int warm, int steps)
             /* this step's active rate over its outer iterations after the fifth (the bar's measure) */
             double late = 0.0;
             int j, n = 0;
+            char after5[32];
             for (j = 5; ss.active_rate_per_iter && j < ss.num_active_rates; ++j, ++n) late += ss.active_rate_per_iter[j];
-            printf("    %s step %d%s: %.3f s wall, %.3f s cpu, newton %d, outer %d, conv %d, active %.2f (after 5 outer its: %s%.2f), min contact %.2f mm\n",
+            if (n) sprintf(after5, "%.2f", late / n); else strcpy(after5, "-");
+            printf("    %s step %d%s: %.3f s wall, %.3f s cpu, newton %d, outer %d, conv %d, active %.2f (after 5 outer its: %s), min contact %.2f mm\n",
                    label, k + 1, k < warm ? " (warm-up, untimed)" : "", ss.t_total, cpu, ss.newton_iters, ss.outer_iters, ss.converged,
-                   ss.active_rate, n ? "" : "none, ", n ? late / n : 0.0, 1e3 * ss.min_contact_distance);
+                   ss.active_rate, after5, 1e3 * ss.min_contact_distance);
         }
         fflush(stdout);
         if (k < warm) continue;
@@ -421,8 +431,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--reuse") == 0 && i + 1 < argc) { g_reuse = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--eta") == 0 && i + 1 < argc) { g_eta = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--etol") == 0 && i + 1 < argc) { g_etol = atof(argv[++i]); continue; }
-        if (strcmp(argv[i], "--ablation-n") == 0 && i + 1 < argc) { g_abl_n = atoi(argv[++i]); continue; }
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) { g_reps = atoi(argv[++i]); continue; }
+        if (strcmp(argv[i], "--ablation-n") == 0 && i + 1 < argc) { g_abl_n = int_arg(argv[++i], 2, 1000); continue; }
+        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) { g_reps = int_arg(argv[++i], 1, 100); continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
@@ -431,7 +441,7 @@ int main(int argc, char **argv)
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
         if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--reps R]\n", argv[0]); return 2; }
     }
-    if (g_abl_n < 2 || g_reps < 1) { fprintf(stderr, "--ablation-n needs N >= 2, --reps R >= 1\n"); return 2; }
+    if (g_abl_n < 0 || g_reps < 0) { fprintf(stderr, "--ablation-n needs an integer N in [2, 1000], --reps R in [1, 100]\n"); return 2; }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
     if (want[0]) section_scaling();
     if (want[1]) section_adaptive();

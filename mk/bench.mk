@@ -7,3 +7,13 @@ $(BUILD)/bench_sim: bench/bench_sim.c bench/bench_scenes.h rcloth.h | $(BUILD)
 
 bench-sim: $(BUILD)/bench_sim
 	$(BUILD)/bench_sim $(BENCH_SIM_ARGS)
+
+# one CLI scene stepped N times (the 100-step figures of bench/RESULTS.md section 5):
+# make bench-scene BENCH_SCENE_ARGS="sphere_drape 100 1024 1"   (scene steps verts adaptive)
+.PHONY: bench-scene
+BENCH_SCENE_ARGS ?= sphere_drape 100 1024 1
+$(BUILD)/bench_scene: bench/bench_scene.c examples/common/scenes.c examples/common/scenes.h rcloth.h | $(BUILD)
+	$(CC) -O2 $(NATIVE) -std=c99 -Wall -Wextra -pedantic -o $@ bench/bench_scene.c examples/common/scenes.c -lm
+
+bench-scene: $(BUILD)/bench_scene
+	$(BUILD)/bench_scene $(BENCH_SCENE_ARGS)

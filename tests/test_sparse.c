@@ -630,6 +630,58 @@ static void test_sparse_stale_factor_cg(void)
     free(A0); free(A1); free(g); free(d); free(work); free(rhs);
 }
 
+/* The run-time AVX2 + FMA tile (RC__SP_DISPATCH builds on a CPU that has it) against the SSE2 /
+   scalar tile of the same build, same analysis: the factors agree to rounding (FMA rounds once
+   per product-sum, so some entries must differ: that proves the AVX2 path ran), on matrices whose
+   supernodes have row and column counts that are not multiples of 4 or 8. */
+static void test_sparse_cpu_dispatch_agrees(void)
+{
+    int trial;
+    for (trial = 0; trial < 3; ++trial) {
+        double *A = NULL, maxl = 0.0, maxdiff = 0.0, *lx0, *d0;
+        int n, V, differs = 0;
+        size_t k;
+        t_csc m;
+        rc_ldlt *f = NULL;
+        if (trial == 0) {
+            n = 151;
+            A = (double *)malloc(sizeof(double) * (size_t)n * n);
+            t_random_spd(n, 1.0, A);
+        } else n = t_cloth_dense(trial == 1 ? 7 : 9, trial == 1 ? 6 : 5, trial == 1 ? 5 : 3, 1e-2, &A, &V);
+        m = t_csc_from_dense(n, A, 1);
+        CHECK_OK(rc_ldlt_analyze(&f, n, m.colptr, m.rowind));
+        if (!f) { t_csc_free(&m); free(A); return; }
+        if (!f->avx2) {
+            printf("    no run-time AVX2 tile in this build or on this CPU: nothing to compare\n");
+            rc_ldlt_destroy(f); t_csc_free(&m); free(A);
+            return;
+        }
+        f->avx2 = 0;
+        CHECK_OK(rc_ldlt_factor(f, m.val));
+        lx0 = (double *)malloc(sizeof(double) * f->nnz_stored);
+        d0 = (double *)malloc(sizeof(double) * (size_t)n);
+        memcpy(lx0, f->lx, sizeof(double) * f->nnz_stored);
+        memcpy(d0, f->d, sizeof(double) * (size_t)n);
+        f->avx2 = 1;
+        CHECK_OK(rc_ldlt_factor(f, m.val));
+        for (k = 0; k < f->nnz_stored; ++k) {
+            if (fabs(lx0[k]) > maxl) maxl = fabs(lx0[k]);
+            if (fabs(lx0[k] - f->lx[k]) > maxdiff) maxdiff = fabs(lx0[k] - f->lx[k]);
+            differs |= lx0[k] != f->lx[k];
+        }
+        for (k = 0; k < (size_t)n; ++k) {
+            CHECKF(t_relerr(d0[k], f->d[k]) < 1e-12, "pivot %d: %.17g vs %.17g", (int)k, d0[k], f->d[k]);
+            differs |= d0[k] != f->d[k];
+        }
+        printf("    n %d, %d supernodes: max |L_avx2 - L_sse2| = %.2e (max |L| %.2e)%s\n", n, f->nsuper, maxdiff, maxl,
+               differs ? "" : ", bit-identical");
+        CHECKF(maxdiff <= 1e-12 * maxl, "L differs by %g", maxdiff);
+        CHECKF(differs, "the factors are bit-identical: the AVX2 + FMA tile did not run");
+        free(lx0); free(d0);
+        rc_ldlt_destroy(f); t_csc_free(&m); free(A);
+    }
+}
+
 static void suite_sparse(void)
 {
     RUN(test_sparse_random_spd_vs_dense);
@@ -647,4 +699,5 @@ static void suite_sparse(void)
     RUN(test_sparse_refinement);
     RUN(test_sparse_pcg);
     RUN(test_sparse_stale_factor_cg);
+    RUN(test_sparse_cpu_dispatch_agrees);
 }
