@@ -16,11 +16,11 @@ bench-sparse: $(BUILD)/bench_sparse
 	@$(BUILD)/bench_sparse
 
 test-sparse-native: rcloth.h $(TEST_SRC) | $(BUILD)
-	$(CC) $(SPARSE_BENCH_OPT) -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_native tests/main.c -lm
+	$(CC) $(SPARSE_BENCH_OPT) -DRC_TESTS_SPARSE_ONLY -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_native tests/main.c -lm
 	@$(BUILD)/run_tests_native sparse
-	$(CC) -O2 -DRCLOTH_NO_CPU_DISPATCH -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_sse2 tests/main.c -lm
+	$(CC) -O2 -DRC_TESTS_SPARSE_ONLY -DRCLOTH_NO_CPU_DISPATCH -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_sse2 tests/main.c -lm
 	@$(BUILD)/run_tests_sse2 sparse
-	$(CC) -O2 -DRCLOTH_NO_SIMD -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_scalar tests/main.c -lm
+	$(CC) -O2 -DRC_TESTS_SPARSE_ONLY -DRCLOTH_NO_SIMD -g -std=c99 -Wall -Wextra -o $(BUILD)/run_tests_scalar tests/main.c -lm
 	@$(BUILD)/run_tests_scalar sparse
 
 # peers: CHOLMOD (default: supernodal, BLAS = OpenBLAS, single thread) and Eigen SimplicialLDLT,
