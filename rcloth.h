@@ -946,8 +946,8 @@ static RC__UNUSED int rc__psd_project(int n, double *H, int mode, double *work)
 /* ==========================================================================
    IMPLEMENTATION: SPARSE
    ========================================================================== */
-/* SIMD kernels of the factorization: <immintrin.h> / <emmintrin.h> are the compiler's own intrinsics
-   headers (no library, nothing to link); SSE2 is part of every x86-64 target, AVX2 + FMA only with
+/* SIMD kernels of the factorization: <immintrin.h> is the compiler's own intrinsics header (no
+   library, nothing to link; it declares the SSE2, AVX2 and FMA intrinsics alike); SSE2 is part of every x86-64 target, AVX2 + FMA only with
    -march flags. A portable x86-64 build with gcc or clang still gets the AVX2 + FMA tile when the
    CPU has it: that one function is compiled for those instructions (a function target attribute)
    and rc_ldlt_analyze asks the CPU once (__builtin_cpu_supports) whether it may be called
@@ -956,18 +956,18 @@ static RC__UNUSED int rc__psd_project(int n, double *H, int mode, double *work)
    trajectories) differ in the last bits between CPUs with and without AVX2 + FMA; on one machine
    results stay bit-identical for any thread count. RCLOTH_NO_CPU_DISPATCH keeps the portable build
    on SSE2, RCLOTH_NO_SIMD builds the scalar kernels (CI runs the sparse tests all three ways). */
-#if defined(__AVX2__) && defined(__FMA__) && !defined(RCLOTH_NO_SIMD)
+#if (defined(__SSE2__) || defined(__AVX2__)) && !defined(RCLOTH_NO_SIMD)
 #include <immintrin.h>
+#endif
+#if defined(__AVX2__) && defined(__FMA__) && !defined(RCLOTH_NO_SIMD)
 #define RC__SP_AVX2 1
 #elif defined(__SSE2__) && !defined(RCLOTH_NO_SIMD)
-#include <emmintrin.h>
 #define RC__SP_SSE2 1
 /* gcc >= 5 or clang >= 6 (target attributes with intrinsics, __builtin_cpu_supports), not clang-cl
    (its <immintrin.h> leaves AVX out without -mavx2, and __builtin_cpu_supports needs a runtime
    library it does not link by default) */
 #if ((defined(__clang__) && __clang_major__ >= 6) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 5)) && \
     defined(__x86_64__) && !defined(_MSC_VER) && !defined(RCLOTH_NO_CPU_DISPATCH)
-#include <immintrin.h>
 #define RC__SP_DISPATCH 1
 #endif
 #endif
@@ -10037,11 +10037,11 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
    the derivatives extended to the factorization, which costs far more than the stencil Hessians
    once they are exact). Measured when it was added: 1k sphere drape, 15 steps: 56 -> 33 s CPU;
    eta 0.1 was slower (44 s), 0.5 no faster (36 s); a cap of 10 iterations refactored more (37 s).
-   Today (bench_sim ablation: 225 vertices, every variant solving the same 8 saved step problems)
-   the cache does not pay at that size: schedule 1.42x, both 1.32x over the unaccelerated solve
-   (final IPs within 0.9% of each step's decrease); converged to the same IP (itr_energy_tol = 0)
-   schedule 1.76x, both 1.68x. At 1k it still does (40 sphere-drape steps 103 s with it, 116 s
-   without the cache, 121 s without the factor reuse).
+   Today (bench_sim ablation, every variant solving the same 8 saved step problems) the cache does
+   not pay at 225 vertices: schedule 1.46x, both 1.44x over the unaccelerated solve (final IPs
+   within 1.2% of each step's decrease); converged to the same IP (itr_energy_tol = 0) schedule
+   1.93x, both 1.78x. At 1k it pays on top of the schedule, through the factor reuse: schedule
+   1.53x, both 1.69x, blocks only 1.46x; alone it is a net loss (0.80x).
    --------------------------------------------------------------------------------------------- */
 static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats *st, int *conv)
 {
