@@ -132,28 +132,25 @@ static run_result run_steps(rc_sim *s, const char *label, int warm, int steps)
             break;
         }
         {
-            /* this step's active rate over its outer iterations after the fifth (the bar's measure) */
+            /* this step's active rate over its outer iterations after the fifth (the bar's measure),
+               printed and, for timed steps, added to the run's */
             double late = 0.0;
-            int j, n = 0;
+            int j, n = 0, low = 0;
             char after5[32];
-            for (j = 5; ss.active_rate_per_iter && j < ss.num_active_rates; ++j, ++n) late += ss.active_rate_per_iter[j];
+            for (j = 5; ss.active_rate_per_iter && j < ss.num_active_rates; ++j, ++n) {
+                late += ss.active_rate_per_iter[j];
+                low += ss.active_rate_per_iter[j] < 0.3;
+            }
             if (n) sprintf(after5, "%.2f", late / n); else strcpy(after5, "-");
             printf("    %s step %d%s: %.3f s wall, %.3f s cpu, newton %d, outer %d, conv %d, active %.2f (after 5 outer its: %s), min contact %.2f mm\n",
                    label, k + 1, k < warm ? " (warm-up, untimed)" : "", ss.t_total, cpu, ss.newton_iters, ss.outer_iters, ss.converged,
                    ss.active_rate, after5, 1e3 * ss.min_contact_distance);
+            fflush(stdout);
+            if (k < warm) continue;
+            r.active_late += late; r.late_n += n; r.late_low += low;
         }
-        fflush(stdout);
-        if (k < warm) continue;
         r.t += ss.t_total; r.cpu += cpu; r.newton += ss.newton_iters; r.outer += ss.outer_iters; r.conv += ss.converged;
         r.active += ss.active_rate;
-        if (ss.active_rate_per_iter) {
-            /* the active-rate bar counts outer iterations after the first five */
-            int j;
-            for (j = 5; j < ss.num_active_rates; ++j) {
-                r.active_late += ss.active_rate_per_iter[j]; r.late_n++;
-                r.late_low += ss.active_rate_per_iter[j] < 0.3;
-            }
-        }
         r.steps++;
     }
     if (r.steps) { r.t /= r.steps; r.cpu /= r.steps; r.newton /= r.steps; r.outer /= r.steps; r.active /= r.steps; }
