@@ -2152,7 +2152,7 @@ static void rc__sp_gemm_lower(int m, int n, int k, const double *A, int lda, con
     for (p = 0; p < npanel; ++p) rc__sp_gemm_panel(p, m, n, k, A, lda, Bp, C, ldc, acc, avx2);
 }
 
-/* y[0..n) -= t x[0..n): the axpy of the dense LDL^T's panel columns and of the forward solve.
+/* y[0..n) -= t x[0..n): the axpy of the dense LDL^T's panel columns.
    Two-wide SSE2 where available: each element gets the same product and subtraction (no fused
    multiply-add), so the result is bit-identical to the scalar loop, which gcc's -O2 cost model
    leaves scalar (it cannot rule out that x and y overlap, and may not add a runtime check). */
@@ -2296,62 +2296,188 @@ RC__UNUSED RCLOTHDEF rc_status rc_ldlt_factor(rc_ldlt *f, const double *values)
     return rc_ldlt_factor_shifted(f, values, 0.0);
 }
 
-/* x (permuted order) <- L^-T D^-1 L^-1 x, supernode by supernode, column oriented. The rows of a
-   supernode below its diagonal block are scattered over x: they are gathered into xs once per
-   supernode and updated there (forward) or read from there (backward), instead of through the row
-   index once per column (the forward pass applies the same operations in the same order as the
-   column-by-column form: a supernode's columns are the only writers of its rows while it is
-   processed). Measured on the 1k adaptive sphere drape (the r-ITR's factor reuse runs ~140 CG
-   iterations, each one solve, per step): the solve was 27% of the run, 60% of it the backward
-   pass's single dependency chain. */
+/* The triangular solves' two kernels, over the columns of a supernode four at a time (one pass
+   over y or x per four columns instead of one per column):
+     rc__sp_upd4: y[i] -= c0[i] t0 + c1[i] t1 + c2[i] t2 + c3[i] t3   (forward, cj = c + j ld)
+     rc__sp_dot4: t[j] -= sum_i cj[i] x[i]                          (backward)
+   Scalar, two-wide SSE2 and (chosen at run time like the factorization's tile) four-wide AVX2 +
+   FMA forms; they round differently (the sums are grouped differently), each is deterministic. */
+static RC__UNUSED void rc__sp_upd4_scalar(int n, const double *c, int ld, const double *t, double *y)
+{
+    const double *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    int i;
+    for (i = 0; i < n; ++i) y[i] -= c[i] * t[0] + c1[i] * t[1] + c2[i] * t[2] + c3[i] * t[3];
+}
+
+static RC__UNUSED void rc__sp_dot4_scalar(int n, const double *c, int ld, const double *x, double *t)
+{
+    const double *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) { double xi = x[i]; s0 += c[i] * xi; s1 += c1[i] * xi; s2 += c2[i] * xi; s3 += c3[i] * xi; }
+    t[0] -= s0; t[1] -= s1; t[2] -= s2; t[3] -= s3;
+}
+
+#ifdef RC__SP_SSE2
+static void rc__sp_upd4_sse2(int n, const double *c, int ld, const double *t, double *y)
+{
+    const double *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    __m128d t0 = _mm_set1_pd(t[0]), t1 = _mm_set1_pd(t[1]), t2 = _mm_set1_pd(t[2]), t3 = _mm_set1_pd(t[3]);
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        __m128d s = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(c + i), t0), _mm_mul_pd(_mm_loadu_pd(c1 + i), t1)),
+                               _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(c2 + i), t2), _mm_mul_pd(_mm_loadu_pd(c3 + i), t3)));
+        _mm_storeu_pd(y + i, _mm_sub_pd(_mm_loadu_pd(y + i), s));
+    }
+    for (; i < n; ++i) y[i] -= (c[i] * t[0] + c1[i] * t[1]) + (c2[i] * t[2] + c3[i] * t[3]);
+}
+
+static void rc__sp_dot4_sse2(int n, const double *c, int ld, const double *x, double *t)
+{
+    const double *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    __m128d s0 = _mm_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+    double r[8];
+    int i = 0, a;
+    for (; i + 2 <= n; i += 2) {
+        __m128d xi = _mm_loadu_pd(x + i);
+        s0 = _mm_add_pd(s0, _mm_mul_pd(_mm_loadu_pd(c + i), xi));
+        s1 = _mm_add_pd(s1, _mm_mul_pd(_mm_loadu_pd(c1 + i), xi));
+        s2 = _mm_add_pd(s2, _mm_mul_pd(_mm_loadu_pd(c2 + i), xi));
+        s3 = _mm_add_pd(s3, _mm_mul_pd(_mm_loadu_pd(c3 + i), xi));
+    }
+    _mm_storeu_pd(r, s0); _mm_storeu_pd(r + 2, s1); _mm_storeu_pd(r + 4, s2); _mm_storeu_pd(r + 6, s3);
+    for (; i < n; ++i) { r[0] += c[i] * x[i]; r[2] += c1[i] * x[i]; r[4] += c2[i] * x[i]; r[6] += c3[i] * x[i]; }
+    for (a = 0; a < 4; ++a) t[a] -= r[2 * a] + r[2 * a + 1];
+}
+#endif
+
+#if defined(RC__SP_AVX2) || defined(RC__SP_DISPATCH)
+#ifdef RC__SP_DISPATCH
+__attribute__((target("avx2,fma")))
+#endif
+static void rc__sp_upd4_avx2(int n, const double *c, int ld, const double *t, double *y)
+{
+    const double *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    __m256d t0 = _mm256_set1_pd(t[0]), t1 = _mm256_set1_pd(t[1]), t2 = _mm256_set1_pd(t[2]), t3 = _mm256_set1_pd(t[3]);
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256d s = _mm256_mul_pd(_mm256_loadu_pd(c + i), t0);
+        s = _mm256_fmadd_pd(_mm256_loadu_pd(c1 + i), t1, s);
+        s = _mm256_fmadd_pd(_mm256_loadu_pd(c2 + i), t2, s);
+        s = _mm256_fmadd_pd(_mm256_loadu_pd(c3 + i), t3, s);
+        _mm256_storeu_pd(y + i, _mm256_sub_pd(_mm256_loadu_pd(y + i), s));
+    }
+    for (; i < n; ++i) y[i] -= c[i] * t[0] + c1[i] * t[1] + c2[i] * t[2] + c3[i] * t[3];
+}
+
+#ifdef RC__SP_DISPATCH
+__attribute__((target("avx2,fma")))
+#endif
+static void rc__sp_dot4_avx2(int n, const double *c, int ld, const double *x, double *t)
+{
+    const double *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+    double r[16];
+    int i = 0, a;
+    for (; i + 4 <= n; i += 4) {
+        __m256d xi = _mm256_loadu_pd(x + i);
+        s0 = _mm256_fmadd_pd(_mm256_loadu_pd(c + i), xi, s0);
+        s1 = _mm256_fmadd_pd(_mm256_loadu_pd(c1 + i), xi, s1);
+        s2 = _mm256_fmadd_pd(_mm256_loadu_pd(c2 + i), xi, s2);
+        s3 = _mm256_fmadd_pd(_mm256_loadu_pd(c3 + i), xi, s3);
+    }
+    _mm256_storeu_pd(r, s0); _mm256_storeu_pd(r + 4, s1); _mm256_storeu_pd(r + 8, s2); _mm256_storeu_pd(r + 12, s3);
+    for (; i < n; ++i) { r[0] += c[i] * x[i]; r[4] += c1[i] * x[i]; r[8] += c2[i] * x[i]; r[12] += c3[i] * x[i]; }
+    for (a = 0; a < 4; ++a) t[a] -= (r[4 * a] + r[4 * a + 1]) + (r[4 * a + 2] + r[4 * a + 3]);
+}
+#endif
+
+static void rc__sp_upd4(const rc_ldlt *f, int n, const double *c, int ld, const double *t, double *y)
+{
+    (void)f;
+#if defined(RC__SP_AVX2)
+    rc__sp_upd4_avx2(n, c, ld, t, y);
+#else
+#ifdef RC__SP_DISPATCH
+    if (f->avx2) { rc__sp_upd4_avx2(n, c, ld, t, y); return; }
+#endif
+#ifdef RC__SP_SSE2
+    rc__sp_upd4_sse2(n, c, ld, t, y);
+#else
+    rc__sp_upd4_scalar(n, c, ld, t, y);
+#endif
+#endif
+}
+
+static void rc__sp_dot4(const rc_ldlt *f, int n, const double *c, int ld, const double *x, double *t)
+{
+    (void)f;
+#if defined(RC__SP_AVX2)
+    rc__sp_dot4_avx2(n, c, ld, x, t);
+#else
+#ifdef RC__SP_DISPATCH
+    if (f->avx2) { rc__sp_dot4_avx2(n, c, ld, x, t); return; }
+#endif
+#ifdef RC__SP_SSE2
+    rc__sp_dot4_sse2(n, c, ld, x, t);
+#else
+    rc__sp_dot4_scalar(n, c, ld, x, t);
+#endif
+#endif
+}
+
+/* x (permuted order) <- L^-T D^-1 L^-1 x, supernode by supernode. A supernode's entries of x (its
+   own columns, then the rows below its diagonal block, scattered over x) are gathered into w, one
+   contiguous vector in the order of the supernode's column storage, so that every column touches
+   one contiguous range of w; its columns are taken four at a time: forward, the 4x4 triangle, then
+   w below it -= L(:, 4 columns) x(4) in one pass; backward, the four dot products of the columns
+   with the (final) w below the block in one pass, then the 4x4 triangle. Measured on the 1k adaptive
+   sphere drape (the r-ITR's factor reuse runs ~150 CG iterations per step, each one solve with
+   the joint factor): the one-column-at-a-time solve was ~30% of the run. */
 static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
 {
-    int s, j, i, ns = f->nsuper;
-    double *xs = f->work + 3 * (size_t)f->n;
+    int s, j, i, a, b, ns = f->nsuper;
+    double *w = f->work + 3 * (size_t)f->n;
     for (s = 0; s < ns; ++s) {
-        int fc = f->super[s], nc = f->super[s + 1] - fc, nr = f->rowp[s + 1] - f->rowp[s], nb = nr - nc;
-        const int *rows = f->rows + f->rowp[s] + nc;
+        int fc = f->super[s], nc = f->super[s + 1] - fc, nr = f->rowp[s + 1] - f->rowp[s];
+        const int *rows = f->rows + f->rowp[s];
         const double *Ls = f->lx + f->lxp[s];
-        for (i = 0; i < nb; ++i) xs[i] = x[rows[i]];
-        for (j = 0; j < nc; ++j) {
-            const double *c = Ls + (size_t)j * nr, *cb = c + nc;
-            double xj = x[fc + j];
-            if (xj == 0.0) continue;
-            rc__sp_axpy_neg(nc - j - 1, xj, c + j + 1, x + fc + j + 1);
-            rc__sp_axpy_neg(nb, xj, cb, xs);
+        for (i = 0; i < nr; ++i) w[i] = x[rows[i]];
+        for (j = 0; j < nc; j += 4) {
+            int jb = nc - j < 4 ? nc - j : 4;
+            const double *c = Ls + (size_t)j * nr;
+            for (a = 0; a < jb; ++a)
+                for (b = a + 1; b < jb; ++b) w[j + b] -= c[(size_t)a * nr + j + b] * w[j + a];
+            if (jb == 4) {
+                if (w[j] != 0.0 || w[j + 1] != 0.0 || w[j + 2] != 0.0 || w[j + 3] != 0.0)
+                    rc__sp_upd4(f, nr - j - 4, c + j + 4, nr, w + j, w + j + 4);
+            } else {
+                for (a = 0; a < jb; ++a)
+                    for (i = j + jb; i < nr; ++i) w[i] -= c[(size_t)a * nr + i] * w[j + a];
+            }
         }
-        for (i = 0; i < nb; ++i) x[rows[i]] = xs[i];
+        for (i = 0; i < nr; ++i) x[rows[i]] = w[i];
     }
     for (j = 0; j < f->n; ++j) x[j] /= f->d[j];
     for (s = ns - 1; s >= 0; --s) {
-        int fc = f->super[s], nc = f->super[s + 1] - fc, nr = f->rowp[s + 1] - f->rowp[s], nb = nr - nc;
-        const int *rows = f->rows + f->rowp[s] + nc;
+        int fc = f->super[s], nc = f->super[s + 1] - fc, nr = f->rowp[s + 1] - f->rowp[s];
+        const int *rows = f->rows + f->rowp[s];
         const double *Ls = f->lx + f->lxp[s];
-        for (i = 0; i < nb; ++i) xs[i] = x[rows[i]];
-        /* the rows below the block are final already: their dot products with the columns are
-           independent, so four columns run at once (four dependency chains instead of one: the
-           single chain t -= c_i x_i waits on each subtraction's latency) */
-        for (j = 0; j + 4 <= nc; j += 4) {
-            const double *c0 = Ls + (size_t)j * nr + nc, *c1 = c0 + nr, *c2 = c1 + nr, *c3 = c2 + nr;
-            double t0 = x[fc + j], t1 = x[fc + j + 1], t2 = x[fc + j + 2], t3 = x[fc + j + 3];
-            for (i = 0; i < nb; ++i) {
-                double xi = xs[i];
-                t0 -= c0[i] * xi; t1 -= c1[i] * xi; t2 -= c2[i] * xi; t3 -= c3[i] * xi;
-            }
-            x[fc + j] = t0; x[fc + j + 1] = t1; x[fc + j + 2] = t2; x[fc + j + 3] = t3;
-        }
-        for (; j < nc; ++j) {
-            const double *cb = Ls + (size_t)j * nr + nc;
-            double t = x[fc + j];
-            for (i = 0; i < nb; ++i) t -= cb[i] * xs[i];
-            x[fc + j] = t;
-        }
-        for (j = nc - 1; j >= 0; --j) {
+        (void)fc;
+        for (i = 0; i < nr; ++i) w[i] = x[rows[i]];
+        for (j = (nc - 1) / 4 * 4; j >= 0; j -= 4) {
+            int jb = nc - j < 4 ? nc - j : 4;
             const double *c = Ls + (size_t)j * nr;
-            double t = x[fc + j];
-            for (i = j + 1; i < nc; ++i) t -= c[i] * x[fc + i];
-            x[fc + j] = t;
+            if (jb == 4) {
+                rc__sp_dot4(f, nr - j - 4, c + j + 4, nr, w + j + 4, w + j);
+            } else {
+                for (a = 0; a < jb; ++a)
+                    for (i = j + jb; i < nr; ++i) w[j + a] -= c[(size_t)a * nr + i] * w[i];
+            }
+            for (a = jb - 1; a >= 0; --a)
+                for (b = a + 1; b < jb; ++b) w[j + a] -= c[(size_t)a * nr + j + b] * w[j + b];
         }
+        for (i = 0; i < nc; ++i) x[rows[i]] = w[i];
     }
 }
 
@@ -9855,6 +9981,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
     rc_status rs;
     int exact = 1;      /* try the exact Hessian at this iteration */
     int flat = 0;       /* consecutive accepted iterations that left E unchanged */
+    int indefinite = 0; /* the exact Hessian was found indefinite earlier in this solve */
     double E_before;
     *conv = 0;
     *iters = 0;
@@ -9882,9 +10009,19 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
         if (used_exact) {
-            t0 = rc__now();
-            rs = rc_ldlt_factor(y->ldlt, y->val);
-            if (st) st->t_factor += rc__now() - t0;
+            /* once the exact Hessian was indefinite in this solve, the shift search starts at
+               once: the unshifted attempt would almost always fail again (measured on the 1k
+               sphere drape in contact: 34 of 62 inner iterations of a step paid for a failed
+               unshifted factorization first), and the search's smallest shift (1e-8 of the
+               mean diagonal) differs from no shift by round-off where the Hessian is definite
+               again */
+            rs = RC_ERR_NOT_SPD;
+            if (!indefinite) {
+                t0 = rc__now();
+                rs = rc_ldlt_factor(y->ldlt, y->val);
+                if (st) st->t_factor += rc__now() - t0;
+                indefinite = rs == RC_ERR_NOT_SPD;
+            }
             if (rs == RC_OK) {
                 int k;
                 for (k = 0; k < y->ndof; ++k) y->d[k] = -y->g[k];

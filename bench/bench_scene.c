@@ -53,9 +53,10 @@ int main(int argc, char **argv)
         times[done++] = c;
         cpu += c; outer += adaptive ? st.outer_iters : st.newton_iters; inner += adaptive ? st.inner_iters : 0;
         unconverged += !st.converged; late += l; nlate += nl;
-        printf("step %3d: %.3f s cpu, IP %.9e -> %.9e, %s %3d, inner %3d, conv %d, active %.2f, after 5 outer its %s%.2f\n", k + 1, c,
+        printf("step %3d: %.3f s cpu, IP %.9e -> %.9e, %s %3d, inner %3d, conv %d, active %.2f, after 5 outer its %s%.2f | asm %.2f fac %.2f sol %.2f ls %.2f lin %d cg %d reuse %d\n", k + 1, c,
                st.ip_start, st.ip_end, adaptive ? "outer" : "newton", adaptive ? st.outer_iters : st.newton_iters, st.inner_iters,
-               st.converged, st.active_rate, nl ? "" : "(none) ", nl ? l / nl : 0.0);
+               st.converged, st.active_rate, nl ? "" : "(none) ", nl ? l / nl : 0.0, st.t_assemble, st.t_factor, st.t_solve,
+               st.t_line_search, st.linear_solves, st.cg_iters, st.factor_reuses);
         fflush(stdout);
     }
     if (done) {

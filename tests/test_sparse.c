@@ -677,6 +677,24 @@ static void test_sparse_cpu_dispatch_agrees(void)
                differs ? "" : ", bit-identical");
         CHECKF(maxdiff <= 1e-12 * maxl, "L differs by %g", maxdiff);
         CHECKF(differs, "the factors are bit-identical: the AVX2 + FMA tile did not run");
+        {   /* the triangular solves' kernels, on one factor: AVX2 + FMA vs SSE2 (or scalar) */
+            double *b0 = (double *)malloc(sizeof(double) * (size_t)n), *b1 = (double *)malloc(sizeof(double) * (size_t)n);
+            double maxx = 0.0, maxdx = 0.0;
+            int sdiff = 0;
+            for (k = 0; k < (size_t)n; ++k) b0[k] = b1[k] = sin(1.0 + 0.37 * (double)k);
+            CHECK_OK(rc_ldlt_solve(f, b1));
+            f->avx2 = 0;
+            CHECK_OK(rc_ldlt_solve(f, b0));
+            for (k = 0; k < (size_t)n; ++k) {
+                if (fabs(b0[k]) > maxx) maxx = fabs(b0[k]);
+                if (fabs(b0[k] - b1[k]) > maxdx) maxdx = fabs(b0[k] - b1[k]);
+                sdiff |= b0[k] != b1[k];
+            }
+            printf("    solve: max |x_avx2 - x_sse2| = %.2e (max |x| %.2e)\n", maxdx, maxx);
+            CHECKF(maxdx <= 1e-10 * maxx, "solutions differ by %g", maxdx);
+            CHECKF(sdiff, "the solutions are bit-identical: the AVX2 + FMA solve kernels did not run");
+            free(b0); free(b1);
+        }
         free(lx0); free(d0);
         rc_ldlt_destroy(f); t_csc_free(&m); free(A);
     }
