@@ -8299,8 +8299,9 @@ static void rc__map_triB(const rc_sim *s, const rc__system *y, int t, rc__dofmap
     for (k = 0; k < 3; ++k) rc__map_u(s, y, s->tris[3 * t + k], m);
 }
 
-/* add a local gradient g (n) and Hessian H (n*n, symmetric) into the global system */
-static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H, const int *table)
+/* add a local gradient g (n = m->n) and Hessian H (n*n, symmetric) into the global system; table
+   (row stride ldt >= n): the CSC positions of the local pairs, else they are searched */
+static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H, const int *table, int ldt)
 {
     int a, b, n = m->n;
     for (a = 0; a < n; ++a) {
@@ -8311,7 +8312,7 @@ static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, co
         for (b = 0; b < n; ++b) {
             int gb = m->g[b], pos;
             if (gb < ga) continue;
-            pos = table ? table[a * n + b] : rc__system_find(y, ga, gb);
+            pos = table ? table[a * ldt + b] : rc__system_find(y, ga, gb);
             RCLOTH_ASSERT(pos >= 0);
             y->val[pos] += m->c[a] * m->c[b] * H[a * n + b];
         }
@@ -8360,7 +8361,7 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
         if (!y) continue;
         if (y->with_u && s->proj >= 0) rc__sh_psd_project(15, H, s->proj);
         rc__map_triA(s, y, m->tri, &map);
-        rc__system_scatter(y, &map, g, H, NULL);
+        rc__system_scatter(y, &map, g, H, NULL, 0);
     }
     return E;
 }
@@ -8388,7 +8389,7 @@ static RC__UNUSED double rc__sim_seams(const rc_sim *s, const double *x, rc__sys
         map.n = 0;
         rc__map_x(y, a, &map);
         rc__map_x(y, b, &map);
-        rc__system_scatter(y, &map, g, H, NULL);
+        rc__system_scatter(y, &map, g, H, NULL, 0);
     }
     return E;
 }
@@ -8510,8 +8511,8 @@ static RC__UNUSED void rc__sim_slip_scatter(const rc_sim *s, rc__system *y, int 
         double ge[20], He[400];
         for (k = 0; k < n; ++k) { rc__map_u(s, y, v[k], &m); G[k] = s->fr_G + 6 * (size_t)v[k]; }
         rc__sim_slip_extend(n, G, g, H, ge, He);
-        rc__system_scatter(y, &m, ge, He, NULL);
-    } else rc__system_scatter(y, &m, g, H, NULL);
+        rc__system_scatter(y, &m, ge, He, NULL, 0);
+    } else rc__system_scatter(y, &m, g, H, NULL, 0);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -8701,22 +8702,12 @@ static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const doubl
    Triangle elements. Element A couples the 3 own vertices: stretch S_T, inertia + gravity, and in
    adaptive mode the MIPS regulariser C_T; its Hessians are summed and projected once (the mass
    block usually makes it diagonally dominant, which skips the eigen-decomposition). Element B is
-   the bending stencil (own + flap vertices + 3 edge angles). Both write their gradient and
-   Hessian in the full local layout (15 and 27) whatever the mode; u rows stay zero when with_u = 0.
+   the bending stencil (own + flap vertices + 3 edge angles). Each writes its gradient and
+   Hessian (n x n, row stride n) over the DOFs of the mode: x then u (A: n = 9 or 15), x, phi then u
+   (B: n = 21 or 27); the u DOFs come last, so an x-only layout is the full one cut short
+   (rc__sim_assemble scatters it with the full layout's position tables).
    a[4] = stretch, inertia, gravity, quality energies.
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED void rc__sim_expand(int n, int nfull, double *g, double *H)
-{
-    int i, j;
-    if (n == nfull) return;
-    if (H) {
-        for (i = n - 1; i >= 0; --i)
-            for (j = n - 1; j >= 0; --j) H[i * nfull + j] = H[i * n + j];
-        for (i = 0; i < nfull; ++i)
-            for (j = 0; j < nfull; ++j) if (i >= n || j >= n) H[i * nfull + j] = 0.0;
-    }
-    if (g) for (i = n; i < nfull; ++i) g[i] = 0.0;
-}
 
 /* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
    and r-adaptivity would slide the vertices off it): d = dist(c, T) - r with the point-triangle
@@ -8796,7 +8787,6 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
             if (H) for (i = 0; i < 9; ++i) for (j = 0; j < 9; ++j) H[i * n + j] += Hc[9 * i + j];
         }
     if (H && s->proj >= 0) rc__sh_psd_project(n, H, s->proj);
-    rc__sim_expand(n, 15, g, H);
 }
 
 static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const double *u, const double *phi, int with_u,
@@ -8825,11 +8815,9 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) Hp[3 * i + j] = H[(18 + i) * 21 + 18 + j];
         rc__psd_project(3, Hp, RC__PROJECT_CLAMP, work);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) H[(18 + i) * 21 + 18 + j] = Hp[3 * i + j];
-        rc__sim_expand(21, 27, g, H);
         return;
     }
     *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, flags, th_ref, g, H);
-    rc__sim_expand(with_u ? 27 : 21, 27, g, H);
 }
 
 /* threads for the element loops: def.num_threads, or the OpenMP default when 0. Small loops, and
@@ -8919,7 +8907,7 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
                 int a2, b2;
                 m.n = 0; rc__map_x(y, i, &m);
                 for (a2 = 0; a2 < 3; ++a2) for (b2 = 0; b2 < 3; ++b2) Hl[3 * a2 + b2] = H[a2 * 12 + b2];
-                rc__system_scatter(y, &m, g, Hl, NULL);
+                rc__system_scatter(y, &m, g, Hl, NULL, 0);
             }
         }
         rc__free(s->user, pairs);
@@ -8940,7 +8928,7 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
                 m.n = 0;
                 for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * t + k], &m);
                 for (a2 = 0; a2 < 9; ++a2) for (b2 = 0; b2 < 9; ++b2) Hl[9 * a2 + b2] = H[(3 + a2) * 12 + 3 + b2];
-                rc__system_scatter(y, &m, g + 3, Hl, NULL);
+                rc__system_scatter(y, &m, g + 3, Hl, NULL, 0);
             }
         }
         rc__free(s->user, pairs);
@@ -8962,7 +8950,7 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
                 m.n = 0;
                 rc__map_x(y, ev[0], &m); rc__map_x(y, ev[1], &m);
                 for (a2 = 0; a2 < 6; ++a2) for (b2 = 0; b2 < 6; ++b2) Hl[6 * a2 + b2] = H[a2 * 12 + b2];
-                rc__system_scatter(y, &m, g, Hl, NULL);
+                rc__system_scatter(y, &m, g, Hl, NULL, 0);
             }
         }
         rc__free(s->user, pairs);
@@ -9571,10 +9559,13 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
             rc__dofmap m;
             const double *bA = use_cache ? s->cacheA + (size_t)240 * t : s->chunkA + (size_t)240 * (t - c0);
             const double *bB = use_cache ? s->cacheB + (size_t)756 * t : s->chunkB + (size_t)756 * (t - c0);
+            /* the element layouts end with the u DOFs: without u they are cut short */
             rc__map_triA(s, y, t, &m);
-            rc__system_scatter(y, &m, bA, bA + 15, y->posA ? y->posA + (size_t)225 * t : NULL);
+            if (!with_u) m.n = 9;
+            rc__system_scatter(y, &m, bA, bA + 15, y->posA ? y->posA + (size_t)225 * t : NULL, 15);
             rc__map_triB(s, y, t, &m);
-            rc__system_scatter(y, &m, bB, bB + 27, y->posB ? y->posB + (size_t)729 * t : NULL);
+            if (!with_u) m.n = 21;
+            rc__system_scatter(y, &m, bB, bB + 27, y->posB ? y->posB + (size_t)729 * t : NULL, 27);
         }
     }
     for (i = 0; i < s->nv; ++i) {
@@ -9595,13 +9586,13 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
             m.n = 0;
             rc__map_x(y, i, &m);
             rc__map_u(s, y, i, &m);
-            rc__system_scatter(y, &m, ge, He, NULL);
+            rc__system_scatter(y, &m, ge, He, NULL, 0);
             continue;
         }
         rc__sim_vertex_derivs(s, i, x + 3 * i, g, H, NULL, NULL, NULL);
         m.n = 0;
         rc__map_x(y, i, &m);
-        rc__system_scatter(y, &m, g, H, NULL);
+        rc__system_scatter(y, &m, g, H, NULL, 0);
     }
     if (s->nmh) rc__sim_handles(s, x, u, y);   /* material-space handles and loads */
     if (s->nst) rc__sim_seams(s, x, y);        /* seam stitches */
