@@ -2392,37 +2392,20 @@ static void rc__sp_dot4_avx2(int n, const double *c, int ld, const double *x, do
 }
 #endif
 
-static void rc__sp_upd4(const rc_ldlt *f, int n, const double *c, int ld, const double *t, double *y)
+/* the solve kernels of this build (and, with RC__SP_DISPATCH, of this CPU) */
+typedef void (*rc__sp_col4_fn)(int n, const double *c, int ld, const double *v, double *w);
+static void rc__sp_solve_kernels(const rc_ldlt *f, rc__sp_col4_fn *upd4, rc__sp_col4_fn *dot4)
 {
     (void)f;
 #if defined(RC__SP_AVX2)
-    rc__sp_upd4_avx2(n, c, ld, t, y);
+    *upd4 = rc__sp_upd4_avx2; *dot4 = rc__sp_dot4_avx2;
+#elif defined(RC__SP_SSE2)
+    *upd4 = rc__sp_upd4_sse2; *dot4 = rc__sp_dot4_sse2;
 #else
+    *upd4 = rc__sp_upd4_scalar; *dot4 = rc__sp_dot4_scalar;
+#endif
 #ifdef RC__SP_DISPATCH
-    if (f->avx2) { rc__sp_upd4_avx2(n, c, ld, t, y); return; }
-#endif
-#ifdef RC__SP_SSE2
-    rc__sp_upd4_sse2(n, c, ld, t, y);
-#else
-    rc__sp_upd4_scalar(n, c, ld, t, y);
-#endif
-#endif
-}
-
-static void rc__sp_dot4(const rc_ldlt *f, int n, const double *c, int ld, const double *x, double *t)
-{
-    (void)f;
-#if defined(RC__SP_AVX2)
-    rc__sp_dot4_avx2(n, c, ld, x, t);
-#else
-#ifdef RC__SP_DISPATCH
-    if (f->avx2) { rc__sp_dot4_avx2(n, c, ld, x, t); return; }
-#endif
-#ifdef RC__SP_SSE2
-    rc__sp_dot4_sse2(n, c, ld, x, t);
-#else
-    rc__sp_dot4_scalar(n, c, ld, x, t);
-#endif
+    if (f->avx2) { *upd4 = rc__sp_upd4_avx2; *dot4 = rc__sp_dot4_avx2; }
 #endif
 }
 
@@ -2438,6 +2421,8 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
 {
     int s, j, i, a, b, ns = f->nsuper;
     double *w = f->work + 3 * (size_t)f->n;
+    rc__sp_col4_fn upd4, dot4;
+    rc__sp_solve_kernels(f, &upd4, &dot4);
     for (s = 0; s < ns; ++s) {
         int fc = f->super[s], nc = f->super[s + 1] - fc, nr = f->rowp[s + 1] - f->rowp[s];
         const int *rows = f->rows + f->rowp[s];
@@ -2450,7 +2435,7 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
                 for (b = a + 1; b < jb; ++b) w[j + b] -= c[(size_t)a * nr + j + b] * w[j + a];
             if (jb == 4) {
                 if (w[j] != 0.0 || w[j + 1] != 0.0 || w[j + 2] != 0.0 || w[j + 3] != 0.0)
-                    rc__sp_upd4(f, nr - j - 4, c + j + 4, nr, w + j, w + j + 4);
+                    upd4(nr - j - 4, c + j + 4, nr, w + j, w + j + 4);
             } else {
                 for (a = 0; a < jb; ++a)
                     for (i = j + jb; i < nr; ++i) w[i] -= c[(size_t)a * nr + i] * w[j + a];
@@ -2469,7 +2454,7 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
             int jb = nc - j < 4 ? nc - j : 4;
             const double *c = Ls + (size_t)j * nr;
             if (jb == 4) {
-                rc__sp_dot4(f, nr - j - 4, c + j + 4, nr, w + j + 4, w + j);
+                dot4(nr - j - 4, c + j + 4, nr, w + j + 4, w + j);
             } else {
                 for (a = 0; a < jb; ++a)
                     for (i = j + jb; i < nr; ++i) w[j + a] -= c[(size_t)a * nr + i] * w[i];
