@@ -1,8 +1,10 @@
 /* bench/bench_scene.c - one CLI scene (examples/common/scenes.h) stepped N times through sc_step,
-   single thread: one line per step and a summary with CPU seconds (total, median and slowest
-   step), outer and inner iterations, unconverged steps, and the active rate over the outer
-   iterations after the fifth of each step (the measure of issue 5's active-rate bar). The driver
-   behind the 100-step figures of bench/RESULTS.md section 5.
+   single thread: one line per step (with the solver's time split from rc_step_stats: assembly,
+   factorizations, solves, line searches, seconds; linear solves, CG iterations on a reused factor,
+   reused factors) and a summary with CPU seconds (total, median and slowest step), outer and inner
+   iterations, unconverged steps, and the active rate over the outer iterations after the fifth of
+   each step (the measure of issue 5's active-rate bar). The driver behind the 100-step figures of
+   bench/RESULTS.md section 5.
 
    Usage: build/bench_scene [scene] [steps] [verts] [adaptive]
           (defaults: sphere_drape 100 0 1; verts 0 = the scene's default size, adaptive 0 = fixed)
