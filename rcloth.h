@@ -9957,7 +9957,6 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
     rc_status rs;
     int exact = 1;      /* try the exact Hessian at this iteration */
     int flat = 0;       /* consecutive accepted iterations that left E unchanged */
-    int indefinite = 0; /* the exact Hessian was found indefinite earlier in this solve */
     double E_before;
     *conv = 0;
     *iters = 0;
@@ -9985,19 +9984,9 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
         if (used_exact) {
-            /* once the exact Hessian was indefinite in this solve, the shift search starts at
-               once: the unshifted attempt would almost always fail again (measured on the 1k
-               sphere drape in contact: 34 of 62 inner iterations of a step paid for a failed
-               unshifted factorization first), and the search's smallest shift (1e-8 of the
-               mean diagonal) differs from no shift by round-off where the Hessian is definite
-               again */
-            rs = RC_ERR_NOT_SPD;
-            if (!indefinite) {
-                t0 = rc__now();
-                rs = rc_ldlt_factor(y->ldlt, y->val);
-                if (st) st->t_factor += rc__now() - t0;
-                indefinite = rs == RC_ERR_NOT_SPD;
-            }
+            t0 = rc__now();
+            rs = rc_ldlt_factor(y->ldlt, y->val);
+            if (st) st->t_factor += rc__now() - t0;
             if (rs == RC_OK) {
                 int k;
                 for (k = 0; k < y->ndof; ++k) y->d[k] = -y->g[k];
