@@ -2445,10 +2445,9 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
     }
     for (j = 0; j < f->n; ++j) x[j] /= f->d[j];
     for (s = ns - 1; s >= 0; --s) {
-        int fc = f->super[s], nc = f->super[s + 1] - fc, nr = f->rowp[s + 1] - f->rowp[s];
+        int nc = f->super[s + 1] - f->super[s], nr = f->rowp[s + 1] - f->rowp[s];
         const int *rows = f->rows + f->rowp[s];
         const double *Ls = f->lx + f->lxp[s];
-        (void)fc;
         for (i = 0; i < nr; ++i) w[i] = x[rows[i]];
         for (j = (nc - 1) / 4 * 4; j >= 0; j -= 4) {
             int jb = nc - j < 4 ? nc - j : 4;
@@ -8792,9 +8791,11 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
     }
     if (s->phi_only && H) {
         /* only the 3x3 angle block is assembled: project that block, not the whole stencil
-           (whole-stencil clamping removes angle curvature that is real once x is fixed) */
+           (whole-stencil clamping removes angle curvature that is real once x is fixed); the
+           angle-only system has no u, so the layout is the 21-wide one */
         double Hp[9], work[3 * 9 + 3];
         int i, j;
+        RCLOTH_ASSERT(!with_u);
         *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, (flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS)) | RC__SH_NO_U,
                                  th_ref, g, H);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) Hp[3 * i + j] = H[(18 + i) * 21 + 18 + j];
