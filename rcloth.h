@@ -10140,11 +10140,11 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
    the derivatives extended to the factorization, which costs far more than the stencil Hessians
    once they are exact). Measured when it was added: 1k sphere drape, 15 steps: 56 -> 33 s CPU;
    eta 0.1 was slower (44 s), 0.5 no faster (36 s); a cap of 10 iterations refactored more (37 s).
-   Today (bench_sim ablation, every variant solving the same 8 saved step problems) the cache adds
-   little at 225 vertices: schedule 1.70x, both 1.78x over the unaccelerated solve (final IPs
-   within 0.6% of each step's decrease); converged to the same IP (itr_energy_tol = 0) schedule
-   1.90x, both 1.96x. At 1k: schedule 1.58x, both 1.50x, blocks only 1.49x; alone it is a net
-   loss (0.84x).
+   Today (bench_sim ablation, every variant solving the same 8 saved step problems) the cache does
+   not pay at 225 vertices: schedule 1.47x, both 1.39x over the unaccelerated solve (final IPs
+   within 1.6% of each step's decrease); converged to the same IP (itr_energy_tol = 0) schedule
+   1.87x, both 1.86x. At 1k it pays on top of the schedule, through the factor reuse: schedule
+   1.49x, both 1.75x, blocks only 1.48x; alone it is a net loss (0.85x).
    --------------------------------------------------------------------------------------------- */
 static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats *st, int *conv)
 {
