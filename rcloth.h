@@ -2416,7 +2416,9 @@ static void rc__sp_solve_kernels(const rc_ldlt *f, rc__sp_col4_fn *upd4, rc__sp_
    w below it -= L(:, 4 columns) x(4) in one pass; backward, the four dot products of the columns
    with the (final) w below the block in one pass, then the 4x4 triangle. Measured on the 1k adaptive
    sphere drape (the r-ITR's factor reuse runs ~150 CG iterations per step, each one solve with
-   the joint factor): the one-column-at-a-time solve was ~30% of the run. */
+   the joint factor): the previous solve (forward one column at a time, backward four scalar dot
+   products) was ~28% of the run; this one costs 2.04 instead of 2.50 ms per solve there, and
+   bench_sparse's solves run 1.2-1.8x faster. */
 static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
 {
     int s, j, i, a, b, ns = f->nsuper;
