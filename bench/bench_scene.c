@@ -6,8 +6,10 @@
    each step (the measure of issue 5's active-rate bar). The driver behind the 100-step figures of
    bench/RESULTS.md section 5.
 
-   Usage: build/bench_scene [scene] [steps] [verts] [adaptive]
-          (defaults: sphere_drape 100 0 1; verts 0 = the scene's default size, adaptive 0 = fixed)
+   Usage: build/bench_scene [scene] [steps] [verts] [adaptive] [threads]
+          (defaults: sphere_drape 100 0 1 1; verts 0 = the scene's default size, adaptive 0 = fixed;
+          threads > 1 needs an OpenMP build, e.g. make bench-scene-omp, and the summary then also
+          gives wall seconds, since CPU seconds add up over the threads)
           make bench-scene BENCH_SCENE_ARGS="sphere_drape 100 1024 1" */
 #define RCLOTH_IMPLEMENTATION
 #include "../rcloth.h"
@@ -27,30 +29,32 @@ int main(int argc, char **argv)
 {
     const char *name = argc > 1 ? argv[1] : "sphere_drape";
     int steps = argc > 2 ? atoi(argv[2]) : 100, verts = argc > 3 ? atoi(argv[3]) : 0, adaptive = argc > 4 ? atoi(argv[4]) : 1;
+    int threads = argc > 5 ? atoi(argv[5]) : 1;
     const sc_info *info = sc_find_scene(name);
     sc_params p = sc_default_params();
     sc_scene sc;
     rc_step_stats st;
-    double cpu = 0.0, late = 0.0, *times;
+    double cpu = 0.0, wall = 0.0, late = 0.0, *times;
     long outer = 0, inner = 0;
     int k, done = 0, unconverged = 0, nlate = 0;
-    if (!info || steps < 1 || verts < 0) {
-        fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1]\n", argv[0]);
+    if (!info || steps < 1 || verts < 0 || threads < 1) {
+        fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1] [threads >= 1]\n", argv[0]);
         return 2;
     }
     p.verts = verts;
     p.adaptive = adaptive != 0;
-    p.threads = 1;
+    p.threads = threads;
     if (sc_create(&sc, info, &p) != RC_OK) { fprintf(stderr, "%s: create failed\n", name); return 1; }
     times = (double *)malloc(sizeof(double) * (size_t)steps);
     if (!times) { sc_destroy(&sc); return 1; }
-    printf("%s, %s, %d steps, 1 thread\n", name, adaptive ? "adaptive" : "fixed", steps);
+    printf("%s, %s, %d steps, %d thread(s)\n", name, adaptive ? "adaptive" : "fixed", steps, threads);
     for (k = 0; k < steps; ++k) {
         clock_t c0 = clock();
         rc_status rs = sc_step(&sc, &st);
         double c = (double)(clock() - c0) / CLOCKS_PER_SEC, l = 0.0;
         int j, nl = 0;
         if (rs != RC_OK) { printf("step %d: %s\n", k + 1, rc_status_string(rs)); break; }
+        wall += st.t_total;
         for (j = 5; st.active_rate_per_iter && j < st.num_active_rates; ++j, ++nl) l += st.active_rate_per_iter[j];
         times[done++] = c;
         cpu += c; outer += adaptive ? st.outer_iters : st.newton_iters; inner += adaptive ? st.inner_iters : 0;
@@ -65,9 +69,9 @@ int main(int argc, char **argv)
         qsort(times, (size_t)done, sizeof(double), cmp_double);
         double median = done % 2 ? times[done / 2] : 0.5 * (times[done / 2 - 1] + times[done / 2]);
         printf("TOTAL %d steps: %.2f s cpu (%.3f s/step, median %.3f, slowest %.3f), %s %ld, inner %ld, unconverged %d, final IP %.9e,"
-               " active rate after the 5th outer iteration %.3f over %d iterations\n",
+               " active rate after the 5th outer iteration %.3f over %d iterations; wall %.2f s (%.3f s/step)\n",
                done, cpu, cpu / done, median, times[done - 1], adaptive ? "outer" : "newton", outer, inner, unconverged,
-               st.ip_end, nlate ? late / nlate : 0.0, nlate);
+               st.ip_end, nlate ? late / nlate : 0.0, nlate, wall, wall / done);
     }
     free(times);
     sc_destroy(&sc);

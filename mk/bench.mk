@@ -17,3 +17,12 @@ $(BUILD)/bench_scene: bench/bench_scene.c examples/common/scenes.c examples/comm
 
 bench-scene: $(BUILD)/bench_scene
 	$(BUILD)/bench_scene $(BENCH_SCENE_ARGS)
+
+# the same driver built with OpenMP (as the CLI is), for the threads argument:
+# make bench-scene-omp BENCH_SCENE_ARGS="sphere_drape 100 1024 1 2"
+.PHONY: bench-scene-omp
+$(BUILD)/bench_scene_omp: bench/bench_scene.c examples/common/scenes.c examples/common/scenes.h rcloth.h | $(BUILD)
+	$(CC) -O2 $(NATIVE) -fopenmp -std=c99 -Wall -Wextra -pedantic -o $@ bench/bench_scene.c examples/common/scenes.c -lm
+
+bench-scene-omp: $(BUILD)/bench_scene_omp
+	$(BUILD)/bench_scene_omp $(BENCH_SCENE_ARGS)

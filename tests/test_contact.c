@@ -1066,6 +1066,18 @@ static void test_ct_broad_phase(void)
         CHECKF(match && np == nref, "self trial %d: %d pairs vs %d brute force", trial, np, nref);
         rc__free(NULL, pairs);
     }
+    /* sets whose bounding boxes are apart: no box enters the grid, no pairs; one box of B reaching
+       into A's bounding box brings exactly its overlaps back */
+    {
+        double lo[6] = {0, 0, 0, 1, 0, 0}, hi[6] = {0.5, 0.5, 0.5, 1.5, 0.5, 0.5};
+        double blo[6] = {3, 0, 0, 1.49, 0.1, 0.1}, bhi[6] = {4, 1, 1, 2.5, 0.2, 0.2};
+        int *pairs = NULL, np = -1;
+        CHECK_OK(rc__ct_bp_pairs(NULL, 2, lo, hi, 1, blo, bhi, 0.1, 0.0, &pairs, &np));
+        CHECK(np == 0 && pairs == NULL);
+        CHECK_OK(rc__ct_bp_pairs(NULL, 2, lo, hi, 2, blo, bhi, 0.0, 0.0, &pairs, &np));
+        CHECK(np == 1 && pairs && pairs[0] == 1 && pairs[1] == 1);
+        rc__free(NULL, pairs);
+    }
     /* swept boxes and argument checks */
     {
         double a[3] = {0, 0, 0}, b[3] = {1, 2, 3}, da[3] = {-1, 0, 1}, db[3] = {0, 0, -5}, lo[3], hi[3];
