@@ -984,6 +984,7 @@ extern "C" {
    eps * |a_jj|, so ~450 eps separates "numerically singular" from any pivot round-off can produce. */
 #define RC__SP_PIVOT_TOL 1e-13
 #define RC__SP_NB 32          /* panel width of the dense supernode factorization */
+#define RC__SP_IB 8           /* block width inside a panel (rc__sp_dense_ldlt) */
 
 struct rc_ldlt {
     void *user;
@@ -2174,27 +2175,41 @@ static void rc__sp_axpy_neg(int n, double t, const double *x, double *y)
 static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
 {
     double *D = f->d + col0;
-    int j0, j, k, i;
+    int j0, j, k, i, b0;
     for (j0 = 0; j0 < nc; j0 += RC__SP_NB) {
         int j1 = j0 + RC__SP_NB < nc ? j0 + RC__SP_NB : nc;
-        for (j = j0; j < j1; ++j) {
-            double *cj = L + (size_t)j * nr, dj, inv, tol;
-            for (k = j0; k < j; ++k) {
-                const double *ck = L + (size_t)k * nr;
-                double t = D[k] * ck[j];   /* d_k L(j,k) */
-                if (t == 0.0) continue;
-                rc__sp_axpy_neg(nr - j, t, ck + j, cj + j);
+        /* the panel in blocks of RC__SP_IB columns: axpys only inside a block, and a rank-IB
+           product through the gemm kernel from each block to the panel's later columns (the
+           column-by-column axpys over a whole 32-wide panel were a third of the factorization's
+           time outside the kernel). Measured, old and new build interleaved, best of 2: one
+           factorization of the 1k sphere drape's (x, phi) system 9.5 -> 7.7 ms, of its joint
+           system 29.4 -> 23.7 ms; bench_sparse -O2 4-14% faster from n 5k to 150k. */
+        for (b0 = j0; b0 < j1; b0 += RC__SP_IB) {
+            int b1 = b0 + RC__SP_IB < j1 ? b0 + RC__SP_IB : j1;
+            for (j = b0; j < b1; ++j) {
+                double *cj = L + (size_t)j * nr, dj, inv, tol;
+                for (k = b0; k < j; ++k) {
+                    const double *ck = L + (size_t)k * nr;
+                    double t = D[k] * ck[j];   /* d_k L(j,k) */
+                    if (t == 0.0) continue;
+                    rc__sp_axpy_neg(nr - j, t, ck + j, cj + j);
+                }
+                dj = cj[j];
+                tol = RC__SP_PIVOT_TOL * f->adiag[col0 + j];
+                if (!rc__isfinite(dj)) return 1 + j;
+                if (dj > tol) f->npos++;
+                else if (dj < -tol) { f->nneg++; if (f->stop_on_negative) return 1 + j; }
+                else return 1 + j;
+                D[j] = dj;
+                inv = 1.0 / dj;
+                cj[j] = 1.0;
+                for (i = j + 1; i < nr; ++i) cj[i] *= inv;
             }
-            dj = cj[j];
-            tol = RC__SP_PIVOT_TOL * f->adiag[col0 + j];
-            if (!rc__isfinite(dj)) return 1 + j;
-            if (dj > tol) f->npos++;
-            else if (dj < -tol) { f->nneg++; if (f->stop_on_negative) return 1 + j; }
-            else return 1 + j;
-            D[j] = dj;
-            inv = 1.0 / dj;
-            cj[j] = 1.0;
-            for (i = j + 1; i < nr; ++i) cj[i] *= inv;
+            if (b1 < j1) {
+                rc__sp_pack_b(j1 - b1, b1 - b0, L + (size_t)b0 * nr + b1, nr, D + b0, f->bbuf);
+                rc__sp_gemm_lower(nr - b1, j1 - b1, b1 - b0, L + (size_t)b0 * nr + b1, nr, f->bbuf, L + (size_t)b1 * nr + b1, nr, 1,
+                                  f->nthreads, f->avx2);
+            }
         }
         if (j1 < nc) {
             int nt = nc - j1, kw = j1 - j0;
