@@ -6878,7 +6878,8 @@ static RC__UNUSED int rc__ct_pair_cmp(const void *pa, const void *pb)
    Entries are made in (set, index) order, so the stable sort leaves them in (cell, set, index)
    order, the order the pair sweep below needs, in O(n) per digit where qsort's comparisons were
    half the time of the contact-heavy scenes (measured: 36% of the 1k spikes run). *tmp: n entries
-   of scratch; returns whichever of the two buffers holds the result. */
+   of scratch; returns whichever of the two buffers holds the result. (The 2048 counters take 16 KiB
+   of stack.) */
 static RC__UNUSED rc__ct_bp_entry *rc__ct_bp_sort(rc__ct_bp_entry *a, rc__ct_bp_entry *tmp, size_t n, unsigned long long maxkey)
 {
     size_t cnt[2048];
@@ -6898,11 +6899,14 @@ static RC__UNUSED rc__ct_bp_entry *rc__ct_bp_sort(rc__ct_bp_entry *a, rc__ct_bp_
 /* alo/ahi: na boxes (3 doubles each) of set A; blo/bhi: nb boxes of set B, or NULL for pairs
    within A. cell <= 0 chooses it. *pairs (2 ints per pair, allocated with rc__alloc(user, ...),
    free with rc__free(user, *pairs)); *npairs. Errors: RC_ERR_INVALID_ARGUMENT (NULL outputs,
-   negative counts, NULL boxes with a positive count, inflate < 0), RC_ERR_NON_FINITE (a box
-   coordinate or inflate not finite), RC_ERR_OUT_OF_MEMORY (nothing leaked; *pairs = NULL).
+   negative counts or counts summing past INT_MAX / 2, NULL boxes with a positive count,
+   inflate < 0), RC_ERR_NON_FINITE (a box coordinate or inflate not finite), RC_ERR_OUT_OF_MEMORY
+   (nothing leaked; *pairs = NULL).
    Two sets: only the boxes that reach the other set's bounding box enter the grid (a pair must
    overlap both bounding boxes), so a small obstacle next to a big cloth hashes the few cloth
-   primitives near it, not all of them. */
+   primitives near it, not all of them. Memory: at most 32 grid entries of 32 bytes per entered
+   box, as much again of radix-sort scratch, and one int per box. Boxes so far apart that
+   the grid's extent overflows give RC_ERR_NON_FINITE. */
 static RC__UNUSED rc_status rc__ct_bp_pairs(void *user, int na, const double *alo, const double *ahi, int nb,
                                             const double *blo, const double *bhi, double inflate, double cell,
                                             int **pairs, int *npairs)
@@ -6920,6 +6924,7 @@ static RC__UNUSED rc_status rc__ct_bp_pairs(void *user, int na, const double *al
         return inflate != inflate ? RC_ERR_NON_FINITE : RC_ERR_INVALID_ARGUMENT;
     if (!rc__isfinite(inflate) || !rc__isfinite(cell)) return RC_ERR_NON_FINITE;
     if (self) nb = 0;
+    if ((size_t)na + (size_t)nb > (size_t)INT_MAX / 2) return RC_ERR_INVALID_ARGUMENT;   /* counts stay ints */
     if (na + nb == 0 || (!self && (na == 0 || nb == 0))) return RC_OK;
     for (s = 0; s < 2; ++s) {
         const double *lo = s ? blo : alo, *hi = s ? bhi : ahi;
@@ -6970,6 +6975,8 @@ static RC__UNUSED rc_status rc__ct_bp_pairs(void *user, int na, const double *al
     {   /* the grid must have at most ~2^20 cells per axis so keys fit in 64 bits; else grow cell */
         double span = 0.0;
         for (i = 0; i < 3; ++i) if (ghi[i] - glo[i] > span) span = ghi[i] - glo[i];
+        /* finite boxes whose extent overflows (coordinates near +-1e308): no grid can hold them */
+        if (!rc__isfinite(span) || !rc__isfinite(cell)) { rc__free(user, keep); return RC_ERR_NON_FINITE; }
         if (!(cell > 0.0)) cell = span > 0.0 ? span : 1.0;
         while (span / cell > 1048576.0) cell *= 2.0;
     }
@@ -6989,7 +6996,7 @@ static RC__UNUSED rc_status rc__ct_bp_pairs(void *user, int na, const double *al
     }
     for (i = 0; i < 3; ++i) dims[i] = (int)floor((ghi[i] - glo[i]) / cell) + 1;
     maxkey = (unsigned long long)dims[0] * (unsigned long long)dims[1] * (unsigned long long)dims[2] - 1u;
-    ent = (rc__ct_bp_entry *)rc__alloc(user, 2 * cap, sizeof(rc__ct_bp_entry));   /* entries + sort scratch */
+    ent = (rc__ct_bp_entry *)rc__alloc(user, cap, 2 * sizeof(rc__ct_bp_entry));   /* entries + sort scratch */
     if (!ent) { rc__free(user, keep); return RC_ERR_OUT_OF_MEMORY; }
     for (k = 0; k < nbox; ++k) {
         int s1 = k >= nkeep[0];

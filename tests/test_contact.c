@@ -1077,6 +1077,10 @@ static void test_ct_broad_phase(void)
         CHECK_OK(rc__ct_bp_pairs(NULL, 2, lo, hi, 2, blo, bhi, 0.0, 0.0, &pairs, &np));
         CHECK(np == 1 && pairs && pairs[0] == 1 && pairs[1] == 1);
         rc__free(NULL, pairs);
+        /* finite boxes whose span overflows: an error, not an endless cell search */
+        lo[0] = hi[0] = -1e308; lo[3] = hi[3] = 1e308;
+        CHECK(rc__ct_bp_pairs(NULL, 2, lo, hi, 0, NULL, NULL, 0.0, 0.0, &pairs, &np) == RC_ERR_NON_FINITE);
+        CHECK(np == 0 && pairs == NULL);
     }
     /* swept boxes and argument checks */
     {
