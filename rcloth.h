@@ -2168,10 +2168,11 @@ static void rc__sp_axpy_neg(int n, double t, const double *x, double *y)
 }
 
 /* Dense LDL^T of one supernode block (nr x nc, column-major, ld = nr): the top nc x nc block is
-   factored and the rows below become L21 = A21 L11^-T D^-1. Panels of RC__SP_NB columns: inside a
-   panel column j gets A(:,j) -= sum_{k in panel, k<j} L(:,k) d_k L(j,k), then is scaled by 1/d_j;
-   the columns right of the panel get the rank-NB update through the gemm kernel. Returns 0, or
-   1 + the local index of a zero / non-finite pivot. */
+   factored and the rows below become L21 = A21 L11^-T D^-1. Panels of RC__SP_NB columns, each in
+   blocks of RC__SP_IB: inside a block column j gets A(:,j) -= sum_{k in block, k<j} L(:,k) d_k
+   L(j,k), then is scaled by 1/d_j; the block's later panel columns get its rank-IB update, and the
+   columns right of the panel the panel's rank-NB update, both through the gemm kernel. Returns 0,
+   or 1 + the local index of a zero / non-finite pivot. */
 static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
 {
     double *D = f->d + col0;
