@@ -1,5 +1,5 @@
 /* bench/bench_scene.c - one CLI scene (examples/common/scenes.h) stepped N times through sc_step,
-   single thread: one line per step (with the solver's time split from rc_step_stats: assembly,
+   one thread unless told otherwise: one line per step (with the solver's time split from rc_step_stats: assembly,
    factorizations, solves, line searches, seconds; linear solves, CG iterations on a reused factor,
    reused factors) and a summary with CPU seconds (total, median and slowest step), outer and inner
    iterations, unconverged steps, and the active rate over the outer iterations after the fifth of
@@ -8,8 +8,9 @@
 
    Usage: build/bench_scene [scene] [steps] [verts] [adaptive] [threads]
           (defaults: sphere_drape 100 0 1 1; verts 0 = the scene's default size, adaptive 0 = fixed;
-          threads > 1 needs an OpenMP build, e.g. make bench-scene-omp, and the summary then also
-          gives wall seconds, since CPU seconds add up over the threads)
+          threads > 1 needs an OpenMP build, e.g. make bench-scene-omp; CPU seconds then add up
+          over the threads, so the summary also gives the steps' rc_step_stats.t_total, which is
+          wall time in an OpenMP build and CPU time without one)
           make bench-scene BENCH_SCENE_ARGS="sphere_drape 100 1024 1" */
 #define RCLOTH_IMPLEMENTATION
 #include "../rcloth.h"
