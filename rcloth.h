@@ -837,10 +837,20 @@ static RC__UNUSED void rc__free(void *user, void *p)
 static RC__UNUSED int rc__isfinite(double v) { return v - v == 0.0; }
 static RC__UNUSED int rc__all_finite(const double *v, size_t n)
 {
+    /* NaN*0 = NaN, inf*0 = NaN, any finite x*0 = +-0: the sum is 0 iff every entry is finite.
+       Four independent sums: one sum is a chain of dependent adds, and as that chain this check
+       was 19% of the broad phase's own time in a 1k spikes profile (perf annotate; no difference
+       measurable on the whole run, 20 steps 12.47 / 12.15 s before, 12.49 / 12.17 s after) */
     size_t i;
-    double acc = 0.0;
-    for (i = 0; i < n; ++i) acc += v[i] * 0.0;   /* NaN*0 = NaN, inf*0 = NaN */
-    return acc == 0.0;
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+    for (i = 0; i + 4 <= n; i += 4) {
+        a0 += v[i] * 0.0;
+        a1 += v[i + 1] * 0.0;
+        a2 += v[i + 2] * 0.0;
+        a3 += v[i + 3] * 0.0;
+    }
+    for (; i < n; ++i) a0 += v[i] * 0.0;
+    return (a0 + a1) + (a2 + a3) == 0.0;
 }
 
 /* ---- 3-vectors (double[3]) ---- */

@@ -66,6 +66,23 @@ static void test_finite_helpers(void)
     v[1] = INFINITY;
     CHECK(!rc__all_finite(v, 3));
     CHECK(!rc__isfinite(-INFINITY));
+    {   /* every length 0..9 (the unrolled body and its tail), a bad value at every position */
+        double w[9], bad[3];
+        int n, at, k, ok = 1;
+        bad[0] = NAN; bad[1] = INFINITY; bad[2] = -INFINITY;
+        for (n = 0; n <= 9; ++n) {
+            for (k = 0; k < n; ++k) w[k] = k % 2 ? -1e308 : -0.0;
+            if (!rc__all_finite(w, (size_t)n)) ok = 0;
+            for (at = 0; at < n; ++at)
+                for (k = 0; k < 3; ++k) {
+                    double keep = w[at];
+                    w[at] = bad[k];
+                    if (rc__all_finite(w, (size_t)n)) ok = 0;
+                    w[at] = keep;
+                }
+        }
+        CHECK(ok);
+    }
 }
 
 static void suite_base(void)
