@@ -2190,9 +2190,9 @@ static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
     for (j0 = 0; j0 < nc; j0 += RC__SP_NB) {
         int j1 = j0 + RC__SP_NB < nc ? j0 + RC__SP_NB : nc;
         /* the panel in blocks of RC__SP_IB columns: axpys only inside a block, and a rank-IB
-           product through the gemm kernel from each block to the panel's later columns (the
-           column-by-column axpys over a whole 32-wide panel were a third of the factorization's
-           time outside the kernel). Measured, old and new build interleaved, best of 2: one
+           product through the gemm kernel from each block to the panel's later columns (perf
+           annotate: the column-by-column axpys over a whole 32-wide panel were ~37% of
+           rc__sp_factor's own time, which matched the gemm kernel's). Measured, old and new build interleaved, best of 2: one
            factorization of the 1k sphere drape's (x, phi) system 9.5 -> 7.7 ms, of its joint
            system 29.4 -> 23.7 ms; bench_sparse -O2 4-14% faster from n 5k to 150k. */
         for (b0 = j0; b0 < j1; b0 += RC__SP_IB) {
@@ -6887,8 +6887,8 @@ static RC__UNUSED int rc__ct_pair_cmp(const void *pa, const void *pb)
 
 /* Stable LSD radix sort of broad-phase entries by key, 11-bit digits over the bits the keys use.
    Entries are made in (set, index) order, so the stable sort leaves them in (cell, set, index)
-   order, the order the pair sweep below needs, in O(n) per digit where qsort's comparisons were
-   half the time of the contact-heavy scenes (measured: 36% of the 1k spikes run). *tmp: n entries
+   order, the order the pair sweep below needs, in O(n) per digit (qsort with its comparator was
+   36% of a 1k spikes-drape run in a perf profile). *tmp: n entries
    of scratch; returns whichever of the two buffers holds the result. (The 2048 counters take 16 KiB
    of stack.) */
 static RC__UNUSED rc__ct_bp_entry *rc__ct_bp_sort(rc__ct_bp_entry *a, rc__ct_bp_entry *tmp, size_t n, unsigned long long maxkey)
