@@ -7133,7 +7133,11 @@ typedef struct rc__system {
     double *g, *d;     /* gradient and direction, ndof */
     double *rhs_scratch; /* ndof, right-hand side for PCG */
     double *pcg_work;  /* 5 ndof: PCG vectors of rc__system_solve_stale (rc__pcg_core) */
-    int *posA, *posB;  /* scatter tables (rc__system_build_tables), NULL: search */
+    /* the triangles' scatter table (rc__system_build_tables; NULL: search): triangle t's entries
+       are [el_off[t], el_off[t+1]), el_pos their CSC positions, el_loc = kind << 10 | a << 5 | b
+       (kind 0: element A, 1: element B; local pair (a, b)) */
+    int *el_off, *el_pos;
+    unsigned short *el_loc;
     long long *xkeys;  /* self-contact: vertex pairs a*nv+b (a < b) added to the mesh pattern, sorted */
     size_t nxkeys;
 } rc__system;
@@ -7315,7 +7319,7 @@ static RC__UNUSED void rc__system_free(rc__system *y, void *user)
     rc__free(user, y->dof_x); rc__free(user, y->dof_phi); rc__free(user, y->dof_u); rc__free(user, y->nu);
     rc__free(user, y->colptr); rc__free(user, y->rowind); rc__free(user, y->val);
     rc__free(user, y->g); rc__free(user, y->d); rc__free(user, y->rhs_scratch); rc__free(user, y->pcg_work);
-    rc__free(user, y->posA); rc__free(user, y->posB); rc__free(user, y->xkeys);
+    rc__free(user, y->el_off); rc__free(user, y->el_pos); rc__free(user, y->el_loc); rc__free(user, y->xkeys);
     if (y->ldlt) rc_ldlt_destroy(y->ldlt);
     memset(y, 0, sizeof *y);
 }
@@ -8357,9 +8361,9 @@ static void rc__map_triB(const rc_sim *s, const rc__system *y, int t, rc__dofmap
     for (k = 0; k < 3; ++k) rc__map_u(s, y, s->tris[3 * t + k], m);
 }
 
-/* add a local gradient g (n = m->n) and Hessian H (n*n, symmetric) into the global system; table
-   (row stride ldt >= n): the CSC positions of the local pairs, else they are searched */
-static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H, const int *table, int ldt)
+/* add a local gradient g (n = m->n) and Hessian H (n*n, symmetric, may be NULL) into the global
+   system, searching the CSC positions (the triangles use their table: rc__system_scatter_tris) */
+static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H)
 {
     int a, b, n = m->n;
     for (a = 0; a < n; ++a) {
@@ -8370,33 +8374,96 @@ static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, co
         for (b = 0; b < n; ++b) {
             int gb = m->g[b], pos;
             if (gb < ga) continue;
-            pos = table ? table[a * ldt + b] : rc__system_find(y, ga, gb);
+            pos = rc__system_find(y, ga, gb);
             RCLOTH_ASSERT(pos >= 0);
             y->val[pos] += m->c[a] * m->c[b] * H[a * n + b];
         }
     }
 }
 
-/* Positions in the CSC values of every (local a, local b) pair of the triangle elements A (15) and
-   B (27), computed once per layout so assembly does no searching. Skipped (binary search instead)
-   when the table would exceed 256 MB (3.8 KB per triangle). */
+/* The scatter table of the triangle elements A (15 DOFs) and B (27): every local pair (a, b) of a
+   triangle that lands in the stored upper triangle, with its position in the CSC values, computed
+   once per layout so assembly does no searching. A triangle's entries are sorted by position, ties
+   kept in the order rc__system_scatter adds them (A before B, then a, then b). Why sorted: a
+   thread can then take the entries of one range of positions (rc__system_scatter_tris), so
+   threads write disjoint values while each value still sums its terms in the serial order: the
+   parallel assembly is bit-identical to the serial one for any thread count. Skipped (binary
+   search instead) when the table would exceed 256 MB (6 bytes per entry, <= 498 per triangle). */
 static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
 {
-    int t, a, b;
-    if ((double)s->nt * 954.0 * sizeof(int) > 256.0 * 1024 * 1024) return;
-    y->posA = (int *)rc__alloc(s->user, (size_t)s->nt * 225, sizeof(int));
-    y->posB = (int *)rc__alloc(s->user, (size_t)s->nt * 729, sizeof(int));
-    if (!y->posA || !y->posB) { rc__free(s->user, y->posA); rc__free(s->user, y->posB); y->posA = y->posB = NULL; return; }
+    long long key[954];
+    int t, a, b, k, n;
+    size_t total = 0, q;
+    if ((double)s->nt * 498.0 * 6.0 > 256.0 * 1024 * 1024) return;
+    y->el_off = (int *)rc__alloc(s->user, (size_t)s->nt + 1, sizeof(int));
+    if (!y->el_off) return;
     for (t = 0; t < s->nt; ++t) {
-        rc__dofmap m;
-        rc__map_triA(s, y, t, &m);
+        rc__dofmap mA, mB;
+        y->el_off[t] = (int)total;
+        rc__map_triA(s, y, t, &mA);
+        rc__map_triB(s, y, t, &mB);
         for (a = 0; a < 15; ++a)
+            for (b = 0; b < 15; ++b) total += mA.g[a] >= 0 && mA.g[b] >= mA.g[a];
+        for (a = 0; a < 27; ++a)
+            for (b = 0; b < 27; ++b) total += mB.g[a] >= 0 && mB.g[b] >= mB.g[a];
+    }
+    y->el_off[s->nt] = (int)total;
+    y->el_pos = (int *)rc__alloc(s->user, total, sizeof(int));
+    y->el_loc = (unsigned short *)rc__alloc(s->user, total, sizeof(unsigned short));
+    if ((total && (!y->el_pos || !y->el_loc))) {
+        rc__free(s->user, y->el_off); rc__free(s->user, y->el_pos); rc__free(s->user, y->el_loc);
+        y->el_off = y->el_pos = NULL; y->el_loc = NULL;
+        return;
+    }
+    for (t = 0, q = 0; t < s->nt; ++t) {
+        rc__dofmap mA, mB;
+        rc__map_triA(s, y, t, &mA);
+        rc__map_triB(s, y, t, &mB);
+        /* key = position * 1024 + the pair's rank in the serial order (A's 225 pairs, then B's) */
+        for (a = 0, n = 0; a < 15; ++a)
             for (b = 0; b < 15; ++b)
-                y->posA[(size_t)225 * t + 15 * a + b] = (m.g[a] >= 0 && m.g[b] >= m.g[a]) ? rc__system_find(y, m.g[a], m.g[b]) : -1;
-        rc__map_triB(s, y, t, &m);
+                if (mA.g[a] >= 0 && mA.g[b] >= mA.g[a]) key[n++] = (long long)rc__system_find(y, mA.g[a], mA.g[b]) * 1024 + 15 * a + b;
         for (a = 0; a < 27; ++a)
             for (b = 0; b < 27; ++b)
-                y->posB[(size_t)729 * t + 27 * a + b] = (m.g[a] >= 0 && m.g[b] >= m.g[a]) ? rc__system_find(y, m.g[a], m.g[b]) : -1;
+                if (mB.g[a] >= 0 && mB.g[b] >= mB.g[a]) key[n++] = (long long)rc__system_find(y, mB.g[a], mB.g[b]) * 1024 + 225 + 27 * a + b;
+        qsort(key, (size_t)n, sizeof(long long), rc__cmp_ll);
+        for (k = 0; k < n; ++k, ++q) {
+            int r = (int)(key[k] % 1024), kind = r >= 225;
+            RCLOTH_ASSERT(key[k] >= 0);
+            if (kind) r -= 225;
+            y->el_pos[q] = (int)(key[k] / 1024);
+            y->el_loc[q] = (unsigned short)(kind << 10 | (kind ? r / 27 : r / 15) << 5 | (kind ? r % 27 : r % 15));
+        }
+    }
+}
+
+/* Scatter the Hessian terms of triangles [c0, c1) whose CSC positions lie in [lo, hi) (the whole
+   range: all of them), from element blocks bA + 240 (t - t0) and bB + 756 (t - t0) (gradient, then
+   the Hessian with row stride 15 and 27, or 9 and 21 without u). The gradients: rc__system_scatter
+   with H = NULL. Needs the table. */
+static RC__UNUSED void rc__system_scatter_tris(const rc_sim *s, rc__system *y, int c0, int c1, const double *bA,
+                                               const double *bB, int t0, size_t lo, size_t hi)
+{
+    int t, nA = y->with_u ? 15 : 9, nB = y->with_u ? 27 : 21;
+    for (t = c0; t < c1; ++t) {
+        const double *HA = bA + (size_t)240 * (t - t0) + 15, *HB = bB + (size_t)756 * (t - t0) + 27;
+        int q0 = y->el_off[t], q1 = y->el_off[t + 1], q;
+        rc__dofmap mA, mB;
+        if (lo > 0) {   /* first entry at or after lo */
+            int r = q1;
+            while (q0 < r) {
+                int mid = q0 + (r - q0) / 2;
+                if ((size_t)y->el_pos[mid] < lo) q0 = mid + 1; else r = mid;
+            }
+        }
+        if (q0 >= q1 || (size_t)y->el_pos[q0] >= hi) continue;
+        rc__map_triA(s, y, t, &mA);
+        rc__map_triB(s, y, t, &mB);
+        for (q = q0; q < q1 && (size_t)y->el_pos[q] < hi; ++q) {
+            int loc = y->el_loc[q], a = loc >> 5 & 31, b = loc & 31;
+            if (loc >> 10) y->val[y->el_pos[q]] += mB.c[a] * mB.c[b] * HB[a * nB + b];
+            else y->val[y->el_pos[q]] += mA.c[a] * mA.c[b] * HA[a * nA + b];
+        }
     }
 }
 
@@ -8419,7 +8486,7 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
         if (!y) continue;
         if (y->with_u && s->proj >= 0) rc__sh_psd_project(15, H, s->proj);
         rc__map_triA(s, y, m->tri, &map);
-        rc__system_scatter(y, &map, g, H, NULL, 0);
+        rc__system_scatter(y, &map, g, H);
     }
     return E;
 }
@@ -8447,7 +8514,7 @@ static RC__UNUSED double rc__sim_seams(const rc_sim *s, const double *x, rc__sys
         map.n = 0;
         rc__map_x(y, a, &map);
         rc__map_x(y, b, &map);
-        rc__system_scatter(y, &map, g, H, NULL, 0);
+        rc__system_scatter(y, &map, g, H);
     }
     return E;
 }
@@ -8569,8 +8636,8 @@ static RC__UNUSED void rc__sim_slip_scatter(const rc_sim *s, rc__system *y, int 
         double ge[20], He[400];
         for (k = 0; k < n; ++k) { rc__map_u(s, y, v[k], &m); G[k] = s->fr_G + 6 * (size_t)v[k]; }
         rc__sim_slip_extend(n, G, g, H, ge, He);
-        rc__system_scatter(y, &m, ge, He, NULL, 0);
-    } else rc__system_scatter(y, &m, g, H, NULL, 0);
+        rc__system_scatter(y, &m, ge, He);
+    } else rc__system_scatter(y, &m, g, H);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -8967,7 +9034,7 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
                 int a2, b2;
                 m.n = 0; rc__map_x(y, i, &m);
                 for (a2 = 0; a2 < 3; ++a2) for (b2 = 0; b2 < 3; ++b2) Hl[3 * a2 + b2] = H[a2 * 12 + b2];
-                rc__system_scatter(y, &m, g, Hl, NULL, 0);
+                rc__system_scatter(y, &m, g, Hl);
             }
         }
         rc__free(s->user, pairs);
@@ -8988,7 +9055,7 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
                 m.n = 0;
                 for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * t + k], &m);
                 for (a2 = 0; a2 < 9; ++a2) for (b2 = 0; b2 < 9; ++b2) Hl[9 * a2 + b2] = H[(3 + a2) * 12 + 3 + b2];
-                rc__system_scatter(y, &m, g + 3, Hl, NULL, 0);
+                rc__system_scatter(y, &m, g + 3, Hl);
             }
         }
         rc__free(s->user, pairs);
@@ -9010,7 +9077,7 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
                 m.n = 0;
                 rc__map_x(y, ev[0], &m); rc__map_x(y, ev[1], &m);
                 for (a2 = 0; a2 < 6; ++a2) for (b2 = 0; b2 < 6; ++b2) Hl[6 * a2 + b2] = H[a2 * 12 + b2];
-                rc__system_scatter(y, &m, g, Hl, NULL, 0);
+                rc__system_scatter(y, &m, g, Hl);
             }
         }
         rc__free(s->user, pairs);
@@ -9554,8 +9621,9 @@ static RC__UNUSED int rc__cmp_desc_double(const void *a, const void *b)
    use_cache (joint system only): reuse a triangle's Hessians when its stencil moved less than
    cache_eps (relative) since they were computed, except the 10% that moved most (DESIGN §6);
    gradients are always exact, so a stale PSD Hessian still gives a descent direction. Element
-   derivatives are computed in parallel in chunks and scattered serially in triangle order, so the
-   result is bit-identical for any thread count. Returns the active rate (recomputed / all). */
+   derivatives are computed in parallel in chunks; each value of the matrix sums its terms in
+   triangle order whether the chunk is scattered by one thread or by several (each taking one range
+   of CSC positions), so the result is bit-identical for any thread count. Returns the active rate (recomputed / all). */
 #define RC__CHUNK 1024
 /* derivatives of triangle t's stencils A and B: into the cache (use_cache; Hessians only when the
    stencil moved, thresh = the 10%-most-moved score) or into the chunk buffers (chunk start c0).
@@ -9607,25 +9675,37 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         thresh = tmp[nt / 10];
     }
     for (c0 = 0; c0 < nt; c0 += RC__CHUNK) {
-        int c1 = c0 + RC__CHUNK < nt ? c0 + RC__CHUNK : nt;
+        int c1 = c0 + RC__CHUNK < nt ? c0 + RC__CHUNK : nt, t0 = use_cache ? 0 : c0, scattered = 0;
+        const double *bA0 = use_cache ? s->cacheA : s->chunkA, *bB0 = use_cache ? s->cacheB : s->chunkB;
 #ifdef _OPENMP
         if (c1 - c0 >= 256 && rc__sim_threads(s) > 1) {   /* serial: no OpenMP region at all (see rc__sp_gemm_lower) */
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : nactive) num_threads(rc__sim_threads(s))
-            for (t = c0; t < c1; ++t) nactive += rc__sim_assemble_tri(s, t, c0, x, u, phi, with_u, use_cache, thresh);
+            /* the threads compute the chunk's elements, then each scatters the Hessian terms of
+               one range of CSC positions (bit-identical to the serial scatter, see the table) */
+            scattered = y->el_off != NULL;
+#pragma omp parallel num_threads(rc__sim_threads(s)) reduction(+ : nactive)
+            {
+#pragma omp for schedule(dynamic, 16)
+                for (t = c0; t < c1; ++t) nactive += rc__sim_assemble_tri(s, t, c0, x, u, phi, with_u, use_cache, thresh);
+                if (scattered) {
+                    size_t nnz = (size_t)y->colptr[y->ndof], p = (size_t)omp_get_thread_num(), np = (size_t)omp_get_num_threads();
+                    rc__system_scatter_tris(s, y, c0, c1, bA0, bB0, t0, nnz * p / np, nnz * (p + 1) / np);
+                }
+            }
         } else
 #endif
         for (t = c0; t < c1; ++t) nactive += rc__sim_assemble_tri(s, t, c0, x, u, phi, with_u, use_cache, thresh);
+        if (!scattered && y->el_off) rc__system_scatter_tris(s, y, c0, c1, bA0, bB0, t0, 0, (size_t)y->colptr[y->ndof]);
         for (t = c0; t < c1; ++t) {
             rc__dofmap m;
-            const double *bA = use_cache ? s->cacheA + (size_t)240 * t : s->chunkA + (size_t)240 * (t - c0);
-            const double *bB = use_cache ? s->cacheB + (size_t)756 * t : s->chunkB + (size_t)756 * (t - c0);
-            /* the element layouts end with the u DOFs: without u they are cut short */
+            const double *bA = bA0 + (size_t)240 * (t - t0), *bB = bB0 + (size_t)756 * (t - t0);
+            /* the element layouts end with the u DOFs: without u they are cut short; with the
+               table only the gradients are left to scatter here */
             rc__map_triA(s, y, t, &m);
             if (!with_u) m.n = 9;
-            rc__system_scatter(y, &m, bA, bA + 15, y->posA ? y->posA + (size_t)225 * t : NULL, 15);
+            rc__system_scatter(y, &m, bA, y->el_off ? NULL : bA + 15);
             rc__map_triB(s, y, t, &m);
             if (!with_u) m.n = 21;
-            rc__system_scatter(y, &m, bB, bB + 27, y->posB ? y->posB + (size_t)729 * t : NULL, 27);
+            rc__system_scatter(y, &m, bB, y->el_off ? NULL : bB + 27);
         }
     }
     for (i = 0; i < s->nv; ++i) {
@@ -9646,13 +9726,13 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
             m.n = 0;
             rc__map_x(y, i, &m);
             rc__map_u(s, y, i, &m);
-            rc__system_scatter(y, &m, ge, He, NULL, 0);
+            rc__system_scatter(y, &m, ge, He);
             continue;
         }
         rc__sim_vertex_derivs(s, i, x + 3 * i, g, H, NULL, NULL, NULL);
         m.n = 0;
         rc__map_x(y, i, &m);
-        rc__system_scatter(y, &m, g, H, NULL, 0);
+        rc__system_scatter(y, &m, g, H);
     }
     if (s->nmh) rc__sim_handles(s, x, u, y);   /* material-space handles and loads */
     if (s->nst) rc__sim_seams(s, x, y);        /* seam stitches */
