@@ -1019,9 +1019,22 @@ struct rc_ldlt {
     int nthreads;             /* OpenMP threads of the large dense products (1 unless the owner sets it) */
     int avx2;                 /* 1: the CPU runs the AVX2 + FMA tile (RC__SP_DISPATCH builds only) */
     int stop_on_negative;     /* 1: a negative pivot ends the factorization (RC_ERR_NOT_SPD) at once */
-    unsigned char *sgroup;    /* nsuper, or NULL: the solves' tree split (rc__sp_tree_split): 0 or 1 =
-                                 a subtree of that group, 2 = the top of the tree */
+    unsigned char *sgroup;    /* nsuper, or NULL: the tree split (rc__sp_tree_split): 0 or 1 = a
+                                 subtree of that group, 2 = the top of the tree */
+    /* with a split: the second group's factorization workspace (as map, rmap, cbuf, bbuf) and the
+       two groups' lists of supernodes pending for a top supernode (2 x nsuper) */
+    int *map1, *rmap1, *tophead;
+    double *cbuf1, *bbuf1;
+    size_t cbufsz, bbufsz;
+    int maxrows;
 };
+
+/* one thread's factorization workspace (rc__sp_factor_super) */
+typedef struct rc__sp_work {
+    int *map, *rmap, *tophead;   /* tophead: NULL, or where pushes onto a top supernode go */
+    double *cbuf, *bbuf;
+    int npos, nneg, nthreads;
+} rc__sp_work;
 
 /* ---------------------------------------------------------------------------------------------
    Pattern validation: the shape rules of the MATRIX FORMAT paragraph. mark: n ints of scratch. */
@@ -1634,6 +1647,7 @@ RC__UNUSED RCLOTHDEF void rc_ldlt_destroy(rc_ldlt *f)
     rc__free(u, f->diagpos); rc__free(u, f->map); rc__free(u, f->head); rc__free(u, f->nextd);
     rc__free(u, f->lpos); rc__free(u, f->rmap); rc__free(u, f->cbuf); rc__free(u, f->bbuf);
     rc__free(u, f->adiag); rc__free(u, f->work); rc__free(u, f->sgroup);
+    rc__free(u, f->map1); rc__free(u, f->rmap1); rc__free(u, f->tophead); rc__free(u, f->cbuf1); rc__free(u, f->bbuf1);
     rc__free(u, f);
 }
 
@@ -1926,6 +1940,7 @@ RC__UNUSED RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const in
         f->rmap = (int *)rc__alloc(user, (size_t)maxrows + 1, sizeof(int));
         f->cbuf = (double *)rc__alloc(user, cbufsz, sizeof(double));
         f->bbuf = (double *)rc__alloc(user, bbufsz, sizeof(double));
+        f->cbufsz = cbufsz; f->bbufsz = bbufsz; f->maxrows = maxrows;
         f->adiag = (double *)rc__alloc(user, (size_t)n, sizeof(double));
         /* rc_ldlt_solve: [0, n) x, [3n, 4n) a supernode's rows, [4n, 6n) the same for the second
            group of the tree split; rc_ldlt_solve_refined: [n, 3n) */
@@ -1994,6 +2009,14 @@ RC__UNUSED RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const in
     }
     rc__free(user, iw); rc__free(user, upp); rc__free(user, upi); rc__free(user, lop); rc__free(user, loi);
     if (f->nsuper > 0 && !rc__sp_tree_split(f)) { rc_ldlt_destroy(f); return RC_ERR_OUT_OF_MEMORY; }
+    if (f->sgroup) {
+        f->map1 = (int *)rc__alloc(user, (size_t)n, sizeof(int));
+        f->rmap1 = (int *)rc__alloc(user, (size_t)f->maxrows + 1, sizeof(int));
+        f->tophead = (int *)rc__alloc(user, 2 * (size_t)f->nsuper, sizeof(int));
+        f->cbuf1 = (double *)rc__alloc(user, f->cbufsz, sizeof(double));
+        f->bbuf1 = (double *)rc__alloc(user, f->bbufsz, sizeof(double));
+        if (!f->map1 || !f->rmap1 || !f->tophead || !f->cbuf1 || !f->bbuf1) { rc_ldlt_destroy(f); return RC_ERR_OUT_OF_MEMORY; }
+    }
     *out = f;
     return RC_OK;
 fail:
@@ -2260,7 +2283,7 @@ static void rc__sp_axpy_neg(int n, double t, const double *x, double *y)
    L(j,k), then is scaled by 1/d_j; the block's later panel columns get its rank-IB update, and the
    columns right of the panel the panel's rank-NB update, both through the gemm kernel. Returns 0,
    or 1 + the local index of a zero / non-finite pivot. */
-static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
+static int rc__sp_dense_ldlt(const rc_ldlt *f, rc__sp_work *w, double *L, int nr, int nc, int col0)
 {
     double *D = f->d + col0;
     int j0, j, k, i, b0;
@@ -2285,8 +2308,8 @@ static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
                 dj = cj[j];
                 tol = RC__SP_PIVOT_TOL * f->adiag[col0 + j];
                 if (!rc__isfinite(dj)) return 1 + j;
-                if (dj > tol) f->npos++;
-                else if (dj < -tol) { f->nneg++; if (f->stop_on_negative) return 1 + j; }
+                if (dj > tol) w->npos++;
+                else if (dj < -tol) { w->nneg++; if (f->stop_on_negative) return 1 + j; }
                 else return 1 + j;
                 D[j] = dj;
                 inv = 1.0 / dj;
@@ -2294,95 +2317,180 @@ static int rc__sp_dense_ldlt(rc_ldlt *f, double *L, int nr, int nc, int col0)
                 for (i = j + 1; i < nr; ++i) cj[i] *= inv;
             }
             if (b1 < j1) {
-                rc__sp_pack_b(j1 - b1, b1 - b0, L + (size_t)b0 * nr + b1, nr, D + b0, f->bbuf);
-                rc__sp_gemm_lower(nr - b1, j1 - b1, b1 - b0, L + (size_t)b0 * nr + b1, nr, f->bbuf, L + (size_t)b1 * nr + b1, nr, 1,
-                                  f->nthreads, f->avx2);
+                rc__sp_pack_b(j1 - b1, b1 - b0, L + (size_t)b0 * nr + b1, nr, D + b0, w->bbuf);
+                rc__sp_gemm_lower(nr - b1, j1 - b1, b1 - b0, L + (size_t)b0 * nr + b1, nr, w->bbuf, L + (size_t)b1 * nr + b1, nr, 1,
+                                  w->nthreads, f->avx2);
             }
         }
         if (j1 < nc) {
             int nt = nc - j1, kw = j1 - j0;
-            double *B = f->bbuf;
+            double *B = w->bbuf;
             rc__sp_pack_b(nt, kw, L + (size_t)j0 * nr + j1, nr, D + j0, B);
-            rc__sp_gemm_lower(nr - j1, nt, kw, L + (size_t)j0 * nr + j1, nr, B, L + (size_t)j1 * nr + j1, nr, 1, f->nthreads, f->avx2);
+            rc__sp_gemm_lower(nr - j1, nt, kw, L + (size_t)j0 * nr + j1, nr, B, L + (size_t)j1 * nr + j1, nr, 1, w->nthreads, f->avx2);
         }
     }
     return 0;
+}
+
+/* d's next pending supernode is s2: onto s2's list (a group's pushes onto a top supernode go to
+   its own list, joined to the others' in a fixed order before the top is factored) */
+static void rc__sp_push(rc_ldlt *f, const rc__sp_work *w, int d, int s2)
+{
+    int *head = w->tophead && f->sgroup[s2] == 2 ? w->tophead : f->head;
+    f->nextd[d] = head[s2];
+    head[s2] = d;
+}
+
+/* supernode s: assemble, receive the pending updates, factor densely. 0, or the failing status */
+static rc_status rc__sp_factor_super(rc_ldlt *f, rc__sp_work *w, const double *values, double shift, int s)
+{
+    int fc = f->super[s], lc = f->super[s + 1], nc = lc - fc, j, q;
+    int nr = f->rowp[s + 1] - f->rowp[s], d, r;
+    const int *rows = f->rows + f->rowp[s];
+    double *Ls = f->lx + f->lxp[s];
+    /* assemble A (+ shift I) into the block */
+    memset(Ls, 0, (size_t)nr * (size_t)nc * sizeof(double));
+    for (q = f->asp[s]; q < f->asp[s + 1]; ++q) f->lx[f->amap[q]] = values[f->aidx[q]];
+    for (j = fc; j < lc; ++j) {
+        f->lx[f->diagpos[j]] += shift;
+        f->adiag[j] = fabs(f->lx[f->diagpos[j]]);
+    }
+    for (r = 0; r < nr; ++r) w->map[rows[r]] = r;
+    d = f->head[s];
+    f->head[s] = -1;
+    while (d != -1) {
+        int dnext = f->nextd[d];
+        int dnc = f->super[d + 1] - f->super[d], dnr = f->rowp[d + 1] - f->rowp[d];
+        const int *drows = f->rows + f->rowp[d];
+        const double *Ld = f->lx + f->lxp[d];
+        const double *Dd = f->d + f->super[d];
+        int p1 = f->lpos[d], p2 = p1, m2, n1, i, jj;
+        double *B = w->bbuf, *C = w->cbuf;
+        while (p2 < dnr && drows[p2] < lc) ++p2;
+        m2 = dnr - p1;
+        n1 = p2 - p1;
+        rc__sp_pack_b(n1, dnc, Ld + p1, dnr, Dd, B);
+        for (i = 0; i < m2; ++i) w->rmap[i] = w->map[drows[p1 + i]];
+        if (w->rmap[m2 - 1] - w->rmap[0] == m2 - 1) {
+            /* d's rows are exactly the trailing rows of s and its columns contiguous: update in place */
+            rc__sp_gemm_lower(m2, n1, dnc, Ld + p1, dnr, B, Ls + (size_t)(drows[p1] - fc) * nr + w->rmap[0], nr, 1, w->nthreads, f->avx2);
+        } else {
+            rc__sp_gemm_lower(m2, n1, dnc, Ld + p1, dnr, B, C, m2, 0, w->nthreads, f->avx2);
+            for (jj = 0; jj < n1; ++jj) {
+                double *lcol = Ls + (size_t)(drows[p1 + jj] - fc) * nr;
+                const double *ccol = C + (size_t)jj * m2;
+                for (i = jj; i < m2; ++i) lcol[w->rmap[i]] += ccol[i];
+            }
+        }
+        f->lpos[d] = p2;
+        if (p2 < dnr) rc__sp_push(f, w, d, f->col2sup[drows[p2]]);
+        d = dnext;
+    }
+    {
+        int bad = rc__sp_dense_ldlt(f, w, Ls, nr, nc, fc);
+        if (bad) {
+            double v = Ls[(size_t)(bad - 1) * nr + (bad - 1)];
+            return rc__isfinite(v) ? RC_ERR_NOT_SPD : RC_ERR_NON_FINITE;
+        }
+    }
+    if (nr > nc) {
+        f->lpos[s] = nc;
+        rc__sp_push(f, w, s, f->col2sup[rows[nc]]);
+    }
+    return RC_OK;
+}
+
+/* the supernodes of group g, in order; abort: set by a failing group when failures stop the
+   factorization early (stop_on_negative), read by the other */
+static rc_status rc__sp_factor_group(rc_ldlt *f, rc__sp_work *w, const double *values, double shift, int g, int *abort_flag)
+{
+    int s;
+    for (s = 0; s < f->nsuper; ++s)
+        if (f->sgroup[s] == g) {
+            rc_status st;
+            int stop;
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+            stop = *abort_flag;
+            if (stop) return RC_OK;
+            st = rc__sp_factor_super(f, w, values, shift, s);
+            if (st != RC_OK) {
+                if (f->stop_on_negative) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                    *abort_flag = 1;
+                }
+                return st;
+            }
+        }
+    return RC_OK;
 }
 
 /* Left-looking supernodal numeric factorization (the organisation of CHOLMOD's supernodal
    Cholesky, here for LDL^T): supernode s first receives, from every earlier supernode d whose row
    set meets s's columns, the update L_d(rows >= f_s) D_d L_d(rows in s)^T (dense product into a
    buffer, scattered through the relative row map), then is factored densely. head[s] lists the d
-   whose next pending row lies in s; after updating s, d moves to the supernode of its next row. */
+   whose next pending row lies in s; after updating s, d moves to the supernode of its next row.
+   With a tree split the two groups' subtrees are factored first (on two OpenMP threads when
+   f->nthreads > 1, one after the other otherwise: the same arithmetic either way), then the top
+   with every thread in its dense products. Measured (1k sphere drape, 2 threads): see README. */
 static rc_status rc__sp_factor(rc_ldlt *f, const double *values, double shift)
 {
-    int ns = f->nsuper, s, j, stop = 0;
+    int ns = f->nsuper, s;
+    rc__sp_work w0, w1;
+    rc_status st = RC_OK;
     f->valid = 0;
     f->npos = f->nneg = 0;
     if (!rc__all_finite(values, (size_t)f->nnz_a) || !rc__isfinite(shift)) return RC_ERR_NON_FINITE;
     for (s = 0; s < ns; ++s) f->head[s] = -1;
-    for (s = 0; s < ns && !stop; ++s) {
-        int fc = f->super[s], lc = f->super[s + 1], nc = lc - fc;
-        int nr = f->rowp[s + 1] - f->rowp[s], d, r;
-        const int *rows = f->rows + f->rowp[s];
-        double *Ls = f->lx + f->lxp[s];
-        int q;
-        /* assemble A (+ shift I) into the block */
-        memset(Ls, 0, (size_t)nr * (size_t)nc * sizeof(double));
-        for (q = f->asp[s]; q < f->asp[s + 1]; ++q) f->lx[f->amap[q]] = values[f->aidx[q]];
-        for (j = fc; j < lc; ++j) {
-            f->lx[f->diagpos[j]] += shift;
-            f->adiag[j] = fabs(f->lx[f->diagpos[j]]);
+    memset(&w0, 0, sizeof w0);
+    w0.map = f->map; w0.rmap = f->rmap; w0.cbuf = f->cbuf; w0.bbuf = f->bbuf; w0.nthreads = f->nthreads;
+    if (f->sgroup) {
+        int abort_flag = 0;
+        rc_status gst[2] = {RC_OK, RC_OK};
+        int g;
+        w1 = w0;
+        w1.map = f->map1; w1.rmap = f->rmap1; w1.cbuf = f->cbuf1; w1.bbuf = f->bbuf1;
+        w0.tophead = f->tophead; w1.tophead = f->tophead + ns;
+        w0.nthreads = w1.nthreads = 1;
+        for (s = 0; s < 2 * ns; ++s) f->tophead[s] = -1;
+#ifdef _OPENMP
+        if (f->nthreads > 1) {
+#pragma omp parallel for schedule(static, 1) num_threads(2)
+            for (g = 0; g < 2; ++g) gst[g] = rc__sp_factor_group(f, g ? &w1 : &w0, values, shift, g, &abort_flag);
+        } else
+#endif
+        {   /* one after the other: both in the first workspace (less memory touched) */
+            w1.map = w0.map; w1.rmap = w0.rmap; w1.cbuf = w0.cbuf; w1.bbuf = w0.bbuf;
+            for (g = 0; g < 2; ++g) gst[g] = rc__sp_factor_group(f, g ? &w1 : &w0, values, shift, g, &abort_flag);
         }
-        for (r = 0; r < nr; ++r) f->map[rows[r]] = r;
-        d = f->head[s];
-        f->head[s] = -1;
-        while (d != -1) {
-            int dnext = f->nextd[d];
-            int dnc = f->super[d + 1] - f->super[d], dnr = f->rowp[d + 1] - f->rowp[d];
-            const int *drows = f->rows + f->rowp[d];
-            const double *Ld = f->lx + f->lxp[d];
-            const double *Dd = f->d + f->super[d];
-            int p1 = f->lpos[d], p2 = p1, m2, n1, i, jj;
-            double *B = f->bbuf, *C = f->cbuf;
-            while (p2 < dnr && drows[p2] < lc) ++p2;
-            m2 = dnr - p1;
-            n1 = p2 - p1;
-            rc__sp_pack_b(n1, dnc, Ld + p1, dnr, Dd, B);
-            for (i = 0; i < m2; ++i) f->rmap[i] = f->map[drows[p1 + i]];
-            if (f->rmap[m2 - 1] - f->rmap[0] == m2 - 1) {
-                /* d's rows are exactly the trailing rows of s and its columns contiguous: update in place */
-                rc__sp_gemm_lower(m2, n1, dnc, Ld + p1, dnr, B, Ls + (size_t)(drows[p1] - fc) * nr + f->rmap[0], nr, 1, f->nthreads, f->avx2);
-            } else {
-                rc__sp_gemm_lower(m2, n1, dnc, Ld + p1, dnr, B, C, m2, 0, f->nthreads, f->avx2);
-                for (jj = 0; jj < n1; ++jj) {
-                    double *lcol = Ls + (size_t)(drows[p1 + jj] - fc) * nr;
-                    const double *ccol = C + (size_t)jj * m2;
-                    for (i = jj; i < m2; ++i) lcol[f->rmap[i]] += ccol[i];
-                }
+        f->npos = w0.npos + w1.npos;
+        f->nneg = w0.nneg + w1.nneg;
+        st = gst[0] != RC_OK ? gst[0] : gst[1];
+        if (st != RC_OK) return st;
+        /* join the groups' lists onto each top supernode: group 0's, then group 1's */
+        for (s = 0; s < ns; ++s)
+            if (f->sgroup[s] == 2) {
+                int d = f->tophead[s];
+                if (d == -1) { f->head[s] = f->tophead[ns + s]; continue; }
+                f->head[s] = d;
+                while (f->nextd[d] != -1) d = f->nextd[d];
+                f->nextd[d] = f->tophead[ns + s];
             }
-            f->lpos[d] = p2;
-            if (p2 < dnr) {
-                int s2 = f->col2sup[drows[p2]];
-                f->nextd[d] = f->head[s2];
-                f->head[s2] = d;
-            }
-            d = dnext;
-        }
-        {
-            int bad = rc__sp_dense_ldlt(f, Ls, nr, nc, fc);
-            if (bad) {
-                double v = Ls[(size_t)(bad - 1) * nr + (bad - 1)];
-                return rc__isfinite(v) ? RC_ERR_NOT_SPD : RC_ERR_NON_FINITE;
-            }
-        }
-        if (nr > nc) {
-            int s2 = f->col2sup[rows[nc]];
-            f->lpos[s] = nc;
-            f->nextd[s] = f->head[s2];
-            f->head[s2] = s;
-        }
+        w0.npos = w0.nneg = 0;
+        w0.tophead = NULL;
+        w0.nthreads = f->nthreads;
     }
+    for (s = 0; s < ns; ++s) {
+        if (f->sgroup && f->sgroup[s] != 2) continue;
+        st = rc__sp_factor_super(f, &w0, values, shift, s);
+        if (st != RC_OK) break;
+    }
+    f->npos += w0.npos;
+    f->nneg += w0.nneg;
+    if (st != RC_OK) return st;
     f->valid = 1;
     return f->nneg > 0 ? RC_ERR_NOT_SPD : RC_OK;
 }

@@ -700,11 +700,11 @@ static void test_sparse_cpu_dispatch_agrees(void)
     }
 }
 
-/* The solves' tree split (rc__sp_tree_split): on a cloth matrix big enough to have one, the two
-   groups are unions of whole subtrees that never touch each other, each holds a quarter of L or
-   more; the split solve agrees with the plain one to rounding (it sums the top rows' updates in
-   another order), has a small backward error, and gives bit-identical results on 1 and 2 threads
-   (the determinism the simulator promises). */
+/* The tree split (rc__sp_tree_split): on a cloth matrix big enough to have one, the two groups are
+   unions of whole subtrees that never touch each other, each holds a quarter of L or more; the
+   split factorization and solve agree with the plain ones to rounding (they sum the top's updates
+   in another order), the solve has a small backward error, and both give bit-identical results on
+   1 and 2 threads (the determinism the simulator promises). */
 static void test_sparse_tree_split_solve(void)
 {
     double *A, *b, *x0, *x1, *x2, maxx = 0.0, maxd = 0.0, nnz[3] = {0.0, 0.0, 0.0}, tot = 0.0;
@@ -729,6 +729,32 @@ static void test_sparse_tree_split_solve(void)
     printf("    n %d, %d supernodes: groups hold %.2f and %.2f of L, the top %.2f\n", n, f->nsuper, nnz[0] / tot,
            nnz[1] / tot, nnz[2] / tot);
     CHECK(nnz[0] >= 0.25 * tot && nnz[1] >= 0.25 * tot);
+    {   /* the factorization: the groups on 1 and 2 threads bit-identical, close to the plain order */
+        double *lx1 = (double *)malloc(sizeof(double) * f->nnz_stored), *d1 = (double *)malloc(sizeof(double) * (size_t)n);
+        double dl = 0.0, lmax = 0.0;
+        size_t q;
+        int lsame = 1;
+        f->nthreads = 1;
+        CHECK_OK(rc_ldlt_factor(f, m.val));
+        memcpy(lx1, f->lx, sizeof(double) * f->nnz_stored);
+        memcpy(d1, f->d, sizeof(double) * (size_t)n);
+        f->nthreads = 2;
+        CHECK_OK(rc_ldlt_factor(f, m.val));
+        for (q = 0; q < f->nnz_stored; ++q) lsame &= lx1[q] == f->lx[q];
+        for (k = 0; k < n; ++k) lsame &= d1[k] == f->d[k];
+        CHECKF(lsame, "the factors on 1 and 2 threads differ");
+        grp = f->sgroup;
+        f->sgroup = NULL;
+        CHECK_OK(rc_ldlt_factor(f, m.val));
+        f->sgroup = grp;
+        for (q = 0; q < f->nnz_stored; ++q) {
+            if (fabs(f->lx[q]) > lmax) lmax = fabs(f->lx[q]);
+            if (fabs(f->lx[q] - lx1[q]) > dl) dl = fabs(f->lx[q] - lx1[q]);
+        }
+        CHECKF(dl <= 1e-12 * lmax, "split vs plain factor: %g (max |L| %g)", dl, lmax);
+        CHECK_OK(rc_ldlt_factor(f, m.val));   /* the split factor again, for the solves below */
+        free(lx1); free(d1);
+    }
     b = (double *)malloc(sizeof(double) * (size_t)n);
     x0 = (double *)malloc(sizeof(double) * (size_t)n);
     x1 = (double *)malloc(sizeof(double) * (size_t)n);
