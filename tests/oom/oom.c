@@ -65,8 +65,9 @@ static const char *oom_scene;
 
 static void sc_sparse(void)
 {
-    /* 2D Laplacian + I on a 6x6 grid: 36 unknowns, upper CSC */
-    enum { G = 6, N = G * G };
+    /* 2D Laplacian + I on a 10x10 grid: 100 unknowns, upper CSC (big enough for the factor's
+       tree split, whose allocations are then failed too) */
+    enum { G = 10, N = G * G };
     int colptr[N + 1], rowind[3 * N], bp[N / 4 + 2], j, nnz = 0, nb = 0;
     double val[3 * N], b[N], x[N];
     rc_ldlt *f = NULL;
@@ -82,6 +83,7 @@ static void sc_sparse(void)
     if (bp[nb - 1] != N) bp[nb++] = N;
     OOM_ST(rc_ldlt_analyze(&f, N, colptr, rowind));
     OOM_CHECK(f != NULL, "analyze OK but no factor");
+    OOM_CHECK(f->sgroup != NULL, "no tree split: the scenario no longer fails its allocations");
     OOM_ST(rc_ldlt_factor(f, val));
     OOM_ST(rc_ldlt_solve(f, b));
     OOM_ST(rc_ldlt_solve_refined(f, val, b, 2));
