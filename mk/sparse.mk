@@ -1,16 +1,24 @@
 # SPARSE section: benchmarks and a native-SIMD run of its tests.
 #   make bench-sparse        our LDL^T on cloth-like matrices (5k..150k unknowns)
+#   make bench-sparse-omp    the same built with OpenMP: 1 and 2 threads side by side (wall times)
 #   make bench-peers         the same matrices side by side with CHOLMOD and Eigen (installs them with apt)
 #   make test-sparse-native  the sparse tests built with -O3 -march=native (runs the AVX2 kernels),
 #                            with -DRCLOTH_NO_CPU_DISPATCH (the SSE2 kernels, which the default x86-64
 #                            build replaces by the AVX2 one on a CPU that has it), and with
 #                            -DRCLOTH_NO_SIMD (the scalar kernels)
 SPARSE_BENCH_OPT ?= -O3 -march=native
-.PHONY: bench-sparse bench-peers test-sparse-native
+.PHONY: bench-sparse bench-sparse-omp bench-peers test-sparse-native
 
 
 $(BUILD)/bench_sparse: bench/bench_sparse.c rcloth.h | $(BUILD)
 	$(CC) $(SPARSE_BENCH_OPT) -std=c99 -Wall -Wextra -o $@ bench/bench_sparse.c -lm
+
+# the same with OpenMP: each matrix also on 2 threads, ratios printed (wall times)
+$(BUILD)/bench_sparse_omp: bench/bench_sparse.c rcloth.h | $(BUILD)
+	$(CC) $(SPARSE_BENCH_OPT) -fopenmp -std=c99 -Wall -Wextra -o $@ bench/bench_sparse.c -lm
+
+bench-sparse-omp: $(BUILD)/bench_sparse_omp
+	$(BUILD)/bench_sparse_omp
 
 bench-sparse: $(BUILD)/bench_sparse
 	@$(BUILD)/bench_sparse

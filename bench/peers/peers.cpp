@@ -100,7 +100,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < nsizes; ++s) {
             bench_mat M;
             bench_gen_cloth(dv == 3 ? bench_g3[s] : bench_g5[s], dv, &M);
-            bench_ours o = bench_run_ours(&M, 3);
+            bench_ours o = bench_run_ours(&M, 3, 1);
             peer_times e = { 0, 0, 0, 0 };
             if (full || M.n < 60000) e = run_eigen(&M, 3);
             peer_times cd = run_cholmod(&M, 0, 3);
