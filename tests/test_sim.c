@@ -1554,6 +1554,53 @@ static void test_sim_dress_kick(void)
     sc_destroy(&sc);
 }
 
+/* The triangles' scatter table (sorted by CSC position, rc__system_build_tables) gives the same
+   system bit for bit as the searching scatter it replaces, on an adaptive sheet draped over a
+   sphere after a few steps (pinned corners, sliding boundary vertices whose u DOF enters with a
+   direction coefficient, angle DOFs with 1/l): the gradient and every value of both the (x, phi)
+   and the joint (x, phi, u) matrix. Each triangle's entries are sorted by position. */
+static void test_sim_scatter_table_matches_search(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double c[3] = {0.2, 0.2, -0.12};
+    int k, sys;
+    def.adaptive = 1;
+    s = t_sim_grid(&def, 9, 9, 0.4, 0.4, NULL, NULL, NULL);
+    if (!s) return;
+    CHECK_OK(rc_sim_add_sphere(s, c, 0.1, NULL));
+    CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
+    CHECK_OK(rc_sim_pin(s, 8, rc_sim_positions(s) + 3 * 8));
+    for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_step(s, NULL));
+    for (sys = 0; sys < 2; ++sys) {
+        rc__system *y = sys ? &s->sys_xpu : &s->sys_xp;
+        double *val, *g;
+        int *off, t, q, sorted = 1, same = 1, nnz, sliding = 0;
+        CHECKF(y->el_off != NULL, "system %d has no scatter table", sys);
+        if (!y->el_off) continue;
+        for (t = 0; t < s->nt; ++t)
+            for (q = y->el_off[t] + 1; q < y->el_off[t + 1]; ++q) sorted &= y->el_pos[q - 1] <= y->el_pos[q];
+        CHECK(sorted);
+        for (t = 0; t < s->nv; ++t) sliding += y->nu[t] == 1;
+        if (sys) CHECKF(sliding > 0, "no sliding boundary vertex in the joint system");
+        rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+        nnz = y->colptr[y->ndof];
+        val = (double *)malloc(sizeof(double) * (size_t)nnz);
+        g = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+        memcpy(val, y->val, sizeof(double) * (size_t)nnz);
+        memcpy(g, y->g, sizeof(double) * (size_t)y->ndof);
+        off = y->el_off;
+        y->el_off = NULL;   /* the searching scatter */
+        rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+        y->el_off = off;
+        for (q = 0; q < nnz; ++q) same &= val[q] == y->val[q];
+        for (q = 0; q < y->ndof; ++q) same &= g[q] == y->g[q];
+        CHECKF(same, "system %d: the table and the search scatter differ", sys);
+        free(val); free(g);
+    }
+    rc_sim_destroy(s);
+}
+
 static void suite_sim(void)
 {
     /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
@@ -1564,6 +1611,7 @@ static void suite_sim(void)
     omp_set_num_threads(1);
 #endif
     RUN(test_sim_free_fall);
+    RUN(test_sim_scatter_table_matches_search);
     RUN(test_sim_momentum);
     RUN(test_sim_resting_on_plane);
     RUN(test_sim_drop_sphere);
