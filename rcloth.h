@@ -1024,6 +1024,7 @@ struct rc_ldlt {
     /* with a split: the second group's factorization workspace (as map, rmap, cbuf, bbuf) and the
        two groups' lists of supernodes pending for a top supernode (2 x nsuper) */
     int *map1, *rmap1, *tophead;
+    int *pts;                 /* with a split: when each pending supernode was pushed (see rc__sp_push) */
     double *cbuf1, *bbuf1;
     size_t cbufsz, bbufsz;
     int maxrows;
@@ -1648,6 +1649,7 @@ RC__UNUSED RCLOTHDEF void rc_ldlt_destroy(rc_ldlt *f)
     rc__free(u, f->lpos); rc__free(u, f->rmap); rc__free(u, f->cbuf); rc__free(u, f->bbuf);
     rc__free(u, f->adiag); rc__free(u, f->work); rc__free(u, f->sgroup);
     rc__free(u, f->map1); rc__free(u, f->rmap1); rc__free(u, f->tophead); rc__free(u, f->cbuf1); rc__free(u, f->bbuf1);
+    rc__free(u, f->pts);
     rc__free(u, f);
 }
 
@@ -2016,7 +2018,8 @@ RC__UNUSED RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const in
         f->tophead = (int *)rc__alloc(user, 2 * (size_t)f->nsuper, sizeof(int));
         f->cbuf1 = (double *)rc__alloc(user, f->cbufsz, sizeof(double));
         f->bbuf1 = (double *)rc__alloc(user, f->bbufsz, sizeof(double));
-        if (!f->map1 || !f->rmap1 || !f->tophead || !f->cbuf1 || !f->bbuf1) { rc_ldlt_destroy(f); return RC_ERR_OUT_OF_MEMORY; }
+        f->pts = (int *)rc__alloc(user, (size_t)f->nsuper, sizeof(int));
+        if (!f->map1 || !f->rmap1 || !f->tophead || !f->cbuf1 || !f->bbuf1 || !f->pts) { rc_ldlt_destroy(f); return RC_ERR_OUT_OF_MEMORY; }
     }
     *out = f;
     return RC_OK;
@@ -2333,13 +2336,25 @@ static int rc__sp_dense_ldlt(const rc_ldlt *f, rc__sp_work *w, double *L, int nr
     return 0;
 }
 
-/* d's next pending supernode is s2: onto s2's list (a group's pushes onto a top supernode go to
-   its own list, joined to the others' in a fixed order before the top is factored) */
-static void rc__sp_push(rc_ldlt *f, const rc__sp_work *w, int d, int s2)
+/* d's next pending supernode is s2: onto s2's list, pushed while supernode now is factored. The
+   supernode order processes the lists last pushed first, so with a split (f->pts) each list is kept
+   in that order by push time: then the lists, hence every sum, are exactly those of the plain
+   order, whichever way the groups ran. A group's pushes onto a top supernode go to its own list
+   (w->tophead), merged by push time before the top is factored; the top's pushes are inserted by
+   push time behind the later group pushes already there. In the plain order every push is the
+   latest: it goes to the front, as without a split. */
+static void rc__sp_push(rc_ldlt *f, const rc__sp_work *w, int d, int s2, int now)
 {
-    int *head = w->tophead && f->sgroup[s2] == 2 ? w->tophead : f->head;
-    f->nextd[d] = head[s2];
-    head[s2] = d;
+    int *head = w->tophead && f->sgroup[s2] == 2 ? w->tophead : f->head, p;
+    if (!f->pts || head[s2] == -1 || f->pts[head[s2]] <= now) {
+        f->nextd[d] = head[s2];
+        head[s2] = d;
+    } else {
+        for (p = head[s2]; f->nextd[p] != -1 && f->pts[f->nextd[p]] > now; p = f->nextd[p]) {}
+        f->nextd[d] = f->nextd[p];
+        f->nextd[p] = d;
+    }
+    if (f->pts) f->pts[d] = now;
 }
 
 /* supernode s: assemble, receive the pending updates, factor densely. RC_OK, or the failing status */
@@ -2384,7 +2399,7 @@ static rc_status rc__sp_factor_super(rc_ldlt *f, rc__sp_work *w, const double *v
             }
         }
         f->lpos[d] = p2;
-        if (p2 < dnr) rc__sp_push(f, w, d, f->col2sup[drows[p2]]);
+        if (p2 < dnr) rc__sp_push(f, w, d, f->col2sup[drows[p2]], s);
         d = dnext;
     }
     {
@@ -2396,14 +2411,15 @@ static rc_status rc__sp_factor_super(rc_ldlt *f, rc__sp_work *w, const double *v
     }
     if (nr > nc) {
         f->lpos[s] = nc;
-        rc__sp_push(f, w, s, f->col2sup[rows[nc]]);
+        rc__sp_push(f, w, s, f->col2sup[rows[nc]], s);
     }
     return RC_OK;
 }
 
 /* the supernodes of group g, in order; abort: set by a failing group when failures stop the
-   factorization early (stop_on_negative), read by the other */
-static rc_status rc__sp_factor_group(rc_ldlt *f, rc__sp_work *w, const double *values, double shift, int g, int *abort_flag)
+   factorization early (stop_on_negative), read by the other; *fail: the failing supernode */
+static rc_status rc__sp_factor_group(rc_ldlt *f, rc__sp_work *w, const double *values, double shift, int g, int *abort_flag,
+                                     int *fail)
 {
     int s;
     for (s = 0; s < f->nsuper; ++s)
@@ -2417,6 +2433,7 @@ static rc_status rc__sp_factor_group(rc_ldlt *f, rc__sp_work *w, const double *v
             if (stop) return RC_OK;
             st = rc__sp_factor_super(f, w, values, shift, s);
             if (st != RC_OK) {
+                *fail = s;
                 if (f->stop_on_negative) {
 #ifdef _OPENMP
 #pragma omp atomic write
@@ -2434,15 +2451,18 @@ static rc_status rc__sp_factor_group(rc_ldlt *f, rc__sp_work *w, const double *v
    set meets s's columns, the update L_d(rows >= f_s) D_d L_d(rows in s)^T (dense product into a
    buffer, scattered through the relative row map), then is factored densely. head[s] lists the d
    whose next pending row lies in s; after updating s, d moves to the supernode of its next row.
-   With a tree split the two groups' subtrees are factored first (on two OpenMP threads when
-   f->nthreads > 1, one after the other otherwise: the same arithmetic either way), then the top
-   with every thread in its dense products. Measured on 2 threads: one 1k sphere-drape joint
-   factorization 17.6 -> ~14 ms; bench_sparse (5k-150k unknowns) 1.5-1.9x over one thread, where
-   the dense products alone gave 1.1-1.6x. */
+   With a tree split and f->nthreads > 1 the two groups' subtrees are factored first on two OpenMP
+   threads, then the top with every thread in its dense products; the lists kept in push-time order
+   (rc__sp_push) make every sum the plain order's, so the factor is bit-identical to the one-thread
+   plain order (which keeps the plain order's locality: one 4k sphere-drape step spent ~6% more in
+   the factorization with the groups run one after the other). Measured on 2 threads: one 1k
+   sphere-drape joint factorization 17.6 -> ~14 ms; bench_sparse (5k-150k unknowns) 1.5-1.9x over
+   one thread, where the dense products alone gave 1.1-1.6x. If it fails, which failure is reported
+   (and the partial pivot counts) can depend on the thread count. */
 static rc_status rc__sp_factor(rc_ldlt *f, const double *values, double shift)
 {
-    int ns = f->nsuper, s;
-    rc__sp_work w0, w1;
+    int ns = f->nsuper, s, split = 0;
+    rc__sp_work w0;
     rc_status st = RC_OK;
     f->valid = 0;
     f->npos = f->nneg = 0;
@@ -2450,44 +2470,45 @@ static rc_status rc__sp_factor(rc_ldlt *f, const double *values, double shift)
     for (s = 0; s < ns; ++s) f->head[s] = -1;
     memset(&w0, 0, sizeof w0);
     w0.map = f->map; w0.rmap = f->rmap; w0.cbuf = f->cbuf; w0.bbuf = f->bbuf; w0.nthreads = f->nthreads;
-    if (f->sgroup) {
-        int abort_flag = 0;
+#ifdef _OPENMP
+    split = f->sgroup != NULL && f->nthreads > 1;
+#endif
+    if (split) {
+        rc__sp_work w1;
+        int abort_flag = 0, fail[2], g;
         rc_status gst[2] = {RC_OK, RC_OK};
-        int g;
         w1 = w0;
         w1.map = f->map1; w1.rmap = f->rmap1; w1.cbuf = f->cbuf1; w1.bbuf = f->bbuf1;
         w0.tophead = f->tophead; w1.tophead = f->tophead + ns;
         w0.nthreads = w1.nthreads = 1;
+        fail[0] = fail[1] = ns;
         for (s = 0; s < 2 * ns; ++s) f->tophead[s] = -1;
 #ifdef _OPENMP
-        if (f->nthreads > 1) {
 #pragma omp parallel for schedule(static, 1) num_threads(2)
-            for (g = 0; g < 2; ++g) gst[g] = rc__sp_factor_group(f, g ? &w1 : &w0, values, shift, g, &abort_flag);
-        } else
 #endif
-        {   /* one after the other: both in the first workspace (less memory touched) */
-            w1.map = w0.map; w1.rmap = w0.rmap; w1.cbuf = w0.cbuf; w1.bbuf = w0.bbuf;
-            for (g = 0; g < 2; ++g) gst[g] = rc__sp_factor_group(f, g ? &w1 : &w0, values, shift, g, &abort_flag);
-        }
+        for (g = 0; g < 2; ++g) gst[g] = rc__sp_factor_group(f, g ? &w1 : &w0, values, shift, g, &abort_flag, fail + g);
         f->npos = w0.npos + w1.npos;
         f->nneg = w0.nneg + w1.nneg;
-        st = gst[0] != RC_OK ? gst[0] : gst[1];
-        if (st != RC_OK) return st;
-        /* join the groups' lists onto each top supernode: group 0's, then group 1's */
+        /* a failure: the one the plain order meets first among the groups' supernodes */
+        if (gst[0] != RC_OK || gst[1] != RC_OK) return fail[0] <= fail[1] ? gst[0] : gst[1];
+        /* each top supernode's list: the groups' lists merged by push time, latest first */
         for (s = 0; s < ns; ++s)
             if (f->sgroup[s] == 2) {
-                int d = f->tophead[s];
-                if (d == -1) { f->head[s] = f->tophead[ns + s]; continue; }
-                f->head[s] = d;
-                while (f->nextd[d] != -1) d = f->nextd[d];
-                f->nextd[d] = f->tophead[ns + s];
+                int a = f->tophead[s], b = f->tophead[ns + s], *link = &f->head[s];
+                while (a != -1 || b != -1) {
+                    int take_a = b == -1 || (a != -1 && f->pts[a] > f->pts[b]);
+                    *link = take_a ? a : b;
+                    link = &f->nextd[*link];
+                    if (take_a) a = f->nextd[a]; else b = f->nextd[b];
+                }
+                *link = -1;
             }
         w0.npos = w0.nneg = 0;
         w0.tophead = NULL;
         w0.nthreads = f->nthreads;
     }
     for (s = 0; s < ns; ++s) {
-        if (f->sgroup && f->sgroup[s] != 2) continue;
+        if (split && f->sgroup[s] != 2) continue;
         st = rc__sp_factor_super(f, &w0, values, shift, s);
         if (st != RC_OK) break;
     }
@@ -8584,10 +8605,37 @@ static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, co
    threads write disjoint values while each value still sums its terms in the serial order: the
    parallel assembly is bit-identical to the serial one for any thread count. Skipped (binary
    search instead) when the table would exceed 256 MB (6 bytes per entry, <= 498 per triangle). */
+/* the table keys of one element (map m, local stride ld, serial ranks from rank0): position * 1024 +
+   the pair's rank in rc__system_scatter's order, for every pair with g_a >= 0 and g_b >= g_a,
+   sorted. Generated column by column in the order of the global indices, so they come out sorted
+   but for the pairs of a global index that two local ones share (sliding u): an insertion sort
+   fixes those few. Returns the count. */
+static RC__UNUSED int rc__system_table_keys(const rc__system *y, const rc__dofmap *m, int ld, int rank0, long long *key)
+{
+    int ord[27], cnt = 0, i, j, k, n = 0;
+    for (i = 0; i < m->n; ++i) {   /* local indices with a DOF, by global index (ties: local index) */
+        if (m->g[i] < 0) continue;
+        for (k = cnt; k > 0 && m->g[ord[k - 1]] > m->g[i]; --k) ord[k] = ord[k - 1];
+        ord[k] = i;
+        ++cnt;
+    }
+    for (j = 0; j < cnt; ++j) {
+        int b = ord[j];
+        for (i = 0; i < cnt && m->g[ord[i]] <= m->g[b]; ++i)
+            key[n++] = (long long)rc__system_find(y, m->g[ord[i]], m->g[b]) * 1024 + rank0 + ld * ord[i] + b;
+    }
+    for (i = 1; i < n; ++i) {
+        long long t = key[i];
+        for (k = i; k > 0 && key[k - 1] > t; --k) key[k] = key[k - 1];
+        key[k] = t;
+    }
+    return n;
+}
+
 static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
 {
-    long long key[954];
-    int t, a, b, k, n;
+    long long keyA[225], keyB[729];
+    int t, a, b;
     size_t total = 0, q;
     if ((double)s->nt * 498.0 * 6.0 > 256.0 * 1024 * 1024) return;
     y->el_off = (int *)rc__alloc(s->user, (size_t)s->nt + 1, sizeof(int));
@@ -8612,24 +8660,23 @@ static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
     }
     for (t = 0, q = 0; t < s->nt; ++t) {
         rc__dofmap mA, mB;
+        int nA, nB, i = 0, j = 0;
         rc__map_triA(s, y, t, &mA);
         rc__map_triB(s, y, t, &mB);
-        /* key = position * 1024 + the pair's rank in the serial order (A's 225 pairs, then B's) */
-        for (a = 0, n = 0; a < 15; ++a)
-            for (b = 0; b < 15; ++b)
-                if (mA.g[a] >= 0 && mA.g[b] >= mA.g[a]) key[n++] = (long long)rc__system_find(y, mA.g[a], mA.g[b]) * 1024 + 15 * a + b;
-        for (a = 0; a < 27; ++a)
-            for (b = 0; b < 27; ++b)
-                if (mB.g[a] >= 0 && mB.g[b] >= mB.g[a]) key[n++] = (long long)rc__system_find(y, mB.g[a], mB.g[b]) * 1024 + 225 + 27 * a + b;
-        qsort(key, (size_t)n, sizeof(long long), rc__cmp_ll);
-        for (k = 0; k < n; ++k, ++q) {
-            int r = (int)(key[k] % 1024), kind = r >= 225;
-            RCLOTH_ASSERT(key[k] >= 0);
+        /* A's 225 pairs rank first, then B's: a merge of the two sorted key lists */
+        nA = rc__system_table_keys(y, &mA, 15, 0, keyA);
+        nB = rc__system_table_keys(y, &mB, 27, 225, keyB);
+        while (i < nA || j < nB) {
+            long long k = (j >= nB || (i < nA && keyA[i] < keyB[j])) ? keyA[i++] : keyB[j++];
+            int r = (int)(k % 1024), kind = r >= 225;
+            RCLOTH_ASSERT(k >= 0);
             if (kind) r -= 225;
-            y->el_pos[q] = (int)(key[k] / 1024);
+            y->el_pos[q] = (int)(k / 1024);
             y->el_loc[q] = (unsigned short)(kind << 10 | (kind ? r / 27 : r / 15) << 5 | (kind ? r % 27 : r % 15));
+            ++q;
         }
     }
+    RCLOTH_ASSERT(q == total);
 }
 
 /* Scatter the Hessian terms of triangles [c0, c1) whose CSC positions lie in [lo, hi) (the whole
