@@ -2454,8 +2454,8 @@ static rc_status rc__sp_factor_group(rc_ldlt *f, rc__sp_work *w, const double *v
    With a tree split and f->nthreads > 1 the two groups' subtrees are factored first on two OpenMP
    threads, then the top with every thread in its dense products; the lists kept in push-time order
    (rc__sp_push) make every sum the plain order's, so the factor is bit-identical to the one-thread
-   plain order (which keeps the plain order's locality: one 4k sphere-drape step spent ~6% more in
-   the factorization with the groups run one after the other). Measured on 2 threads: one 1k
+   plain order (which keeps the plain order's locality: with the groups run one after the other,
+   4k sphere-drape steps spent ~5% more perf samples in the factorization). Measured on 2 threads: one 1k
    sphere-drape joint factorization 17.6 -> ~14 ms; bench_sparse (5k-150k unknowns) 1.5-1.9x over
    one thread, where the dense products alone gave 1.1-1.6x. If it fails, which failure is reported
    (and the partial pivot counts) can depend on the thread count. */
