@@ -2336,25 +2336,37 @@ static int rc__sp_dense_ldlt(const rc_ldlt *f, rc__sp_work *w, double *L, int nr
     return 0;
 }
 
-/* d's next pending supernode is s2: onto s2's list, pushed while supernode now is factored. The
-   supernode order processes the lists last pushed first, so with a split (f->pts) each list is kept
-   in that order by push time: then the lists, hence every sum, are exactly those of the plain
-   order, whichever way the groups ran. A group's pushes onto a top supernode go to its own list
-   (w->tophead), merged by push time before the top is factored; the top's pushes are inserted by
-   push time behind the later group pushes already there. In the plain order every push is the
-   latest: it goes to the front, as without a split. */
+/* d's next pending supernode is s2: onto the front of s2's list, pushed while supernode now is
+   factored (a group's pushes onto a top supernode go to its own list, w->tophead). The plain
+   supernode order processes each list last pushed first; with a split the lists are put back in
+   that order by push time (f->pts) before use (rc__sp_order_list), so every sum is the plain
+   order's whichever way the groups ran. */
 static void rc__sp_push(rc_ldlt *f, const rc__sp_work *w, int d, int s2, int now)
 {
-    int *head = w->tophead && f->sgroup[s2] == 2 ? w->tophead : f->head, p;
-    if (!f->pts || head[s2] == -1 || f->pts[head[s2]] <= now) {
-        f->nextd[d] = head[s2];
-        head[s2] = d;
-    } else {
-        for (p = head[s2]; f->nextd[p] != -1 && f->pts[f->nextd[p]] > now; p = f->nextd[p]) {}
-        f->nextd[d] = f->nextd[p];
-        f->nextd[p] = d;
-    }
+    int *head = w->tophead && f->sgroup[s2] == 2 ? w->tophead : f->head;
+    f->nextd[d] = head[s2];
+    head[s2] = d;
     if (f->pts) f->pts[d] = now;
+}
+
+/* *head: a list of at most two runs, each latest push first (a top supernode's list: the pushes of
+   the top's own factorization in front of the groups' merged lists); merged into one, latest first */
+static void rc__sp_order_list(rc_ldlt *f, int *head)
+{
+    int p = *head, a, b, *link = head;
+    if (p == -1) return;
+    while (f->nextd[p] != -1 && f->pts[f->nextd[p]] <= f->pts[p]) p = f->nextd[p];
+    if (f->nextd[p] == -1) return;   /* one run: in order already */
+    a = *head;
+    b = f->nextd[p];
+    f->nextd[p] = -1;
+    while (a != -1 || b != -1) {
+        int take_a = b == -1 || (a != -1 && f->pts[a] >= f->pts[b]);
+        *link = take_a ? a : b;
+        link = &f->nextd[*link];
+        if (take_a) a = f->nextd[a]; else b = f->nextd[b];
+    }
+    *link = -1;
 }
 
 /* supernode s: assemble, receive the pending updates, factor densely. RC_OK, or the failing status */
@@ -2372,6 +2384,7 @@ static rc_status rc__sp_factor_super(rc_ldlt *f, rc__sp_work *w, const double *v
         f->adiag[j] = fabs(f->lx[f->diagpos[j]]);
     }
     for (r = 0; r < nr; ++r) w->map[rows[r]] = r;
+    if (f->pts && f->sgroup && f->sgroup[s] == 2) rc__sp_order_list(f, &f->head[s]);
     d = f->head[s];
     f->head[s] = -1;
     while (d != -1) {
