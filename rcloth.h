@@ -2726,12 +2726,26 @@ static void rc__sp_solve_group(const rc_ldlt *f, int g, int forward, double *x, 
     }
 }
 
+/* both groups' pass: on two OpenMP threads when f->nthreads > 1, else one after the other */
+static void rc__sp_solve_groups(const rc_ldlt *f, int forward, double *x, double *x1, rc__sp_col4_fn k4)
+{
+    int g;
+#ifdef _OPENMP
+    if (f->nthreads > 1) {
+#pragma omp parallel for schedule(static, 1) num_threads(2)
+        for (g = 0; g < 2; ++g) rc__sp_solve_group(f, g, forward, x, x1, k4);
+        return;
+    }
+#endif
+    for (g = 0; g < 2; ++g) rc__sp_solve_group(f, g, forward, x, x1, k4);
+}
+
 /* L D L^T x = b in the factor's order, x overwritten. With a tree split (f->sgroup) the two
    groups run on two OpenMP threads when f->nthreads > 1, one after the other otherwise: the same
    arithmetic, so the same result. */
 static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
 {
-    int s, j, g, ns = f->nsuper;
+    int s, j, ns = f->nsuper;
     double *w = f->work + 3 * (size_t)f->n, *x1 = f->work + 4 * (size_t)f->n;
     rc__sp_col4_fn upd4, dot4;
     rc__sp_solve_kernels(f, &upd4, &dot4);
@@ -2746,13 +2760,7 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
     for (s = 0; s < ns; ++s)
         if (f->sgroup[s] == 2)
             for (j = f->super[s]; j < f->super[s + 1]; ++j) x1[j] = 0.0;
-#ifdef _OPENMP
-    if (f->nthreads > 1) {
-#pragma omp parallel for schedule(static, 1) num_threads(2)
-        for (g = 0; g < 2; ++g) rc__sp_solve_group(f, g, 1, x, x1, upd4);
-    } else
-#endif
-    for (g = 0; g < 2; ++g) rc__sp_solve_group(f, g, 1, x, x1, upd4);
+    rc__sp_solve_groups(f, 1, x, x1, upd4);
     for (s = 0; s < ns; ++s)
         for (j = f->super[s]; j < f->super[s + 1]; ++j) {
             if (f->sgroup[s] == 2) x[j] += x1[j];
@@ -2763,13 +2771,7 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
     for (j = 0; j < f->n; ++j) x[j] /= f->d[j];
     for (s = ns - 1; s >= 0; --s)
         if (f->sgroup[s] == 2) rc__sp_bwd_super(f, s, x, w, dot4);
-#ifdef _OPENMP
-    if (f->nthreads > 1) {
-#pragma omp parallel for schedule(static, 1) num_threads(2)
-        for (g = 0; g < 2; ++g) rc__sp_solve_group(f, g, 0, x, x1, dot4);
-    } else
-#endif
-    for (g = 0; g < 2; ++g) rc__sp_solve_group(f, g, 0, x, x1, dot4);
+    rc__sp_solve_groups(f, 0, x, x1, dot4);
 }
 
 RC__UNUSED RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
