@@ -7438,6 +7438,8 @@ struct rc_sim {
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
     rc_status contact_status;             /* out-of-memory in a pair search, reported by the solve */
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
+    double *ct_buf;                       /* per-pair results of the mesh-contact narrow phase */
+    size_t ct_cap;                        /* doubles in ct_buf */
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
     /* self-contact (def.self_contact) */
     double *self_box;                     /* 6*max(nv + nt, ne) box scratch of the self pair searches */
@@ -7588,7 +7590,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->mh); rc__free(user, s->st_pair); rc__free(user, s->st_k);
     rc__free(user, s->self_box); rc__free(user, s->self_dx); rc__free(user, s->self_act); rc__free(user, s->fs);
     rc__free(user, s->st_mate); rc__free(user, s->st_share); rc__free(user, s->u_dir);
-    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
+    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->ct_buf); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
 
@@ -9267,77 +9269,87 @@ static RC__UNUSED int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int 
     return np;
 }
 
+/* One candidate pair of kind k (see rc__sim_mesh_pairs) into r: r[0] the barrier, r[1] the squared
+   distance, with derivs also r[2..14) its gradient and r[14..158) its PSD Hessian over the
+   pair's 12 coordinates (kind 0: cloth vertex, then the triangle; 1: obstacle vertex, then the
+   cloth triangle; 2: the cloth edge, then the obstacle edge). */
+static RC__UNUSED void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
+                                              int derivs, double *r)
+{
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, *g = derivs ? r + 2 : NULL, *H = derivs ? r + 14 : NULL;
+    const double *X = ob->mesh_x, *v[3];
+    int type, k, c, proj = derivs ? RC__PROJECT_CLAMP : -1;
+    if (kind == 0) {
+        for (k = 0; k < 3; ++k) v[k] = X + 3 * ob->mesh_tris[3 * pair[1] + k];
+        r[0] = rc__ct_pt_barrier(x + 3 * pair[0], v[0], v[1], v[2], xi_, dh, s->kappa, proj, &type, r + 1, g, H);
+    } else if (kind == 1) {
+        for (k = 0; k < 3; ++k) v[k] = x + 3 * s->tris[3 * pair[0] + k];
+        r[0] = rc__ct_pt_barrier(X + 3 * pair[1], v[0], v[1], v[2], xi_, dh, s->kappa, proj, &type, r + 1, g, H);
+    } else {
+        const int *ev = s->topo.edge_v + 2 * pair[0], *fv = ob->mesh_edges + 2 * pair[1];
+        double lb2 = 0.0, eps_x;
+        for (c = 0; c < 3; ++c) lb2 += (X[3 * fv[1] + c] - X[3 * fv[0] + c]) * (X[3 * fv[1] + c] - X[3 * fv[0] + c]);
+        eps_x = 1e-3 * s->edge_len0[pair[0]] * s->edge_len0[pair[0]] * lb2;
+        r[0] = rc__ct_ee_barrier(x + 3 * ev[0], x + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], eps_x, xi_, dh, s->kappa, proj, &type,
+                                 r + 1, g, H);
+    }
+}
+
+/* The barrier energy of all mesh-obstacle pairs; with y their gradient and PSD Hessian too. The
+   pairs are evaluated in parallel into ct_buf (with OpenMP, many pairs), then summed and scattered
+   in pair order, so the result is the serial one bit for bit. */
 static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__system *y, double *mind)
 {
-    double E = 0.0, xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
-    int o, q, k, c, np, *pairs;
+    double E = 0.0, r = s->def.contact_thickness + s->def.contact_dhat;
+    int o, q, kind, np, *pairs, stride = y ? 158 : 2;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        const double *X = ob->mesh_x;
         if (ob->shape.kind != RC__OBS_TRIMESH) continue;
-        /* (a) cloth vertex - obstacle triangle */
-        np = rc__sim_mesh_pairs(s, ob, 0, x, NULL, 0.0, r, &pairs);
-        for (q = 0; q < np; ++q) {
-            int i = pairs[2 * q], t = pairs[2 * q + 1], type;
-            const double *v[3];
-            double g[12], H[144], d2, b;
-            for (k = 0; k < 3; ++k) v[k] = X + 3 * ob->mesh_tris[3 * t + k];
-            b = rc__ct_pt_barrier(x + 3 * i, v[0], v[1], v[2], xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
-            if (sqrt(d2) < *mind) *mind = sqrt(d2);
-            E += b;
-            if (y && b > 0.0 && !s->pinned[i]) {
-                rc__dofmap m;
-                double Hl[9];
-                int a2, b2;
-                m.n = 0; rc__map_x(y, i, &m);
-                for (a2 = 0; a2 < 3; ++a2) for (b2 = 0; b2 < 3; ++b2) Hl[3 * a2 + b2] = H[a2 * 12 + b2];
-                rc__system_scatter(y, &m, g, Hl);
+        for (kind = 0; kind < 3; ++kind) {
+            np = rc__sim_mesh_pairs(s, ob, kind, x, NULL, 0.0, r, &pairs);
+            if ((size_t)np * (size_t)stride > s->ct_cap) {
+                size_t cap = 2 * (size_t)np * (size_t)stride;
+                double *nb = (double *)rc__realloc(s->user, s->ct_buf, cap, sizeof(double));
+                if (!nb) { rc__free(s->user, pairs); s->contact_status = RC_ERR_OUT_OF_MEMORY; return HUGE_VAL; }
+                s->ct_buf = nb;
+                s->ct_cap = cap;
             }
-        }
-        rc__free(s->user, pairs);
-        /* (b) obstacle vertex - cloth triangle */
-        np = rc__sim_mesh_pairs(s, ob, 1, x, NULL, 0.0, r, &pairs);
-        for (q = 0; q < np; ++q) {
-            int t = pairs[2 * q], i = pairs[2 * q + 1], type;
-            const double *v[3];
-            double g[12], H[144], d2, b;
-            for (k = 0; k < 3; ++k) v[k] = x + 3 * s->tris[3 * t + k];
-            b = rc__ct_pt_barrier(X + 3 * i, v[0], v[1], v[2], xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
-            if (sqrt(d2) < *mind) *mind = sqrt(d2);
-            E += b;
-            if (y && b > 0.0) {
+#ifdef _OPENMP
+            if (np >= 64 && rc__sim_threads(s) > 1) {   /* serial: no OpenMP region at all (see rc__sp_gemm_lower) */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(rc__sim_threads(s))
+                for (q = 0; q < np; ++q) rc__sim_mesh_pair_eval(s, ob, kind, pairs + 2 * q, x, y != NULL, s->ct_buf + (size_t)stride * q);
+            } else
+#endif
+            for (q = 0; q < np; ++q) rc__sim_mesh_pair_eval(s, ob, kind, pairs + 2 * q, x, y != NULL, s->ct_buf + (size_t)stride * q);
+            for (q = 0; q < np; ++q) {
+                const double *res = s->ct_buf + (size_t)stride * q, *g = res + 2, *H = res + 14;
                 rc__dofmap m;
                 double Hl[81];
-                int a2, b2;
+                int a2, b2, k, off, nl;
+                if (sqrt(res[1]) < *mind) *mind = sqrt(res[1]);
+                E += res[0];
+                if (!y || !(res[0] > 0.0)) continue;
                 m.n = 0;
-                for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * t + k], &m);
-                for (a2 = 0; a2 < 9; ++a2) for (b2 = 0; b2 < 9; ++b2) Hl[9 * a2 + b2] = H[(3 + a2) * 12 + 3 + b2];
-                rc__system_scatter(y, &m, g + 3, Hl);
+                if (kind == 0) {   /* the cloth vertex: local 0..2 */
+                    if (s->pinned[pairs[2 * q]]) continue;
+                    rc__map_x(y, pairs[2 * q], &m);
+                    off = 0;
+                } else if (kind == 1) {   /* the cloth triangle: local 3..11 */
+                    for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * pairs[2 * q] + k], &m);
+                    off = 3;
+                } else {   /* the cloth edge: local 0..5 */
+                    rc__map_x(y, s->topo.edge_v[2 * pairs[2 * q]], &m);
+                    rc__map_x(y, s->topo.edge_v[2 * pairs[2 * q] + 1], &m);
+                    off = 0;
+                }
+                nl = m.n;
+                for (a2 = 0; a2 < nl; ++a2)
+                    for (b2 = 0; b2 < nl; ++b2) Hl[nl * a2 + b2] = H[(off + a2) * 12 + off + b2];
+                rc__system_scatter(y, &m, g + off, Hl);
             }
+            rc__free(s->user, pairs);
+            if (s->contact_status != RC_OK) return HUGE_VAL;
         }
-        rc__free(s->user, pairs);
-        /* (c) cloth edge - obstacle edge (mollified near parallel) */
-        np = rc__sim_mesh_pairs(s, ob, 2, x, NULL, 0.0, r, &pairs);
-        for (q = 0; q < np; ++q) {
-            int e = pairs[2 * q], f = pairs[2 * q + 1], type;
-            const int *ev = s->topo.edge_v + 2 * e, *fv = ob->mesh_edges + 2 * f;
-            double g[12], H[144], d2, b, lb2 = 0.0, eps_x;
-            for (c = 0; c < 3; ++c) lb2 += (X[3 * fv[1] + c] - X[3 * fv[0] + c]) * (X[3 * fv[1] + c] - X[3 * fv[0] + c]);
-            eps_x = 1e-3 * s->edge_len0[e] * s->edge_len0[e] * lb2;
-            b = rc__ct_ee_barrier(x + 3 * ev[0], x + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], eps_x, xi_, dh, s->kappa, y ? RC__PROJECT_CLAMP : -1, &type, &d2, y ? g : NULL, y ? H : NULL);
-            if (sqrt(d2) < *mind) *mind = sqrt(d2);
-            E += b;
-            if (y && b > 0.0) {
-                rc__dofmap m;
-                double Hl[36];
-                int a2, b2;
-                m.n = 0;
-                rc__map_x(y, ev[0], &m); rc__map_x(y, ev[1], &m);
-                for (a2 = 0; a2 < 6; ++a2) for (b2 = 0; b2 < 6; ++b2) Hl[6 * a2 + b2] = H[a2 * 12 + b2];
-                rc__system_scatter(y, &m, g, Hl);
-            }
-        }
-        rc__free(s->user, pairs);
     }
     return s->contact_status == RC_OK ? E : HUGE_VAL;
 }
