@@ -2364,7 +2364,11 @@ static void rc__sp_order_list(rc_ldlt *f, int *head)
         int take_a = b == -1 || (a != -1 && f->pts[a] >= f->pts[b]);
         *link = take_a ? a : b;
         link = &f->nextd[*link];
-        if (take_a) a = f->nextd[a]; else b = f->nextd[b];
+        if (take_a) a = f->nextd[a];
+        else {
+            RCLOTH_ASSERT(f->nextd[b] == -1 || f->pts[f->nextd[b]] <= f->pts[b]);   /* two runs at most */
+            b = f->nextd[b];
+        }
     }
     *link = -1;
 }
@@ -4678,7 +4682,9 @@ static RC__UNUSED void rc__sh_tridiag(int n, double *A, double *d, double *e, do
 }
 
 /* (z0, z1) <- (c z0 - s z1, s z0 + c z1) over n entries (two-wide SSE2 where available: the same
-   products and sums as the scalar loop, so the same result) */
+   products and sums as the scalar loop, so the same result unless the compiler contracts the
+   scalar tail into fused multiply-adds, e.g. -march=native with gcc's default -ffp-contract=fast;
+   deterministic either way) */
 static RC__UNUSED void rc__sh_rotate_rows(int n, double *z0, double *z1, double c, double s)
 {
     int k = 0;

@@ -1556,9 +1556,10 @@ static void test_sim_dress_kick(void)
 
 /* The triangles' scatter table (sorted by CSC position, rc__system_build_tables) gives the same
    system bit for bit as the searching scatter it replaces, on an adaptive sheet draped over a
-   sphere after a few steps (pinned corners, sliding boundary vertices whose u DOF enters with a
-   direction coefficient, angle DOFs with 1/l): the gradient and every value of both the (x, phi)
-   and the joint (x, phi, u) matrix. Each triangle's entries are sorted by position. */
+   sphere after two steps (pinned corners, sliding boundary vertices whose u DOF enters with a
+   direction coefficient, angle DOFs with 1/l), with 2 threads each scattering a range of
+   positions (OpenMP builds): the gradient and every value of both the (x, phi) and the joint
+   (x, phi, u) matrix. Each triangle's entries are sorted by position. */
 static void test_sim_scatter_table_matches_search(void)
 {
     rc_sim_def def = rc_default_sim_def();
@@ -1566,12 +1567,13 @@ static void test_sim_scatter_table_matches_search(void)
     double c[3] = {0.2, 0.2, -0.12};
     int k, sys;
     def.adaptive = 1;
-    s = t_sim_grid(&def, 9, 9, 0.4, 0.4, NULL, NULL, NULL);
+    def.num_threads = 2;   /* 1,152 triangles: chunks big enough for the threads' position ranges */
+    s = t_sim_grid(&def, 25, 25, 0.4, 0.4, NULL, NULL, NULL);
     if (!s) return;
     CHECK_OK(rc_sim_add_sphere(s, c, 0.1, NULL));
     CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
-    CHECK_OK(rc_sim_pin(s, 8, rc_sim_positions(s) + 3 * 8));
-    for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_step(s, NULL));
+    CHECK_OK(rc_sim_pin(s, 24, rc_sim_positions(s) + 3 * 24));
+    for (k = 0; k < 2; ++k) CHECK_OK(rc_sim_step(s, NULL));
     for (sys = 0; sys < 2; ++sys) {
         rc__system *y = sys ? &s->sys_xpu : &s->sys_xp;
         double *val, *g;
