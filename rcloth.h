@@ -2349,28 +2349,31 @@ static void rc__sp_push(rc_ldlt *f, const rc__sp_work *w, int d, int s2, int now
     if (f->pts) f->pts[d] = now;
 }
 
-/* *head: a list of at most two runs, each latest push first (a top supernode's list: the pushes of
-   the top's own factorization in front of the groups' merged lists); merged into one, latest first */
+/* Lists of pending supernodes by push time (f->pts), latest first. rc__sp_merge_lists: lists a and
+   b, each in that order, merged into *head (ties: a's first). rc__sp_order_list: *head is at most
+   two such runs (a top supernode's list: the pushes of the top's own factorization in front of
+   the groups' merged lists), merged into one. */
+static void rc__sp_merge_lists(rc_ldlt *f, int a, int b, int *head)
+{
+    int *link = head;
+    while (a != -1 || b != -1) {
+        int take_a = b == -1 || (a != -1 && f->pts[a] >= f->pts[b]), d = take_a ? a : b;
+        RCLOTH_ASSERT(f->nextd[d] == -1 || f->pts[f->nextd[d]] <= f->pts[d]);   /* each is one run */
+        *link = d;
+        link = &f->nextd[d];
+        if (take_a) a = f->nextd[a]; else b = f->nextd[b];
+    }
+    *link = -1;
+}
 static void rc__sp_order_list(rc_ldlt *f, int *head)
 {
-    int p = *head, a, b, *link = head;
+    int p = *head, b;
     if (p == -1) return;
     while (f->nextd[p] != -1 && f->pts[f->nextd[p]] <= f->pts[p]) p = f->nextd[p];
     if (f->nextd[p] == -1) return;   /* one run: in order already */
-    a = *head;
     b = f->nextd[p];
     f->nextd[p] = -1;
-    while (a != -1 || b != -1) {
-        int take_a = b == -1 || (a != -1 && f->pts[a] >= f->pts[b]);
-        *link = take_a ? a : b;
-        link = &f->nextd[*link];
-        if (take_a) a = f->nextd[a];
-        else {
-            RCLOTH_ASSERT(f->nextd[b] == -1 || f->pts[f->nextd[b]] <= f->pts[b]);   /* two runs at most */
-            b = f->nextd[b];
-        }
-    }
-    *link = -1;
+    rc__sp_merge_lists(f, *head, b, head);
 }
 
 /* supernode s: assemble, receive the pending updates, factor densely. RC_OK, or the failing status */
@@ -2510,16 +2513,7 @@ static rc_status rc__sp_factor(rc_ldlt *f, const double *values, double shift)
         if (gst[0] != RC_OK || gst[1] != RC_OK) return fail[0] <= fail[1] ? gst[0] : gst[1];
         /* each top supernode's list: the groups' lists merged by push time, latest first */
         for (s = 0; s < ns; ++s)
-            if (f->sgroup[s] == 2) {
-                int a = f->tophead[s], b = f->tophead[ns + s], *link = &f->head[s];
-                while (a != -1 || b != -1) {
-                    int take_a = b == -1 || (a != -1 && f->pts[a] > f->pts[b]);
-                    *link = take_a ? a : b;
-                    link = &f->nextd[*link];
-                    if (take_a) a = f->nextd[a]; else b = f->nextd[b];
-                }
-                *link = -1;
-            }
+            if (f->sgroup[s] == 2) rc__sp_merge_lists(f, f->tophead[s], f->tophead[ns + s], &f->head[s]);
         w0.npos = w0.nneg = 0;
         w0.tophead = NULL;
         w0.nthreads = f->nthreads;
@@ -8620,14 +8614,6 @@ static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, co
     }
 }
 
-/* The scatter table of the triangle elements A (15 DOFs) and B (27): every local pair (a, b) of a
-   triangle that lands in the stored upper triangle, with its position in the CSC values, computed
-   once per layout so assembly does no searching. A triangle's entries are sorted by position, ties
-   kept in the order rc__system_scatter adds them (A before B, then a, then b). Why sorted: a
-   thread can then take the entries of one range of positions (rc__system_scatter_tris), so
-   threads write disjoint values while each value still sums its terms in the serial order: the
-   parallel assembly is bit-identical to the serial one for any thread count. Skipped (binary
-   search instead) when the table would exceed 256 MB (6 bytes per entry, <= 498 per triangle). */
 /* the table keys of one element (map m, local stride ld, serial ranks from rank0): position * 1024 +
    the pair's rank in rc__system_scatter's order, for every pair with g_a >= 0 and g_b >= g_a,
    sorted. Generated column by column in the order of the global indices, so they come out sorted
@@ -8655,10 +8641,27 @@ static RC__UNUSED int rc__system_table_keys(const rc__system *y, const rc__dofma
     return n;
 }
 
+/* pairs (a, b) of map m that land in the stored upper triangle: g_a >= 0, g_b >= g_a */
+static RC__UNUSED int rc__dofmap_upper_pairs(const rc__dofmap *m)
+{
+    int a, b, n = 0;
+    for (a = 0; a < m->n; ++a)
+        for (b = 0; b < m->n; ++b) n += m->g[a] >= 0 && m->g[b] >= m->g[a];
+    return n;
+}
+
+/* The scatter table of the triangle elements A (15 DOFs) and B (27): every local pair (a, b) of a
+   triangle that lands in the stored upper triangle, with its position in the CSC values, computed
+   once per layout so assembly does no searching. A triangle's entries are sorted by position, ties
+   kept in the order rc__system_scatter adds them (A before B, then a, then b). Why sorted: a
+   thread can then take the entries of one range of positions (rc__system_scatter_tris), so
+   threads write disjoint values while each value still sums its terms in the serial order: the
+   parallel assembly is bit-identical to the serial one for any thread count. Skipped (binary
+   search instead) when the table would exceed 256 MB (6 bytes per entry, <= 498 per triangle). */
 static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
 {
     long long keyA[225], keyB[729];
-    int t, a, b;
+    int t;
     size_t total = 0, q;
     if ((double)s->nt * 498.0 * 6.0 > 256.0 * 1024 * 1024) return;
     y->el_off = (int *)rc__alloc(s->user, (size_t)s->nt + 1, sizeof(int));
@@ -8668,10 +8671,7 @@ static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
         y->el_off[t] = (int)total;
         rc__map_triA(s, y, t, &mA);
         rc__map_triB(s, y, t, &mB);
-        for (a = 0; a < 15; ++a)
-            for (b = 0; b < 15; ++b) total += mA.g[a] >= 0 && mA.g[b] >= mA.g[a];
-        for (a = 0; a < 27; ++a)
-            for (b = 0; b < 27; ++b) total += mB.g[a] >= 0 && mB.g[b] >= mB.g[a];
+        total += (size_t)(rc__dofmap_upper_pairs(&mA) + rc__dofmap_upper_pairs(&mB));
     }
     y->el_off[s->nt] = (int)total;
     y->el_pos = (int *)rc__alloc(s->user, total, sizeof(int));
