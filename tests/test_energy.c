@@ -967,6 +967,78 @@ static void test_energy_twist(void)
 }
 
 /* the projected kernels are PSD and the projection leaves PSD parts alone */
+/* The Gauss-Newton bending Hessian (RC__SH_GAUSS_NEWTON, the convex model of the (x, phi) Newton
+   fallback): PSD on random and sharply folded stencils for an isotropic material with positive and
+   with negative Poisson ratio and for an orthotropic fabric; equal to the exact Hessian where the
+   fundamental forms' own curvature carries no weight (flat rest, W_b = 0); different from it on a
+   bent stencil; the gradient and energy are the exact ones; with u the flag is ignored. */
+static void test_energy_gauss_newton_bending(void)
+{
+    rc_material mats[3];
+    double worst_neg = 0.0, flat_diff = 0.0, bent_diff = 0.0, with_u_diff = 0.0;
+    int mi, trial, i, grad_bad = 0;
+    mats[0] = t_mat();
+    mats[1] = t_mat();
+    mats[1].poisson = -0.6;
+    memset(&mats[2], 0, sizeof mats[2]);
+    mats[2].model = RC_MATERIAL_ORTHOTROPIC;
+    mats[2].density = 300; mats[2].thickness = 0.1;
+    mats[2].warp_stiffness = 100; mats[2].weft_stiffness = 30; mats[2].shear_stiffness = 7; mats[2].warp_poisson = 0.4;
+    mats[2].bend_warp = 0.12; mats[2].bend_weft = 0.05; mats[2].bend_bias = 0.06;
+    for (mi = 0; mi < 3; ++mi) {
+        t_sctx s;
+        s.c = rc__sh_make_coef(&mats[mi], 1.0);
+        s.vid[0] = 0; s.vid[1] = 1; s.vid[2] = 2;
+        for (trial = 0; trial < 30; ++trial) {
+            double q[27], H[21 * 21], Hgn[21 * 21], A[21 * 21], ev[21], V[21 * 21], g[21], ggn[21], e, egn, mx = 0.0, d = 0.0;
+            t_rand_bend(q, &s.mask, trial < 15 ? 0.0 : 2.4 + 0.04 * trial, 0.4);
+            e = rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_GRAD | RC__SH_HESS | RC__SH_NO_U, g, H);
+            egn = rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c,
+                                  RC__SH_GRAD | RC__SH_HESS | RC__SH_NO_U | RC__SH_GAUSS_NEWTON, ggn, Hgn);
+            if (e != egn) grad_bad++;
+            for (i = 0; i < 21; ++i) if (g[i] != ggn[i]) grad_bad++;
+            for (i = 0; i < 21 * 21; ++i) { if (fabs(H[i]) > mx) mx = fabs(H[i]); if (fabs(H[i] - Hgn[i]) > d) d = fabs(H[i] - Hgn[i]); }
+            if (d / mx > bent_diff) bent_diff = d / mx;
+            memcpy(A, Hgn, sizeof A);
+            rc__sym_eig(21, A, ev, V);
+            for (i = 0; i < 21; ++i) if (-ev[i] / mx > worst_neg) worst_neg = -ev[i] / mx;
+        }
+        {   /* flat rest: every flap the mirror image of the opposite vertex across the edge, zero
+               angles, so b = 0 and W_b = 0 */
+            double q[27], H[21 * 21], Hgn[21 * 21], mx = 0.0;
+            int k, c;
+            t_rand_bend(q, &s.mask, 0.0, 0.0);
+            for (k = 0; k < 3; ++k) {
+                const double *P = q + 3 * k, *A = q + 3 * ((k + 1) % 3), *B = q + 3 * ((k + 2) % 3);
+                double e[3], a[3], w;
+                rc__sub3(e, B, A);
+                rc__sub3(a, P, A);
+                w = rc__dot3(e, a) / rc__dot3(e, e);
+                for (c = 0; c < 3; ++c) q[9 + 3 * k + c] = 2.0 * (A[c] + w * e[c]) - P[c];
+            }
+            s.mask = 7;
+            CHECK(fabs(rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_HESS | RC__SH_NO_U, NULL, H)) < 1e-20);
+            rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_HESS | RC__SH_NO_U | RC__SH_GAUSS_NEWTON, NULL, Hgn);
+            for (i = 0; i < 21 * 21; ++i) if (fabs(H[i]) > mx) mx = fabs(H[i]);
+            for (i = 0; i < 21 * 21; ++i) if (fabs(H[i] - Hgn[i]) / mx > flat_diff) flat_diff = fabs(H[i] - Hgn[i]) / mx;
+        }
+        {   /* with u the flag is ignored */
+            double q[27], H[27 * 27], Hgn[27 * 27];
+            t_rand_bend(q, &s.mask, 0.0, 0.4);
+            rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_HESS, NULL, H);
+            rc__sh_bend_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, RC__SH_HESS | RC__SH_GAUSS_NEWTON, NULL, Hgn);
+            for (i = 0; i < 27 * 27; ++i) if (fabs(H[i] - Hgn[i]) > with_u_diff) with_u_diff = fabs(H[i] - Hgn[i]);
+        }
+    }
+    printf("    Gauss-Newton bending: most negative eigenvalue %.2g, differs from exact by %.2g on bent stencils, %.2g at flat rest (relative to max |H|)\n",
+           -worst_neg, bent_diff, flat_diff);
+    CHECKF(worst_neg < 1e-12, "Gauss-Newton bending Hessian not PSD: eigenvalue %.3g of max |H|", -worst_neg);
+    CHECKF(flat_diff < 1e-12, "at flat rest the Gauss-Newton and exact Hessians differ by %.3g", flat_diff);
+    CHECKF(bent_diff > 1e-3, "on bent stencils the Gauss-Newton Hessian equals the exact one (%.3g): the flag did nothing", bent_diff);
+    CHECK(grad_bad == 0);
+    CHECK(with_u_diff == 0.0);
+}
+
 /* The (x, phi) bending stencil is projected through its Schur complement (rc__sh_project_schur21):
    on stencils from random and sharply folded configurations the result is PSD, the director block
    and its coupling to x are unchanged, the x block only gains what the projection of the Schur
@@ -1244,6 +1316,7 @@ static void suite_energy(void)
     RUN(test_energy_cylinder);
     RUN(test_energy_twist);
     RUN(test_energy_schur_projection);
+    RUN(test_energy_gauss_newton_bending);
     RUN(test_energy_projection);
     RUN(test_energy_bad_input);
 }
