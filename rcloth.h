@@ -4619,11 +4619,12 @@ static RC__UNUSED void rc__sh_bend_Wmm(const double u[6], const rc__sh_coef *c, 
         the negative ones' eigenvectors back-transformed by the reflectors; then
         H += sum_{lambda<0} (lambda' - lambda) v v^T, lambda' = 0 (clamp) or -lambda (abs).
         (Session 12: accumulating the rotations replaced inverse iteration on T for the negative
-        eigenvalues, 15.6 -> 12.5 us per 18 x 18 bending Schur complement, same distance to the
+        eigenvalues, 15.6 -> 9.4 us per 18 x 18 bending Schur complement, same distance to the
         exact clamp, 1.8e-14 |S|, on 10k stencils of the bench_energy sheet.)
    Negatives at round-off level (|lambda| <= 1e-13 max|lambda|) are skipped.
    Falls back to rc__psd_project (Jacobi) if QL does not converge in 60 iterations per eigenvalue.
-   Returns 1 if H was changed. (Generic dense math: a candidate for BASE.)
+   Returns 1 if H was changed. (Generic dense math, also used by the contact barrier's low-rank
+   projection, rc__ct_psd_project_lowrank: a candidate for BASE.)
    Measured on stencils captured from a hanging-sheet run (fixed mesh): Cholesky accepts 26% of
    the 9x9 element-A Hessians and 3% of the 21x21 bending ones; the rest have 1-3 (n = 9) or
    4-9 (n = 21) genuinely negative eigenvalues, so step 4 is the common path. */

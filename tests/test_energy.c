@@ -972,7 +972,6 @@ static void test_energy_twist(void)
     CHECK(t_twist_ratio(16, 1, 0.0, k, 1) > 1.5);
 }
 
-/* the projected kernels are PSD and the projection leaves PSD parts alone */
 /* The Gauss-Newton bending Hessian (RC__SH_GAUSS_NEWTON, the convex model of the (x, phi) Newton
    fallback): PSD on random and sharply folded stencils for an isotropic material with positive and
    with negative Poisson ratio and for an orthotropic fabric; equal to the exact Hessian where the
@@ -1087,6 +1086,7 @@ static void test_energy_schur_projection(void)
     CHECKF(psd_change < 1e-12, "a PSD stencil changed by %.3g", psd_change);
 }
 
+/* the projected kernels are PSD and the projection leaves PSD parts alone */
 static void test_energy_projection(void)
 {
     t_sctx s;
