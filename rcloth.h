@@ -7454,6 +7454,14 @@ struct rc_sim {
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ct_buf;                       /* per-pair results of the mesh-contact narrow phase */
     size_t ct_cap;                        /* doubles in ct_buf */
+    /* mesh-contact candidate lists, kept over evaluations (rc__sim_mesh_cands): */
+    int *mc_pairs, *mc_act;               /* every (obstacle, kind) list concatenated; a filtered copy */
+    size_t mc_cap, mc_act_cap;            /* pairs they hold */
+    size_t *mc_off;                       /* 3*mc_nobs + 1: list (o, kind) is pairs [mc_off[3o+k], mc_off[3o+k+1]) */
+    double *mc_xb, *mc_Xb;                /* 3*nv cloth and all obstacle vertices at the build */
+    size_t mc_nX;                         /* doubles in mc_Xb */
+    int mc_nobs, mc_valid;                /* obstacles at the build; 0 = build at the next evaluation */
+    double mc_r;                          /* the band xi + dhat of the build */
     double *ls_dx;                        /* 3*nv scratch: the x part of a direction */
     /* self-contact (def.self_contact) */
     double *self_box;                     /* 6*max(nv + nt, ne) box scratch of the self pair searches */
@@ -7604,7 +7612,8 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->mh); rc__free(user, s->st_pair); rc__free(user, s->st_k);
     rc__free(user, s->self_box); rc__free(user, s->self_dx); rc__free(user, s->self_act); rc__free(user, s->fs);
     rc__free(user, s->st_mate); rc__free(user, s->st_share); rc__free(user, s->u_dir);
-    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->ct_buf); rc__free(user, s->fm); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
+    rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->ct_buf); rc__free(user, s->fm);
+    rc__free(user, s->mc_pairs); rc__free(user, s->mc_act); rc__free(user, s->mc_off); rc__free(user, s->mc_xb); rc__free(user, s->mc_Xb); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
 
@@ -9324,22 +9333,131 @@ static RC__UNUSED void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacl
     }
 }
 
+/* Candidate lists of the mesh-obstacle barrier, kept over evaluations (a Verlet list). A pair's
+   barrier is zero unless its distance d < r = xi + dhat, and d is at least the gap between the two
+   primitives' boxes. The lists are built at cloth positions x_b with every box inflated by r, so
+   they hold each pair whose boxes were within 2r there. A cloth vertex that moved by at most delta
+   (max norm) since x_b narrows a gap by at most delta, so while delta < r every pair with d < r at x
+   is in the lists: the evaluation then filters them by the boxes at x (rc__sim_mesh_gap_ok) and
+   sums exactly the nonzero terms, in the same (sorted) order, as a fresh search would. The lists
+   are rebuilt when delta reaches RC__MC_REUSE r, when an obstacle vertex differs bit for bit from
+   the build's copy (obstacles move between steps, or through the API), or when r or the obstacles
+   change. Sets s->contact_status on out-of-memory or a non-finite position. */
+#define RC__MC_REUSE 0.9
+static RC__UNUSED void rc__sim_mesh_cands(rc_sim *s, const double *x)
+{
+    double r = s->def.contact_thickness + s->def.contact_dhat;
+    size_t nX = 0, k, n3 = (size_t)3 * s->nv, total = 0;
+    int o, kind, np, *pairs;
+    for (o = 0; o < s->nobs; ++o)
+        if (s->obs[o].shape.kind == RC__OBS_TRIMESH) nX += (size_t)3 * s->obs[o].mesh_nv;
+    if (s->mc_valid && s->mc_nobs == s->nobs && s->mc_r == r && s->mc_nX == nX) {
+        size_t off = 0;
+        int same = 1;
+        for (o = 0; o < s->nobs && same; ++o) {
+            size_t n = (size_t)3 * s->obs[o].mesh_nv;
+            if (s->obs[o].shape.kind != RC__OBS_TRIMESH) continue;
+            same = memcmp(s->mc_Xb + off, s->obs[o].mesh_x, n * sizeof(double)) == 0;
+            off += n;
+        }
+        for (k = 0; k < n3 && same; ++k)
+            if (!(fabs(x[k] - s->mc_xb[k]) < RC__MC_REUSE * r)) same = 0;   /* also a NaN */
+        if (same) return;
+    }
+    s->mc_valid = 0;
+    if (!s->mc_off || s->mc_nobs < s->nobs || !s->mc_xb || s->mc_nX < nX) {
+        size_t *no = (size_t *)rc__realloc(s->user, s->mc_off, (size_t)3 * s->nobs + 1, sizeof(size_t));
+        double *nxb, *nXb;
+        if (no) s->mc_off = no;
+        nxb = (double *)rc__realloc(s->user, s->mc_xb, n3 ? n3 : 1, sizeof(double));
+        if (nxb) s->mc_xb = nxb;
+        nXb = (double *)rc__realloc(s->user, s->mc_Xb, nX ? nX : 1, sizeof(double));
+        if (nXb) s->mc_Xb = nXb;
+        if (!no || !nxb || !nXb) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
+    }
+    s->mc_off[0] = 0;
+    for (o = 0; o < s->nobs; ++o) {
+        const rc__obstacle *ob = s->obs + o;
+        for (kind = 0; kind < 3; ++kind) {
+            pairs = NULL;
+            np = ob->shape.kind == RC__OBS_TRIMESH ? rc__sim_mesh_pairs(s, ob, kind, x, NULL, 0.0, r, &pairs) : 0;
+            if (s->contact_status != RC_OK) { rc__free(s->user, pairs); return; }
+            if (total + (size_t)np > s->mc_cap) {
+                size_t cap = 2 * (total + (size_t)np);
+                int *nb = (int *)rc__realloc(s->user, s->mc_pairs, cap, 2 * sizeof(int));
+                if (!nb) { rc__free(s->user, pairs); s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
+                s->mc_pairs = nb;
+                s->mc_cap = cap;
+            }
+            if (np) memcpy(s->mc_pairs + 2 * total, pairs, (size_t)np * 2 * sizeof(int));
+            rc__free(s->user, pairs);
+            total += (size_t)np;
+            s->mc_off[3 * o + kind + 1] = total;
+        }
+    }
+    if (total > s->mc_act_cap) {
+        int *na = (int *)rc__realloc(s->user, s->mc_act, total, 2 * sizeof(int));
+        if (!na) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
+        s->mc_act = na;
+        s->mc_act_cap = total;
+    }
+    memcpy(s->mc_xb, x, n3 * sizeof(double));
+    for (o = 0, k = 0; o < s->nobs; ++o)
+        if (s->obs[o].shape.kind == RC__OBS_TRIMESH) {
+            memcpy(s->mc_Xb + k, s->obs[o].mesh_x, (size_t)3 * s->obs[o].mesh_nv * sizeof(double));
+            k += (size_t)3 * s->obs[o].mesh_nv;
+        }
+    s->mc_nobs = s->nobs; s->mc_nX = nX; s->mc_r = r; s->mc_valid = 1;
+}
+
+/* Whether candidate pair (a, b) of kind k (rc__sim_mesh_pairs) may be within r at x: the boxes of
+   its two primitives, at x and the obstacle's vertices, within r on every axis. A pair that fails
+   has d > r and a barrier of exactly zero (the margin 1e-9 r keeps rounding of d^2 out of it). */
+static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
+                                          double r)
+{
+    const int *ia, *ib;
+    const double *X = ob->mesh_x;
+    int na, nb, c, k;
+    if (kind == 0) { ia = pair; na = 1; ib = ob->mesh_tris + 3 * pair[1]; nb = 3; }
+    else if (kind == 1) { ia = s->tris + 3 * pair[0]; na = 3; ib = pair + 1; nb = 1; }
+    else { ia = s->topo.edge_v + 2 * pair[0]; na = 2; ib = ob->mesh_edges + 2 * pair[1]; nb = 2; }
+    r *= 1.0 + 1e-9;
+    for (c = 0; c < 3; ++c) {
+        double alo = x[3 * ia[0] + c], ahi = alo, blo = X[3 * ib[0] + c], bhi = blo;
+        for (k = 1; k < na; ++k) { double v = x[3 * ia[k] + c]; if (v < alo) alo = v; if (v > ahi) ahi = v; }
+        for (k = 1; k < nb; ++k) { double v = X[3 * ib[k] + c]; if (v < blo) blo = v; if (v > bhi) bhi = v; }
+        if (alo - bhi > r || blo - ahi > r) return 0;
+    }
+    return 1;
+}
+
 /* The barrier energy of all mesh-obstacle pairs; with y their gradient and PSD Hessian too. The
    pairs are evaluated in parallel into ct_buf (with OpenMP, many pairs), then summed and scattered
-   in pair order, so the result is the serial one bit for bit. */
+   in pair order, so the result is the serial one bit for bit. *mind gets the smallest distance of
+   the pairs within the band (pairs farther than xi + dhat may or may not count). */
 static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__system *y, double *mind)
 {
     double E = 0.0, r = s->def.contact_thickness + s->def.contact_dhat;
     int o, q, kind, np, *pairs, stride = y ? 158 : 2;
+    size_t p;
+    rc__sim_mesh_cands(s, x);
+    if (s->contact_status != RC_OK) return HUGE_VAL;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         if (ob->shape.kind != RC__OBS_TRIMESH) continue;
         for (kind = 0; kind < 3; ++kind) {
-            np = rc__sim_mesh_pairs(s, ob, kind, x, NULL, 0.0, r, &pairs);
+            pairs = s->mc_act;
+            np = 0;
+            for (p = s->mc_off[3 * o + kind]; p < s->mc_off[3 * o + kind + 1]; ++p)
+                if (rc__sim_mesh_gap_ok(s, ob, kind, s->mc_pairs + 2 * p, x, r)) {
+                    pairs[2 * np] = s->mc_pairs[2 * p]; pairs[2 * np + 1] = s->mc_pairs[2 * p + 1];
+                    ++np;
+                }
             if ((size_t)np * (size_t)stride > s->ct_cap) {
                 size_t cap = 2 * (size_t)np * (size_t)stride;
                 double *nb = (double *)rc__realloc(s->user, s->ct_buf, cap, sizeof(double));
-                if (!nb) { rc__free(s->user, pairs); s->contact_status = RC_ERR_OUT_OF_MEMORY; return HUGE_VAL; }
+                if (!nb) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return HUGE_VAL; }
                 s->ct_buf = nb;
                 s->ct_cap = cap;
             }
@@ -9376,7 +9494,6 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
                     for (b2 = 0; b2 < nl; ++b2) Hl[nl * a2 + b2] = H[(off + a2) * 12 + off + b2];
                 rc__system_scatter(y, &m, g + off, Hl);
             }
-            rc__free(s->user, pairs);
             if (s->contact_status != RC_OK) return HUGE_VAL;
         }
     }

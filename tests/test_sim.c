@@ -979,6 +979,70 @@ static void test_sim_trimesh_box_edge(void)
 
 
 
+/* The mesh-obstacle barrier keeps its candidate pairs over evaluations (rcloth.h,
+   rc__sim_mesh_cands) and rebuilds them when the cloth has moved 0.9 (xi + dhat) or the obstacle
+   moved. A sheet over the box top descends from 8 mm (outside the lists' reach of 2 (xi + dhat)
+   = 6 mm) by 0.25 mm per evaluation to 1.5 mm (all three pair kinds in the band: cloth vertices
+   over the face, box corners under cloth triangles, cloth edges across the top edges), swept
+   sideways 0.3 mm per evaluation, heights varied by 0.3 mm, the box (and the sheet) lifted 0.5 mm at the 35th: at
+   every position the barrier energy equals a brute-force sum over every pair. */
+static void test_sim_trimesh_candidate_reuse(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double *x = NULL, lifted[24], worst = 0.0;
+    int i, j, k, kind, id = -1, rebuilds = 0, reuses = 0, lift_rebuilt = 0, in_band = 0;
+    CHECK_OK(rc_mesh_grid(&m, 0.8, 0.8, 13, 13, RC_DIAG_ALTERNATING));
+    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.4; m.pos[3 * i + 1] -= 0.4; m.pos[3 * i + 2] = 0.002; }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (!s) { rc_mesh_free(&m); return; }
+    CHECK_OK(rc_sim_add_trimesh(s, 8, t_box_v, 12, t_box_t, &id));
+    s->kappa = 1.0;   /* set by the first step otherwise */
+    x = (double *)malloc(sizeof(double) * 3 * (size_t)m.num_verts);
+    for (k = 0; x && k <= 40; ++k) {
+        const rc__obstacle *ob = s->obs + id;
+        const int nc[3] = { s->nv, ob->mesh_nv, s->ne }, no[3] = { ob->mesh_nt, s->nt, ob->mesh_ne };
+        double mind = HUGE_VAL, E, Eb = 0.0, res[2];
+        if (k == 34) {   /* the box rises 0.5 mm: the lists must be rebuilt */
+            for (j = 0; j < 24; ++j) lifted[j] = t_box_v[j] + (j % 3 == 2 ? 5e-4 : 0.0);
+            CHECK_OK(rc_sim_set_obstacle_vertices(s, id, lifted));
+        }
+        for (i = 0; i < m.num_verts; ++i) {
+            double th = 2.399963 * i;   /* a different sideways direction per vertex */
+            x[3 * i] = m.pos[3 * i] + 3e-4 * k * cos(th);
+            x[3 * i + 1] = m.pos[3 * i + 1] + 3e-4 * k * sin(th);
+            x[3 * i + 2] = (k < 26 ? 0.008 - 2.5e-4 * k : 0.0015) + (k >= 34 ? 5e-4 : 0.0) + 3e-4 * sin(0.7 * k + i);
+        }
+        E = rc__sim_mesh_contact(s, x, NULL, &mind);
+        if (memcmp(s->mc_xb, x, sizeof(double) * 3 * (size_t)m.num_verts) == 0) { rebuilds++; if (k == 34) lift_rebuilt = 1; }
+        else reuses++;
+        for (kind = 0; kind < 3; ++kind)   /* brute force: every pair of the kind */
+            for (i = 0; i < nc[kind]; ++i)
+                for (j = 0; j < no[kind]; ++j) {
+                    int pair[2];
+                    pair[0] = kind == 1 ? j : i; pair[1] = kind == 1 ? i : j;
+                    rc__sim_mesh_pair_eval(s, ob, kind, pair, x, 0, res);
+                    Eb += res[0];
+                }
+        if (Eb > 0.0) in_band++;
+        if (fabs(E - Eb) > worst * (Eb > 0.0 ? Eb : 1.0)) worst = fabs(E - Eb) / (Eb > 0.0 ? Eb : 1.0);
+    }
+    printf("    41 positions: %d list builds, %d reuses, box lift rebuilt %d, %d with pairs in the band, "
+           "largest relative difference from the brute force %.1e\n", rebuilds, reuses, lift_rebuilt, in_band, worst);
+    CHECKF(in_band >= 20, "only %d positions with pairs in the band", in_band);
+    CHECKF(worst <= 1e-12, "kept lists differ from the brute force by %.1e", worst);
+    CHECKF(rebuilds >= 4 && reuses >= 20 && lift_rebuilt, "%d builds, %d reuses, lift rebuilt %d", rebuilds, reuses, lift_rebuilt);
+    CHECK(s->contact_status == RC_OK);
+    free(x);
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+}
+
+
 /* lagged friction on a triangle-mesh obstacle: a small sheet sliding on the box top at 0.5 m/s
    stops after about v^2 / (2 mu g) with mu = 0.5, and keeps going without friction */
 static double t_slide_on_mesh(double mu)
@@ -1629,6 +1693,7 @@ static void suite_sim(void)
     RUN(test_sim_pcg_matches_ldlt);
     RUN(test_sim_capsule_dip_warning);
     RUN(test_sim_trimesh_box_edge);
+    RUN(test_sim_trimesh_candidate_reuse);
     RUN(test_sim_trimesh_friction);
     RUN(test_sim_self_gradient);
     RUN(test_sim_self_gradient_adaptive);
