@@ -9410,14 +9410,19 @@ static RC__UNUSED void rc__sim_mesh_cands(rc_sim *s, const double *x)
     s->mc_nobs = s->nobs; s->mc_nX = nX; s->mc_r = r; s->mc_valid = 1;
 }
 
-/* Whether candidate pair (a, b) of kind k (rc__sim_mesh_pairs) may be within r at x: the boxes of
-   its two primitives, at x and the obstacle's vertices, within r on every axis. A pair that fails
-   has d > r and a barrier of exactly zero (the margin 1e-9 r keeps rounding of d^2 out of it). */
+/* Whether candidate pair (a, b) of kind k (rc__sim_mesh_pairs) may be within r at x. Two lower
+   bounds of its distance d are tested: the gap of the boxes of its two primitives (at x and at the
+   obstacle's vertices), and the distance of the point to the triangle's plane (kinds 0, 1) or of
+   the two edges' lines (kind 2), |(q - p).n| / |n| with n the plane normal or ea x eb, used when
+   the triangle or the pair is far from degenerate (sin^2 > 1e-6), where its rounding error is
+   below 1e-13 m. A pair that fails has d > r and a barrier of exactly zero (the margin 1e-9 r
+   keeps rounding of d^2 out of it). */
 static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
                                           double r)
 {
     const int *ia, *ib;
-    const double *X = ob->mesh_x;
+    const double *X = ob->mesh_x, *P[4];
+    double e[3], f[3], n[3], w[3], nn, h;
     int na, nb, c, k;
     if (kind == 0) { ia = pair; na = 1; ib = ob->mesh_tris + 3 * pair[1]; nb = 3; }
     else if (kind == 1) { ia = s->tris + 3 * pair[0]; na = 3; ib = pair + 1; nb = 1; }
@@ -9429,7 +9434,17 @@ static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *o
         for (k = 1; k < nb; ++k) { double v = X[3 * ib[k] + c]; if (v < blo) blo = v; if (v > bhi) bhi = v; }
         if (alo - bhi > r || blo - ahi > r) return 0;
     }
-    return 1;
+    /* P[0] the point (or ea0), P[1..3] the triangle (or ea1, eb0, eb1) */
+    if (kind == 0) { P[0] = x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[1 + k] = X + 3 * ib[k]; }
+    else if (kind == 1) { P[0] = X + 3 * ib[0]; for (k = 0; k < 3; ++k) P[1 + k] = x + 3 * ia[k]; }
+    else { P[0] = x + 3 * ia[0]; P[1] = x + 3 * ia[1]; P[2] = X + 3 * ib[0]; P[3] = X + 3 * ib[1]; }
+    if (kind < 2) { rc__sub3(e, P[2], P[1]); rc__sub3(f, P[3], P[1]); rc__sub3(w, P[0], P[1]); }
+    else { rc__sub3(e, P[1], P[0]); rc__sub3(f, P[3], P[2]); rc__sub3(w, P[2], P[0]); }
+    rc__cross3(n, e, f);
+    nn = rc__dot3(n, n);
+    if (!(nn > 1e-6 * rc__dot3(e, e) * rc__dot3(f, f))) return 1;
+    h = rc__dot3(w, n);
+    return h * h <= r * r * nn;
 }
 
 /* The barrier energy of all mesh-obstacle pairs; with y their gradient and PSD Hessian too. The
@@ -9500,40 +9515,86 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
     return s->contact_status == RC_OK ? E : HUGE_VAL;
 }
 
-/* CCD of the cloth step against the (static, end-pose) mesh obstacles */
-static RC__UNUSED double rc__sim_mesh_ccd(rc_sim *s, const rc__system *y, const double *bx, double amax)
+/* The candidates of one kind for the CCD of the sweep bx -> bx + a dx against obstacle o: the
+   pairs whose swept boxes come within 2 xi (each inflated by xi, as rc__sim_mesh_pairs does). With
+   reuse, they are taken from the kept lists (rc__sim_mesh_cands), with the same box test, in the
+   same order: the lists hold every pair whose boxes were within 2 (xi + dhat) at their build, and
+   the caller has checked that no vertex of the sweep leaves 2 dhat of the build, so no pair is
+   missed. Otherwise a fresh search (*fresh = 1: free the result). */
+static RC__UNUSED int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const double *bx, const double *dx, double a, int reuse,
+                                             int **pairs, int *fresh)
 {
-    double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, *dx = s->ls_dx;
-    int o, i, q, c, np, *pairs;
-    for (i = 0; i < s->nv; ++i)
-        for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0; }
+    const rc__obstacle *ob = s->obs + o;
+    const double *X = ob->mesh_x, xi_ = s->def.contact_thickness;
+    size_t p;
+    int np = 0;
+    *fresh = !reuse;
+    if (!reuse) return rc__sim_mesh_pairs(s, ob, kind, bx, dx, a, xi_, pairs);
+    *pairs = s->mc_act;
+    for (p = s->mc_off[3 * o + kind]; p < s->mc_off[3 * o + kind + 1]; ++p) {
+        const int *pr = s->mc_pairs + 2 * p, *ia, *ib;
+        int na, nb, c, k, ok = 1;
+        if (kind == 0) { ia = pr; na = 1; ib = ob->mesh_tris + 3 * pr[1]; nb = 3; }
+        else if (kind == 1) { ia = s->tris + 3 * pr[0]; na = 3; ib = pr + 1; nb = 1; }
+        else { ia = s->topo.edge_v + 2 * pr[0]; na = 2; ib = ob->mesh_edges + 2 * pr[1]; nb = 2; }
+        for (c = 0; c < 3 && ok; ++c) {   /* the boxes of rc__sim_boxes, the test of rc__ct_bp_pairs */
+            double alo = HUGE_VAL, ahi = -HUGE_VAL, blo = HUGE_VAL, bhi = -HUGE_VAL;
+            for (k = 0; k < na; ++k) {
+                double v0 = bx[3 * ia[k] + c], v1 = v0 + a * dx[3 * ia[k] + c];
+                if (v0 < alo) alo = v0;
+                if (v0 > ahi) ahi = v0;
+                if (v1 < alo) alo = v1;
+                if (v1 > ahi) ahi = v1;
+            }
+            for (k = 0; k < nb; ++k) { double v = X[3 * ib[k] + c]; if (v < blo) blo = v; if (v > bhi) bhi = v; }
+            if (alo - xi_ > bhi + xi_ || blo - xi_ > ahi + xi_) ok = 0;
+        }
+        if (!ok) continue;
+        (*pairs)[2 * np] = pr[0]; (*pairs)[2 * np + 1] = pr[1];
+        ++np;
+    }
+    return np;
+}
+
+/* CCD of the cloth sweep bx -> bx + amax dx (dx: 3 nv) against the (static, end-pose) mesh
+   obstacles: the largest step <= amax that keeps every pair at distance >= xi */
+static RC__UNUSED double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, double amax)
+{
+    double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, lim = RC__MC_REUSE * 2.0 * s->def.contact_dhat;
+    int o, q, np, *pairs, fresh, reuse = 1;
+    size_t k, n3 = (size_t)3 * s->nv;
+    /* the kept lists serve when the whole sweep stays within 2 dhat of their build */
+    rc__sim_mesh_cands(s, bx);
+    if (s->contact_status != RC_OK) return 0.0;
+    for (k = 0; k < n3 && reuse; ++k)
+        if (!(fabs(bx[k] - s->mc_xb[k]) < lim && fabs(bx[k] + amax * dx[k] - s->mc_xb[k]) < lim)) reuse = 0;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         const double *X = ob->mesh_x;
         if (ob->shape.kind != RC__OBS_TRIMESH) continue;
-        np = rc__sim_mesh_pairs(s, ob, 0, bx, dx, amax, xi_, &pairs);
+        np = rc__sim_mesh_ccd_pairs(s, o, 0, bx, dx, amax, reuse, &pairs, &fresh);
         for (q = 0; q < np; ++q) {
             int v = pairs[2 * q], t = pairs[2 * q + 1];
             const int *tv = ob->mesh_tris + 3 * t;
             double a = rc__ct_ccd_point_triangle(bx + 3 * v, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], dx + 3 * v, zero, zero, zero, xi_, amax);
             if (a < amax) amax = a;
         }
-        rc__free(s->user, pairs);
-        np = rc__sim_mesh_pairs(s, ob, 1, bx, dx, amax, xi_, &pairs);
+        if (fresh) rc__free(s->user, pairs);
+        np = rc__sim_mesh_ccd_pairs(s, o, 1, bx, dx, amax, reuse, &pairs, &fresh);
         for (q = 0; q < np; ++q) {
             const int *tri = s->tris + 3 * pairs[2 * q];
             double a = rc__ct_ccd_point_triangle(X + 3 * pairs[2 * q + 1], bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero,
                                                  dx + 3 * tri[0], dx + 3 * tri[1], dx + 3 * tri[2], xi_, amax);
             if (a < amax) amax = a;
         }
-        rc__free(s->user, pairs);
-        np = rc__sim_mesh_pairs(s, ob, 2, bx, dx, amax, xi_, &pairs);
+        if (fresh) rc__free(s->user, pairs);
+        np = rc__sim_mesh_ccd_pairs(s, o, 2, bx, dx, amax, reuse, &pairs, &fresh);
         for (q = 0; q < np; ++q) {
             const int *ev = s->topo.edge_v + 2 * pairs[2 * q], *fv = ob->mesh_edges + 2 * pairs[2 * q + 1];
             double a = rc__ct_ccd_edge_edge(bx + 3 * ev[0], bx + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], dx + 3 * ev[0], dx + 3 * ev[1], zero, zero, xi_, amax);
             if (a < amax) amax = a;
         }
-        rc__free(s->user, pairs);
+        if (fresh) rc__free(s->user, pairs);
     }
     return s->contact_status == RC_OK ? amax : 0.0;
 }
@@ -10361,7 +10422,12 @@ static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y,
             if (a < amax) amax = a;
         }
     }
-    if (s->has_mesh_obstacle) amax = rc__sim_mesh_ccd((rc_sim *)s, y, bx, amax);   /* scratch and status only */
+    if (s->has_mesh_obstacle) {   /* scratch and status only */
+        rc_sim *sm = (rc_sim *)s;
+        for (i = 0; i < s->nv; ++i)
+            for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; sm->ls_dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0; }
+        amax = rc__sim_mesh_ccd(sm, sm->ls_dx, bx, amax);
+    }
     if (s->def.self_contact) amax = rc__sim_self_ccd((rc_sim *)s, y, bx, amax);
     return amax;
 }

@@ -985,14 +985,17 @@ static void test_sim_trimesh_box_edge(void)
    = 6 mm) by 0.25 mm per evaluation to 1.5 mm (all three pair kinds in the band: cloth vertices
    over the face, box corners under cloth triangles, cloth edges across the top edges), swept
    sideways 0.3 mm per evaluation, heights varied by 0.3 mm, the box (and the sheet) lifted 0.5 mm at the 35th: at
-   every position the barrier energy equals a brute-force sum over every pair. */
+   every position the barrier energy equals a brute-force sum over every pair, and the CCD of two
+   sweeps, 2.5 mm down and 0.5 mm sideways (which the lists serve while it stays within 2 dhat of
+   their build) and 9 mm down (which they cannot serve: it reaches pairs 8 mm away), equals the
+   smallest time of impact over every pair. */
 static void test_sim_trimesh_candidate_reuse(void)
 {
     rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
-    double *x = NULL, lifted[24], worst = 0.0;
-    int i, j, k, kind, id = -1, rebuilds = 0, reuses = 0, lift_rebuilt = 0, in_band = 0;
+    double *x = NULL, *dx = NULL, lifted[24], worst = 0.0, worst_ccd = 0.0, zero[3] = { 0, 0, 0 };
+    int i, j, k, kind, id = -1, rebuilds = 0, reuses = 0, lift_rebuilt = 0, in_band = 0, ccd_reuses = 0, clipped = 0, sweep;
     CHECK_OK(rc_mesh_grid(&m, 0.8, 0.8, 13, 13, RC_DIAG_ALTERNATING));
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.4; m.pos[3 * i + 1] -= 0.4; m.pos[3 * i + 2] = 0.002; }
     def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
@@ -1003,7 +1006,8 @@ static void test_sim_trimesh_candidate_reuse(void)
     CHECK_OK(rc_sim_add_trimesh(s, 8, t_box_v, 12, t_box_t, &id));
     s->kappa = 1.0;   /* set by the first step otherwise */
     x = (double *)malloc(sizeof(double) * 3 * (size_t)m.num_verts);
-    for (k = 0; x && k <= 40; ++k) {
+    dx = (double *)malloc(sizeof(double) * 3 * (size_t)m.num_verts);
+    for (k = 0; x && dx && k <= 40; ++k) {
         const rc__obstacle *ob = s->obs + id;
         const int nc[3] = { s->nv, ob->mesh_nv, s->ne }, no[3] = { ob->mesh_nt, s->nt, ob->mesh_ne };
         double mind = HUGE_VAL, E, Eb = 0.0, res[2];
@@ -1030,14 +1034,53 @@ static void test_sim_trimesh_candidate_reuse(void)
                 }
         if (Eb > 0.0) in_band++;
         if (fabs(E - Eb) > worst * (Eb > 0.0 ? Eb : 1.0)) worst = fabs(E - Eb) / (Eb > 0.0 ? Eb : 1.0);
+        for (sweep = 0; sweep < 2; ++sweep) {   /* CCD of a sweep: kept lists vs every pair (in the lists' order,
+                                                   each bounded by the smallest time so far, as the conservative CCD is called) */
+            const double xi_ = s->def.contact_thickness, *X = ob->mesh_x;
+            double a, ab = 1.0, lim = 0.9 * 2.0 * s->def.contact_dhat;
+            int served = 1;
+            for (i = 0; i < m.num_verts; ++i) {
+                double th = 1.3 * i;
+                dx[3 * i] = 5e-4 * cos(th); dx[3 * i + 1] = 5e-4 * sin(th); dx[3 * i + 2] = sweep ? -9e-3 : -2.5e-3;
+            }
+            a = rc__sim_mesh_ccd(s, dx, x, 1.0);
+            for (i = 0; i < 3 * m.num_verts && served; ++i)
+                if (!(fabs(x[i] - s->mc_xb[i]) < lim && fabs(x[i] + dx[i] - s->mc_xb[i]) < lim)) served = 0;
+            ccd_reuses += served;
+            for (i = 0; i < s->nv; ++i)
+                for (j = 0; j < ob->mesh_nt; ++j) {
+                    const int *tv = ob->mesh_tris + 3 * j;
+                    double t = rc__ct_ccd_point_triangle(x + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], dx + 3 * i, zero, zero, zero, xi_, ab);
+                    if (t < ab) ab = t;
+                }
+            for (i = 0; i < s->nt; ++i)
+                for (j = 0; j < ob->mesh_nv; ++j) {
+                    const int *tr = s->tris + 3 * i;
+                    double t = rc__ct_ccd_point_triangle(X + 3 * j, x + 3 * tr[0], x + 3 * tr[1], x + 3 * tr[2], zero, dx + 3 * tr[0], dx + 3 * tr[1], dx + 3 * tr[2], xi_, ab);
+                    if (t < ab) ab = t;
+                }
+            for (i = 0; i < s->ne; ++i)
+                for (j = 0; j < ob->mesh_ne; ++j) {
+                    const int *ev = s->topo.edge_v + 2 * i, *fv = ob->mesh_edges + 2 * j;
+                    double t = rc__ct_ccd_edge_edge(x + 3 * ev[0], x + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], dx + 3 * ev[0], dx + 3 * ev[1], zero, zero, xi_, ab);
+                    if (t < ab) ab = t;
+                }
+            if (ab < 1.0) clipped++;
+            if (fabs(a - ab) > worst_ccd) worst_ccd = fabs(a - ab);
+        }
     }
     printf("    41 positions: %d list builds, %d reuses, box lift rebuilt %d, %d with pairs in the band, "
            "largest relative difference from the brute force %.1e\n", rebuilds, reuses, lift_rebuilt, in_band, worst);
+    printf("    CCD of the sweeps: served by the lists %d times, clipped below 1 at %d positions, largest difference from the brute force %.1e\n",
+           ccd_reuses, clipped, worst_ccd);
+    CHECKF(worst_ccd <= 1e-12, "the CCD on the kept lists differs from the brute force by %.1e", worst_ccd);
+    CHECKF(ccd_reuses >= 5 && clipped >= 30, "CCD served by the lists %d times, clipped %d times", ccd_reuses, clipped);
     CHECKF(in_band >= 20, "only %d positions with pairs in the band", in_band);
     CHECKF(worst <= 1e-12, "kept lists differ from the brute force by %.1e", worst);
     CHECKF(rebuilds >= 4 && reuses >= 20 && lift_rebuilt, "%d builds, %d reuses, lift rebuilt %d", rebuilds, reuses, lift_rebuilt);
     CHECK(s->contact_status == RC_OK);
     free(x);
+    free(dx);
     rc_sim_destroy(s);
     rc_mesh_free(&m);
 }
