@@ -1318,6 +1318,69 @@ static void t_self_gradient(int adaptive)
 static void test_sim_self_gradient(void) { t_self_gradient(0); }
 static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
 
+/* The self-contact candidate lists kept over evaluations (rc__sim_self_cands): the two layers'
+   top layer lifted to 7 mm (beyond the lists' reach of 2 (xi + dhat) = 6 mm) descends 0.25 mm per
+   evaluation to the 2.6 mm gap (then holds) while sliding 0.15 mm per evaluation along x, its heights varied
+   by 0.3 mm: at every position the self barrier equals a brute-force sum over every pair
+   (non-adjacent, not excluded in the reference, within xi + dhat). */
+static void test_sim_self_candidate_reuse(void)
+{
+    rc_sim *s = t_make_two_layers(0, 0.0);
+    double *x, worst = 0.0, r;
+    int i, j, k, rebuilds = 0, reuses = 0, in_band = 0;
+    CHECK(s != NULL);
+    if (!s) return;
+    t_self_prepare_step(s);
+    r = s->def.contact_thickness + s->def.contact_dhat;
+    x = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv);
+    for (k = 0; x && k <= 40; ++k) {
+        double mind = HUGE_VAL, E, Eb = 0.0, lift = k < 18 ? 0.007 - 2.5e-4 * k - 0.0026 : 0.0;
+        for (i = 0; i < s->nv; ++i) {
+            double z = s->x[3 * i + 2], w = z / 0.0026;   /* 0 bottom, 1 top, 1/2 the fold column */
+            x[3 * i] = s->x[3 * i] + w * 1.5e-4 * k;
+            x[3 * i + 1] = s->x[3 * i + 1];
+            x[3 * i + 2] = z + w * (lift + 3e-4 * sin(0.7 * k + i));
+        }
+        E = rc__sim_self_contact(s, x, 0, &mind);
+        if (memcmp(s->sc_xb, x, sizeof(double) * 3 * (size_t)s->nv) == 0) rebuilds++;
+        else reuses++;
+        for (i = 0; i < s->nv; ++i)   /* brute force, kind 0 then 1, in (a, b) order */
+            for (j = 0; j < s->nt; ++j) {
+                int v[4];
+                const double *P[4];
+                double d2;
+                rc__sim_self_verts(s, 0, i, j, v);
+                if (rc__sim_self_adjacent(s, 0, v)) continue;
+                P[0] = x + 3 * v[0]; P[1] = x + 3 * v[1]; P[2] = x + 3 * v[2]; P[3] = x + 3 * v[3];
+                d2 = rc__sim_self_d2(0, P);
+                if (d2 < r * r && !rc__sim_self_excluded(s, 0, v)) Eb += s->kappa * rc_barrier(d2, s->def.contact_thickness, s->def.contact_dhat, NULL, NULL);
+            }
+        for (i = 0; i < s->ne; ++i)
+            for (j = i + 1; j < s->ne; ++j) {
+                int v[4];
+                const double *P[4];
+                double d2;
+                rc__sim_self_verts(s, 1, i, j, v);
+                if (rc__sim_self_adjacent(s, 1, v)) continue;
+                P[0] = x + 3 * v[0]; P[1] = x + 3 * v[1]; P[2] = x + 3 * v[2]; P[3] = x + 3 * v[3];
+                d2 = rc__sim_self_d2(1, P);
+                if (d2 < r * r && !rc__sim_self_excluded(s, 1, v))
+                    Eb += s->kappa * rc__ct_ee_mollifier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, 1, i, j), NULL, NULL) *
+                          rc_barrier(d2, s->def.contact_thickness, s->def.contact_dhat, NULL, NULL);
+            }
+        if (Eb > 0.0) in_band++;
+        if (fabs(E - Eb) > worst * (Eb > 0.0 ? Eb : 1.0)) worst = fabs(E - Eb) / (Eb > 0.0 ? Eb : 1.0);
+    }
+    printf("    41 positions: %d list builds, %d reuses, %d with pairs in the band, largest relative difference from the brute force %.1e\n",
+           rebuilds, reuses, in_band, worst);
+    CHECKF(in_band >= 15, "only %d positions with pairs in the band", in_band);
+    CHECKF(worst <= 1e-12, "kept lists differ from the brute force by %.1e", worst);
+    CHECKF(rebuilds >= 4 && reuses >= 15, "%d builds, %d reuses", rebuilds, reuses);
+    CHECK(s->contact_status == RC_OK);
+    free(x);
+    rc_sim_destroy(s);
+}
+
 /* Self CCD along constructed directions on the two layers (gap 2.6 mm, xi 1 mm): the whole cloth
    translating (no relative motion) and the top layer sliding parallel (grazing) give the full
    step; the top layer driven 5 cm down through the bottom one stops before gap - xi; applied, the
@@ -1741,6 +1804,7 @@ static void suite_sim(void)
     RUN(test_sim_self_gradient);
     RUN(test_sim_self_gradient_adaptive);
     RUN(test_sim_self_ccd);
+    RUN(test_sim_self_candidate_reuse);
     RUN(test_sim_self_fold);
     RUN(test_sim_rot_half);
     RUN(test_sim_hinge_through_flat_fold);
