@@ -9444,6 +9444,23 @@ static RC__UNUSED void rc__sim_mesh_cands(rc_sim *s, const double *x)
     s->mc_nobs = s->nobs; s->mc_nX = nX; s->mc_r = r; s->mc_valid = 1;
 }
 
+/* Whether a point-triangle (ee = 0: P = p, t0, t1, t2) or edge-edge pair (ee = 1: P = ea0, ea1, eb0,
+   eb1) may be within r, by a lower bound of its distance: the point's distance to the triangle's
+   plane, or the distance of the two edges' lines, |w.n| / |n| with n the plane normal or ea x eb.
+   Used only where the triangle or the pair is far from degenerate (sin^2 > 1e-6), where its
+   rounding error is below 1e-13 m; 1 (may be) otherwise. */
+static RC__UNUSED int rc__ct_plane_bound_ok(int ee, const double *P[4], double r)
+{
+    double e[3], f[3], n[3], w[3], nn, h;
+    if (!ee) { rc__sub3(e, P[2], P[1]); rc__sub3(f, P[3], P[1]); rc__sub3(w, P[0], P[1]); }
+    else { rc__sub3(e, P[1], P[0]); rc__sub3(f, P[3], P[2]); rc__sub3(w, P[2], P[0]); }
+    rc__cross3(n, e, f);
+    nn = rc__dot3(n, n);
+    if (!(nn > 1e-6 * rc__dot3(e, e) * rc__dot3(f, f))) return 1;
+    h = rc__dot3(w, n);
+    return h * h <= r * r * nn;
+}
+
 /* Whether candidate pair (a, b) of kind k (rc__sim_mesh_pairs) may be within r at x. Two lower
    bounds of its distance d are tested: the gap of the boxes of its two primitives (at x and at the
    obstacle's vertices), and the distance of the point to the triangle's plane (kinds 0, 1) or of
@@ -9456,7 +9473,6 @@ static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *o
 {
     const int *ia, *ib;
     const double *X = ob->mesh_x, *P[4];
-    double e[3], f[3], n[3], w[3], nn, h;
     int na, nb, c, k;
     if (kind == 0) { ia = pair; na = 1; ib = ob->mesh_tris + 3 * pair[1]; nb = 3; }
     else if (kind == 1) { ia = s->tris + 3 * pair[0]; na = 3; ib = pair + 1; nb = 1; }
@@ -9472,13 +9488,7 @@ static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *o
     if (kind == 0) { P[0] = x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[1 + k] = X + 3 * ib[k]; }
     else if (kind == 1) { P[0] = X + 3 * ib[0]; for (k = 0; k < 3; ++k) P[1 + k] = x + 3 * ia[k]; }
     else { P[0] = x + 3 * ia[0]; P[1] = x + 3 * ia[1]; P[2] = X + 3 * ib[0]; P[3] = X + 3 * ib[1]; }
-    if (kind < 2) { rc__sub3(e, P[2], P[1]); rc__sub3(f, P[3], P[1]); rc__sub3(w, P[0], P[1]); }
-    else { rc__sub3(e, P[1], P[0]); rc__sub3(f, P[3], P[2]); rc__sub3(w, P[2], P[0]); }
-    rc__cross3(n, e, f);
-    nn = rc__dot3(n, n);
-    if (!(nn > 1e-6 * rc__dot3(e, e) * rc__dot3(f, f))) return 1;
-    h = rc__dot3(w, n);
-    return h * h <= r * r * nn;
+    return rc__ct_plane_bound_ok(kind == 2, P, r);
 }
 
 /* The barrier energy of all mesh-obstacle pairs; with y their gradient and PSD Hessian too. The
@@ -9813,6 +9823,35 @@ static RC__UNUSED int rc__sim_self_filter(rc_sim *s, int kind, const double *x, 
     return np;
 }
 
+/* The same from the kept lists for the sweep x -> x + a dx: boxes of x and x + a dx (rc__sim_boxes)
+   within 2 infl (each grown by infl, rc__ct_bp_pairs' test), into s->sc_act. */
+static RC__UNUSED int rc__sim_self_filter_swept(rc_sim *s, int kind, const double *x, const double *dx, double a, double infl)
+{
+    double t0 = rc__now();
+    size_t p;
+    int np = 0;
+    for (p = s->sc_off[kind]; p < s->sc_off[kind + 1]; ++p) {
+        const int *pr = s->sc_pairs + 2 * p;
+        int v[4], c, k, ok = 1, na = kind == 0 ? 1 : 2;
+        rc__sim_self_verts(s, kind, pr[0], pr[1], v);
+        for (c = 0; c < 3 && ok; ++c) {
+            double alo = HUGE_VAL, ahi = -HUGE_VAL, blo = HUGE_VAL, bhi = -HUGE_VAL;
+            for (k = 0; k < 4; ++k) {
+                double w0 = x[3 * v[k] + c], w1 = w0 + a * dx[3 * v[k] + c];
+                double lo = w0 < w1 ? w0 : w1, hi = w0 < w1 ? w1 : w0;
+                if (k < na) { if (lo < alo) alo = lo; if (hi > ahi) ahi = hi; }
+                else { if (lo < blo) blo = lo; if (hi > bhi) bhi = hi; }
+            }
+            if (alo - infl > bhi + infl || blo - infl > ahi + infl) ok = 0;
+        }
+        if (!ok) continue;
+        s->sc_act[2 * np] = pr[0]; s->sc_act[2 * np + 1] = pr[1];
+        ++np;
+    }
+    s->t_bp += rc__now() - t0;
+    return np;
+}
+
 /* Self-contact energy at x. collect = 1 also records the active pairs (non-adjacent, not excluded,
    d < xi + dhat) in s->self_act for rc__sim_self_derivs. *mind gets the smallest pair distance. */
 static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int collect, double *mind)
@@ -9834,6 +9873,7 @@ static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int co
             rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
             if (rc__sim_self_adjacent(s, kind, v)) continue;
             for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
+            if (!rc__ct_plane_bound_ok(kind, P, r * (1.0 + 1e-9))) continue;   /* d > r: no term (a NaN x never gets here) */
             d2 = rc__sim_self_d2(kind, P);
             if (!(d2 < r * r)) { if (d2 != d2) E = d2; continue; }
             if (rc__sim_self_excluded(s, kind, v)) continue;
@@ -10010,7 +10050,7 @@ static RC__UNUSED void rc__sim_self_derivs(rc_sim *s, rc__system *y, const doubl
 static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const double *bx, double amax)
 {
     double xi_ = s->def.contact_thickness, mean[3] = { 0, 0, 0 }, *dx = s->ls_dx, *dr = s->self_dx, big = 0.0;
-    int i, c, kind, q, k, np, *pairs;
+    int i, c, kind, q, k, np, *pairs, reuse = 1;
     for (i = 0; i < s->nv; ++i)
         for (c = 0; c < 3; ++c) {
             int g = y->dof_x[3 * i + c];
@@ -10021,9 +10061,21 @@ static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const 
     if (!(big > 0.0)) return amax;
     for (i = 0; i < s->nv; ++i)
         for (c = 0; c < 3; ++c) dr[3 * i + c] = dx[3 * i + c] - mean[c];
+    /* The kept lists (rc__sim_self_cands) serve when the sweep bx -> bx + amax dr stays within
+       dhat of their build: both primitives then moved at most that far, so a pair left out of the
+       lists (boxes more than 2 (xi + dhat) apart at the build) stays more than 2 xi apart, beyond
+       the search below (swept boxes grown by xi each). The filter is that search's own test. */
+    rc__sim_self_cands(s, bx);
+    if (s->contact_status != RC_OK) return 0.0;
+    {
+        double lim = RC__MC_REUSE * s->def.contact_dhat;
+        for (i = 0; i < 3 * s->nv && reuse; ++i)
+            if (!(fabs(bx[i] - s->sc_xb[i]) < lim && fabs(bx[i] + amax * dr[i] - s->sc_xb[i]) < lim)) reuse = 0;
+    }
     for (kind = 0; kind < 2; ++kind) {
         double t0;
-        np = rc__sim_self_pairs(s, kind, bx, dr, amax, xi_, &pairs);
+        np = reuse ? rc__sim_self_filter_swept(s, kind, bx, dr, amax, xi_) : rc__sim_self_pairs(s, kind, bx, dr, amax, xi_, &pairs);
+        if (reuse) pairs = s->sc_act;
         t0 = rc__now();
         for (q = 0; q < np; ++q) {
             int v[4];
@@ -10035,7 +10087,7 @@ static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const 
             a = rc__ct_accd(kind, X0, DX, xi_, amax);
             if (a < amax && !rc__sim_self_excluded(s, kind, v)) amax = a;
         }
-        rc__free(s->user, pairs);
+        if (!reuse) rc__free(s->user, pairs);
         s->t_ccd += rc__now() - t0;
     }
     return s->contact_status == RC_OK ? amax : 0.0;

@@ -6,8 +6,9 @@
    each step (the measure of issue 5's active-rate bar). The driver behind the 100-step figures of
    bench/RESULTS.md section 5.
 
-   Usage: build/bench_scene [scene] [steps] [verts] [adaptive] [threads]
+   Usage: build/bench_scene [scene] [steps] [verts] [adaptive] [threads] [thickness]
           (defaults: sphere_drape 100 0 1 1; verts 0 = the scene's default size, adaptive 0 = fixed;
+          thickness in metres, 0 = the scene's material, as the CLI's --thickness;
           threads > 1 needs an OpenMP build, e.g. make bench-scene-omp; CPU seconds then add up
           over the threads, so the summary also gives the steps' rc_step_stats.t_total, which is
           wall time in an OpenMP build and CPU time without one)
@@ -31,6 +32,7 @@ int main(int argc, char **argv)
     const char *name = argc > 1 ? argv[1] : "sphere_drape";
     int steps = argc > 2 ? atoi(argv[2]) : 100, verts = argc > 3 ? atoi(argv[3]) : 0, adaptive = argc > 4 ? atoi(argv[4]) : 1;
     int threads = argc > 5 ? atoi(argv[5]) : 1;
+    double thickness = argc > 6 ? atof(argv[6]) : 0.0;
     const sc_info *info = sc_find_scene(name);
     sc_params p = sc_default_params();
     sc_scene sc;
@@ -38,17 +40,20 @@ int main(int argc, char **argv)
     double cpu = 0.0, wall = 0.0, late = 0.0, *times;
     long outer = 0, inner = 0;
     int k, done = 0, unconverged = 0, nlate = 0;
-    if (!info || steps < 1 || verts < 0 || threads < 1) {
-        fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1] [threads >= 1]\n", argv[0]);
+    if (!info || steps < 1 || verts < 0 || threads < 1 || !(thickness >= 0.0)) {
+        fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1] [threads >= 1] [thickness m >= 0]\n", argv[0]);
         return 2;
     }
     p.verts = verts;
     p.adaptive = adaptive != 0;
     p.threads = threads;
+    p.thickness = thickness;
     if (sc_create(&sc, info, &p) != RC_OK) { fprintf(stderr, "%s: create failed\n", name); return 1; }
     times = (double *)malloc(sizeof(double) * (size_t)steps);
     if (!times) { sc_destroy(&sc); return 1; }
-    printf("%s, %s, %d steps, %d thread(s)\n", name, adaptive ? "adaptive" : "fixed", steps, threads);
+    printf("%s, %s, %d steps, %d thread(s)", name, adaptive ? "adaptive" : "fixed", steps, threads);
+    if (thickness > 0.0) printf(", thickness %g m", thickness);
+    printf("\n");
     for (k = 0; k < steps; ++k) {
         clock_t c0 = clock();
         rc_status rs = sc_step(&sc, &st);

@@ -1322,15 +1322,20 @@ static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
    top layer lifted to 7 mm (beyond the lists' reach of 2 (xi + dhat) = 6 mm) descends 0.25 mm per
    evaluation to the 2.6 mm gap (then holds) while sliding 0.15 mm per evaluation along x, its heights varied
    by 0.3 mm: at every position the self barrier equals a brute-force sum over every pair
-   (non-adjacent, not excluded in the reference, within xi + dhat). */
+   (non-adjacent, not excluded in the reference, within xi + dhat), and the self CCD of the top
+   layer pushed 1 mm (which the lists can serve) and 8 mm (which they cannot) down through the
+   bottom one equals a brute-force one over every pair (in the lists' order, each bounded by the
+   smallest time so far, as the conservative CCD is called). */
 static void test_sim_self_candidate_reuse(void)
 {
     rc_sim *s = t_make_two_layers(0, 0.0);
-    double *x, worst = 0.0, r;
-    int i, j, k, rebuilds = 0, reuses = 0, in_band = 0;
+    rc__system *y;
+    double *x, worst = 0.0, worst_ccd = 0.0, r;
+    int i, j, k, rebuilds = 0, reuses = 0, in_band = 0, ccd_served = 0, clipped = 0, sweep;
     CHECK(s != NULL);
     if (!s) return;
     t_self_prepare_step(s);
+    y = &s->sys_xp;
     r = s->def.contact_thickness + s->def.contact_dhat;
     x = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv);
     for (k = 0; x && k <= 40; ++k) {
@@ -1370,9 +1375,49 @@ static void test_sim_self_candidate_reuse(void)
             }
         if (Eb > 0.0) in_band++;
         if (fabs(E - Eb) > worst * (Eb > 0.0 ? Eb : 1.0)) worst = fabs(E - Eb) / (Eb > 0.0 ? Eb : 1.0);
+        for (sweep = 0; sweep < 2; ++sweep) {
+            const double xi_ = s->def.contact_thickness, lim = 0.9 * s->def.contact_dhat;
+            double a, ab = 1.0, dz = sweep ? -0.008 : -0.001;
+            int served = 1, kind;
+            memset(y->d, 0, sizeof(double) * (size_t)y->ndof);
+            for (i = 0; i < s->nv; ++i)
+                if (s->x[3 * i + 2] > 0.002 && y->dof_x[3 * i + 2] >= 0) y->d[y->dof_x[3 * i + 2]] = dz;   /* the top layer */
+            a = rc__sim_self_ccd(s, y, x, 1.0);
+            {   /* served by the lists iff the sweep relative to its mean stays within 0.9 dhat of their build */
+                double mean = 0.0;
+                for (i = 0; i < s->nv; ++i) mean += (y->dof_x[3 * i + 2] >= 0 ? y->d[y->dof_x[3 * i + 2]] : 0.0) / s->nv;
+                for (i = 0; i < 3 * s->nv && served; ++i) {
+                    double dr = (i % 3 == 2 ? (y->dof_x[i] >= 0 ? y->d[y->dof_x[i]] : 0.0) - mean : 0.0);
+                    if (!(fabs(x[i] - s->sc_xb[i]) < lim && fabs(x[i] + dr - s->sc_xb[i]) < lim)) served = 0;
+                }
+            }
+            ccd_served += served;
+            for (kind = 0; kind < 2; ++kind)
+                for (i = 0; i < (kind ? s->ne : s->nv); ++i)
+                    for (j = kind ? i + 1 : 0; j < (kind ? s->ne : s->nt); ++j) {
+                        int v[4], q;
+                        const double *X0[4], *DX[4];
+                        double dxv[12], t;
+                        rc__sim_self_verts(s, kind, i, j, v);
+                        if (rc__sim_self_adjacent(s, kind, v)) continue;
+                        for (q = 0; q < 4; ++q) {
+                            int c;
+                            for (c = 0; c < 3; ++c) dxv[3 * q + c] = y->dof_x[3 * v[q] + c] >= 0 ? y->d[y->dof_x[3 * v[q] + c]] : 0.0;
+                            X0[q] = x + 3 * v[q]; DX[q] = dxv + 3 * q;
+                        }
+                        t = rc__ct_accd(kind, X0, DX, xi_, ab);
+                        if (t < ab && !rc__sim_self_excluded(s, kind, v)) ab = t;
+                    }
+            if (ab < 1.0) clipped++;
+            if (fabs(a - ab) > worst_ccd) worst_ccd = fabs(a - ab);
+        }
     }
     printf("    41 positions: %d list builds, %d reuses, %d with pairs in the band, largest relative difference from the brute force %.1e\n",
            rebuilds, reuses, in_band, worst);
+    printf("    self CCD of the two pushes: served by the lists %d times, clipped below 1 %d times, largest difference from the brute force %.1e\n",
+           ccd_served, clipped, worst_ccd);
+    CHECKF(worst_ccd <= 1e-12, "the self CCD on the kept lists differs from the brute force by %.1e", worst_ccd);
+    CHECKF(ccd_served >= 5 && clipped >= 41, "self CCD served by the lists %d times, clipped %d times", ccd_served, clipped);
     CHECKF(in_band >= 15, "only %d positions with pairs in the band", in_band);
     CHECKF(worst <= 1e-12, "kept lists differ from the brute force by %.1e", worst);
     CHECKF(rebuilds >= 4 && reuses >= 15, "%d builds, %d reuses", rebuilds, reuses);
