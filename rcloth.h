@@ -627,7 +627,9 @@ typedef struct rc_step_stats {
     double min_quality, max_quality, mean_quality;   /* MIPS of the reference triangles */
     double min_area_ratio;      /* min over triangles of A(u)/A(u0) */
     double ref_travel;          /* max |u_i - u_i^t| over the step, m */
-    double min_contact_distance;/* min vertex-obstacle distance at the end (inf if no obstacle) */
+    double min_contact_distance;/* min vertex-obstacle distance at the end (inf if no obstacle;
+                                   triangle-mesh obstacles count only pairs near the barrier band
+                                   xi + dhat, so farther than that it may read inf) */
     double t_total, t_assemble, t_factor, t_solve, t_line_search;   /* seconds */
     const double *active_rate_per_iter; /* adaptive: the active rate of each outer iteration of the
                                            last solve (the last substep if the step was split), owned
