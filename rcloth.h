@@ -9772,7 +9772,7 @@ static RC__UNUSED void rc__sim_self_cands(rc_sim *s, const double *x)
     for (kind = 0; kind < 2; ++kind) {
         double t0;
         np = rc__sim_self_pairs(s, kind, x, NULL, 0.0, 2.0 * r, &pairs);
-        if (s->contact_status != RC_OK) return;
+        if (s->contact_status != RC_OK) { rc__free(s->user, pairs); return; }   /* (an earlier failure, too) */
         t0 = rc__now();
         if (total + (size_t)np > s->sc_cap) {
             size_t cap = 2 * (total + (size_t)np);
