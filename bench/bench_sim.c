@@ -18,6 +18,8 @@
             --etol X (section 3: def.itr_energy_tol of every sim; 0 = absolute tests only, so every
             variant converges to the same IP)
             --ablation-n N (section 3: the drape's grid side, N x N vertices; default 15)
+            --ablation-scene two_point|sphere (section 3: the two-point drape, default, or the
+            sphere drape with 10 fixed-mesh warm-up steps instead of 5: a contact drape)
             --reps R (section 3: interleaved passes per variant, the fastest counts; default 3)
 
    Usage: build/bench_sim [sections] [options]      (make bench-sim [BENCH_SIM_ARGS=...]) */
@@ -97,6 +99,40 @@ static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, doub
         if (rc_sim_pin(s, c0, a) != RC_OK || rc_sim_pin(s, c1, b) != RC_OK) { rc_sim_destroy(s); s = NULL; }
     }
     return s;
+}
+
+/* The ablation on a contact drape (--ablation-scene sphere): bench_sphere_drape's sheet (1 m cotton
+   square released 2 mm over a sphere of radius 0.25 m), with the two-point drape's solver flags. */
+static rc_sim *make_sphere_abl(int n, int adaptive, int schedule, int cache, double dt)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_mesh m;
+    rc_sim *s = NULL;
+    double c[3] = { 0.0, 0.0, 0.0 }, r = 0.25;
+    int i;
+    if (rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.5; m.pos[3 * i + 1] -= 0.5; m.pos[3 * i + 2] = r + 0.002; }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.adaptive = adaptive;
+    def.itr_schedule = schedule;
+    def.itr_cache = cache != 0;
+    if (g_reuse >= 0) def.itr_factor_reuse = g_reuse;
+    if (g_eta >= 0.0) def.itr_factor_eta = g_eta;
+    if (g_etol >= 0.0) def.itr_energy_tol = g_etol;
+    if (cache == 2) def.itr_factor_reuse = 0;
+    if (g_cache_eps >= 0.0) def.cache_eps = g_cache_eps;
+    def.dt = dt;
+    def.num_threads = g_threads;
+    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
+    rc_mesh_free(&m);
+    if (s && rc_sim_add_sphere(s, c, r, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
+    return s;
+}
+static int g_abl_sphere = 0;         /* --ablation-scene sphere */
+static rc_sim *make_abl(int n, int adaptive, int schedule, int cache, double dt)
+{
+    return g_abl_sphere ? make_sphere_abl(n, adaptive, schedule, cache, dt) : make_two_point(n, adaptive, schedule, cache, dt);
 }
 
 static double fit_exponent(int k, const double *n, const double *t)
@@ -250,18 +286,19 @@ static void section_ablation(void)
     enum { NV = 5, NSTEP = 8 };
     static const char *names[NV] = { "none", "schedule", "cache", "both", "both-blk" };
     static const int sch[NV] = { 0, 1, 0, 1, 1 }, cac[NV] = { 0, 0, 1, 1, 2 };
-    const int n = g_abl_n, warm = 5, steps = NSTEP, reps = g_reps;
+    const int n = g_abl_n, warm = g_abl_sphere ? 10 : 5, steps = NSTEP, reps = g_reps;
     double *states[NSTEP] = { NULL }, ip_none[NSTEP], dev_max[NV], dev_sum[NV];
     size_t ssz;
     rc_sim *s;
     rc_step_stats acc[NV];
     double tt[NV];
     int ok[NV], c, k, r;
-    printf("\n== 3. r-ITR acceleration ablation: two-point drape (%d verts, prototype material, corners 0.6 m apart),"
-           " dt 0.01, %d thread(s)\n   %d fixed-mesh steps from the flat sheet, then %d adaptive steps of the default solver, its state saved"
+    printf("\n== 3. r-ITR acceleration ablation: %s (%d verts), dt 0.01, %d thread(s)\n"
+           "   %d fixed-mesh steps from the flat sheet, then %d adaptive steps of the default solver, its state saved"
            " before each;\n   every variant solves each of those %d steps from the saved state (fresh sim per step)\n",
-           n * n, g_threads, warm, steps, steps);
-    s = make_two_point(n, 0, 1, 1, 0.01);
+           g_abl_sphere ? "sphere drape (cotton, 1 m square onto a sphere of radius 0.25 m)"
+                        : "two-point drape (prototype material, corners 0.6 m apart)", n * n, g_threads, warm, steps, steps);
+    s = make_abl(n, 0, 1, 1, 0.01);
     if (!s) { printf("  create failed\n"); return; }
     for (k = 0; k < warm; ++k) {
         rc_step_stats ss;
@@ -277,7 +314,7 @@ static void section_ablation(void)
         double ce = g_cache_eps, eta = g_eta;
         int reuse = g_reuse;
         g_cache_eps = -1.0; g_eta = -1.0; g_reuse = -1;
-        s = make_two_point(n, 1, 1, 1, 0.01);
+        s = make_abl(n, 1, 1, 1, 0.01);
         g_cache_eps = ce; g_eta = eta; g_reuse = reuse;
     }
     if (!s || rc_sim_load_state(s, states[0]) != RC_OK) { printf("  reference create/load failed\n"); rc_sim_destroy(s); goto done; }
@@ -298,7 +335,7 @@ static void section_ablation(void)
             for (k = 0; k < steps && ok[c]; ++k) {
                 rc_step_stats ss;
                 double c0, cpu;
-                s = make_two_point(n, 1, sch[c], cac[c], 0.01);
+                s = make_abl(n, 1, sch[c], cac[c], 0.01);
                 if (!s || rc_sim_load_state(s, states[k]) != RC_OK) { printf("  %s: create/load failed\n", names[c]); rc_sim_destroy(s); ok[c] = 0; break; }
                 c0 = cpu_now();
                 if (rc_sim_step(s, &ss) != RC_OK) { printf("  %s step failed: %s\n", names[c], rc_sim_last_error(s)); ok[c] = 0; rc_sim_destroy(s); break; }
@@ -429,6 +466,13 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--eta") == 0 && i + 1 < argc) { g_eta = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--etol") == 0 && i + 1 < argc) { g_etol = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--ablation-n") == 0 && i + 1 < argc) { g_abl_n = int_arg(argv[++i], 2, 1000); continue; }
+        if (strcmp(argv[i], "--ablation-scene") == 0 && i + 1 < argc) {
+            ++i;
+            if (strcmp(argv[i], "sphere") == 0) g_abl_sphere = 1;
+            else if (strcmp(argv[i], "two_point") == 0) g_abl_sphere = 0;
+            else { fprintf(stderr, "--ablation-scene needs two_point or sphere\n"); return 2; }
+            continue;
+        }
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) { g_reps = int_arg(argv[++i], 1, 100); continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
@@ -436,7 +480,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--adaptive-steps") == 0 && i + 1 < argc) { g_asteps = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--energy-steps") == 0 && i + 1 < argc) { g_energy_steps = atoi(argv[++i]); if (g_energy_steps < 1) g_energy_steps = 1; continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--reps R]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--ablation-scene two_point|sphere] [--reps R]\n", argv[0]); return 2; }
     }
     if (g_abl_n < 0 || g_reps < 0) { fprintf(stderr, "--ablation-n needs an integer N in [2, 1000], --reps R in [1, 100]\n"); return 2; }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
