@@ -9369,6 +9369,24 @@ static RC__UNUSED void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacl
     }
 }
 
+/* Appends the np pairs of a fresh search (freed here) to a kept list of *total pairs, growing it.
+   0 (and nothing appended) when the contact status is already an error (the search's, or an
+   earlier one) or memory runs out (then the status says so). */
+static RC__UNUSED int rc__sim_pairs_append(rc_sim *s, int **list, size_t *cap, size_t *total, int *pairs, int np)
+{
+    if (s->contact_status == RC_OK && *total + (size_t)np > *cap) {
+        size_t nc = 2 * (*total + (size_t)np);
+        int *nb = (int *)rc__realloc(s->user, *list, nc, 2 * sizeof(int));
+        if (!nb) s->contact_status = RC_ERR_OUT_OF_MEMORY;
+        else { *list = nb; *cap = nc; }
+    }
+    if (s->contact_status == RC_OK && np) memcpy(*list + 2 * *total, pairs, (size_t)np * 2 * sizeof(int));
+    rc__free(s->user, pairs);
+    if (s->contact_status != RC_OK) return 0;
+    *total += (size_t)np;
+    return 1;
+}
+
 /* Candidate lists of the mesh-obstacle barrier, kept over evaluations (a Verlet list). A pair's
    barrier is zero unless its distance d < r = xi + dhat, and d is at least the gap between the two
    primitives' boxes. The lists are built at cloth positions x_b with every box inflated by r, so
@@ -9417,17 +9435,7 @@ static RC__UNUSED void rc__sim_mesh_cands(rc_sim *s, const double *x)
         for (kind = 0; kind < 3; ++kind) {
             pairs = NULL;
             np = ob->shape.kind == RC__OBS_TRIMESH ? rc__sim_mesh_pairs(s, ob, kind, x, NULL, 0.0, r, &pairs) : 0;
-            if (s->contact_status != RC_OK) { rc__free(s->user, pairs); return; }
-            if (total + (size_t)np > s->mc_cap) {
-                size_t cap = 2 * (total + (size_t)np);
-                int *nb = (int *)rc__realloc(s->user, s->mc_pairs, cap, 2 * sizeof(int));
-                if (!nb) { rc__free(s->user, pairs); s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
-                s->mc_pairs = nb;
-                s->mc_cap = cap;
-            }
-            if (np) memcpy(s->mc_pairs + 2 * total, pairs, (size_t)np * 2 * sizeof(int));
-            rc__free(s->user, pairs);
-            total += (size_t)np;
+            if (!rc__sim_pairs_append(s, &s->mc_pairs, &s->mc_cap, &total, pairs, np)) return;
             s->mc_off[3 * o + kind + 1] = total;
         }
     }
@@ -9772,18 +9780,8 @@ static RC__UNUSED void rc__sim_self_cands(rc_sim *s, const double *x)
     for (kind = 0; kind < 2; ++kind) {
         double t0;
         np = rc__sim_self_pairs(s, kind, x, NULL, 0.0, 2.0 * r, &pairs);
-        if (s->contact_status != RC_OK) { rc__free(s->user, pairs); return; }   /* (an earlier failure, too) */
         t0 = rc__now();
-        if (total + (size_t)np > s->sc_cap) {
-            size_t cap = 2 * (total + (size_t)np);
-            int *nb = (int *)rc__realloc(s->user, s->sc_pairs, cap, 2 * sizeof(int));
-            if (!nb) { rc__free(s->user, pairs); s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
-            s->sc_pairs = nb;
-            s->sc_cap = cap;
-        }
-        if (np) memcpy(s->sc_pairs + 2 * total, pairs, (size_t)np * 2 * sizeof(int));
-        rc__free(s->user, pairs);
-        total += (size_t)np;
+        if (!rc__sim_pairs_append(s, &s->sc_pairs, &s->sc_cap, &total, pairs, np)) return;
         s->sc_off[kind + 1] = total;
         s->t_bp += rc__now() - t0;
     }
@@ -9797,37 +9795,11 @@ static RC__UNUSED void rc__sim_self_cands(rc_sim *s, const double *x)
     s->sc_r = r; s->sc_valid = 1;
 }
 
-/* The self candidates of one kind at x from the kept lists: the pairs whose boxes at x are within
-   r (each grown by r/2: rc__sim_self_pairs' test, with rc__sim_boxes' boxes), into s->sc_act. */
-static RC__UNUSED int rc__sim_self_filter(rc_sim *s, int kind, const double *x, double r)
-{
-    double t0 = rc__now(), h = 0.5 * r;
-    size_t p;
-    int np = 0;
-    for (p = s->sc_off[kind]; p < s->sc_off[kind + 1]; ++p) {
-        const int *pr = s->sc_pairs + 2 * p;
-        int v[4], c, k, ok = 1, na = kind == 0 ? 1 : 2;
-        rc__sim_self_verts(s, kind, pr[0], pr[1], v);
-        for (c = 0; c < 3 && ok; ++c) {
-            double alo = HUGE_VAL, ahi = -HUGE_VAL, blo = HUGE_VAL, bhi = -HUGE_VAL;
-            for (k = 0; k < 4; ++k) {
-                double w = x[3 * v[k] + c];
-                if (k < na) { if (w < alo) alo = w; if (w > ahi) ahi = w; }
-                else { if (w < blo) blo = w; if (w > bhi) bhi = w; }
-            }
-            if (alo - h > bhi + h || blo - h > ahi + h) ok = 0;
-        }
-        if (!ok) continue;
-        s->sc_act[2 * np] = pr[0]; s->sc_act[2 * np + 1] = pr[1];
-        ++np;
-    }
-    s->t_bp += rc__now() - t0;
-    return np;
-}
-
-/* The same from the kept lists for the sweep x -> x + a dx: boxes of x and x + a dx (rc__sim_boxes)
-   within 2 infl (each grown by infl, rc__ct_bp_pairs' test), into s->sc_act. */
-static RC__UNUSED int rc__sim_self_filter_swept(rc_sim *s, int kind, const double *x, const double *dx, double a, double infl)
+/* The self candidates of one kind from the kept lists, into s->sc_act: the pairs whose boxes (at x,
+   or swept to x + a dx when dx) come within 2 infl, each grown by infl: the test of
+   rc__ct_bp_pairs on the boxes of rc__sim_boxes, as rc__sim_self_pairs would run it (the energy:
+   infl = r/2 at x; the CCD: infl = xi over the sweep). */
+static RC__UNUSED int rc__sim_self_filter(rc_sim *s, int kind, const double *x, const double *dx, double a, double infl)
 {
     double t0 = rc__now();
     size_t p;
@@ -9839,7 +9811,7 @@ static RC__UNUSED int rc__sim_self_filter_swept(rc_sim *s, int kind, const doubl
         for (c = 0; c < 3 && ok; ++c) {
             double alo = HUGE_VAL, ahi = -HUGE_VAL, blo = HUGE_VAL, bhi = -HUGE_VAL;
             for (k = 0; k < 4; ++k) {
-                double w0 = x[3 * v[k] + c], w1 = w0 + a * dx[3 * v[k] + c];
+                double w0 = x[3 * v[k] + c], w1 = dx ? w0 + a * dx[3 * v[k] + c] : w0;
                 double lo = w0 < w1 ? w0 : w1, hi = w0 < w1 ? w1 : w0;
                 if (k < na) { if (lo < alo) alo = lo; if (hi > ahi) ahi = hi; }
                 else { if (lo < blo) blo = lo; if (hi > bhi) bhi = hi; }
@@ -9865,7 +9837,7 @@ static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int co
     if (s->contact_status != RC_OK) return HUGE_VAL;
     for (kind = 0; kind < 2; ++kind) {
         double t0;
-        np = rc__sim_self_filter(s, kind, x, r);
+        np = rc__sim_self_filter(s, kind, x, NULL, 0.0, 0.5 * r);
         pairs = s->sc_act;
         t0 = rc__now();
         for (q = 0; q < np; ++q) {
@@ -10076,7 +10048,7 @@ static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const 
     }
     for (kind = 0; kind < 2; ++kind) {
         double t0;
-        np = reuse ? rc__sim_self_filter_swept(s, kind, bx, dr, amax, xi_) : rc__sim_self_pairs(s, kind, bx, dr, amax, xi_, &pairs);
+        np = reuse ? rc__sim_self_filter(s, kind, bx, dr, amax, xi_) : rc__sim_self_pairs(s, kind, bx, dr, amax, xi_, &pairs);
         if (reuse) pairs = s->sc_act;
         t0 = rc__now();
         for (q = 0; q < np; ++q) {

@@ -9,9 +9,9 @@
 #ifndef RCLOTH_BENCH_SCENES_H
 #define RCLOTH_BENCH_SCENES_H
 
-static rc_sim *bench_sphere_drape(int n, int adaptive, int self_contact, int threads, double cache_eps)
+/* the sheet and the sphere with the caller's def (its mesh fields are set here) */
+static rc_sim *bench_sphere_drape_def(int n, rc_sim_def def)
 {
-    rc_sim_def def = rc_default_sim_def();
     rc_mesh m;
     rc_sim *s = NULL;
     double c[3] = { 0.0, 0.0, 0.0 }, r = 0.25;
@@ -24,14 +24,20 @@ static rc_sim *bench_sphere_drape(int n, int adaptive, int self_contact, int thr
     }
     def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
     def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-    def.adaptive = adaptive;
-    def.self_contact = self_contact;
-    def.num_threads = threads;
-    if (cache_eps >= 0.0) def.cache_eps = cache_eps;
     if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
     rc_mesh_free(&m);
     if (s && rc_sim_add_sphere(s, c, r, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
     return s;
+}
+
+static rc_sim *bench_sphere_drape(int n, int adaptive, int self_contact, int threads, double cache_eps)
+{
+    rc_sim_def def = rc_default_sim_def();
+    def.adaptive = adaptive;
+    def.self_contact = self_contact;
+    def.num_threads = threads;
+    if (cache_eps >= 0.0) def.cache_eps = cache_eps;
+    return bench_sphere_drape_def(n, def);
 }
 
 #endif

@@ -63,6 +63,23 @@ static rc_sim *make_sphere_drape(int n, int adaptive)
    the x-z plane from its two top corners, which are pinned 0.6 m apart (each moved 0.1 m
    inwards from its rest position). A 1 cm out-of-plane bulge breaks the symmetry, as in the
    two_point_drape example scene. */
+/* the solver settings of the ablation's variants (and --reuse/--eta/--etol/--cache-eps): cache 1 =
+   stencil blocks + the joint factor reused, 2 = blocks only (the factor rebuilt every outer
+   iteration) */
+static void solver_flags(rc_sim_def *def, int adaptive, int schedule, int cache, double dt)
+{
+    def->adaptive = adaptive;
+    def->itr_schedule = schedule;
+    def->itr_cache = cache != 0;
+    if (g_reuse >= 0) def->itr_factor_reuse = g_reuse;
+    if (g_eta >= 0.0) def->itr_factor_eta = g_eta;
+    if (g_etol >= 0.0) def->itr_energy_tol = g_etol;
+    if (cache == 2) def->itr_factor_reuse = 0;
+    if (g_cache_eps >= 0.0) def->cache_eps = g_cache_eps;
+    def->dt = dt;
+    def->num_threads = g_threads;
+}
+
 static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, double dt)
 {
     const double L = 0.8;
@@ -80,16 +97,7 @@ static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, doub
     def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
     def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
     def.material = rc_material_proto();
-    def.adaptive = adaptive;
-    def.itr_schedule = schedule;
-    def.itr_cache = cache != 0;
-    if (g_reuse >= 0) def.itr_factor_reuse = g_reuse;
-    if (g_eta >= 0.0) def.itr_factor_eta = g_eta;
-    if (g_etol >= 0.0) def.itr_energy_tol = g_etol;
-    if (cache == 2) def.itr_factor_reuse = 0;   /* stencil blocks cached, the joint factor rebuilt every outer iteration */
-    if (g_cache_eps >= 0.0) def.cache_eps = g_cache_eps;
-    def.dt = dt;
-    def.num_threads = g_threads;
+    solver_flags(&def, adaptive, schedule, cache, dt);
     if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
     rc_mesh_free(&m);
     c0 = (n - 1) * n;        /* top-left corner: (u, v) = (0, L) */
@@ -106,28 +114,8 @@ static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, doub
 static rc_sim *make_sphere_abl(int n, int adaptive, int schedule, int cache, double dt)
 {
     rc_sim_def def = rc_default_sim_def();
-    rc_mesh m;
-    rc_sim *s = NULL;
-    double c[3] = { 0.0, 0.0, 0.0 }, r = 0.25;
-    int i;
-    if (rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
-    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.5; m.pos[3 * i + 1] -= 0.5; m.pos[3 * i + 2] = r + 0.002; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-    def.adaptive = adaptive;
-    def.itr_schedule = schedule;
-    def.itr_cache = cache != 0;
-    if (g_reuse >= 0) def.itr_factor_reuse = g_reuse;
-    if (g_eta >= 0.0) def.itr_factor_eta = g_eta;
-    if (g_etol >= 0.0) def.itr_energy_tol = g_etol;
-    if (cache == 2) def.itr_factor_reuse = 0;
-    if (g_cache_eps >= 0.0) def.cache_eps = g_cache_eps;
-    def.dt = dt;
-    def.num_threads = g_threads;
-    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
-    rc_mesh_free(&m);
-    if (s && rc_sim_add_sphere(s, c, r, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }
-    return s;
+    solver_flags(&def, adaptive, schedule, cache, dt);
+    return bench_sphere_drape_def(n, def);
 }
 static int g_abl_sphere = 0;         /* --ablation-scene sphere */
 static rc_sim *make_abl(int n, int adaptive, int schedule, int cache, double dt)

@@ -1331,7 +1331,7 @@ static void test_sim_self_candidate_reuse(void)
     rc_sim *s = t_make_two_layers(0, 0.0);
     rc__system *y;
     double *x, worst = 0.0, worst_ccd = 0.0, r;
-    int i, j, k, rebuilds = 0, reuses = 0, in_band = 0, ccd_served = 0, clipped = 0, sweep;
+    int i, j, k, kind, rebuilds = 0, reuses = 0, in_band = 0, ccd_served = 0, clipped = 0, sweep;
     CHECK(s != NULL);
     if (!s) return;
     t_self_prepare_step(s);
@@ -1349,36 +1349,26 @@ static void test_sim_self_candidate_reuse(void)
         E = rc__sim_self_contact(s, x, 0, &mind);
         if (memcmp(s->sc_xb, x, sizeof(double) * 3 * (size_t)s->nv) == 0) rebuilds++;
         else reuses++;
-        for (i = 0; i < s->nv; ++i)   /* brute force, kind 0 then 1, in (a, b) order */
-            for (j = 0; j < s->nt; ++j) {
-                int v[4];
-                const double *P[4];
-                double d2;
-                rc__sim_self_verts(s, 0, i, j, v);
-                if (rc__sim_self_adjacent(s, 0, v)) continue;
-                P[0] = x + 3 * v[0]; P[1] = x + 3 * v[1]; P[2] = x + 3 * v[2]; P[3] = x + 3 * v[3];
-                d2 = rc__sim_self_d2(0, P);
-                if (d2 < r * r && !rc__sim_self_excluded(s, 0, v)) Eb += s->kappa * rc_barrier(d2, s->def.contact_thickness, s->def.contact_dhat, NULL, NULL);
-            }
-        for (i = 0; i < s->ne; ++i)
-            for (j = i + 1; j < s->ne; ++j) {
-                int v[4];
-                const double *P[4];
-                double d2;
-                rc__sim_self_verts(s, 1, i, j, v);
-                if (rc__sim_self_adjacent(s, 1, v)) continue;
-                P[0] = x + 3 * v[0]; P[1] = x + 3 * v[1]; P[2] = x + 3 * v[2]; P[3] = x + 3 * v[3];
-                d2 = rc__sim_self_d2(1, P);
-                if (d2 < r * r && !rc__sim_self_excluded(s, 1, v))
-                    Eb += s->kappa * rc__ct_ee_mollifier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, 1, i, j), NULL, NULL) *
-                          rc_barrier(d2, s->def.contact_thickness, s->def.contact_dhat, NULL, NULL);
-            }
+        for (kind = 0; kind < 2; ++kind)   /* brute force, kind 0 then 1, in (a, b) order */
+            for (i = 0; i < (kind ? s->ne : s->nv); ++i)
+                for (j = kind ? i + 1 : 0; j < (kind ? s->ne : s->nt); ++j) {
+                    int v[4], q;
+                    const double *P[4];
+                    double d2, m = 1.0;
+                    rc__sim_self_verts(s, kind, i, j, v);
+                    if (rc__sim_self_adjacent(s, kind, v)) continue;
+                    for (q = 0; q < 4; ++q) P[q] = x + 3 * v[q];
+                    d2 = rc__sim_self_d2(kind, P);
+                    if (!(d2 < r * r) || rc__sim_self_excluded(s, kind, v)) continue;
+                    if (kind) m = rc__ct_ee_mollifier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, 1, i, j), NULL, NULL);
+                    Eb += s->kappa * m * rc_barrier(d2, s->def.contact_thickness, s->def.contact_dhat, NULL, NULL);
+                }
         if (Eb > 0.0) in_band++;
         if (fabs(E - Eb) > worst * (Eb > 0.0 ? Eb : 1.0)) worst = fabs(E - Eb) / (Eb > 0.0 ? Eb : 1.0);
         for (sweep = 0; sweep < 2; ++sweep) {
             const double xi_ = s->def.contact_thickness, lim = 0.9 * s->def.contact_dhat;
             double a, ab = 1.0, dz = sweep ? -0.008 : -0.001;
-            int served = 1, kind;
+            int served = 1;
             memset(y->d, 0, sizeof(double) * (size_t)y->ndof);
             for (i = 0; i < s->nv; ++i)
                 if (s->x[3 * i + 2] > 0.002 && y->dof_x[3 * i + 2] >= 0) y->d[y->dof_x[3 * i + 2]] = dz;   /* the top layer */
