@@ -4395,6 +4395,20 @@ static RC__UNUSED void rc__sh_fff_hess_add(int d, const double w[3], double *H, 
         }
 }
 
+/* H[0..nw, 0..nw] = Jm^T T (Jm, T: 3 x nw, T = W_mm Jm with W_mm symmetric): the upper triangle,
+   then mirrored, so the block is exactly symmetric at half the products (its lower entries
+   differed from the upper ones by rounding before) */
+static RC__UNUSED void rc__sh_chain_mm(int nw, const double *Jm, const double *T, double *H, int ld)
+{
+    int i, j;
+    for (i = 0; i < nw; ++i) {
+        const double a0 = Jm[i], a1 = Jm[nw + i], a2 = Jm[2 * nw + i];
+        for (j = i; j < nw; ++j) H[i * ld + j] = a0 * T[j] + a1 * T[nw + j] + a2 * T[2 * nw + j];
+    }
+    for (i = 1; i < nw; ++i)
+        for (j = 0; j < i; ++j) H[i * ld + j] = H[j * ld + i];
+}
+
 /* ---- the generic chain rule: E = W(abar(u), m(q_w)) with Jm (3 x nw) = dm/dq_w and Ja (3 x 6) =
    dabar/du. Writes g (n = nw + 6*withu) and the first-order part of H (ld = n):
    H = J^T W'' J. The caller adds the second-order parts sum_c W_c d^2 m_c and the abar ones. */
@@ -4418,8 +4432,7 @@ static RC__UNUSED void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm
         /* T = Wmm Jm (3 x nw) */
         for (k = 0; k < 3; ++k)
             for (j = 0; j < nw; ++j) T[k * nw + j] = Wmm[3 * k] * Jm[j] + Wmm[3 * k + 1] * Jm[nw + j] + Wmm[3 * k + 2] * Jm[2 * nw + j];
-        for (i = 0; i < nw; ++i)
-            for (j = 0; j < nw; ++j) H[i * ld + j] = Jm[i] * T[j] + Jm[nw + i] * T[nw + j] + Jm[2 * nw + i] * T[2 * nw + j];
+        rc__sh_chain_mm(nw, Jm, T, H, ld);
         if (withu) {
             double Tu[18], Ta[18];
             for (k = 0; k < 3; ++k)
@@ -4559,8 +4572,7 @@ static RC__UNUSED void rc__sh_chain_o(const rc__sh_wo *W, int nw, const double *
         for (k = 0; k < 3; ++k)
             for (j = 0; j < nw; ++j)
                 T[k * nw + j] = W->h[7 * (4 + k) + 4] * Jm[j] + W->h[7 * (4 + k) + 5] * Jm[nw + j] + W->h[7 * (4 + k) + 6] * Jm[2 * nw + j];
-        for (i = 0; i < nw; ++i)
-            for (j = 0; j < nw; ++j) H[i * ld + j] = Jm[i] * T[j] + Jm[nw + i] * T[nw + j] + Jm[2 * nw + i] * T[2 * nw + j];
+        rc__sh_chain_mm(nw, Jm, T, H, ld);
         if (withu) {
             double Wmu[3][6], Wwu[4][6];   /* W_mw Bw, W_ww Bw */
             for (j = 0; j < 6; ++j) {
