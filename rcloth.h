@@ -9483,13 +9483,10 @@ static RC__UNUSED int rc__ct_plane_bound_ok(int ee, const double *P[4], double r
     return h * h <= r * r * nn;
 }
 
-/* Whether candidate pair (a, b) of kind k (rc__sim_mesh_pairs) may be within r at x. Two lower
-   bounds of its distance d are tested: the gap of the boxes of its two primitives (at x and at the
-   obstacle's vertices), and the distance of the point to the triangle's plane (kinds 0, 1) or of
-   the two edges' lines (kind 2), |(q - p).n| / |n| with n the plane normal or ea x eb, used when
-   the triangle or the pair is far from degenerate (sin^2 > 1e-6), where its rounding error is
-   below 1e-13 m. A pair that fails has d > r and a barrier of exactly zero (the margin 1e-9 r
-   keeps rounding of d^2 out of it). */
+/* Whether candidate pair (a, b) of kind k (rc__sim_mesh_pairs) may be within r at x, by two lower
+   bounds of its distance d: the gap of its two primitives' boxes (at x and at the obstacle's
+   vertices), then rc__ct_plane_bound_ok. A pair that fails has d > r and a barrier of exactly zero
+   (the margin 1e-9 r keeps rounding of d^2 out of it). */
 static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
                                           double r)
 {
@@ -10576,7 +10573,7 @@ static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y,
             if (a < amax) amax = a;
         }
     }
-    if (s->has_mesh_obstacle) {   /* scratch and status only */
+    if (s->has_mesh_obstacle) {   /* scratch, kept candidate lists and status only */
         rc_sim *sm = (rc_sim *)s;
         for (i = 0; i < s->nv; ++i)
             for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; sm->ls_dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0; }
