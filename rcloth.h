@@ -8669,18 +8669,25 @@ static void rc__map_triB(const rc_sim *s, const rc__system *y, int t, rc__dofmap
    system, searching the CSC positions (the triangles use their table: rc__system_scatter_tris) */
 static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H)
 {
-    int a, b, n = m->n;
+    int a, b, n = m->n, pb, gp;
     for (a = 0; a < n; ++a) {
         int ga = m->g[a];
         if (ga < 0) continue;
         if (g) y->g[ga] += m->c[a] * g[a];
         if (!H) continue;
-        for (b = 0; b < n; ++b) {
-            int gb = m->g[b], pos;
+        for (b = 0, pb = -1, gp = -2; b < n; ++b) {
+            int gb = m->g[b], pos = -1;
             if (gb < ga) continue;
-            pos = rc__system_find(y, ga, gb);
+            /* a vertex's columns share their rows above its block: after column gp = gb - 1, row ga
+               is at the same offset in gb (checked; a search otherwise) */
+            if (gb == gp + 1 && gb > ga) {
+                pos = pb + y->colptr[gb] - y->colptr[gp];
+                if (pos >= y->colptr[gb + 1] || y->rowind[pos] != ga) pos = -1;
+            }
+            if (pos < 0) pos = rc__system_find(y, ga, gb);
             RCLOTH_ASSERT(pos >= 0);
             y->val[pos] += m->c[a] * m->c[b] * H[a * n + b];
+            pb = pos; gp = gb;
         }
     }
 }
@@ -9992,19 +9999,26 @@ static RC__UNUSED void rc__sim_scatter_x4(rc__system *y, const int *v, const dou
         for (r = 0; r < 3; ++r) y->g[ga + r] += g[3 * a + r];
     }
     if (!H) return;
+    /* One binary search per vertex pair: the three columns of a vertex have the same rows above
+       its own block, so row ga sits at the same offset in columns gb + 1 and gb + 2 as in gb (the
+       guess is checked, and searched for if it misses). */
     for (b = 0; b < 4; ++b) {
         int gb = y->dof_x[3 * v[b]];
         if (gb < 0) continue;
-        for (j = 0; j < 3; ++j)
-            for (a = 0; a < 4; ++a) {
-                int ga = y->dof_x[3 * v[a]], pos, nr;
-                if (ga < 0 || ga > gb) continue;
-                nr = ga == gb ? j + 1 : 3;   /* diagonal block: upper part r <= j */
-                pos = rc__system_find(y, ga, gb + j);
+        for (a = 0; a < 4; ++a) {
+            int ga = y->dof_x[3 * v[a]], pos0;
+            if (ga < 0 || ga > gb) continue;
+            pos0 = rc__system_find(y, ga, gb);
+            RCLOTH_ASSERT(pos0 >= 0);
+            if (pos0 < 0) continue;
+            for (j = 0; j < 3; ++j) {
+                int nr = ga == gb ? j + 1 : 3, pos = pos0 + y->colptr[gb + j] - y->colptr[gb];   /* diagonal block: r <= j */
+                if (j && (pos >= y->colptr[gb + j + 1] || y->rowind[pos] != ga)) pos = rc__system_find(y, ga, gb + j);
                 RCLOTH_ASSERT(pos >= 0);
                 if (pos < 0) continue;
                 for (r = 0; r < nr; ++r) y->val[pos + r] += H[(3 * a + r) * 12 + 3 * b + j];
             }
+        }
     }
 }
 
