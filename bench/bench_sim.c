@@ -59,10 +59,6 @@ static rc_sim *make_sphere_drape(int n, int adaptive)
     return bench_sphere_drape(n, adaptive, 0, g_threads, g_cache_eps);
 }
 
-/* Two-point drape (DESIGN §10): a 0.8 m square of the prototype material (n x n grid) hanging in
-   the x-z plane from its two top corners, which are pinned 0.6 m apart (each moved 0.1 m
-   inwards from its rest position). A 1 cm out-of-plane bulge breaks the symmetry, as in the
-   two_point_drape example scene. */
 /* the solver settings of the ablation's variants (and --reuse/--eta/--etol/--cache-eps): cache 1 =
    stencil blocks + the joint factor reused, 2 = blocks only (the factor rebuilt every outer
    iteration) */
@@ -80,6 +76,10 @@ static void solver_flags(rc_sim_def *def, int adaptive, int schedule, int cache,
     def->num_threads = g_threads;
 }
 
+/* Two-point drape (DESIGN §10): a 0.8 m square of the prototype material (n x n grid) hanging in
+   the x-z plane from its two top corners, which are pinned 0.6 m apart (each moved 0.1 m
+   inwards from its rest position). A 1 cm out-of-plane bulge breaks the symmetry, as in the
+   two_point_drape example scene. */
 static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, double dt)
 {
     const double L = 0.8;
