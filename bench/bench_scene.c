@@ -3,7 +3,8 @@
    factorizations, solves, line searches, seconds; linear solves, CG iterations on a reused factor,
    reused factors) and a summary with CPU seconds (total, median and slowest step), outer and inner
    iterations, unconverged steps, and the active rate over the outer iterations after the fifth of
-   each step (the measure of issue 5's active-rate bar). The driver behind the 100-step figures of
+   each step (the measure of issue 5's active-rate bar), and a table of the active rate by outer
+   iteration index over all steps. The driver behind the 100-step figures of
    bench/RESULTS.md section 5.
 
    Usage: build/bench_scene [scene] [steps] [verts] [adaptive] [threads] [thickness]
@@ -37,7 +38,8 @@ int main(int argc, char **argv)
     sc_params p = sc_default_params();
     sc_scene sc;
     rc_step_stats st;
-    double cpu = 0.0, wall = 0.0, late = 0.0, *times;
+    double cpu = 0.0, wall = 0.0, late = 0.0, *times, by_iter[16] = { 0 };   /* active rate by outer iteration */
+    int n_iter[16] = { 0 };
     long outer = 0, inner = 0;
     int k, done = 0, unconverged = 0, nlate = 0;
     if (!info || steps < 1 || verts < 0 || threads < 1 || !(thickness >= 0.0)) {
@@ -62,6 +64,10 @@ int main(int argc, char **argv)
         if (rs != RC_OK) { printf("step %d: %s\n", k + 1, rc_status_string(rs)); break; }
         wall += st.t_total;
         for (j = 5; st.active_rate_per_iter && j < st.num_active_rates; ++j, ++nl) l += st.active_rate_per_iter[j];
+        for (j = 0; st.active_rate_per_iter && j < st.num_active_rates; ++j) {   /* iterations 16+ pooled in the last bin */
+            by_iter[j < 15 ? j : 15] += st.active_rate_per_iter[j];
+            n_iter[j < 15 ? j : 15]++;
+        }
         times[done++] = c;
         cpu += c; outer += adaptive ? st.outer_iters : st.newton_iters; inner += adaptive ? st.inner_iters : 0;
         unconverged += !st.converged; late += l; nlate += nl;
@@ -78,6 +84,12 @@ int main(int argc, char **argv)
                " active rate after the 5th outer iteration %.3f over %d iterations; wall %.2f s (%.3f s/step)\n",
                done, cpu, cpu / done, median, times[done - 1], adaptive ? "outer" : "newton", outer, inner, unconverged,
                st.ip_end, nlate ? late / nlate : 0.0, nlate, wall, wall / done);
+        if (adaptive) {
+            int j;
+            printf("active rate by outer iteration index (mean, and the number of outer iterations with that index):\n");
+            for (j = 0; j < 16; ++j)
+                if (n_iter[j]) printf("  %s%2d: %.3f (%d)\n", j < 15 ? "" : ">=", j + 1, by_iter[j] / n_iter[j], n_iter[j]);
+        }
     }
     free(times);
     sc_destroy(&sc);
