@@ -984,8 +984,9 @@ static void test_sim_trimesh_box_edge(void)
    moved. A sheet over the box top descends from 8 mm (outside the lists' reach of 2 (xi + dhat)
    = 6 mm) by 0.25 mm per evaluation to 1.5 mm (all three pair kinds in the band: cloth vertices
    over the face, box corners under cloth triangles, cloth edges across the top edges), swept
-   sideways 0.3 mm per evaluation, heights varied by 0.3 mm, the box (and the sheet) lifted 0.5 mm at the 35th: at
-   every position the barrier energy equals a brute-force sum over every pair, and the CCD of two
+   sideways 0.3 mm per evaluation, heights varied by 0.3 mm, the box (and the sheet) lifted 0.5 mm
+   at the 35th: at every position the barrier energy equals a brute-force sum over every pair, and
+   the CCD of two
    sweeps, 2.5 mm down and 0.5 mm sideways (which the lists serve while it stays within 2 dhat of
    their build) and 9 mm down (which they cannot serve: it reaches pairs 8 mm away), equals the
    smallest time of impact over every pair. */
