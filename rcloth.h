@@ -9388,6 +9388,45 @@ static RC__UNUSED void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacl
     }
 }
 
+/* The pair test of rc__ct_bp_pairs on the boxes of rc__sim_boxes, for one pair: primitive A (na
+   vertices ia of xa, swept to xa + a dxa when dxa) and B (nb vertices ib of xb, swept likewise
+   when dxb), each box grown by infl; 1 if they meet on every axis. The same arithmetic as the
+   search, so a kept list filtered with it yields exactly the pairs a fresh search would. */
+static RC__UNUSED int rc__sim_boxes_meet(const double *xa, const double *dxa, const int *ia, int na, const double *xb,
+                                         const double *dxb, const int *ib, int nb, double a, double infl)
+{
+    int c, k;
+    for (c = 0; c < 3; ++c) {
+        double alo = HUGE_VAL, ahi = -HUGE_VAL, blo = HUGE_VAL, bhi = -HUGE_VAL;
+        for (k = 0; k < na; ++k) {
+            double v0 = xa[3 * ia[k] + c], v1 = dxa ? v0 + a * dxa[3 * ia[k] + c] : v0;
+            if (v0 < alo) alo = v0;
+            if (v0 > ahi) ahi = v0;
+            if (v1 < alo) alo = v1;
+            if (v1 > ahi) ahi = v1;
+        }
+        for (k = 0; k < nb; ++k) {
+            double v0 = xb[3 * ib[k] + c], v1 = dxb ? v0 + a * dxb[3 * ib[k] + c] : v0;
+            if (v0 < blo) blo = v0;
+            if (v0 > bhi) bhi = v0;
+            if (v1 < blo) blo = v1;
+            if (v1 > bhi) bhi = v1;
+        }
+        if (alo - infl > bhi + infl || blo - infl > ahi + infl) return 0;
+    }
+    return 1;
+}
+
+/* The vertices of candidate pair (a, b) of kind k of the mesh-obstacle search (rc__sim_mesh_pairs):
+   the cloth side ia (na of them, indices into x), the obstacle side ib (nb, into its mesh_x) */
+static RC__UNUSED void rc__sim_mesh_pair_verts(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const int **ia,
+                                               int *na, const int **ib, int *nb)
+{
+    if (kind == 0) { *ia = pair; *na = 1; *ib = ob->mesh_tris + 3 * pair[1]; *nb = 3; }
+    else if (kind == 1) { *ia = s->tris + 3 * pair[0]; *na = 3; *ib = pair + 1; *nb = 1; }
+    else { *ia = s->topo.edge_v + 2 * pair[0]; *na = 2; *ib = ob->mesh_edges + 2 * pair[1]; *nb = 2; }
+}
+
 /* Appends the np pairs of a fresh search (freed here) to a kept list of *total pairs, growing it.
    0 (and nothing appended) when the contact status is already an error (the search's, or an
    earlier one) or memory runs out (then the status says so). */
@@ -9492,24 +9531,17 @@ static RC__UNUSED int rc__ct_plane_bound_ok(int ee, const double *P[4], double r
 
 /* Whether candidate pair (a, b) of kind k (rc__sim_mesh_pairs) may be within r at x, by two lower
    bounds of its distance d: the gap of its two primitives' boxes (at x and at the obstacle's
-   vertices), then rc__ct_plane_bound_ok. A pair that fails has d > r and a barrier of exactly zero
-   (the margin 1e-9 r keeps rounding of d^2 out of it). */
+   vertices; each grown by r/2), then rc__ct_plane_bound_ok. A pair that fails has d > r and a
+   barrier of exactly zero (the margin 1e-9 r keeps rounding of d^2 out of it). */
 static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
                                           double r)
 {
     const int *ia, *ib;
     const double *X = ob->mesh_x, *P[4];
-    int na, nb, c, k;
-    if (kind == 0) { ia = pair; na = 1; ib = ob->mesh_tris + 3 * pair[1]; nb = 3; }
-    else if (kind == 1) { ia = s->tris + 3 * pair[0]; na = 3; ib = pair + 1; nb = 1; }
-    else { ia = s->topo.edge_v + 2 * pair[0]; na = 2; ib = ob->mesh_edges + 2 * pair[1]; nb = 2; }
+    int na, nb, k;
+    rc__sim_mesh_pair_verts(s, ob, kind, pair, &ia, &na, &ib, &nb);
     r *= 1.0 + 1e-9;
-    for (c = 0; c < 3; ++c) {
-        double alo = x[3 * ia[0] + c], ahi = alo, blo = X[3 * ib[0] + c], bhi = blo;
-        for (k = 1; k < na; ++k) { double v = x[3 * ia[k] + c]; if (v < alo) alo = v; if (v > ahi) ahi = v; }
-        for (k = 1; k < nb; ++k) { double v = X[3 * ib[k] + c]; if (v < blo) blo = v; if (v > bhi) bhi = v; }
-        if (alo - bhi > r || blo - ahi > r) return 0;
-    }
+    if (!rc__sim_boxes_meet(x, NULL, ia, na, X, NULL, ib, nb, 0.0, 0.5 * r)) return 0;
     /* P[0] the point (or ea0), P[1..3] the triangle (or ea1, eb0, eb1) */
     if (kind == 0) { P[0] = x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[1 + k] = X + 3 * ib[k]; }
     else if (kind == 1) { P[0] = X + 3 * ib[0]; for (k = 0; k < 3; ++k) P[1 + k] = x + 3 * ia[k]; }
@@ -9603,23 +9635,9 @@ static RC__UNUSED int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const d
     *pairs = s->mc_act;
     for (p = s->mc_off[3 * o + kind]; p < s->mc_off[3 * o + kind + 1]; ++p) {
         const int *pr = s->mc_pairs + 2 * p, *ia, *ib;
-        int na, nb, c, k, ok = 1;
-        if (kind == 0) { ia = pr; na = 1; ib = ob->mesh_tris + 3 * pr[1]; nb = 3; }
-        else if (kind == 1) { ia = s->tris + 3 * pr[0]; na = 3; ib = pr + 1; nb = 1; }
-        else { ia = s->topo.edge_v + 2 * pr[0]; na = 2; ib = ob->mesh_edges + 2 * pr[1]; nb = 2; }
-        for (c = 0; c < 3 && ok; ++c) {   /* the boxes of rc__sim_boxes, the test of rc__ct_bp_pairs */
-            double alo = HUGE_VAL, ahi = -HUGE_VAL, blo = HUGE_VAL, bhi = -HUGE_VAL;
-            for (k = 0; k < na; ++k) {
-                double v0 = bx[3 * ia[k] + c], v1 = v0 + a * dx[3 * ia[k] + c];
-                if (v0 < alo) alo = v0;
-                if (v0 > ahi) ahi = v0;
-                if (v1 < alo) alo = v1;
-                if (v1 > ahi) ahi = v1;
-            }
-            for (k = 0; k < nb; ++k) { double v = X[3 * ib[k] + c]; if (v < blo) blo = v; if (v > bhi) bhi = v; }
-            if (alo - xi_ > bhi + xi_ || blo - xi_ > ahi + xi_) ok = 0;
-        }
-        if (!ok) continue;
+        int na, nb;
+        rc__sim_mesh_pair_verts(s, ob, kind, pr, &ia, &na, &ib, &nb);
+        if (!rc__sim_boxes_meet(bx, dx, ia, na, X, NULL, ib, nb, a, xi_)) continue;
         (*pairs)[2 * np] = pr[0]; (*pairs)[2 * np + 1] = pr[1];
         ++np;
     }
@@ -9822,19 +9840,9 @@ static RC__UNUSED int rc__sim_self_filter(rc_sim *s, int kind, const double *x, 
     int np = 0;
     for (p = s->sc_off[kind]; p < s->sc_off[kind + 1]; ++p) {
         const int *pr = s->sc_pairs + 2 * p;
-        int v[4], c, k, ok = 1, na = kind == 0 ? 1 : 2;
+        int v[4], na = kind == 0 ? 1 : 2;
         rc__sim_self_verts(s, kind, pr[0], pr[1], v);
-        for (c = 0; c < 3 && ok; ++c) {
-            double alo = HUGE_VAL, ahi = -HUGE_VAL, blo = HUGE_VAL, bhi = -HUGE_VAL;
-            for (k = 0; k < 4; ++k) {
-                double w0 = x[3 * v[k] + c], w1 = dx ? w0 + a * dx[3 * v[k] + c] : w0;
-                double lo = w0 < w1 ? w0 : w1, hi = w0 < w1 ? w1 : w0;
-                if (k < na) { if (lo < alo) alo = lo; if (hi > ahi) ahi = hi; }
-                else { if (lo < blo) blo = lo; if (hi > bhi) bhi = hi; }
-            }
-            if (alo - infl > bhi + infl || blo - infl > ahi + infl) ok = 0;
-        }
-        if (!ok) continue;
+        if (!rc__sim_boxes_meet(x, dx, v, na, x, dx, v + na, 4 - na, a, infl)) continue;
         s->sc_act[2 * np] = pr[0]; s->sc_act[2 * np + 1] = pr[1];
         ++np;
     }
