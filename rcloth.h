@@ -9395,24 +9395,24 @@ static RC__UNUSED void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacl
 static RC__UNUSED int rc__sim_boxes_meet(const double *xa, const double *dxa, const int *ia, int na, const double *xb,
                                          const double *dxb, const int *ib, int nb, double a, double infl)
 {
-    int c, k;
+    const double *xs[2], *ds[2];
+    const int *is[2];
+    int ns[2], c, k, side;
+    xs[0] = xa; ds[0] = dxa; is[0] = ia; ns[0] = na;
+    xs[1] = xb; ds[1] = dxb; is[1] = ib; ns[1] = nb;
     for (c = 0; c < 3; ++c) {
-        double alo = HUGE_VAL, ahi = -HUGE_VAL, blo = HUGE_VAL, bhi = -HUGE_VAL;
-        for (k = 0; k < na; ++k) {
-            double v0 = xa[3 * ia[k] + c], v1 = dxa ? v0 + a * dxa[3 * ia[k] + c] : v0;
-            if (v0 < alo) alo = v0;
-            if (v0 > ahi) ahi = v0;
-            if (v1 < alo) alo = v1;
-            if (v1 > ahi) ahi = v1;
+        double lo[2], hi[2];
+        for (side = 0; side < 2; ++side) {
+            lo[side] = HUGE_VAL; hi[side] = -HUGE_VAL;
+            for (k = 0; k < ns[side]; ++k) {
+                double v0 = xs[side][3 * is[side][k] + c], v1 = ds[side] ? v0 + a * ds[side][3 * is[side][k] + c] : v0;
+                if (v0 < lo[side]) lo[side] = v0;
+                if (v0 > hi[side]) hi[side] = v0;
+                if (v1 < lo[side]) lo[side] = v1;
+                if (v1 > hi[side]) hi[side] = v1;
+            }
         }
-        for (k = 0; k < nb; ++k) {
-            double v0 = xb[3 * ib[k] + c], v1 = dxb ? v0 + a * dxb[3 * ib[k] + c] : v0;
-            if (v0 < blo) blo = v0;
-            if (v0 > bhi) bhi = v0;
-            if (v1 < blo) blo = v1;
-            if (v1 > bhi) bhi = v1;
-        }
-        if (alo - infl > bhi + infl || blo - infl > ahi + infl) return 0;
+        if (lo[0] - infl > hi[1] + infl || lo[1] - infl > hi[0] + infl) return 0;
     }
     return 1;
 }
@@ -9430,14 +9430,22 @@ static RC__UNUSED void rc__sim_mesh_pair_verts(const rc_sim *s, const rc__obstac
 /* Appends the np pairs of a fresh search (freed here) to a kept list of *total pairs, growing it.
    0 (and nothing appended) when the contact status is already an error (the search's, or an
    earlier one) or memory runs out (then the status says so). */
+/* Room for n pairs in *list (capacity *cap pairs, grown to want when short); 0 and the status set
+   on out-of-memory */
+static RC__UNUSED int rc__sim_pairs_reserve(rc_sim *s, int **list, size_t *cap, size_t n, size_t want)
+{
+    int *nb;
+    if (n <= *cap) return 1;
+    nb = (int *)rc__realloc(s->user, *list, want, 2 * sizeof(int));
+    if (!nb) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return 0; }
+    *list = nb;
+    *cap = want;
+    return 1;
+}
+
 static RC__UNUSED int rc__sim_pairs_append(rc_sim *s, int **list, size_t *cap, size_t *total, int *pairs, int np)
 {
-    if (s->contact_status == RC_OK && *total + (size_t)np > *cap) {
-        size_t nc = 2 * (*total + (size_t)np);
-        int *nb = (int *)rc__realloc(s->user, *list, nc, 2 * sizeof(int));
-        if (!nb) s->contact_status = RC_ERR_OUT_OF_MEMORY;
-        else { *list = nb; *cap = nc; }
-    }
+    if (s->contact_status == RC_OK) (void)rc__sim_pairs_reserve(s, list, cap, *total + (size_t)np, 2 * (*total + (size_t)np));
     if (s->contact_status == RC_OK && np) memcpy(*list + 2 * *total, pairs, (size_t)np * 2 * sizeof(int));
     rc__free(s->user, pairs);
     if (s->contact_status != RC_OK) return 0;
@@ -9497,12 +9505,7 @@ static RC__UNUSED void rc__sim_mesh_cands(rc_sim *s, const double *x)
             s->mc_off[3 * o + kind + 1] = total;
         }
     }
-    if (total > s->mc_act_cap) {
-        int *na = (int *)rc__realloc(s->user, s->mc_act, total, 2 * sizeof(int));
-        if (!na) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
-        s->mc_act = na;
-        s->mc_act_cap = total;
-    }
+    if (!rc__sim_pairs_reserve(s, &s->mc_act, &s->mc_act_cap, total, total)) return;
     memcpy(s->mc_xb, x, n3 * sizeof(double));
     for (o = 0, k = 0; o < s->nobs; ++o)
         if (s->obs[o].shape.kind == RC__OBS_TRIMESH) {
@@ -9819,12 +9822,7 @@ static RC__UNUSED void rc__sim_self_cands(rc_sim *s, const double *x)
         s->sc_off[kind + 1] = total;
         s->t_bp += rc__now() - t0;
     }
-    if (total > s->sc_act_cap) {
-        int *na = (int *)rc__realloc(s->user, s->sc_act, total, 2 * sizeof(int));
-        if (!na) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
-        s->sc_act = na;
-        s->sc_act_cap = total;
-    }
+    if (!rc__sim_pairs_reserve(s, &s->sc_act, &s->sc_act_cap, total, total)) return;
     memcpy(s->sc_xb, x, n3 * sizeof(double));
     s->sc_r = r; s->sc_valid = 1;
 }
