@@ -784,6 +784,33 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *buffer);
 #define RC__UNUSED
 #endif
 
+/* SIMD (the sparse factorization's dense kernels, the solves, and the rotations of the dense
+   eigen-solver below): <immintrin.h> is the compiler's own intrinsics header (no
+   library, nothing to link; it declares the SSE2, AVX2 and FMA intrinsics alike); SSE2 is part of every x86-64 target, AVX2 + FMA only with
+   -march flags. A portable x86-64 build with gcc or clang still gets the AVX2 + FMA tile when the
+   CPU has it: that one function is compiled for those instructions (a function target attribute)
+   and rc_ldlt_analyze asks the CPU once (__builtin_cpu_supports) whether it may be called
+   (RC__SP_DISPATCH). Measured on the 1k sphere drape's LDL^T, -O2: joint (x, phi, u) system 60 ->
+   35 ms, (x, phi) system 18 -> 12 ms. The fused multiply-adds round differently, so factors (and
+   trajectories) differ in the last bits between CPUs with and without AVX2 + FMA; on one machine
+   results stay bit-identical for any thread count. RCLOTH_NO_CPU_DISPATCH keeps the portable build
+   on SSE2, RCLOTH_NO_SIMD builds the scalar kernels (CI runs the sparse tests all three ways). */
+#if (defined(__SSE2__) || defined(__AVX2__)) && !defined(RCLOTH_NO_SIMD)
+#include <immintrin.h>
+#endif
+#if defined(__AVX2__) && defined(__FMA__) && !defined(RCLOTH_NO_SIMD)
+#define RC__SP_AVX2 1
+#elif defined(__SSE2__) && !defined(RCLOTH_NO_SIMD)
+#define RC__SP_SSE2 1
+/* gcc >= 5 or clang >= 6 (target attributes with intrinsics, __builtin_cpu_supports), not clang-cl
+   (its <immintrin.h> leaves AVX out without -mavx2, and __builtin_cpu_supports needs a runtime
+   library it does not link by default) */
+#if ((defined(__clang__) && __clang_major__ >= 6) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 5)) && \
+    defined(__x86_64__) && !defined(_MSC_VER) && !defined(RCLOTH_NO_CPU_DISPATCH)
+#define RC__SP_DISPATCH 1
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -923,8 +950,10 @@ enum { RC__PROJECT_CLAMP = 0, RC__PROJECT_ABS = 1 };
 
 /* Project symmetric H (n*n row-major) onto the PSD cone: H = V diag(max(l, 0)) V^T (clamp) or
    V diag(|l|) V^T (abs). work: at least 3*n*n + n doubles. Returns 1 if H was changed. A quick
-   diagonal-dominance test skips the eigen-decomposition for matrices that are already PSD. */
-static RC__UNUSED int rc__psd_project(int n, double *H, int mode, double *work)
+   diagonal-dominance test skips the eigen-decomposition for matrices that are already PSD.
+   The reference projection (any n, Jacobi): used for the 3x3 and 4x4 blocks of contact and
+   friction, as the fast path's fallback, and by the tests as the exact answer. */
+static RC__UNUSED int rc__psd_project_jacobi(int n, double *H, int mode, double *work)
 {
     double *A = work, *V = work + n * n, *lam = work + 2 * n * n;
     int i, j, k, neg = 0, dominant = 1;
@@ -952,6 +981,267 @@ static RC__UNUSED int rc__psd_project(int n, double *H, int mode, double *work)
     return 1;
 }
 
+/* ---- fast PSD projection of an element Hessian (n <= 27): rc__psd_project. The Jacobi solver
+   above costs ~260 us on a 27x27 bending stencil; this path needs only the NEGATIVE eigenpairs:
+     1. diagonally dominant with nonnegative diagonal -> PSD, done;
+     2. rows/columns that are exactly zero (boundary edges' flap rows, the in-plane rows of a flat
+        sheet's bending stencil) are eigenvectors of eigenvalue 0: they are dropped and the rest
+        (m x m) is projected, then scattered back (exact, and it shrinks the O(m^3) work);
+     3. Cholesky of H + delta I (delta = 1e-12 max|H_ii|) succeeds -> lambda_min >= -delta: treated
+        as PSD and left alone (element Hessians are singular: rigid modes);
+     4. Householder tridiagonalisation Q^T H Q = T (reflectors kept, Q never formed), eigenpairs
+        of T by implicit QL with Wilkinson shifts, the rotations accumulated (rc__tridiag_ql),
+        the negative ones' eigenvectors back-transformed by the reflectors; then
+        H += sum_{lambda<0} (lambda' - lambda) v v^T, lambda' = 0 (clamp) or -lambda (abs).
+        (Session 12: accumulating the rotations replaced inverse iteration on T for the negative
+        eigenvalues, 15.6 -> 9.4 us per 18 x 18 bending Schur complement, same distance to the
+        exact clamp, 1.8e-14 |S|, on 10k stencils of the bench_energy sheet.)
+   Negatives at round-off level (|lambda| <= 1e-13 max|lambda|) are skipped.
+   Falls back to rc__psd_project_jacobi if QL does not converge in 60 iterations per eigenvalue.
+   Returns 1 if H was changed. Used by the shell stencils (ENERGY, SIM) and, through
+   rc__psd_project_core, by the contact barrier's low-rank projection (rc__ct_psd_project_lowrank).
+   Measured on stencils captured from a hanging-sheet run (fixed mesh): Cholesky accepts 26% of
+   the 9x9 element-A Hessians and 3% of the 21x21 bending ones; the rest have 1-3 (n = 9) or
+   4-9 (n = 21) genuinely negative eigenvalues, so step 4 is the common path. */
+
+/* Householder reduction of symmetric A (n*n, destroyed) to tridiagonal (d, e: e[i] couples i and
+   i+1); reflector k (P_k = I - beta_k v_k v_k^T, v_k nonzero in k+1..n-1) stored in V[k*n..].
+   A sub-column whose norm (below the sub-diagonal) is <= tol is left alone (no reflector): with
+   tol = eps |A|_inf this perturbs the eigenvalues by round-off only, and it keeps the singular
+   stencils' null-space noise (~1e-18 |A|) out of the arithmetic, where its products went
+   subnormal and made the reduction ~20x slower. */
+static RC__UNUSED void rc__sym_tridiag(int n, double *A, double *d, double *e, double *V, double *beta, double tol)
+{
+    int i, j, k;
+    for (k = 0; k + 2 < n; ++k) {
+        double sigma = 0.0, x0 = A[(k + 1) * n + k], nrm, alpha, bt, *v = V + k * n, p[27], K = 0.0;
+        for (i = k + 2; i < n; ++i) sigma += A[i * n + k] * A[i * n + k];
+        beta[k] = 0.0;
+        if (sigma <= tol * tol) continue;
+        nrm = sqrt(x0 * x0 + sigma);
+        alpha = x0 > 0.0 ? -nrm : nrm;
+        v[k + 1] = x0 - alpha;
+        for (i = k + 2; i < n; ++i) v[i] = A[i * n + k];
+        bt = 2.0 / (v[k + 1] * v[k + 1] + sigma);
+        beta[k] = bt;
+        /* P A P on the trailing block: A -= v w^T + w v^T, w = p - K v, p = beta A v, K = beta/2 v^T p.
+           Only the lower triangle (j <= i) is read and updated. */
+        for (i = k + 1; i < n; ++i) p[i] = 0.0;
+        for (i = k + 1; i < n; ++i) {
+            double sum = 0.0, vi = v[i];
+            const double *Ai = A + i * n;
+            for (j = k + 1; j < i; ++j) {
+                sum += Ai[j] * v[j];
+                p[j] += Ai[j] * vi;
+            }
+            p[i] += sum + Ai[i] * vi;
+        }
+        for (i = k + 1; i < n; ++i) {
+            p[i] *= bt;
+            K += v[i] * p[i];
+        }
+        K *= 0.5 * bt;
+        for (i = k + 1; i < n; ++i) p[i] -= K * v[i];
+        for (i = k + 1; i < n; ++i) {
+            double vi = v[i], pi = p[i];
+            double *Ai = A + i * n;
+            for (j = k + 1; j <= i; ++j) Ai[j] -= vi * p[j] + pi * v[j];
+        }
+        A[(k + 1) * n + k] = A[k * n + k + 1] = alpha;
+    }
+    for (i = 0; i < n; ++i) {
+        d[i] = A[i * n + i];
+        e[i] = i + 1 < n ? A[(i + 1) * n + i] : 0.0;
+    }
+}
+
+/* (z0, z1) <- (c z0 - s z1, s z0 + c z1) over n entries (two-wide SSE2 where available: the same
+   products and sums as the scalar loop, so the same result unless the compiler contracts the
+   scalar tail into fused multiply-adds, e.g. -march=native with gcc's default -ffp-contract=fast;
+   deterministic either way) */
+static RC__UNUSED void rc__rotate_rows(int n, double *z0, double *z1, double c, double s)
+{
+    int k = 0;
+#ifdef RC__SP_SSE2
+    __m128d cc = _mm_set1_pd(c), ss = _mm_set1_pd(s);
+    for (; k + 2 <= n; k += 2) {
+        __m128d a = _mm_loadu_pd(z0 + k), b = _mm_loadu_pd(z1 + k);
+        _mm_storeu_pd(z1 + k, _mm_add_pd(_mm_mul_pd(ss, a), _mm_mul_pd(cc, b)));
+        _mm_storeu_pd(z0 + k, _mm_sub_pd(_mm_mul_pd(cc, a), _mm_mul_pd(ss, b)));
+    }
+#endif
+    for (; k < n; ++k) {
+        double t = z1[k];
+        z1[k] = s * z0[k] + c * t;
+        z0[k] = c * z0[k] - s * t;
+    }
+}
+
+/* eigenvalues of the tridiagonal (d, e) by implicit QL; d is overwritten, e destroyed. 0 on failure.
+   Deflation is absolute (|e_m| <= eps |T|): the projection needs eigenvalues to eps |T| only, and
+   a relative test would iterate on the null-space (rigid-mode) eigenvalues to no purpose.
+   Zt (n*n, may be NULL): the rotations are applied to its rows i, i+1, so starting from I row k
+   ends as the eigenvector of d[k] (in T's basis, orthonormal to round-off). Why accumulate: the
+   QL sweep is one chain of dependent square roots and divisions (~55 cycles per rotation, 360
+   rotations on a bending stencil), and the row updates do not feed that chain, so they run in
+   its shadow; measured on 10k bending Schur complements (18 x 18, 8.6 negative eigenvalues
+   each), this replaced inverse iteration for the negative ones at lower total cost (see
+   rc__psd_project_core). */
+static RC__UNUSED int rc__tridiag_ql(int n, double *d, double *e, double *Zt)
+{
+    int i, l, m, iter;
+    double anorm = 0.0;
+    for (i = 0; i < n; ++i) {
+        double r = fabs(d[i]) + fabs(e[i]) + (i > 0 ? fabs(e[i - 1]) : 0.0);
+        if (r > anorm) anorm = r;
+    }
+    for (l = 0; l < n; ++l) {
+        for (iter = 0;; ++iter) {
+            double g, r, s, c, pp, f, b;
+            int split = 0;
+            for (m = l; m < n - 1; ++m)
+                if (fabs(e[m]) <= DBL_EPSILON * anorm) break;
+            if (m == l) break;
+            if (iter == 60) return 0;
+            g = (d[l + 1] - d[l]) / (2.0 * e[l]);
+            r = sqrt(g * g + 1.0);
+            g = d[m] - d[l] + e[l] / (g + (g >= 0.0 ? r : -r));
+            s = c = 1.0;
+            pp = 0.0;
+            for (i = m - 1; i >= l; --i) {
+                f = s * e[i];
+                b = c * e[i];
+                r = sqrt(f * f + g * g);
+                e[i + 1] = r;
+                if (r == 0.0) {
+                    d[i + 1] -= pp;
+                    e[m] = 0.0;
+                    split = 1;
+                    break;
+                }
+                {
+                    double ir = 1.0 / r; /* one division per rotation instead of two */
+                    s = f * ir;
+                    c = g * ir;
+                }
+                g = d[i + 1] - pp;
+                r = (d[i] - g) * s + 2.0 * c * b;
+                pp = s * r;
+                d[i + 1] = g + pp;
+                g = c * r - b;
+                if (Zt) rc__rotate_rows(n, Zt + (size_t)i * n, Zt + (size_t)(i + 1) * n, c, s);
+            }
+            if (split) continue;
+            d[l] -= pp;
+            e[l] = g;
+            e[m] = 0.0;
+        }
+    }
+    return 1;
+}
+
+/* steps 3-4 on a matrix without zero rows */
+static RC__UNUSED int rc__psd_project_core(int n, double *H, int mode)
+{
+    double A[27 * 27], V[27 * 27], d[27], e[27], lam[27], e2[27], beta[27], Y[27 * 27], delta = 0.0, tnorm = 0.0;
+    double anorm = 0.0, Z[27 * 27], cz[27];
+    int i, j, k, chol = 1, nneg = 0;
+    for (i = 0; i < n; ++i)
+        if (fabs(H[i * n + i]) > delta) delta = fabs(H[i * n + i]);
+    delta *= 1e-12;
+    /* Cholesky of H + delta I (lower triangle in A) */
+    for (j = 0; j < n && chol; ++j) {
+        double djj = H[j * n + j] + delta;
+        for (k = 0; k < j; ++k) djj -= A[j * n + k] * A[j * n + k];
+        if (!(djj > 0.0)) {
+            chol = 0;
+            break;
+        }
+        djj = sqrt(djj);
+        A[j * n + j] = djj;
+        for (i = j + 1; i < n; ++i) {
+            double sum = H[i * n + j];
+            for (k = 0; k < j; ++k) sum -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = sum / djj;
+        }
+    }
+    if (chol) return 0;
+    memcpy(A, H, sizeof(double) * (size_t)(n * n));
+    for (i = 0; i < n; ++i) {
+        double r = 0.0;
+        for (j = 0; j < n; ++j) r += fabs(H[i * n + j]);
+        if (r > anorm) anorm = r;
+    }
+    rc__sym_tridiag(n, A, d, e, V, beta, DBL_EPSILON * anorm);
+    memcpy(lam, d, sizeof(double) * (size_t)n);
+    memcpy(e2, e, sizeof(double) * (size_t)n);
+    memset(Y, 0, sizeof(double) * (size_t)(n * n));
+    for (i = 0; i < n; ++i) Y[i * n + i] = 1.0;
+    if (!rc__tridiag_ql(n, lam, e2, Y)) {
+        double work[3 * 27 * 27 + 27];
+        return rc__psd_project_jacobi(n, H, mode == RC__PROJECT_ABS ? RC__PROJECT_ABS : RC__PROJECT_CLAMP, work);
+    }
+    for (i = 0; i < n; ++i)
+        if (fabs(lam[i]) > tnorm) tnorm = fabs(lam[i]);
+    for (k = 0; k < n; ++k) {
+        /* round-off-level negatives (|lambda| <= 1e-13 |H|, e.g. the rigid modes' noise) change H by
+           less than its own rounding: skipped */
+        if (!(lam[k] < -1e-13 * tnorm)) continue;
+        cz[nneg] = (mode == RC__PROJECT_ABS ? -2.0 : -1.0) * lam[k];
+        memcpy(Z + nneg * n, Y + k * n, sizeof(double) * (size_t)n);   /* T's eigenvector of lam[k] */
+        ++nneg;
+    }
+    /* back-transform z = Q y = P_0 P_1 ... P_{n-3} y, all vectors through one reflector at a time
+       (their dot products are independent: they overlap) */
+    for (k = n - 3; k >= 0; --k) {
+        const double *v = V + k * n;
+        int q;
+        if (beta[k] == 0.0) continue;
+        for (q = 0; q < nneg; ++q) {
+            double *z = Z + q * n, dot = 0.0;
+            for (i = k + 1; i < n; ++i) dot += v[i] * z[i];
+            dot *= beta[k];
+            for (i = k + 1; i < n; ++i) z[i] -= dot * v[i];
+        }
+    }
+    /* H <- sym(H) + sum_k corr_k z_k z_k^T, upper triangle computed once and mirrored (exact symmetry) */
+    for (i = 0; i < n; ++i)
+        for (j = i; j < n; ++j) {
+            double t = 0.5 * (H[i * n + j] + H[j * n + i]);
+            for (k = 0; k < nneg; ++k) t += cz[k] * Z[k * n + i] * Z[k * n + j];
+            H[i * n + j] = H[j * n + i] = t;
+        }
+    return 1;
+}
+
+static RC__UNUSED int rc__psd_project(int n, double *H, int mode)
+{
+    double Hc[27 * 27];
+    int idx[27], i, j, m = 0, dominant = 1, changed;
+    for (i = 0; i < n && dominant; ++i) {
+        double sum = 0.0;
+        for (j = 0; j < n; ++j)
+            if (j != i) sum += fabs(H[i * n + j]);
+        if (H[i * n + i] < sum) dominant = 0;
+    }
+    if (dominant) return 0;
+    for (i = 0; i < n; ++i) {
+        for (j = 0; j < n; ++j)
+            if (H[i * n + j] != 0.0) break;
+        if (j < n) idx[m++] = i;
+    }
+    if (m == n) return rc__psd_project_core(n, H, mode);
+    if (m == 0) return 0;
+    /* a zero row i has H e_i = 0 only if column i is zero too: true for symmetric H */
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) Hc[i * m + j] = H[idx[i] * n + idx[j]];
+    changed = rc__psd_project_core(m, Hc, mode);
+    if (changed)
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) H[idx[i] * n + idx[j]] = Hc[i * m + j];
+    return changed;
+}
+
 #ifdef __cplusplus
 }
 #endif
@@ -959,31 +1249,6 @@ static RC__UNUSED int rc__psd_project(int n, double *H, int mode, double *work)
 /* ==========================================================================
    IMPLEMENTATION: SPARSE
    ========================================================================== */
-/* SIMD kernels of the factorization: <immintrin.h> is the compiler's own intrinsics header (no
-   library, nothing to link; it declares the SSE2, AVX2 and FMA intrinsics alike); SSE2 is part of every x86-64 target, AVX2 + FMA only with
-   -march flags. A portable x86-64 build with gcc or clang still gets the AVX2 + FMA tile when the
-   CPU has it: that one function is compiled for those instructions (a function target attribute)
-   and rc_ldlt_analyze asks the CPU once (__builtin_cpu_supports) whether it may be called
-   (RC__SP_DISPATCH). Measured on the 1k sphere drape's LDL^T, -O2: joint (x, phi, u) system 60 ->
-   35 ms, (x, phi) system 18 -> 12 ms. The fused multiply-adds round differently, so factors (and
-   trajectories) differ in the last bits between CPUs with and without AVX2 + FMA; on one machine
-   results stay bit-identical for any thread count. RCLOTH_NO_CPU_DISPATCH keeps the portable build
-   on SSE2, RCLOTH_NO_SIMD builds the scalar kernels (CI runs the sparse tests all three ways). */
-#if (defined(__SSE2__) || defined(__AVX2__)) && !defined(RCLOTH_NO_SIMD)
-#include <immintrin.h>
-#endif
-#if defined(__AVX2__) && defined(__FMA__) && !defined(RCLOTH_NO_SIMD)
-#define RC__SP_AVX2 1
-#elif defined(__SSE2__) && !defined(RCLOTH_NO_SIMD)
-#define RC__SP_SSE2 1
-/* gcc >= 5 or clang >= 6 (target attributes with intrinsics, __builtin_cpu_supports), not clang-cl
-   (its <immintrin.h> leaves AVX out without -mavx2, and __builtin_cpu_supports needs a runtime
-   library it does not link by default) */
-#if ((defined(__clang__) && __clang_major__ >= 6) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 5)) && \
-    defined(__x86_64__) && !defined(_MSC_VER) && !defined(RCLOTH_NO_CPU_DISPATCH)
-#define RC__SP_DISPATCH 1
-#endif
-#endif
 #include <limits.h>
 
 #ifdef __cplusplus
@@ -4620,267 +4885,6 @@ static RC__UNUSED void rc__sh_bend_Wmm(const double u[6], const rc__sh_coef *c, 
     }
 }
 
-/* ---- fast PSD projection of an element Hessian (n <= 27). The Jacobi solver of BASE costs
-   ~260 us on a 27x27 bending stencil; this path needs only the NEGATIVE eigenpairs:
-     1. diagonally dominant with nonnegative diagonal -> PSD, done;
-     2. rows/columns that are exactly zero (boundary edges' flap rows, the in-plane rows of a flat
-        sheet's bending stencil) are eigenvectors of eigenvalue 0: they are dropped and the rest
-        (m x m) is projected, then scattered back (exact, and it shrinks the O(m^3) work);
-     3. Cholesky of H + delta I (delta = 1e-12 max|H_ii|) succeeds -> lambda_min >= -delta: treated
-        as PSD and left alone (element Hessians are singular: rigid modes);
-     4. Householder tridiagonalisation Q^T H Q = T (reflectors kept, Q never formed), eigenpairs
-        of T by implicit QL with Wilkinson shifts, the rotations accumulated (rc__sh_tridiag_ql),
-        the negative ones' eigenvectors back-transformed by the reflectors; then
-        H += sum_{lambda<0} (lambda' - lambda) v v^T, lambda' = 0 (clamp) or -lambda (abs).
-        (Session 12: accumulating the rotations replaced inverse iteration on T for the negative
-        eigenvalues, 15.6 -> 9.4 us per 18 x 18 bending Schur complement, same distance to the
-        exact clamp, 1.8e-14 |S|, on 10k stencils of the bench_energy sheet.)
-   Negatives at round-off level (|lambda| <= 1e-13 max|lambda|) are skipped.
-   Falls back to rc__psd_project (Jacobi) if QL does not converge in 60 iterations per eigenvalue.
-   Returns 1 if H was changed. (Generic dense math, also used by the contact barrier's low-rank
-   projection, rc__ct_psd_project_lowrank: a candidate for BASE.)
-   Measured on stencils captured from a hanging-sheet run (fixed mesh): Cholesky accepts 26% of
-   the 9x9 element-A Hessians and 3% of the 21x21 bending ones; the rest have 1-3 (n = 9) or
-   4-9 (n = 21) genuinely negative eigenvalues, so step 4 is the common path. */
-
-/* Householder reduction of symmetric A (n*n, destroyed) to tridiagonal (d, e: e[i] couples i and
-   i+1); reflector k (P_k = I - beta_k v_k v_k^T, v_k nonzero in k+1..n-1) stored in V[k*n..].
-   A sub-column whose norm (below the sub-diagonal) is <= tol is left alone (no reflector): with
-   tol = eps |A|_inf this perturbs the eigenvalues by round-off only, and it keeps the singular
-   stencils' null-space noise (~1e-18 |A|) out of the arithmetic, where its products went
-   subnormal and made the reduction ~20x slower. */
-static RC__UNUSED void rc__sh_tridiag(int n, double *A, double *d, double *e, double *V, double *beta, double tol)
-{
-    int i, j, k;
-    for (k = 0; k + 2 < n; ++k) {
-        double sigma = 0.0, x0 = A[(k + 1) * n + k], nrm, alpha, bt, *v = V + k * n, p[27], K = 0.0;
-        for (i = k + 2; i < n; ++i) sigma += A[i * n + k] * A[i * n + k];
-        beta[k] = 0.0;
-        if (sigma <= tol * tol) continue;
-        nrm = sqrt(x0 * x0 + sigma);
-        alpha = x0 > 0.0 ? -nrm : nrm;
-        v[k + 1] = x0 - alpha;
-        for (i = k + 2; i < n; ++i) v[i] = A[i * n + k];
-        bt = 2.0 / (v[k + 1] * v[k + 1] + sigma);
-        beta[k] = bt;
-        /* P A P on the trailing block: A -= v w^T + w v^T, w = p - K v, p = beta A v, K = beta/2 v^T p.
-           Only the lower triangle (j <= i) is read and updated. */
-        for (i = k + 1; i < n; ++i) p[i] = 0.0;
-        for (i = k + 1; i < n; ++i) {
-            double sum = 0.0, vi = v[i];
-            const double *Ai = A + i * n;
-            for (j = k + 1; j < i; ++j) {
-                sum += Ai[j] * v[j];
-                p[j] += Ai[j] * vi;
-            }
-            p[i] += sum + Ai[i] * vi;
-        }
-        for (i = k + 1; i < n; ++i) {
-            p[i] *= bt;
-            K += v[i] * p[i];
-        }
-        K *= 0.5 * bt;
-        for (i = k + 1; i < n; ++i) p[i] -= K * v[i];
-        for (i = k + 1; i < n; ++i) {
-            double vi = v[i], pi = p[i];
-            double *Ai = A + i * n;
-            for (j = k + 1; j <= i; ++j) Ai[j] -= vi * p[j] + pi * v[j];
-        }
-        A[(k + 1) * n + k] = A[k * n + k + 1] = alpha;
-    }
-    for (i = 0; i < n; ++i) {
-        d[i] = A[i * n + i];
-        e[i] = i + 1 < n ? A[(i + 1) * n + i] : 0.0;
-    }
-}
-
-/* (z0, z1) <- (c z0 - s z1, s z0 + c z1) over n entries (two-wide SSE2 where available: the same
-   products and sums as the scalar loop, so the same result unless the compiler contracts the
-   scalar tail into fused multiply-adds, e.g. -march=native with gcc's default -ffp-contract=fast;
-   deterministic either way) */
-static RC__UNUSED void rc__sh_rotate_rows(int n, double *z0, double *z1, double c, double s)
-{
-    int k = 0;
-#ifdef RC__SP_SSE2
-    __m128d cc = _mm_set1_pd(c), ss = _mm_set1_pd(s);
-    for (; k + 2 <= n; k += 2) {
-        __m128d a = _mm_loadu_pd(z0 + k), b = _mm_loadu_pd(z1 + k);
-        _mm_storeu_pd(z1 + k, _mm_add_pd(_mm_mul_pd(ss, a), _mm_mul_pd(cc, b)));
-        _mm_storeu_pd(z0 + k, _mm_sub_pd(_mm_mul_pd(cc, a), _mm_mul_pd(ss, b)));
-    }
-#endif
-    for (; k < n; ++k) {
-        double t = z1[k];
-        z1[k] = s * z0[k] + c * t;
-        z0[k] = c * z0[k] - s * t;
-    }
-}
-
-/* eigenvalues of the tridiagonal (d, e) by implicit QL; d is overwritten, e destroyed. 0 on failure.
-   Deflation is absolute (|e_m| <= eps |T|): the projection needs eigenvalues to eps |T| only, and
-   a relative test would iterate on the null-space (rigid-mode) eigenvalues to no purpose.
-   Zt (n*n, may be NULL): the rotations are applied to its rows i, i+1, so starting from I row k
-   ends as the eigenvector of d[k] (in T's basis, orthonormal to round-off). Why accumulate: the
-   QL sweep is one chain of dependent square roots and divisions (~55 cycles per rotation, 360
-   rotations on a bending stencil), and the row updates do not feed that chain, so they run in
-   its shadow; measured on 10k bending Schur complements (18 x 18, 8.6 negative eigenvalues
-   each), this replaced inverse iteration for the negative ones at lower total cost (see
-   rc__sh_psd_core). */
-static RC__UNUSED int rc__sh_tridiag_ql(int n, double *d, double *e, double *Zt)
-{
-    int i, l, m, iter;
-    double anorm = 0.0;
-    for (i = 0; i < n; ++i) {
-        double r = fabs(d[i]) + fabs(e[i]) + (i > 0 ? fabs(e[i - 1]) : 0.0);
-        if (r > anorm) anorm = r;
-    }
-    for (l = 0; l < n; ++l) {
-        for (iter = 0;; ++iter) {
-            double g, r, s, c, pp, f, b;
-            int split = 0;
-            for (m = l; m < n - 1; ++m)
-                if (fabs(e[m]) <= DBL_EPSILON * anorm) break;
-            if (m == l) break;
-            if (iter == 60) return 0;
-            g = (d[l + 1] - d[l]) / (2.0 * e[l]);
-            r = sqrt(g * g + 1.0);
-            g = d[m] - d[l] + e[l] / (g + (g >= 0.0 ? r : -r));
-            s = c = 1.0;
-            pp = 0.0;
-            for (i = m - 1; i >= l; --i) {
-                f = s * e[i];
-                b = c * e[i];
-                r = sqrt(f * f + g * g);
-                e[i + 1] = r;
-                if (r == 0.0) {
-                    d[i + 1] -= pp;
-                    e[m] = 0.0;
-                    split = 1;
-                    break;
-                }
-                {
-                    double ir = 1.0 / r; /* one division per rotation instead of two */
-                    s = f * ir;
-                    c = g * ir;
-                }
-                g = d[i + 1] - pp;
-                r = (d[i] - g) * s + 2.0 * c * b;
-                pp = s * r;
-                d[i + 1] = g + pp;
-                g = c * r - b;
-                if (Zt) rc__sh_rotate_rows(n, Zt + (size_t)i * n, Zt + (size_t)(i + 1) * n, c, s);
-            }
-            if (split) continue;
-            d[l] -= pp;
-            e[l] = g;
-            e[m] = 0.0;
-        }
-    }
-    return 1;
-}
-
-/* steps 3-4 on a matrix without zero rows */
-static RC__UNUSED int rc__sh_psd_core(int n, double *H, int mode)
-{
-    double A[27 * 27], V[27 * 27], d[27], e[27], lam[27], e2[27], beta[27], Y[27 * 27], delta = 0.0, tnorm = 0.0;
-    double anorm = 0.0, Z[27 * 27], cz[27];
-    int i, j, k, chol = 1, nneg = 0;
-    for (i = 0; i < n; ++i)
-        if (fabs(H[i * n + i]) > delta) delta = fabs(H[i * n + i]);
-    delta *= 1e-12;
-    /* Cholesky of H + delta I (lower triangle in A) */
-    for (j = 0; j < n && chol; ++j) {
-        double djj = H[j * n + j] + delta;
-        for (k = 0; k < j; ++k) djj -= A[j * n + k] * A[j * n + k];
-        if (!(djj > 0.0)) {
-            chol = 0;
-            break;
-        }
-        djj = sqrt(djj);
-        A[j * n + j] = djj;
-        for (i = j + 1; i < n; ++i) {
-            double sum = H[i * n + j];
-            for (k = 0; k < j; ++k) sum -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = sum / djj;
-        }
-    }
-    if (chol) return 0;
-    memcpy(A, H, sizeof(double) * (size_t)(n * n));
-    for (i = 0; i < n; ++i) {
-        double r = 0.0;
-        for (j = 0; j < n; ++j) r += fabs(H[i * n + j]);
-        if (r > anorm) anorm = r;
-    }
-    rc__sh_tridiag(n, A, d, e, V, beta, DBL_EPSILON * anorm);
-    memcpy(lam, d, sizeof(double) * (size_t)n);
-    memcpy(e2, e, sizeof(double) * (size_t)n);
-    memset(Y, 0, sizeof(double) * (size_t)(n * n));
-    for (i = 0; i < n; ++i) Y[i * n + i] = 1.0;
-    if (!rc__sh_tridiag_ql(n, lam, e2, Y)) {
-        double work[3 * 27 * 27 + 27];
-        return rc__psd_project(n, H, mode == RC__PROJECT_ABS ? RC__PROJECT_ABS : RC__PROJECT_CLAMP, work);
-    }
-    for (i = 0; i < n; ++i)
-        if (fabs(lam[i]) > tnorm) tnorm = fabs(lam[i]);
-    for (k = 0; k < n; ++k) {
-        /* round-off-level negatives (|lambda| <= 1e-13 |H|, e.g. the rigid modes' noise) change H by
-           less than its own rounding: skipped */
-        if (!(lam[k] < -1e-13 * tnorm)) continue;
-        cz[nneg] = (mode == RC__PROJECT_ABS ? -2.0 : -1.0) * lam[k];
-        memcpy(Z + nneg * n, Y + k * n, sizeof(double) * (size_t)n);   /* T's eigenvector of lam[k] */
-        ++nneg;
-    }
-    /* back-transform z = Q y = P_0 P_1 ... P_{n-3} y, all vectors through one reflector at a time
-       (their dot products are independent: they overlap) */
-    for (k = n - 3; k >= 0; --k) {
-        const double *v = V + k * n;
-        int q;
-        if (beta[k] == 0.0) continue;
-        for (q = 0; q < nneg; ++q) {
-            double *z = Z + q * n, dot = 0.0;
-            for (i = k + 1; i < n; ++i) dot += v[i] * z[i];
-            dot *= beta[k];
-            for (i = k + 1; i < n; ++i) z[i] -= dot * v[i];
-        }
-    }
-    /* H <- sym(H) + sum_k corr_k z_k z_k^T, upper triangle computed once and mirrored (exact symmetry) */
-    for (i = 0; i < n; ++i)
-        for (j = i; j < n; ++j) {
-            double t = 0.5 * (H[i * n + j] + H[j * n + i]);
-            for (k = 0; k < nneg; ++k) t += cz[k] * Z[k * n + i] * Z[k * n + j];
-            H[i * n + j] = H[j * n + i] = t;
-        }
-    return 1;
-}
-
-static RC__UNUSED int rc__sh_psd_project(int n, double *H, int mode)
-{
-    double Hc[27 * 27];
-    int idx[27], i, j, m = 0, dominant = 1, changed;
-    for (i = 0; i < n && dominant; ++i) {
-        double sum = 0.0;
-        for (j = 0; j < n; ++j)
-            if (j != i) sum += fabs(H[i * n + j]);
-        if (H[i * n + i] < sum) dominant = 0;
-    }
-    if (dominant) return 0;
-    for (i = 0; i < n; ++i) {
-        for (j = 0; j < n; ++j)
-            if (H[i * n + j] != 0.0) break;
-        if (j < n) idx[m++] = i;
-    }
-    if (m == n) return rc__sh_psd_core(n, H, mode);
-    if (m == 0) return 0;
-    /* a zero row i has H e_i = 0 only if column i is zero too: true for symmetric H */
-    for (i = 0; i < m; ++i)
-        for (j = 0; j < m; ++j) Hc[i * m + j] = H[idx[i] * n + idx[j]];
-    changed = rc__sh_psd_core(m, Hc, mode);
-    if (changed)
-        for (i = 0; i < m; ++i)
-            for (j = 0; j < m; ++j) H[idx[i] * n + idx[j]] = Hc[i * m + j];
-    return changed;
-}
-
 /* PSD projection of a 21-DOF stencil Hessian [x (18) | phi (3)] (bending or shell, fixed u)
    through its Schur complement: the director angles' block C and their coupling B to x are kept,
    and only S = A - B C^-1 B^T (18 x 18) is projected, A' = proj(S) + B C^-1 B^T. The result
@@ -4921,7 +4925,7 @@ static RC__UNUSED int rc__sh_project_schur21(double *H)
             S[18 * i + j] = H[i * 21 + j] - t;
             H[i * 21 + j] = t;
         }
-    rc__sh_psd_project(18, S, RC__PROJECT_CLAMP);
+    rc__psd_project(18, S, RC__PROJECT_CLAMP);
     for (i = 0; i < 18; ++i)
         for (j = 0; j < 18; ++j) H[i * 21 + j] += S[18 * i + j];
     return 1;
@@ -4931,7 +4935,7 @@ static RC__UNUSED void rc__sh_finish_hess(int n, double *H, int flags)
 {
     if (n == 21 && (flags & RC__SH_PROJECT) && rc__sh_project_schur21(H)) return;
     if (flags & (RC__SH_PROJECT | RC__SH_PROJECT_ABS))
-        rc__sh_psd_project(n, H, (flags & RC__SH_PROJECT_ABS) ? RC__PROJECT_ABS : RC__PROJECT_CLAMP);
+        rc__psd_project(n, H, (flags & RC__SH_PROJECT_ABS) ? RC__PROJECT_ABS : RC__PROJECT_CLAMP);
 }
 
 /* ---- stretch: S = (tau/4) A |abar^-1 a - I|^2_SV; DOFs [x0 x1 x2 | u0 u1 u2]. */
@@ -5403,7 +5407,7 @@ static RC__UNUSED double rc__sh_shell_tri(const double x[9], const double xf[9],
 /* ---- MIPS quality regulariser: J = D_u Dm^-1 (Dm = D_u of the initial reference triangle u0),
    Psi = |J|_F^2 / det J, C = w max(0, Psi - eps)^3 (C^2 at the threshold; +inf if det J <= 0).
    DOFs [u0 u1 u2]. Dminv: Dm^-1 (row-major 2x2, precomputed by the caller; rc__mips_dminv).
-   Projection: the 4x4 Hessian in J is projected (numerically, rc__psd_project) and pulled back,
+   Projection: the 4x4 Hessian in J is projected (numerically, rc__psd_project_jacobi) and pulled back,
    H_u = B^T proj(H_J) B with B = dvecJ/du, which is PSD whenever proj(H_J) is. */
 static RC__UNUSED int rc__mips_dminv(const double u0[6], double Dminv[4])
 {
@@ -5468,7 +5472,7 @@ static RC__UNUSED double rc__mips_tri(const double u[6], const double Dminv[4], 
                 HJ[4 * k + l] = 3.0 * w * z * z * P + 6.0 * w * z * gP[k] * gP[l];
             }
         if (flags & (RC__SH_PROJECT | RC__SH_PROJECT_ABS))
-            rc__psd_project(4, HJ, (flags & RC__SH_PROJECT_ABS) ? RC__PROJECT_ABS : RC__PROJECT_CLAMP, work);
+            rc__psd_project_jacobi(4, HJ, (flags & RC__SH_PROJECT_ABS) ? RC__PROJECT_ABS : RC__PROJECT_CLAMP, work);
         for (r = 0; r < 6; ++r)
             for (j = 0; j < 6; ++j) {
                 double s = 0.0;
@@ -6590,7 +6594,7 @@ static RC__UNUSED int rc__ct_psd_project_lowrank(int n, double *H, int mode)
        eigenvectors back-transformed) instead of cyclic Jacobi (rc__sym_eig): measured on 20,000
        point-triangle and edge-edge barrier Hessians, 2.75 -> 1.92 us per 12 x 12 projection,
        the same projected entries to 11 digits (sum of |H|) */
-    if (!rc__sh_psd_core(k, S, mode)) return 0;
+    if (!rc__psd_project_core(k, S, mode)) return 0;
     for (i = 0; i < n; ++i)          /* T = Q S' (n x k) */
         for (m = 0; m < k; ++m) {
             double s = 0.0;
@@ -8827,7 +8831,7 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
         rc__sim_gather_A(s, m->tri, x, u, xl, ul);
         E += rc__mp_tri(xl, ul, m->uv, m->k, m->target, m->f, y ? g : NULL, y ? H : NULL);
         if (!y) continue;
-        if (y->with_u && s->proj >= 0) rc__sh_psd_project(15, H, s->proj);
+        if (y->with_u && s->proj >= 0) rc__psd_project(15, H, s->proj);
         rc__map_triA(s, y, m->tri, &map);
         rc__system_scatter(y, &map, g, H);
     }
@@ -9130,7 +9134,7 @@ static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const doubl
             for (a = 0; a < 3; ++a)
                 for (b = 0; b < 3; ++b)
                     Hl[3 * a + b] = s->kappa * (4.0 * d * d * d2b * n[a] * n[b] + 2.0 * db * (n[a] * n[b] + d * Hd[3 * a + b]));
-            rc__psd_project(3, Hl, RC__PROJECT_CLAMP, work);
+            rc__psd_project_jacobi(3, Hl, RC__PROJECT_CLAMP, work);
             for (a = 0; a < 9; ++a) H[a] += Hl[a];
         }
         lam = s->fr_lambda[(size_t)o * s->nv + i];
@@ -9254,7 +9258,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
             if (g) for (i = 0; i < 9; ++i) g[i] += gc[i];
             if (H) for (i = 0; i < 9; ++i) for (j = 0; j < 9; ++j) H[i * n + j] += Hc[9 * i + j];
         }
-    if (H && s->proj >= 0) rc__sh_psd_project(n, H, s->proj);
+    if (H && s->proj >= 0) rc__psd_project(n, H, s->proj);
 }
 
 static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const double *u, const double *phi, int with_u,
@@ -9292,7 +9296,7 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
         *b = rc__sh_bend_tri_ref(xl, xf, mask, ph, tri, ul, &s->coef, (flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS | RC__SH_GAUSS_NEWTON)) | RC__SH_NO_U,
                                  th_ref, g, H);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) Hp[3 * i + j] = H[(18 + i) * 21 + 18 + j];
-        rc__psd_project(3, Hp, RC__PROJECT_CLAMP, work);
+        rc__psd_project_jacobi(3, Hp, RC__PROJECT_CLAMP, work);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) H[(18 + i) * 21 + 18 + j] = Hp[3 * i + j];
         return;
     }

@@ -43,18 +43,18 @@ static void test_psd_projection(void)
     int i, j;
     for (i = 0; i < N; ++i)
         for (j = i; j < N; ++j) H[i * N + j] = H[j * N + i] = 2.0 * t_rand() - 1.0;
-    CHECK(rc__psd_project(N, H, RC__PROJECT_CLAMP, work) == 1);
+    CHECK(rc__psd_project_jacobi(N, H, RC__PROJECT_CLAMP, work) == 1);
     memcpy(C, H, sizeof H);
     rc__sym_eig(N, C, lam, V);
     for (i = 0; i < N; ++i) CHECKF(lam[i] > -1e-12, "eigenvalue %g after projection", lam[i]);
     /* projecting again changes nothing (up to round-off) */
     memcpy(C, H, sizeof H);
-    rc__psd_project(N, C, RC__PROJECT_CLAMP, work);
+    rc__psd_project_jacobi(N, C, RC__PROJECT_CLAMP, work);
     for (i = 0; i < N * N; ++i) CHECK(fabs(C[i] - H[i]) < 1e-12);
     /* a diagonally dominant matrix is returned untouched */
     for (i = 0; i < N; ++i)
         for (j = 0; j < N; ++j) H[i * N + j] = (i == j) ? 10.0 : 0.5;
-    CHECK(rc__psd_project(N, H, RC__PROJECT_CLAMP, work) == 0);
+    CHECK(rc__psd_project_jacobi(N, H, RC__PROJECT_CLAMP, work) == 0);
 }
 
 static void test_finite_helpers(void)

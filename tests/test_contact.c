@@ -459,7 +459,7 @@ static void test_ct_lowrank_projection(void)
         }
         memcpy(B, A, sizeof(double) * (size_t)(n * n));
         memcpy(C, A, sizeof(double) * (size_t)(n * n));
-        rc__psd_project(n, B, RC__PROJECT_CLAMP, work);
+        rc__psd_project_jacobi(n, B, RC__PROJECT_CLAMP, work);
         rc__ct_psd_project_lowrank(n, C, RC__PROJECT_CLAMP);
         {
             double dmax = 0, amax = t_ct_maxabs(B, n * n);
@@ -468,7 +468,7 @@ static void test_ct_lowrank_projection(void)
         }
         memcpy(B, A, sizeof(double) * (size_t)(n * n));
         memcpy(C, A, sizeof(double) * (size_t)(n * n));
-        rc__psd_project(n, B, RC__PROJECT_ABS, work);
+        rc__psd_project_jacobi(n, B, RC__PROJECT_ABS, work);
         rc__ct_psd_project_lowrank(n, C, RC__PROJECT_ABS);
         {
             double dmax = 0, amax = t_ct_maxabs(B, n * n);
