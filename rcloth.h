@@ -204,8 +204,7 @@ RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, co
    Owns: rc_trimesh / rc_mesh, the reference-mesh validator, the mesh
    generators (grid, Delaunay square, disk, annulus), OBJ read/write, and the
    private topology (rc__topo: edges, flaps, one-rings, boundary loops, the
-   corner / sliding classification of boundary vertices of DESIGN §5) and
-   point location in a reference mesh (DESIGN §2, inertia transfer).
+   corner / sliding classification of boundary vertices of DESIGN §5).
    Calls only BASE.
 
    CONVENTIONS
@@ -3672,110 +3671,6 @@ fail:
     return st;
 }
 
-/* ---- point location ---------------------------------------------------------------------- */
-
-/* Closest point of triangle (a, b, c) to p: its squared distance, and its barycentrics. */
-static double rc__mesh_tri_closest(const double *a, const double *b, const double *c, const double *p, double bary[3])
-{
-    const double *v[3];
-    double area = rc__mesh_orient2(a, b, c), best = -1.0;
-    int k;
-    v[0] = a; v[1] = b; v[2] = c;
-    if (area > 0.0) {
-        double l0 = rc__mesh_orient2(p, b, c) / area, l1 = rc__mesh_orient2(a, p, c) / area;
-        double l2 = rc__mesh_orient2(a, b, p) / area;
-        if (l0 >= 0.0 && l1 >= 0.0 && l2 >= 0.0) {
-            bary[0] = l0; bary[1] = l1; bary[2] = l2;
-            return 0.0;
-        }
-    }
-    for (k = 0; k < 3; ++k) {   /* nearest point on edge k (opposite vertex k) */
-        const double *q0 = v[(k + 1) % 3], *q1 = v[(k + 2) % 3];
-        double ex = q1[0] - q0[0], ey = q1[1] - q0[1], ll = ex * ex + ey * ey, s = 0.0, dx, dy, d2;
-        if (ll > 0.0) s = ((p[0] - q0[0]) * ex + (p[1] - q0[1]) * ey) / ll;
-        if (s < 0.0) s = 0.0;
-        if (s > 1.0) s = 1.0;
-        dx = q0[0] + s * ex - p[0];
-        dy = q0[1] + s * ey - p[1];
-        d2 = dx * dx + dy * dy;
-        if (best < 0.0 || d2 < best) {
-            best = d2;
-            bary[k] = 0.0;
-            bary[(k + 1) % 3] = 1.0 - s;
-            bary[(k + 2) % 3] = s;
-        }
-    }
-    return best;
-}
-
-/* Locates p in the reference mesh (t, ref_uv). Walks from start_tri across the edge whose
-   barycentric is negative (choosing among several negative ones pseudo-randomly, which makes the
-   walk terminate on any triangulation), at most 64 + 8 sqrt(nt) steps; if the walk is capped,
-   meets a degenerate/inverted triangle or leaves the domain more than 1e-9 of the triangle size
-   away, it falls back to an O(nt) scan for the nearest triangle. Returns the triangle and in bary
-   the barycentrics of p (which reconstruct p up to round-off; entries may be slightly negative,
-   >= -1e-12, when p is on an edge) or, if p lies outside the domain, those of the nearest point of
-   the returned triangle (clamped: all in [0, 1]). Returns -1 on bad input (NULL, empty mesh,
-   non-finite p). A start_tri out of range starts from triangle 0. For the inertia transfer, start
-   from a triangle of the vertex's old one-ring (t->vt_idx[t->vt_ptr[i]]): then the walk is a few
-   steps (measured 150 ns per query on an 80k-triangle square for moves of ~1/100 of the width;
-   8 us from a random start). */
-static RC__UNUSED int rc__mesh_locate(const rc__topo *t, const double *ref_uv, int start_tri, const double p[2],
-                                      double bary[3])
-{
-    int cur, step, cap, best = -1;
-    unsigned r;
-    double bestd = -1.0, tb[3];
-    if (!t || !ref_uv || !p || !bary || t->nt < 1 || !t->tri_nbr || !t->tri_v) return -1;
-    if (!rc__isfinite(p[0]) || !rc__isfinite(p[1])) return -1;
-    cur = (start_tri >= 0 && start_tri < t->nt) ? start_tri : 0;
-    cap = 64 + (int)(8.0 * sqrt((double)t->nt));
-    r = 2463534242u ^ (unsigned)cur;
-    for (step = 0; step < cap; ++step) {
-        const int *vid = t->tri_v + 3 * cur;
-        int k, pick = -1, k0;
-        const double *a, *b, *c;
-        double area, l[3], lmin;
-        a = ref_uv + 2 * vid[0]; b = ref_uv + 2 * vid[1]; c = ref_uv + 2 * vid[2];
-        area = rc__mesh_orient2(a, b, c);
-        if (!(area > 0.0)) break;
-        l[0] = rc__mesh_orient2(p, b, c) / area;
-        l[1] = rc__mesh_orient2(a, p, c) / area;
-        l[2] = rc__mesh_orient2(a, b, p) / area;
-        lmin = l[0] < l[1] ? (l[0] < l[2] ? l[0] : l[2]) : (l[1] < l[2] ? l[1] : l[2]);
-        if (lmin >= -1e-12) {
-            bary[0] = l[0]; bary[1] = l[1]; bary[2] = l[2];
-            return cur;
-        }
-        r = r * 1664525u + 1013904223u;
-        k0 = (int)((r >> 16) % 3u);
-        for (k = 0; k < 3; ++k) {
-            int kk = (k0 + k) % 3;
-            if (l[kk] < -1e-12 && t->tri_nbr[3 * cur + kk] >= 0) { pick = kk; break; }
-        }
-        if (pick < 0) {   /* p is beyond boundary edges of cur: accept if it is only round-off away */
-            double d2 = rc__mesh_tri_closest(a, b, c, p, tb);
-            if (d2 <= 1e-18 * area) {
-                bary[0] = tb[0]; bary[1] = tb[1]; bary[2] = tb[2];
-                return cur;
-            }
-            break;
-        }
-        cur = t->tri_nbr[3 * cur + pick];
-    }
-    /* fallback: nearest triangle by brute force */
-    for (cur = 0; cur < t->nt; ++cur) {
-        const int *vid = t->tri_v + 3 * cur;
-        double d2;
-        d2 = rc__mesh_tri_closest(ref_uv + 2 * vid[0], ref_uv + 2 * vid[1], ref_uv + 2 * vid[2], p, tb);
-        if (best < 0 || d2 < bestd) {
-            best = cur; bestd = d2;
-            bary[0] = tb[0]; bary[1] = tb[1]; bary[2] = tb[2];
-            if (d2 == 0.0) break;
-        }
-    }
-    return best;
-}
 
 /* ---- validation -------------------------------------------------------------------------- */
 
@@ -4460,7 +4355,6 @@ extern "C" {
      stretch  rc__sh_stretch_tri  15: [x0 x1 x2 (9) | u0 u1 u2 (6)]          (9 with RC__SH_NO_U)
      bending  rc__sh_bend_tri     27: [x0 x1 x2 (9) | p0 p1 p2 (9) | phi0 phi1 phi2 (3) | u0 u1 u2 (6)]
                                                                                (21 with RC__SH_NO_U)
-     shell    rc__sh_shell_tri    27: stretch + bending in the bending layout, projected once
               p_i = flap vertex across edge i (edge i joins own vertices i+1, i+2, opposite i);
               a boundary edge has no flap: its p_i rows/columns are zero.
      MIPS     rc__mips_tri         6: [u0 u1 u2]
@@ -5378,30 +5272,6 @@ static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[
         rc__sh_finish_hess(n, hess, flags);
     }
     return W.v;
-}
-/* ---- stretch + bending of one triangle in the bending stencil (27 DOFs, 21 with RC__SH_NO_U):
-   one projection of the sum instead of one per term (tighter, and ~8 us cheaper per triangle).
-   Same arguments as rc__sh_bend_tri; *S and *B (may be NULL) receive the two parts. */
-static RC__UNUSED double rc__sh_shell_tri(const double x[9], const double xf[9], int flap_mask, const double phi[3],
-                                          const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
-                                          double *grad, double *hess, double *S, double *B)
-{
-    double gs[15], hs[225], es, eb;
-    int withu = !(flags & RC__SH_NO_U), n = withu ? 27 : 21, ns = withu ? 15 : 9, i, j;
-    int raw = flags & ~(RC__SH_PROJECT | RC__SH_PROJECT_ABS);
-    es = rc__sh_stretch_tri(x, u, c, raw, gs, hs);
-    eb = rc__sh_bend_tri(x, xf, flap_mask, phi, vid, u, c, raw, grad, hess);
-    if (S) *S = es;
-    if (B) *B = eb;
-    /* stretch local DOF j -> shell DOF: x (0..8) stay, u (9..14) -> 21..26 */
-    if ((flags & RC__SH_GRAD) && grad)
-        for (i = 0; i < ns; ++i) grad[i < 9 ? i : i + 12] += gs[i];
-    if ((flags & RC__SH_HESS) && hess) {
-        for (i = 0; i < ns; ++i)
-            for (j = 0; j < ns; ++j) hess[(i < 9 ? i : i + 12) * n + (j < 9 ? j : j + 12)] += hs[i * ns + j];
-        rc__sh_finish_hess(n, hess, flags);
-    }
-    return es + eb;
 }
 
 /* ---- MIPS quality regulariser: J = D_u Dm^-1 (Dm = D_u of the initial reference triangle u0),
@@ -6791,31 +6661,6 @@ static RC__UNUSED int rc__ct_shape_sdf(const rc__ct_shape *s, const double x[3],
     }
 }
 
-/* Squared distance for the barrier: returns sign(d) d^2 (negative inside, so the barrier is +inf
-   there), with grad = 2 d gd and hess = 2 (gd gd^T + d Hd). *d_out (optional) gets d. */
-static RC__UNUSED double rc__ct_shape_d2(const rc__ct_shape *s, const double x[3], double *d_out, double grad[3],
-                                         double hess[9])
-{
-    double d, g[3], H[9];
-    int i, j;
-    if (!rc__ct_shape_sdf(s, x, &d, g, H)) { if (d_out) *d_out = 0.0 * HUGE_VAL; return 0.0 * HUGE_VAL; }
-    if (d_out) *d_out = d;
-    if (grad) for (i = 0; i < 3; ++i) grad[i] = 2.0 * d * g[i];
-    if (hess)
-        for (i = 0; i < 3; ++i)
-            for (j = 0; j < 3; ++j) hess[i * 3 + j] = 2.0 * (g[i] * g[j] + d * H[i * 3 + j]);
-    return d >= 0.0 ? d * d : -d * d;
-}
-
-/* Vertex against an analytic shape (3 DOFs); inside the shape the energy is +inf. */
-static RC__UNUSED double rc__ct_shape_barrier(const rc__ct_shape *s, const double x[3], double xi, double dhat,
-                                              double kappa, int project, double *d_out, double grad[3],
-                                              double hess[9])
-{
-    double g[3], H[9], d2 = rc__ct_shape_d2(s, x, d_out, g, H);
-    return rc__ct_barrier_local(3, d2, g, H, xi, dhat, kappa, 1.0, NULL, NULL, project, grad, hess);
-}
-
 /* ---------------------------------------------------------------- CCD
    Additive CCD (Li et al. 2021, "Codimensional IPC", conservative advancement). Trajectories are
    linear, x(t) = x0 + t dx, t in [0, tmax]. With the common mean displacement removed (it does
@@ -6956,11 +6801,6 @@ static RC__UNUSED double rc__ct_f0(double y, double eps)
     if (y >= eps) return y;
     return -y * y * y / (3.0 * eps * eps) + y * y / eps + eps / 3.0;
 }
-static RC__UNUSED double rc__ct_f1(double y, double eps)
-{
-    if (y >= eps) return 1.0;
-    return 2.0 * y / eps - y * y / (eps * eps);
-}
 /* f1(y)/y, finite at y = 0 (2/eps) */
 static RC__UNUSED double rc__ct_f1_over_y(double y, double eps)
 {
@@ -7000,26 +6840,6 @@ static RC__UNUSED void rc__ct_basis_from_normal(const double n_in[3], double P[6
    The in-plane rotation of P is arbitrary; |P^T v| does not depend on it (isotropic friction).
    When the closest vector vanishes (touching), the fall-back normal is the triangle normal or
    ea x eb, else the xy plane. Each returns the distance type. */
-static RC__UNUSED int rc__ct_pp_tangent(const double p[3], const double q[3], double w[2], double P[6])
-{
-    double r[3];
-    rc__sub3(r, p, q);
-    w[0] = 1.0; w[1] = -1.0;
-    rc__ct_basis_from_normal(r, P);
-    return RC__CT_PP;
-}
-static RC__UNUSED int rc__ct_pe_tangent(const double p[3], const double e0[3], const double e1[3], double w[3],
-                                        double P[6])
-{
-    int type = rc__ct_point_edge_type(p, e0, e1);
-    double r[3];
-    (void)rc__ct_point_edge_d2_typed(p, e0, e1, type, w, NULL, NULL);
-    r[0] = w[0] * p[0] + w[1] * e0[0] + w[2] * e1[0];
-    r[1] = w[0] * p[1] + w[1] * e0[1] + w[2] * e1[1];
-    r[2] = w[0] * p[2] + w[1] * e0[2] + w[2] * e1[2];
-    rc__ct_basis_from_normal(r, P);
-    return type;
-}
 static RC__UNUSED void rc__ct_combine4(double r[3], const double w[4], const double *a, const double *b,
                                        const double *c, const double *d)
 {
@@ -7047,16 +6867,6 @@ static RC__UNUSED int rc__ct_ee_tangent(const double ea0[3], const double ea1[3]
     if (!(rc__dot3(r, r) > 0.0)) { rc__sub3(u, ea1, ea0); rc__sub3(v, eb1, eb0); rc__cross3(r, u, v); }
     rc__ct_basis_from_normal(r, P);
     return type;
-}
-/* Point vs analytic shape: tangent plane orthogonal to the SDF gradient; w = {1} (the caller passes
-   the point's displacement relative to the shape's surface motion). Returns 0 for a bad shape. */
-static RC__UNUSED int rc__ct_shape_tangent(const rc__ct_shape *s, const double x[3], double w[1], double P[6])
-{
-    double d, g[3];
-    if (!rc__ct_shape_sdf(s, x, &d, g, NULL)) return 0;
-    w[0] = 1.0;
-    rc__ct_basis_from_normal(g, P);
-    return 1;
 }
 
 /* Lagged friction potential of a stencil of nv (1..4) vertices: D = mu_lambda f0(|u|),
@@ -7108,8 +6918,8 @@ static RC__UNUSED double rc__ct_friction(int nv, const double *w, const double P
 
 /* ---------------------------------------------------------------- broad phase
    Uniform grid over axis-aligned boxes. The simulator builds one box per primitive (a point, an
-   edge or a triangle swept over the step: rc__ct_aabb over its vertices at the start and the end
-   of the step) and asks for the candidate pairs whose boxes, each grown by `inflate` on every
+   edge or a triangle swept over the step: the box of its vertices at the start and the end of
+   the step) and asks for the candidate pairs whose boxes, each grown by `inflate` on every
    side (d-hat + xi for the barrier, 0 for CCD after sweeping), overlap.
    Method: every box is entered in each grid cell it touches; entries are sorted by (cell, set,
    index); a pair is reported from a cell only if that cell is the lowest corner cell of the
@@ -7118,22 +6928,6 @@ static RC__UNUSED double rc__ct_friction(int nv, const double *w, const double P
    exceeds 32 per box (a few huge swept boxes cannot blow up the memory). Output: pairs (i, j)
    sorted by i then j; i indexes set A and j set B, or, for a self query (B == NULL), i < j both
    in A. Deterministic: depends only on the inputs. */
-
-/* Box of nv points x (3 each), also swept by dx (NULL: static). */
-static RC__UNUSED void rc__ct_aabb(int nv, const double **x, const double **dx, double lo[3],
-                                   double hi[3])
-{
-    int k, i;
-    for (i = 0; i < 3; ++i) { lo[i] = HUGE_VAL; hi[i] = -HUGE_VAL; }
-    for (k = 0; k < nv; ++k)
-        for (i = 0; i < 3; ++i) {
-            double a = x[k][i], b = dx ? a + dx[k][i] : a;
-            if (a < lo[i]) lo[i] = a;
-            if (a > hi[i]) hi[i] = a;
-            if (b < lo[i]) lo[i] = b;
-            if (b > hi[i]) hi[i] = b;
-        }
-}
 
 typedef struct rc__ct_bp_entry {
     unsigned long long key;

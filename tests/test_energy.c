@@ -225,34 +225,6 @@ static void t_rand_bend(double *q, int *mask, double fold, double phiscale)
     }
 }
 
-static double t_shell_fn(void *ctx, const double *q, double *g, double *H)
-{
-    t_sctx *s = (t_sctx *)ctx;
-    return rc__sh_shell_tri(q, q + 9, s->mask, q + 18, s->vid, q + 21, &s->c, RC__SH_GRAD | RC__SH_HESS | s->flags, g, H,
-                            NULL, NULL);
-}
-
-static void test_energy_fd_shell(void)
-{
-    int trial;
-    double worst_g = 0, worst_h = 0;
-    t_sctx s;
-    rc_material m = t_mat();
-    s.c = rc__sh_make_coef(&m, 1.0);
-    s.flags = 0;
-    s.vid[0] = 7; s.vid[1] = 2; s.vid[2] = 5;
-    for (trial = 0; trial < 10; ++trial) {
-        double q[27], eg, eh, S, B, e;
-        t_rand_bend(q, &s.mask, 0.0, 0.5);
-        t_fd_check(t_shell_fn, &s, q, 27, 1e-5, &eg, &eh);
-        if (eg > worst_g) worst_g = eg;
-        if (eh > worst_h) worst_h = eh;
-        e = rc__sh_shell_tri(q, q + 9, s.mask, q + 18, s.vid, q + 21, &s.c, 0, NULL, NULL, &S, &B);
-        CHECK(e == S + B && S == rc__sh_stretch_tri(q, q + 21, &s.c, 0, NULL, NULL));
-    }
-    CHECKF(worst_g < 1e-6 && worst_h < 1e-6, "shell fd: grad %.3g hess %.3g", worst_g, worst_h);
-}
-
 static void test_energy_fd_bend(void)
 {
     int trial;
@@ -1310,7 +1282,6 @@ static void suite_energy(void)
     RUN(test_energy_fd_bend);
     RUN(test_energy_bend_hinge_unwrap);
     RUN(test_energy_bend_flat_fold_director);
-    RUN(test_energy_fd_shell);
     RUN(test_energy_bend_vector_form);
     RUN(test_energy_fd_mips);
     RUN(test_energy_fd_inertia);

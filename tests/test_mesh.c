@@ -557,112 +557,16 @@ static void test_mesh_obj_malformed(void)
     remove(path);
 }
 
-/* ---- point location ---- */
-
-/* brute-force squared distance from p to the mesh */
-static double tm_dist2_mesh(const rc_mesh *m, const double *p)
-{
-    double best = 1e300, b[3];
-    int t;
-    for (t = 0; t < m->num_tris; ++t) {
-        const int *T = m->tris + 3 * t;
-        double d = rc__mesh_tri_closest(m->ref_uv + 2 * T[0], m->ref_uv + 2 * T[1], m->ref_uv + 2 * T[2], p, b);
-        if (d < best) best = d;
-    }
-    return best;
-}
-
-static void tm_locate_check(const rc_mesh *m, const rc__topo *t, int npts, double lo, double hi, int outside_ok)
-{
-    int i, fails = 0;
-    for (i = 0; i < npts; ++i) {
-        double p[2], b[3], q[2];
-        int start = (int)(t_rand() * m->num_tris), tr, k;
-        const int *T;
-        p[0] = lo + (hi - lo) * t_rand();
-        p[1] = lo + (hi - lo) * t_rand();
-        tr = rc__mesh_locate(t, m->ref_uv, start, p, b);
-        if (tr < 0 || tr >= m->num_tris) { ++fails; continue; }
-        T = m->tris + 3 * tr;
-        q[0] = q[1] = 0.0;
-        for (k = 0; k < 3; ++k) {
-            q[0] += b[k] * m->ref_uv[2 * T[k]];
-            q[1] += b[k] * m->ref_uv[2 * T[k] + 1];
-        }
-        if (fabs(b[0] + b[1] + b[2] - 1.0) > 1e-12) ++fails;
-        if (tm_dist2_mesh(m, p) == 0.0) {
-            /* inside: barycentrics reconstruct p to round-off (coordinates are O(1)) */
-            if (fabs(q[0] - p[0]) > 1e-12 || fabs(q[1] - p[1]) > 1e-12) ++fails;
-            if (b[0] < -1e-12 || b[1] < -1e-12 || b[2] < -1e-12) ++fails;
-        } else {
-            /* outside: a clamped point of the mesh at the minimum distance */
-            double d2 = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
-            if (!outside_ok) ++fails;
-            if (b[0] < 0.0 || b[1] < 0.0 || b[2] < 0.0) ++fails;
-            if (fabs(d2 - tm_dist2_mesh(m, p)) > 1e-12) ++fails;
-        }
-    }
-    CHECKF(fails == 0, "%d of %d located points wrong", fails, npts);
-}
-
-static void test_mesh_locate(void)
+/* ---- topology input: non-finite reference positions are refused ---- */
+static void test_mesh_topo_non_finite(void)
 {
     rc_mesh m;
     rc__topo t;
-    double p[2], b[3];
-    /* convex square: inside points, random (often far) start triangles */
-    CHECK_OK(rc_mesh_square(&m, 1.0, 400, 9));
-    CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
-    tm_locate_check(&m, &t, 500, 0.0, 1.0, 0);
-    tm_locate_check(&m, &t, 200, -0.3, 1.3, 1);   /* many outside: nearest, clamped */
-    /* from the far corner to the opposite one */
-    p[0] = 0.999; p[1] = 0.998;
-    CHECK(rc__mesh_locate(&t, m.ref_uv, 0, p, b) >= 0);
-    /* vertices themselves (on edges of several triangles) */
-    {
-        int v, bad = 0;
-        for (v = 0; v < m.num_verts; ++v) {
-            int tr = rc__mesh_locate(&t, m.ref_uv, 0, m.ref_uv + 2 * v, b), k, hit = 0;
-            for (k = 0; k < 3 && tr >= 0; ++k)
-                if (m.tris[3 * tr + k] == v && fabs(b[k] - 1.0) < 1e-9) hit = 1;
-            bad += !hit;
-        }
-        CHECK(bad == 0);
-    }
-    /* bad input */
-    CHECK(rc__mesh_locate(NULL, m.ref_uv, 0, p, b) == -1);
-    CHECK(rc__mesh_locate(&t, NULL, 0, p, b) == -1);
-    CHECK(rc__mesh_locate(&t, m.ref_uv, 0, NULL, b) == -1);
-    CHECK(rc__mesh_locate(&t, m.ref_uv, -5, p, b) >= 0);         /* bad start: from triangle 0 */
-    CHECK(rc__mesh_locate(&t, m.ref_uv, 1 << 30, p, b) >= 0);
-    p[0] = NAN;
-    CHECK(rc__mesh_locate(&t, m.ref_uv, 0, p, b) == -1);
-    rc__topo_free(&t, NULL);
-    rc_mesh_free(&m);
-    /* a folded-over (inverted) reference mesh: the walk stops at the inverted triangles and the
-       scan still returns a triangle whose barycentrics sum to 1 and reconstruct a mesh point */
     CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 5, 5, RC_DIAG_REGULAR));
     CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
-    m.ref_uv[2 * 12] = 0.9;   /* centre vertex pushed past its neighbours: its fan folds over */
-    {
-        int i, bad = 0;
-        for (i = 0; i < 100; ++i) {
-            int tr;
-            p[0] = t_rand(); p[1] = t_rand();
-            tr = rc__mesh_locate(&t, m.ref_uv, (int)(t_rand() * m.num_tris), p, b);
-            if (tr < 0 || fabs(b[0] + b[1] + b[2] - 1.0) > 1e-12) ++bad;
-        }
-        CHECK(bad == 0);
-    }
+    rc__topo_free(&t, NULL);
     m.ref_uv[0] = NAN;
-    rc__topo_free(&t, NULL);
     CHECK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv) == RC_ERR_NON_FINITE);
-    rc_mesh_free(&m);
-    /* non-convex: walks run into the hole and fall back */
-    CHECK_OK(rc_mesh_annulus(&m, 0.4, 1.0, 300, 0));
-    CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
-    tm_locate_check(&m, &t, 400, -1.1, 1.1, 1);
-    rc__topo_free(&t, NULL);
     rc_mesh_free(&m);
 }
 
@@ -771,7 +675,7 @@ static void suite_mesh(void)
     RUN(test_mesh_obj_roundtrip);
     RUN(test_mesh_obj_read_variants);
     RUN(test_mesh_obj_malformed);
-    RUN(test_mesh_locate);
+    RUN(test_mesh_topo_non_finite);
     RUN(test_mesh_generators_sweep);
     RUN(test_mesh_bad_input);
 }
