@@ -35,7 +35,7 @@
        untouched (a failed rc_sim_step leaves the state exactly as at the start of the step).
 
    SECTIONS (public API, then implementation in the same order)
-       BASE       status, allocation, small dense math
+       BASE       status, allocation, small dense math (eigen-solvers, PSD projection), SIMD set-up
        SPARSE     sparse symmetric LDL^T with AMD ordering, PCG
        MESH       triangle mesh, adjacency, validation, generators, OBJ
        ENERGY     shell (stretch + bending via mid-edge directors), MIPS quality, inertia, gravity
@@ -49,8 +49,9 @@
 /* ==========================================================================
    SECTION: BASE  (version, status codes, allocation, small dense math)
    Owns: rc_status and its strings, the allocation wrappers every other
-   section uses, 3-vector helpers, the dense symmetric eigen-solver and the
-   PSD projection of element Hessians. Calls nothing else.
+   section uses, 3-vector helpers, the dense symmetric eigen-solvers (Jacobi,
+   and Householder + QL for the fast PSD projection of element Hessians),
+   and the SIMD configuration the kernels share. Calls nothing else.
    ========================================================================== */
 #include <stddef.h>
 
