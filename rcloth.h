@@ -709,8 +709,8 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
 /* A triangle-mesh obstacle (static, or kinematic through rc_sim_set_obstacle_vertices): IPC
    barrier and CCD between cloth vertices and its triangles, its vertices and cloth triangles, and
    cloth edges and its edges, so sharp edges cannot cut between cloth vertices. Candidate pairs come
-   from a spatial hash. Lagged friction (mu = def.friction, rc_sim_set_obstacle_friction) acts
-   between cloth vertices and the mesh's triangles. */
+   from a spatial hash. Lagged friction (mu = def.friction, rc_sim_set_obstacle_friction) acts on
+   all three pair kinds, relative to the mesh's own motion over the step. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */

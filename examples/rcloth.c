@@ -29,7 +29,7 @@ static void usage(FILE *f)
             "options:\n"
             "  --scene NAME      scene to run (default sphere_drape; also the first bare argument)\n"
             "  --verts N         target vertex count (same for every run)\n"
-            "  --frames N        number of frames (one frame = 0.04 s of simulated time)\n"
+            "  --frames N        number of frames (one frame = 0.04 s of simulated time, at least one step)\n"
             "  --mode M          adaptive | fixed | both (default both: every variant side by side)\n"
             "  --adaptive        same as --mode adaptive;  --fixed: same as --mode fixed\n"
             "  --threads N       OpenMP threads per simulation (0 = runtime default)\n"
