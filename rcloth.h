@@ -7259,6 +7259,7 @@ struct rc_sim {
     int nobs, cap_obs;
     rc__obstacle *obs;
     double kappa;                         /* barrier stiffness */
+    double kappa_prev_dist;               /* closest contact distance at the end of the last step (1e300: none) */
     double *fr_lambda, *fr_T, *fr_anchor; /* lagged friction per (vertex, obstacle): normal force,
                                              3x2 tangent basis, material anchor point */
     rc__sh_coef coef;                     /* material constants of the shell kernels */
@@ -7614,6 +7615,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     s->proj = RC__PROJECT_CLAMP;
     s->exact_newton = def->newton_exact_hessian;
     s->kappa = 0.0;   /* set from the mass scale when the first contact appears */
+    s->kappa_prev_dist = 1e300;
     *out = s;
     return RC_OK;
 oom:
@@ -10247,7 +10249,23 @@ static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_st
         if (rs != RC_ERR_NOT_SPD) break;
     }
     if (st) st->t_factor += rc__now() - t0;
-    if (rs != RC_OK) return rc__sim_fail(s, rs, rs == RC_ERR_NOT_SPD ? "Newton system could not be made positive definite" : "factorization failed");
+    if (rs == RC_ERR_NOT_SPD) {
+        /* The convex model is PSD by construction, so a factorization that still meets a
+           non-positive pivot under shifts up to ~3x the mean diagonal is round-off: entries ~1e13
+           (a barrier pair within a hair of the offset, its lagged friction) beside ~1e-4 left
+           negative diagonal entries after the per-stencil projections (measured: the didactic
+           drape without the regulariser, its sheet collapsed and pressed onto the rod, from step 90).
+           The step then takes the diagonally scaled gradient, d_i = -g_i / max(|H_ii|, 1e-8 mean),
+           still a descent direction, instead of failing: the line search and the iteration cap
+           decide the rest (the step may end with converged = 0). */
+        for (i = 0; i < y->ndof; ++i) {
+            double hii = fabs(y->val[y->colptr[i + 1] - 1]);
+            y->d[i] = -y->g[i] / (hii > 1e-8 * diag ? hii : 1e-8 * diag);
+        }
+        if (!rc__all_finite(y->d, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "Newton direction is not finite");
+        return RC_OK;
+    }
+    if (rs != RC_OK) return rc__sim_fail(s, rs, "factorization failed");
     t0 = rc__now();
     for (i = 0; i < y->ndof; ++i) y->d[i] = -y->g[i];
     rs = rc_ldlt_solve(y->ldlt, y->d);
@@ -10875,13 +10893,23 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
 
 /* Barrier stiffness (ours, IPC-like): at the first contact, kappa is set so that the barrier force
    at mid-range distance xi + dhat/2 carries ten times the weight of an average vertex (plus one
-   m/s^2 so gravity-free scenes get a scale); it doubles after a step that ends closer than
-   xi + dhat/100 to an obstacle (IPC's growth rule). */
-static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
+   m/s^2 so gravity-free scenes get a scale): kappa_min. After each step, IPC's growth rule
+   (rc_barrier_stiffness_update, frac 1e-2): kappa doubles when the closest pair (obstacles and
+   self contact) ended deeper than xi + dhat/100 and closer than at the end of the previous step,
+   capped at 100 kappa_min. Until session 15 the simulator doubled kappa after every step that ended
+   that deep, without the approach test and the cap: where a collapsed sheet could not leave the
+   band (the didactic drape without the regulariser) kappa doubled at every step and the step's
+   IP grew to 1e11 J in 40 steps while the sheet stood still. */
+static RC__UNUSED double rc__sim_kappa_min(const rc_sim *s)
 {
     double dm = s->def.contact_thickness + 0.5 * s->def.contact_dhat, db, m_avg = s->total_mass / s->nv;
     rc_barrier(dm * dm, s->def.contact_thickness, s->def.contact_dhat, &db, NULL);
-    s->kappa = 10.0 * m_avg * (rc__norm3(s->def.gravity) + 1.0) / (fabs(db) * 2.0 * dm);
+    return 10.0 * m_avg * (rc__norm3(s->def.gravity) + 1.0) / (fabs(db) * 2.0 * dm);
+}
+static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
+{
+    s->kappa = rc__sim_kappa_min(s);
+    s->kappa_prev_dist = 1e300;
 }
 
 /* IPC lagged friction: normal force magnitude lambda and tangent basis T at the step start, and
@@ -11381,8 +11409,15 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     st->min_self_distance = T.min_self;
     st->t_broad_phase = s->t_bp; st->t_narrow_phase = s->t_np; st->t_ccd = s->t_ccd;
     st->pattern_rebuilds = s->npat;
-    if ((s->nobs > 0 && T.min_dist < s->def.contact_thickness + 1e-2 * s->def.contact_dhat) ||
-        (s->def.self_contact && T.min_self < s->def.contact_thickness + 1e-2 * s->def.contact_dhat)) s->kappa *= 2.0;
+    if (s->kappa > 0.0) {
+        double m = s->nobs > 0 ? T.min_dist : HUGE_VAL;
+        if (s->def.self_contact && T.min_self < m) m = T.min_self;
+        if (m < 1e300) {
+            (void)rc_barrier_stiffness_update(s->kappa_prev_dist, m, s->def.contact_thickness, s->def.contact_dhat, 1e-2,
+                                              100.0 * rc__sim_kappa_min(s), &s->kappa);
+            s->kappa_prev_dist = m;
+        } else s->kappa_prev_dist = 1e300;
+    }
     return RC_OK;
 }
 
@@ -11467,7 +11502,7 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
 {
     if (!s) return 0;
-    return (size_t)8 * s->nv + (size_t)2 * s->ne + 2 + (size_t)24 * s->nobs;
+    return (size_t)8 * s->nv + (size_t)2 * s->ne + 3 + (size_t)24 * s->nobs;
 }
 
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
@@ -11482,6 +11517,7 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
     memcpy(b, s->phi, sizeof(double) * (size_t)s->ne); b += s->ne;
     *b++ = s->time;
     *b++ = s->kappa;
+    *b++ = s->kappa_prev_dist;
     for (o = 0; o < s->nobs; ++o) {
         memcpy(b, s->obs[o].R, 9 * sizeof(double)); memcpy(b + 9, s->obs[o].t, 3 * sizeof(double));
         memcpy(b + 12, s->obs[o].R_prev, 9 * sizeof(double)); memcpy(b + 21, s->obs[o].t_prev, 3 * sizeof(double));
@@ -11504,6 +11540,7 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
     memcpy(s->phi, b, sizeof(double) * (size_t)s->ne); b += s->ne;
     s->time = *b++;
     s->kappa = *b++;
+    s->kappa_prev_dist = *b++;
     for (o = 0; o < s->nobs; ++o) {
         memcpy(s->obs[o].R, b, 9 * sizeof(double)); memcpy(s->obs[o].t, b + 9, 3 * sizeof(double));
         memcpy(s->obs[o].R_prev, b + 12, 9 * sizeof(double)); memcpy(s->obs[o].t_prev, b + 21, 3 * sizeof(double));

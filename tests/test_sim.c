@@ -281,6 +281,66 @@ static void test_sim_resting_on_plane(void)
     rc_sim_destroy(s);
 }
 
+/* ---- 5b. barrier stiffness growth (IPC's rule, rc_barrier_stiffness_update): a sheet resting on
+   a plane, one corner pinned a hair above the contact offset (gap dhat/1000) for good. kappa may
+   double only while the closest distance still decreases, and never beyond 100 kappa_min. The
+   simulator's earlier rule doubled kappa after every step that ended that deep: 2^150 kappa_min
+   by the last step here (the didactic drape without the regulariser, whose collapsed sheet could
+   not leave the band, reached an IP of 1e11 J that way). */
+static void test_sim_kappa_growth_capped(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double o[3], ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, p0[3] = { 0, 0, 0 }, nz[3] = { 0, 0, 1 }, pin[3];
+    double kmin, kmax_seen = 0.0;
+    int n, doublings = 0, fails = 0;
+    o[0] = -0.15; o[1] = -0.15; o[2] = def.contact_thickness + 0.5 * def.contact_dhat;
+    s = t_sim_grid(&def, 6, 6, 0.3, 0.3, o, ex, ey);
+    if (!s) return;
+    CHECK_OK(rc_sim_add_plane(s, p0, nz, NULL));
+    pin[0] = o[0]; pin[1] = o[1]; pin[2] = def.contact_thickness + 1e-3 * def.contact_dhat;
+    CHECK_OK(rc_sim_pin(s, 0, pin));
+    for (n = 0; n < 150; ++n) {
+        rc_step_stats ss;
+        double k0 = s->kappa;
+        if (rc_sim_step(s, &ss) != RC_OK) { ++fails; break; }
+        if (k0 > 0.0 && s->kappa > k0) ++doublings;
+        if (s->kappa > kmax_seen) kmax_seen = s->kappa;
+        CHECK(rc__isfinite(ss.ip_end));
+    }
+    kmin = rc__sim_kappa_min(s);
+    printf("    150 steps with a vertex pinned at gap dhat/1000: kappa max %.3g kappa_min, %d doublings\n", kmax_seen / kmin, doublings);
+    CHECK(fails == 0);
+    CHECKF(kmax_seen <= 100.0 * kmin * (1.0 + 1e-12), "kappa grew to %.3g kappa_min (cap 100)", kmax_seen / kmin);
+    CHECKF(doublings <= 7, "kappa doubled at %d of 150 steps", doublings);
+    rc_sim_destroy(s);
+}
+
+/* ---- 5c. the convex model's factorization failing at round-off: rc__system_direction falls back
+   to the diagonally scaled gradient (a descent direction) instead of ending the step with
+   RC_ERR_NOT_SPD. A diagonal entry of the assembled (x, phi) system is set to -1e20, which no shift
+   up to ~3x the mean |diagonal| repairs. */
+static void test_sim_direction_fallback(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = t_sim_grid(&def, 5, 5, 0.2, 0.2, NULL, NULL, NULL);
+    rc__system *y;
+    double gd = 0.0;
+    int i;
+    if (!s) return;
+    CHECK_OK(rc__sim_ensure_systems(s));
+    y = &s->sys_xp;
+    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+    t_seed(3);
+    for (i = 0; i < y->ndof; ++i) y->g[i] = 2.0 * t_rand() - 1.0;
+    y->val[y->colptr[1] - 1] = -1e20;   /* the first column's diagonal (last in its column) */
+    CHECK(rc_ldlt_factor_shifted(y->ldlt, y->val, 1e10) == RC_ERR_NOT_SPD);
+    CHECK_OK(rc__system_direction(s, y, NULL));
+    for (i = 0; i < y->ndof; ++i) gd += y->g[i] * y->d[i];
+    CHECKF(gd < 0.0 && rc__all_finite(y->d, (size_t)y->ndof), "fallback direction g.d = %g", gd);
+    rc_sim_destroy(s);
+}
+
 /* ---- 6. high-speed drops: exact geometry, independent of the barrier ------------------------------
    A 10x10 sheet moving down at 8 m/s (8 cm per step, 40x the barrier zone) hits a sphere, a box
    and a plane; 12 steps (the impact is in the first two, the rest is draping at speed), at the
@@ -1817,6 +1877,8 @@ static void suite_sim(void)
     RUN(test_sim_scatter_table_matches_search);
     RUN(test_sim_momentum);
     RUN(test_sim_resting_on_plane);
+    RUN(test_sim_kappa_growth_capped);
+    RUN(test_sim_direction_fallback);
     RUN(test_sim_drop_sphere);
     RUN(test_sim_drop_box);
     RUN(test_sim_drop_plane);
