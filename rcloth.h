@@ -11279,7 +11279,7 @@ static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
            half step moves the obstacle half as far). Measured: the 1k skirt_panels scene (two
            layers between a kicking leg capsule and the body) started a step with cloth 0.56 mm
            from cloth, inside the 1 mm thickness, at step 41 and failed there (the fixed-mesh
-           run failed with the same status at step 47). */
+           run failed with the same status at step 48). */
         rc__system *y = &s->sys_xp;
         double a;
         int c;
