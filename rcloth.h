@@ -7265,6 +7265,7 @@ struct rc_sim {
     rc__sh_coef coef;                     /* material constants of the shell kernels */
     rc__system sys_p;                     /* director angles alone (the polish after x converged) */
     int phi_only;                         /* assembling sys_p: project only the angle block */
+    int dir_fallback;                     /* the last rc__system_direction was the scaled-gradient fallback */
     int proj;                             /* element Hessian treatment: RC__PROJECT_CLAMP, RC__PROJECT_ABS, or -1 (exact) */
     double itr_mu;                        /* Levenberg-Marquardt shift of the exact outer Hessian (N/m), kept across steps */
     double itr_mu_fail;                   /* the last shift its LDL^T rejected (rc__system_direction_shifted_mu) */
@@ -10226,6 +10227,7 @@ static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_st
     int i, attempt;
     double diag = 0.0, t0 = rc__now();
     rc_status rs = RC_OK;
+    s->dir_fallback = 0;
     if (y->ndof == 0) return RC_OK;
     if (s->def.linear_solver == RC_SOLVER_PCG) {
         /* Jacobi-preconditioned CG from zero: every iterate of CG on a PSD system is a descent
@@ -10257,7 +10259,9 @@ static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_st
            drape without the regulariser, its sheet collapsed and pressed onto the rod, from step 90).
            The step then takes the diagonally scaled gradient, d_i = -g_i / max(|H_ii|, 1e-8 mean),
            still a descent direction, instead of failing: the line search and the iteration cap
-           decide the rest (the step may end with converged = 0). */
+           decide the rest (the step may end with converged = 0); a step is never judged converged
+           on such a direction (its length says nothing about the distance to the minimum). */
+        s->dir_fallback = 1;
         for (i = 0; i < y->ndof; ++i) {
             double hii = fabs(y->val[y->colptr[i + 1] - 1]);
             y->d[i] = -y->g[i] / (hii > 1e-8 * diag ? hii : 1e-8 * diag);
@@ -10618,6 +10622,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
            soft director angles into round-off stalls; the projected retry after a failed exact line search
            below, added since, and the fold profile end those.) */
         int saved_proj = s->proj, used_exact = 0, used_shift = 0;
+        s->dir_fallback = 0;
         if (exact && s->exact_newton && s->def.linear_solver == RC_SOLVER_LDLT) { s->proj = -1; used_exact = 1; }
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
         s->proj = saved_proj;
@@ -10651,7 +10656,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         E_before = *E;
         ok = rc__sim_line_search(s, y, E, T, &alpha, st);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-        if (dx <= bound && dphi <= bound) { *conv = 1; break; }
+        if (dx <= bound && dphi <= bound && !s->dir_fallback) { *conv = 1; break; }
         if (used_shift) s->newton_mu *= ok && alpha >= 1.0 ? 0.3 : 3.0;   /* trust the model more / less */
         /* a failed line search on an exact-Hessian direction: that Hessian was positive definite
            but nearly singular in the soft director angles, so the direction's angle part was huge
@@ -10721,6 +10726,7 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
     int saved_proj = s->proj;
     double t0 = rc__now(), r;
     *stale = 0;
+    s->dir_fallback = 0;
     if (exact) s->proj = -1;
     r = rc__sim_assemble(s, y, s->x, s->u, s->phi, use_cache);
     s->proj = saved_proj;
@@ -10836,7 +10842,8 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
         st->outer_iters = j;
         for (;;) {
             rc__sim_dir_size(s, y, &dx, &du, &dphi);
-            small = (dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) || -gTd <= decrement_strict || -gTd <= etol * (E_start - *E);
+            small = ((dx <= bound_x_strict && du <= bound_u_strict && dphi <= bound_x_strict) || -gTd <= decrement_strict ||
+                     -gTd <= etol * (E_start - *E)) && !s->dir_fallback;
             if (!small || !stale) break;
             /* the direction came from CG on an earlier factor, stopped at |r| <= eta |g|: it is
                short by up to eta, and so are -g.d and the step, which would end the step early
