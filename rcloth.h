@@ -9700,9 +9700,11 @@ static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int co
 /* 1 if every block between the free vertices of v[0..3] is in y's pattern; with_u: also every
    block the u-parts of a lagged friction stencil reach (rc__sim_slip_scatter: each vertex's u DOF
    against the others' x and u). A seam-shared sliding parameter lives in its own node, so its
-   blocks are not implied by the x blocks: measured, a 1k skirt_panels step had a friction pair
-   between a seam vertex and a triangle across its bending flap (x blocks present through the
-   bending stencil, the shared u's block absent) and failed the scatter's pattern assertion. */
+   blocks are not implied by the x blocks: a triangle's bending stencil couples its two flap
+   vertices' x, but a flap's shared parameter only through the triangles that own that vertex.
+   Measured: a 1k skirt_panels step had a friction pair holding two flaps of one triangle, one of
+   them a seam vertex (x blocks present, the shared u's block absent), and stopped on the
+   scatter's pattern assertion (test_garment_seam_self_friction_pattern). */
 static RC__UNUSED int rc__sim_self_covered(const rc__system *y, const int *v, int with_u)
 {
     int a, b;
