@@ -896,6 +896,27 @@ static RC__UNUSED void rc__cross3(double *r, const double *a, const double *b)
 }
 static RC__UNUSED double rc__norm3(const double *a) { return sqrt(rc__dot3(a, a)); }
 
+/* ---- dense Cholesky M = R^T R in place, n small: R in the row-major upper triangle of M (the
+   strictly lower part is left as it was). Returns 0 (M partly overwritten) when a pivot is not
+   positive. Used by the PSD projection's definiteness test and the PCG's block preconditioner. */
+static RC__UNUSED int rc__chol_upper(int n, double *M)
+{
+    int i, j, k;
+    for (i = 0; i < n; ++i) {
+        double s = M[i * n + i];
+        for (k = 0; k < i; ++k) s -= M[k * n + i] * M[k * n + i];
+        if (!(s > 0.0)) return 0;
+        s = sqrt(s);
+        M[i * n + i] = s;
+        for (j = i + 1; j < n; ++j) {
+            double t = M[i * n + j];
+            for (k = 0; k < i; ++k) t -= M[k * n + i] * M[k * n + j];
+            M[i * n + j] = t / s;
+        }
+    }
+    return 1;
+}
+
 /* ---- dense symmetric eigen-decomposition (cyclic Jacobi), n small (element stencils, n <= ~40).
    A: n*n row-major symmetric, destroyed. evals[n]; evecs[n*n] row-major with eigenvector k in
    column k (evecs[i*n+k]). Jacobi is chosen for accuracy on the tiny eigenvalues that decide the
@@ -1145,27 +1166,16 @@ static RC__UNUSED int rc__psd_project_core(int n, double *H, int mode)
 {
     double A[27 * 27], V[27 * 27], d[27], e[27], lam[27], e2[27], beta[27], Y[27 * 27], delta = 0.0, tnorm = 0.0;
     double anorm = 0.0, Z[27 * 27], cz[27];
-    int i, j, k, chol = 1, nneg = 0;
+    int i, j, k, nneg = 0;
     for (i = 0; i < n; ++i)
         if (fabs(H[i * n + i]) > delta) delta = fabs(H[i * n + i]);
     delta *= 1e-12;
-    /* Cholesky of H + delta I (lower triangle in A) */
-    for (j = 0; j < n && chol; ++j) {
-        double djj = H[j * n + j] + delta;
-        for (k = 0; k < j; ++k) djj -= A[j * n + k] * A[j * n + k];
-        if (!(djj > 0.0)) {
-            chol = 0;
-            break;
-        }
-        djj = sqrt(djj);
-        A[j * n + j] = djj;
-        for (i = j + 1; i < n; ++i) {
-            double sum = H[i * n + j];
-            for (k = 0; k < j; ++k) sum -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = sum / djj;
-        }
-    }
-    if (chol) return 0;
+    /* Cholesky of H + delta I, on A = H^T (its upper triangle is H's lower one, the part this
+       test has always read) */
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < n; ++j) A[i * n + j] = H[j * n + i];
+    for (i = 0; i < n; ++i) A[i * n + i] += delta;
+    if (rc__chol_upper(n, A)) return 0;
     memcpy(A, H, sizeof(double) * (size_t)(n * n));
     for (i = 0; i < n; ++i) {
         double r = 0.0;
@@ -3142,7 +3152,7 @@ RC__UNUSED RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const in
 static rc_status rc__pcg_precond_setup(int n, const int *colptr, const int *rowind, const double *values,
                                        const int *bp, int nb, double *blk, size_t *boff)
 {
-    int b, j, p, i, k;
+    int b, j, p, i;
     (void)n;
     for (b = 0; b < nb; ++b) {
         int b0 = bp[b], m = bp[b + 1] - b0;
@@ -3153,19 +3163,7 @@ static rc_status rc__pcg_precond_setup(int n, const int *colptr, const int *rowi
                 int r = rowind[p];
                 if (r >= b0) { M[(r - b0) * m + (j - b0)] = values[p]; M[(j - b0) * m + (r - b0)] = values[p]; }
             }
-        /* dense Cholesky M = R^T R in place (upper R in row-major upper triangle) */
-        for (i = 0; i < m; ++i) {
-            double s = M[i * m + i];
-            for (k = 0; k < i; ++k) s -= M[k * m + i] * M[k * m + i];
-            if (!(s > 0.0)) return RC_ERR_NOT_SPD;
-            s = sqrt(s);
-            M[i * m + i] = s;
-            for (j = i + 1; j < m; ++j) {
-                double t = M[i * m + j];
-                for (k = 0; k < i; ++k) t -= M[k * m + i] * M[k * m + j];
-                M[i * m + j] = t / s;
-            }
-        }
+        if (!rc__chol_upper(m, M)) return RC_ERR_NOT_SPD;   /* M = R^T R, R in M's upper triangle */
     }
     return RC_OK;
 }
