@@ -719,7 +719,10 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
 RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
-/* equilibrium (no inertia) under the current pins, forces and contact; def.dt is the pseudo step */
+/* equilibrium (no inertia) under the current pins, forces and contact; def.dt is the pseudo step.
+   Up to 400 pseudo steps whose size doubles after each converged one; stats->converged = 0 (with
+   RC_OK) when they end without an equilibrium, e.g. when none exists (a sheet that slides off its
+   support falls without bound: check converged before using the state as an equilibrium). */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats);
 
 RCLOTHDEF int           rc_sim_num_verts(const rc_sim *s);

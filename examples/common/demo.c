@@ -139,7 +139,9 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
         rc_step_stats ss;
         st = rc_sim_solve_static(R->sc.sim, &ss);
         if (st == RC_OK) R->res.ip = ss.ip_end;
-        if (log) fprintf(log, "%-15s static solve: %s, %d Newton iterations\n", R->var->label, rc_status_string(st), ss.newton_iters);
+        if (log)
+            fprintf(log, "%-15s static solve: %s, %s, %d Newton iterations\n", R->var->label, rc_status_string(st),
+                    st != RC_OK ? "-" : ss.converged ? "converged" : "NOT converged (no equilibrium reached in 400 pseudo steps)", ss.newton_iters);
     }
     if (st != RC_OK && log) fprintf(log, "%-15s failed: %s (%s)\n", R->var->label, rc_status_string(st), rc_sim_last_error(R->sc.sim));
     R->res.status = (int)st;
