@@ -1370,6 +1370,79 @@ static void t_self_gradient(int adaptive)
     }
     rc_sim_destroy(s);
 }
+/* The simulator's vertex - analytic obstacle terms (barrier kappa b(d^2) on the posed shape's SDF,
+   lagged friction measured against the obstacle's motion) in the assembled gradient, against
+   central differences of the exact energy. A 9x9 sheet (0.2 m) lies 1.5-2.5 mm (inside the band
+   xi + dhat = 3 mm) over a rotated box top, with a capsule lying across it and a plane below its
+   far corner; the box and the capsule were moved over the step (rc_sim_move_obstacle) so the
+   friction anchors are carried; every x DOF of a vertex in the band is checked. */
+static void test_sim_obstacle_gradient(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double o[3] = { -0.1, -0.1, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
+    double bc[3] = { 0.0, 0.0, -0.05 }, bh[3] = { 0.2, 0.2, 0.05 }, ca[3] = { -0.15, 0.03, 0.02 }, cb[3] = { 0.15, 0.05, 0.02 };
+    double pp[3] = { 0.0, 0.0, -0.004 }, pn[3] = { 0.02, 0.01, 1.0 }, R[9], t[3] = { 4e-4, -2e-4, 0.0 }, th = 0.02;
+    double worst = 0.0, gmax = 0.0;
+    int ids[3], i, c, checked = 0, inband = 0;
+    rc__terms T;
+    def.num_threads = 1;
+    def.friction = 0.4;
+    o[2] = def.contact_thickness + 0.8e-3;
+    s = t_sim_grid(&def, 9, 9, 0.2, 0.2, o, ex, ey);
+    if (!s) return;
+    CHECK_OK(rc_sim_add_box(s, bc, bh, &ids[0]));
+    CHECK_OK(rc_sim_add_capsule(s, ca, cb, 0.02 - def.contact_thickness - 2.2e-3, &ids[1]));
+    CHECK_OK(rc_sim_add_plane(s, pp, pn, &ids[2]));
+    R[0] = cos(th); R[1] = -sin(th); R[2] = 0; R[3] = sin(th); R[4] = cos(th); R[5] = 0; R[6] = 0; R[7] = 0; R[8] = 1;
+    CHECK_OK(rc_sim_move_obstacle(s, ids[0], t, R));
+    CHECK_OK(rc_sim_move_obstacle(s, ids[1], t, NULL));
+    /* the state rc__sim_solve sets up before its Newton loop (as t_self_prepare_step, without self contact) */
+    CHECK_OK(rc__sim_ensure_systems(s));
+    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+    memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
+    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
+    rc__sim_update_xtil(s, s->u);
+    rc__sim_init_kappa(s);
+    s->contact_status = RC_OK;
+    rc__sim_lag_friction(s);
+    /* a step's worth of slip: 0.3 mm along x plus 0.05 mm of noise, all vertices */
+    t_seed(11);
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c) s->x[3 * i + c] += (c == 0 ? 3e-4 : 0.0) + 5e-5 * (2.0 * t_rand() - 1.0);
+    CHECKF(rc__isfinite(rc__sim_energy(s, s->x, s->u, s->phi, &T)), "the test state is inside an obstacle's offset");
+    rc__sim_assemble(s, &s->sys_xp, s->x, s->u, s->phi, 0);
+    CHECK_OK(s->contact_status);
+    for (i = 0; i < s->sys_xp.ndof; ++i) if (fabs(s->sys_xp.g[i]) > gmax) gmax = fabs(s->sys_xp.g[i]);
+    for (i = 0; i < s->nv; ++i) {
+        int o2, near = 0;
+        for (o2 = 0; o2 < s->nobs; ++o2) {
+            double d = rc__sim_obs_sdf(s->obs + o2, s->x + 3 * i, NULL, NULL);
+            if (d < def.contact_thickness + def.contact_dhat) near = 1;
+        }
+        if (!near) continue;
+        ++inband;
+        for (c = 0; c < 3; ++c) {
+            int g = s->sys_xp.dof_x[3 * i + c];
+            double keep = s->x[3 * i + c], hstep = 1e-8, ep, em, fd, err;
+            s->x[3 * i + c] = keep + hstep; ep = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+            s->x[3 * i + c] = keep - hstep; em = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+            s->x[3 * i + c] = keep;
+            if (g < 0) continue;
+            fd = (ep - em) / (2.0 * hstep);
+            err = fabs(fd - s->sys_xp.g[g]) / (fabs(s->sys_xp.g[g]) + 1e-3 * gmax);
+            if (!(err <= worst)) worst = err;   /* a NaN (an infinite energy) fails the check below */
+            checked++;
+        }
+    }
+    printf("    %d vertices in the band of a posed box, capsule and plane, %d x DOFs checked, worst relative gradient error %.2e\n",
+           inband, checked, worst);
+    CHECKF(inband >= 20 && checked >= 60, "only %d vertices in the band", inband);
+    CHECKF(worst < 1e-5, "worst relative error %.3g", worst);
+    rc_sim_destroy(s);
+}
+
 static void test_sim_self_gradient(void) { t_self_gradient(0); }
 static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
 
@@ -1894,6 +1967,7 @@ static void suite_sim(void)
     RUN(test_sim_trimesh_box_edge);
     RUN(test_sim_trimesh_candidate_reuse);
     RUN(test_sim_trimesh_friction);
+    RUN(test_sim_obstacle_gradient);
     RUN(test_sim_self_gradient);
     RUN(test_sim_self_gradient_adaptive);
     RUN(test_sim_self_ccd);
