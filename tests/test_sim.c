@@ -1375,7 +1375,9 @@ static void t_self_gradient(int adaptive)
    central differences of the exact energy. A 9x9 sheet (0.2 m) lies 1.5-2.5 mm (inside the band
    xi + dhat = 3 mm) over a rotated box top, with a capsule lying across it and a plane below its
    far corner; the box and the capsule were moved over the step (rc_sim_move_obstacle) so the
-   friction anchors are carried; every x DOF of a vertex in the band is checked. */
+   friction anchors are carried; every x DOF of a vertex in the band is checked. Then the
+   Hessian's vertex blocks on the flat box top (where the barrier's exact Hessian is PSD, so the
+   projection leaves it alone) against central differences of the assembled gradient. */
 static void test_sim_obstacle_gradient(void)
 {
     rc_sim_def def = rc_default_sim_def();
@@ -1440,6 +1442,48 @@ static void test_sim_obstacle_gradient(void)
            inband, checked, worst);
     CHECKF(inband >= 20 && checked >= 60, "only %d vertices in the band", inband);
     CHECKF(worst < 1e-5, "worst relative error %.3g", worst);
+    /* Hessian: the 3x3 diagonal blocks of vertices near the flat box top only (there the barrier's
+       exact Hessian kappa (4 d^2 b'' + 2 b') n n^T is PSD, so its projection leaves it unchanged),
+       with exact element Hessians, against central differences of the assembled gradient */
+    {
+        rc__system *y = &s->sys_xp;
+        double *gp = (double *)malloc(sizeof(double) * (size_t)y->ndof), *gm = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+        double hworst = 0.0;
+        int hchecked = 0, saved_proj = s->proj;
+        s->proj = -1;
+        for (i = 0; i < s->nv && gp && gm && hchecked < 90; i += 4) {
+            double db = rc__sim_obs_sdf(s->obs + 0, s->x + 3 * i, NULL, NULL);
+            double dc = rc__sim_obs_sdf(s->obs + 1, s->x + 3 * i, NULL, NULL), dp = rc__sim_obs_sdf(s->obs + 2, s->x + 3 * i, NULL, NULL);
+            int r;
+            if (!(db < def.contact_thickness + def.contact_dhat) || dc < def.contact_thickness + def.contact_dhat ||
+                dp < def.contact_thickness + def.contact_dhat || fabs(s->x[3 * i]) > 0.15 || fabs(s->x[3 * i + 1]) > 0.15)
+                continue;
+            for (c = 0; c < 3; ++c) {
+                int gc = y->dof_x[3 * i + c];
+                double keep = s->x[3 * i + c], hstep = 1e-8, hmax = 0.0;
+                if (gc < 0) continue;
+                s->x[3 * i + c] = keep + hstep; rc__sim_assemble(s, y, s->x, s->u, s->phi, 0); memcpy(gp, y->g, sizeof(double) * (size_t)y->ndof);
+                s->x[3 * i + c] = keep - hstep; rc__sim_assemble(s, y, s->x, s->u, s->phi, 0); memcpy(gm, y->g, sizeof(double) * (size_t)y->ndof);
+                s->x[3 * i + c] = keep;
+                rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                for (r = 0; r < 3; ++r) { int pos = rc__system_find(y, y->dof_x[3 * i + (r < c ? r : c)], y->dof_x[3 * i + (r < c ? c : r)]); if (pos >= 0 && fabs(y->val[pos]) > hmax) hmax = fabs(y->val[pos]); }
+                for (r = 0; r < 3; ++r) {
+                    int gr = y->dof_x[3 * i + r], pos = rc__system_find(y, gr < gc ? gr : gc, gr < gc ? gc : gr);
+                    double fd = (gp[gr] - gm[gr]) / (2.0 * hstep), err;
+                    if (pos < 0) { hworst = HUGE_VAL; continue; }
+                    err = fabs(fd - y->val[pos]) / (hmax + 1e-300);
+                    if (!(err <= hworst)) hworst = err;
+                    ++hchecked;
+                }
+            }
+        }
+        s->proj = saved_proj;
+        printf("    Hessian (box top, exact element Hessians): %d entries of vertex blocks checked, worst error %.2e of the block's largest entry\n",
+               hchecked, hworst);
+        CHECKF(hchecked >= 27, "only %d Hessian entries checked", hchecked);
+        CHECKF(hworst < 1e-5, "Hessian FD error %.3g", hworst);
+        free(gp); free(gm);
+    }
     rc_sim_destroy(s);
 }
 
