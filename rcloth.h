@@ -10909,7 +10909,7 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
    capped at 100 kappa_min. Until session 15 the simulator doubled kappa after every step that ended
    that deep, without the approach test and the cap: where a collapsed sheet could not leave the
    band (the didactic drape without the regulariser) kappa doubled at every step and the step's
-   IP grew to 1e11 J in 40 steps while the sheet stood still. */
+   IP grew from -0.03 J to 4.6e11 J within 25 steps while the sheet stood still. */
 static RC__UNUSED double rc__sim_kappa_min(const rc_sim *s)
 {
     double dm = s->def.contact_thickness + 0.5 * s->def.contact_dhat, db, m_avg = s->total_mass / s->nv;

@@ -286,7 +286,7 @@ static void test_sim_resting_on_plane(void)
    double only while the closest distance still decreases, and never beyond 100 kappa_min. The
    simulator's earlier rule doubled kappa after every step that ended that deep: 2^150 kappa_min
    by the last step here (the didactic drape without the regulariser, whose collapsed sheet could
-   not leave the band, reached an IP of 1e11 J that way). */
+   not leave the band, reached an IP of 4.6e11 J that way). */
 static void test_sim_kappa_growth_capped(void)
 {
     rc_sim_def def = rc_default_sim_def();
