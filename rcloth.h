@@ -9230,9 +9230,6 @@ static RC__UNUSED void rc__sim_mesh_pair_verts(const rc_sim *s, const rc__obstac
     else { *ia = s->topo.edge_v + 2 * pair[0]; *na = 2; *ib = ob->mesh_edges + 2 * pair[1]; *nb = 2; }
 }
 
-/* Appends the np pairs of a fresh search (freed here) to a kept list of *total pairs, growing it.
-   0 (and nothing appended) when the contact status is already an error (the search's, or an
-   earlier one) or memory runs out (then the status says so). */
 /* Room for n pairs in *list (capacity *cap pairs, grown to want when short); 0 and the status set
    on out-of-memory */
 static RC__UNUSED int rc__sim_pairs_reserve(rc_sim *s, int **list, size_t *cap, size_t n, size_t want)
@@ -9246,6 +9243,9 @@ static RC__UNUSED int rc__sim_pairs_reserve(rc_sim *s, int **list, size_t *cap, 
     return 1;
 }
 
+/* Appends the np pairs of a fresh search (freed here) to a kept list of *total pairs, growing it.
+   0 (and nothing appended) when the contact status is already an error (the search's, or an
+   earlier one) or memory runs out (then the status says so). */
 static RC__UNUSED int rc__sim_pairs_append(rc_sim *s, int **list, size_t *cap, size_t *total, int *pairs, int np)
 {
     if (s->contact_status == RC_OK) (void)rc__sim_pairs_reserve(s, list, cap, *total + (size_t)np, 2 * (*total + (size_t)np));
@@ -11109,6 +11109,20 @@ static RC__UNUSED void rc__sim_lag_friction(rc_sim *s)
     }
 }
 
+/* The largest a in [0, 1] such that moving the free cloth vertices from base toward target,
+   base + a (target - base), passes no cloth primitive through another (self-contact CCD). The
+   step-start moves that shift some vertices and not their neighbours (the carry by kinematic
+   meshes, the push-out of analytic shapes) are limited by it. Uses sys_xp's direction. */
+static RC__UNUSED double rc__sim_self_move_bound(rc_sim *s, const double *base, const double *target)
+{
+    rc__system *y = &s->sys_xp;
+    int i, c;
+    memset(y->d, 0, sizeof(double) * (size_t)y->ndof);
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c) if (y->dof_x[3 * i + c] >= 0) y->d[y->dof_x[3 * i + c]] = target[3 * i + c] - base[3 * i + c];
+    return rc__sim_self_ccd(s, y, base, 1.0);
+}
+
 /* Kinematic mesh obstacles that moved onto the cloth (rc_sim_set_obstacle_vertices): the barrier
    and the CCD see the mesh at its end-of-step position only, so a mesh that sweeps further than the
    gap into the cloth within one step (a kicking leg: ~5 cm per 10 ms step) leaves the step start
@@ -11232,14 +11246,7 @@ static RC__UNUSED void rc__sim_resolve_start_mesh(rc_sim *s)
            (what is left inside the obstacle's offset then fails the step's start check, and the
            step is split: a half step carries half as far). Measured on the adaptive dress: the
            unchecked carry put a cloth edge through a cloth triangle. */
-        double a = 1.0;
-        if (s->def.self_contact) {
-            rc__system *y = &s->sys_xp;
-            memset(y->d, 0, sizeof(double) * (size_t)y->ndof);
-            for (i = 0; i < s->nv; ++i)
-                for (c = 0; c < 3; ++c) if (y->dof_x[3 * i + c] >= 0) y->d[y->dof_x[3 * i + c]] = xc[3 * i + c] - s->x[3 * i + c];
-            a = rc__sim_self_ccd(s, y, s->x, 1.0);
-        }
+        double a = s->def.self_contact ? rc__sim_self_move_bound(s, s->x, xc) : 1.0;
         for (i = 0; i < 3 * s->nv; ++i) s->x[i] += a * (xc[i] - s->x[i]);
     }
 }
@@ -11290,13 +11297,7 @@ static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
            layers between a kicking leg capsule and the body) started a step with cloth 0.56 mm
            from cloth, inside the 1 mm thickness, at step 41 and failed there (the fixed-mesh
            run failed with the same status at step 48). */
-        rc__system *y = &s->sys_xp;
-        double a;
-        int c;
-        memset(y->d, 0, sizeof(double) * (size_t)y->ndof);
-        for (i = 0; i < s->nv; ++i)
-            for (c = 0; c < 3; ++c) if (y->dof_x[3 * i + c] >= 0) y->d[y->dof_x[3 * i + c]] = s->x[3 * i + c] - s->ls_x[3 * i + c];
-        a = rc__sim_self_ccd(s, y, s->ls_x, 1.0);
+        double a = rc__sim_self_move_bound(s, s->ls_x, s->x);
         for (i = 0; i < 3 * s->nv; ++i) s->x[i] = s->ls_x[i] + a * (s->x[i] - s->ls_x[i]);
     }
 }
