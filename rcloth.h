@@ -7332,7 +7332,7 @@ struct rc_sim {
     struct rc__mhandle *mh;
     double time;
     int steps;
-    char err[256];
+    char err[512];
     char warn[256];
 };
 
@@ -11364,6 +11364,37 @@ static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start)
         }
 }
 
+/* The error of a step whose start is inside a contact offset, naming what is closest: the nearest
+   cloth vertex to an analytic obstacle (its id is the index rc_sim_add_* returned), the closest
+   cloth-obstacle gap (mesh obstacles included) and the closest cloth-cloth distance, against the
+   thickness. A user who sees "vertex 512 is 0.4 mm inside capsule 3" can tell a pinch between two
+   obstacles from an obstacle moving too far per step; the bare status could not. */
+static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
+{
+    char msg[sizeof(s->err)];
+    double xi_ = s->def.contact_thickness, dmin = HUGE_VAL;
+    int i, o, vmin = -1, omin = -1, n;
+    for (o = 0; o < s->nobs; ++o) {
+        if (s->obs[o].shape.kind == RC__OBS_TRIMESH) continue;
+        for (i = 0; i < s->nv; ++i) {
+            double d = rc__sim_obs_sdf(s->obs + o, s->x + 3 * i, NULL, NULL);
+            if (d < dmin) { dmin = d; vmin = i; omin = o; }
+        }
+    }
+    n = snprintf(msg, sizeof msg, "the start of the step (h = %.3g s) is inside a contact offset (thickness %.3g mm):", s->h, 1e3 * xi_);
+    if (vmin >= 0 && dmin <= xi_)
+        n += snprintf(msg + n, sizeof msg - (size_t)n, " vertex %d is %.3g mm from obstacle %d%s,", vmin, 1e3 * dmin, omin,
+                      s->pinned[vmin] ? " (a pinned vertex: its target is inside the obstacle)" : "");
+    if (T->min_dist <= xi_ && !(vmin >= 0 && dmin <= xi_))
+        n += snprintf(msg + n, sizeof msg - (size_t)n, " cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_dist);
+    if (s->def.self_contact && T->min_self <= xi_)
+        n += snprintf(msg + n, sizeof msg - (size_t)n, " cloth is %.3g mm from cloth,", 1e3 * T->min_self);
+    if (n > 0 && n < (int)sizeof msg)
+        snprintf(msg + n, sizeof msg - (size_t)n, " after the obstacles' push-out, which stops where cloth would cross cloth"
+                 " (cloth pinched between obstacles, or an obstacle moving too far per step)");
+    return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
+}
+
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
 static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 {
@@ -11406,7 +11437,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (E != E) return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy of the step's start is NaN (a world triangle degenerated, e.g. a pin moved onto a neighbour)");
-    if (!rc__isfinite(E)) return rc__sim_fail(s, RC_ERR_INTERSECTING, "the start of the step is inside an obstacle's contact offset");
+    if (!rc__isfinite(E)) return rc__sim_fail_start(s, &T);
     st->ip_start = E;
     if (s->def.adaptive) rs = rc__sim_ritr(s, &E, &T, st, &conv);
     else { rs = rc__sim_newton_xp(s, s->def.tol, s->def.max_newton_iters, &E, &T, &iters, &conv, st); st->newton_iters += iters; }

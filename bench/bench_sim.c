@@ -50,6 +50,7 @@ static int g_reuse = -1;            /* --reuse N: def.itr_factor_reuse of the ca
 static double g_eta = -1.0;         /* --eta X: def.itr_factor_eta (< 0: default) */
 static double g_etol = -1.0;        /* --etol X: def.itr_energy_tol of the ablation's sims (< 0: default) */
 static int g_abl_n = 15, g_reps = 3; /* --ablation-n N, --reps R */
+static int g_abl_skip = 0;           /* --ablation-skip A: reference adaptive steps before the saved ones */
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -80,7 +81,13 @@ static void solver_flags(rc_sim_def *def, int adaptive, int schedule, int cache,
    the x-z plane from its two top corners, which are pinned 0.6 m apart (each moved 0.1 m
    inwards from its rest position). A 1 cm out-of-plane bulge breaks the symmetry, as in the
    two_point_drape example scene. */
+static rc_sim *make_two_point_pins(int n, int adaptive, int schedule, int cache, double dt, double half_gap);
 static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, double dt)
+{
+    return make_two_point_pins(n, adaptive, schedule, cache, dt, 0.3);
+}
+/* the same sheet with its corners pinned half_gap from the middle */
+static rc_sim *make_two_point_pins(int n, int adaptive, int schedule, int cache, double dt, double half_gap)
 {
     const double L = 0.8;
     rc_sim_def def = rc_default_sim_def();
@@ -103,7 +110,8 @@ static rc_sim *make_two_point(int n, int adaptive, int schedule, int cache, doub
     c0 = (n - 1) * n;        /* top-left corner: (u, v) = (0, L) */
     c1 = n * n - 1;          /* top-right corner: (L, L) */
     if (s) {
-        double a[3] = { -0.3, 0.0, 0.0 }, b[3] = { 0.3, 0.0, 0.0 };
+        double a[3] = { 0.0, 0.0, 0.0 }, b[3] = { 0.0, 0.0, 0.0 };
+        a[0] = -half_gap; b[0] = half_gap;
         if (rc_sim_pin(s, c0, a) != RC_OK || rc_sim_pin(s, c1, b) != RC_OK) { rc_sim_destroy(s); s = NULL; }
     }
     return s;
@@ -117,10 +125,25 @@ static rc_sim *make_sphere_abl(int n, int adaptive, int schedule, int cache, dou
     solver_flags(&def, adaptive, schedule, cache, dt);
     return bench_sphere_drape_def(n, def);
 }
-static int g_abl_sphere = 0;         /* --ablation-scene sphere */
+static int g_abl_sphere = 0;         /* --ablation-scene: 0 two_point, 1 sphere, 2 two_point_moving */
 static rc_sim *make_abl(int n, int adaptive, int schedule, int cache, double dt)
 {
+    if (g_abl_sphere == 2) return make_two_point_pins(n, adaptive, schedule, cache, dt, 0.4);
     return g_abl_sphere ? make_sphere_abl(n, adaptive, schedule, cache, dt) : make_two_point(n, adaptive, schedule, cache, dt);
+}
+/* Before global step g (0-based) of the ablation's scene: the moving two-point drape (the
+   two_point_drape example scene's animation) brings its corners from 0.8 m to 0.6 m apart over the
+   first 0.5 s (smoothstep), so every step of that half second compresses the sheet further; the
+   other scenes hold still. */
+static void abl_animate(rc_sim *s, int n, int g, double dt)
+{
+    double a = (g + 1) * dt / 0.5, sm, p0[3] = { 0.0, 0.0, 0.0 }, p1[3] = { 0.0, 0.0, 0.0 };
+    if (g_abl_sphere != 2) return;
+    if (a > 1.0) a = 1.0;
+    sm = a * a * (3.0 - 2.0 * a);
+    p0[0] = -0.4 + 0.1 * sm; p1[0] = 0.4 - 0.1 * sm;
+    rc_sim_pin(s, (n - 1) * n, p0);
+    rc_sim_pin(s, n * n - 1, p1);
 }
 
 static double fit_exponent(int k, const double *n, const double *t)
@@ -274,7 +297,7 @@ static void section_ablation(void)
     enum { NV = 5, NSTEP = 8 };
     static const char *names[NV] = { "none", "schedule", "cache", "both", "both-blk" };
     static const int sch[NV] = { 0, 1, 0, 1, 1 }, cac[NV] = { 0, 0, 1, 1, 2 };
-    const int n = g_abl_n, warm = g_abl_sphere ? 10 : 5, steps = NSTEP, reps = g_reps;
+    const int n = g_abl_n, warm = g_abl_sphere == 1 ? 10 : 5, steps = NSTEP, reps = g_reps;
     double *states[NSTEP] = { NULL }, ip_none[NSTEP], dev_max[NV], dev_sum[NV];
     size_t ssz;
     rc_sim *s;
@@ -282,14 +305,16 @@ static void section_ablation(void)
     double tt[NV];
     int ok[NV], c, k, r;
     printf("\n== 3. r-ITR acceleration ablation: %s (%d verts), dt 0.01, %d thread(s)\n"
-           "   %d fixed-mesh steps from the flat sheet, then %d adaptive steps of the default solver, its state saved"
-           " before each;\n   every variant solves each of those %d steps from the saved state (fresh sim per step)\n",
-           g_abl_sphere ? "sphere drape (cotton, 1 m square onto a sphere of radius 0.25 m)"
-                        : "two-point drape (prototype material, corners 0.6 m apart)", n * n, g_threads, warm, steps, steps);
+           "   %d fixed-mesh steps from the flat sheet, %d adaptive steps of the default solver, then %d more, its state"
+           " saved before each;\n   every variant solves each of those %d steps from the saved state (fresh sim per step)\n",
+           g_abl_sphere == 1 ? "sphere drape (cotton, 1 m square onto a sphere of radius 0.25 m)"
+           : g_abl_sphere == 2 ? "two-point drape, moving corners (prototype material, corners 0.8 -> 0.6 m apart over 0.5 s)"
+                               : "two-point drape (prototype material, corners 0.6 m apart)", n * n, g_threads, warm, g_abl_skip, steps, steps);
     s = make_abl(n, 0, 1, 1, 0.01);
     if (!s) { printf("  create failed\n"); return; }
     for (k = 0; k < warm; ++k) {
         rc_step_stats ss;
+        abl_animate(s, n, k, 0.01);
         if (rc_sim_step(s, &ss) != RC_OK) { printf("  warm-up failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); return; }
     }
     ssz = rc_sim_state_size(s);
@@ -306,9 +331,10 @@ static void section_ablation(void)
         g_cache_eps = ce; g_eta = eta; g_reuse = reuse;
     }
     if (!s || rc_sim_load_state(s, states[0]) != RC_OK) { printf("  reference create/load failed\n"); rc_sim_destroy(s); goto done; }
-    for (k = 0; k < steps; ++k) {
+    for (k = -g_abl_skip; k < steps; ++k) {
         rc_step_stats ss;
-        rc_sim_save_state(s, states[k]);
+        if (k >= 0) rc_sim_save_state(s, states[k]);
+        abl_animate(s, n, warm + g_abl_skip + k, 0.01);
         if (rc_sim_step(s, &ss) != RC_OK) { printf("  reference step failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); goto done; }
     }
     rc_sim_destroy(s);
@@ -325,6 +351,7 @@ static void section_ablation(void)
                 double c0, cpu;
                 s = make_abl(n, 1, sch[c], cac[c], 0.01);
                 if (!s || rc_sim_load_state(s, states[k]) != RC_OK) { printf("  %s: create/load failed\n", names[c]); rc_sim_destroy(s); ok[c] = 0; break; }
+                abl_animate(s, n, warm + g_abl_skip + k, 0.01);
                 c0 = cpu_now();
                 if (rc_sim_step(s, &ss) != RC_OK) { printf("  %s step failed: %s\n", names[c], rc_sim_last_error(s)); ok[c] = 0; rc_sim_destroy(s); break; }
                 cpu = cpu_now() - c0;
@@ -453,12 +480,14 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--reuse") == 0 && i + 1 < argc) { g_reuse = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--eta") == 0 && i + 1 < argc) { g_eta = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--etol") == 0 && i + 1 < argc) { g_etol = atof(argv[++i]); continue; }
+        if (strcmp(argv[i], "--ablation-skip") == 0 && i + 1 < argc) { g_abl_skip = int_arg(argv[++i], 0, 100000); continue; }
         if (strcmp(argv[i], "--ablation-n") == 0 && i + 1 < argc) { g_abl_n = int_arg(argv[++i], 2, 1000); continue; }
         if (strcmp(argv[i], "--ablation-scene") == 0 && i + 1 < argc) {
             ++i;
             if (strcmp(argv[i], "sphere") == 0) g_abl_sphere = 1;
             else if (strcmp(argv[i], "two_point") == 0) g_abl_sphere = 0;
-            else { fprintf(stderr, "--ablation-scene needs two_point or sphere\n"); return 2; }
+            else if (strcmp(argv[i], "two_point_moving") == 0) g_abl_sphere = 2;
+            else { fprintf(stderr, "--ablation-scene needs two_point, two_point_moving or sphere\n"); return 2; }
             continue;
         }
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) { g_reps = int_arg(argv[++i], 1, 100); continue; }
@@ -468,9 +497,9 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--adaptive-steps") == 0 && i + 1 < argc) { g_asteps = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--energy-steps") == 0 && i + 1 < argc) { g_energy_steps = atoi(argv[++i]); if (g_energy_steps < 1) g_energy_steps = 1; continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--ablation-scene two_point|sphere] [--reps R]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--ablation-scene two_point|two_point_moving|sphere] [--ablation-skip A] [--reps R]\n", argv[0]); return 2; }
     }
-    if (g_abl_n < 0 || g_reps < 0) { fprintf(stderr, "--ablation-n needs an integer N in [2, 1000], --reps R in [1, 100]\n"); return 2; }
+    if (g_abl_n < 0 || g_reps < 0 || g_abl_skip < 0) { fprintf(stderr, "--ablation-n needs an integer N in [2, 1000], --reps R in [1, 100], --ablation-skip A >= 0\n"); return 2; }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
     if (want[0]) section_scaling();
     if (want[1]) section_adaptive();

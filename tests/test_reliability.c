@@ -705,7 +705,8 @@ static void test_rel_sim_calls_bad(void)
 /* Degenerate initial states. (1) Cloth starting inside an obstacle: by design (rc__sim_resolve_start)
    free vertices are pushed out along the obstacle normal, so the step succeeds and afterwards no
    vertex is inside the contact offset. (2) A pin target inside an obstacle cannot be resolved: the
-   step fails with a message, leaves the state finite, and the sim recovers after unpinning. */
+   step fails with RC_ERR_INTERSECTING and a message naming the vertex, its signed distance and the
+   obstacle, leaves the state as it was, and the sim recovers after unpinning. */
 static void test_rel_sim_start_inside(void)
 {
     r_scene sc;
@@ -737,8 +738,13 @@ static void test_rel_sim_start_inside(void)
         CHECK_OK(rc_sim_pin(s, 12, tgt));
         if (x0) memcpy(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv);
         st = rc_sim_step(s, NULL);
-        CHECKF(st != RC_OK, "pin inside a box: step succeeded");
-        CHECK(rc_sim_last_error(s)[0] != 0);
+        CHECKF(st == RC_ERR_INTERSECTING, "pin inside a box: got %s", rc_status_string(st));
+        {   /* the message names the vertex, the obstacle and that the vertex is pinned */
+            char want[64];
+            const char *msg = rc_sim_last_error(s), *at = strstr(msg, "vertex 12 is -");
+            sprintf(want, " mm from obstacle %d (a pinned vertex", id);
+            CHECKF(at != NULL && strstr(at, want) != NULL, "message: %s", msg);
+        }
         if (x0) CHECK(memcmp(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv) == 0);  /* state restored */
         st = rc_sim_solve_static(s, NULL);
         CHECKF(st != RC_OK, "pin inside a box: static solve succeeded");
