@@ -565,7 +565,12 @@ typedef struct rc_sim_def {
                                    works (per-element PSD projection, Gauss-Newton for the bending
                                    stencils; the convex model alone converges linearly under
                                    compression/buckling, DESIGN §3); 0: always the convex model */
-    int max_substeps;           /* automatic halving of dt after a failed step, default 4 levels */
+    int max_substeps;           /* automatic halving of dt after a failed step, default 8 levels
+                                   (down to dt/256; a step that fails at its start or in its
+                                   solve is retried as two half steps, recursively; obstacles
+                                   and pins move half as far in each). 4 levels were one short
+                                   for the 1k skirt_panels scene, whose kicking leg presses two
+                                   layers together: fixed-mesh step 48 needed 14 substeps */
     int linear_solver;          /* RC_SOLVER_LDLT (default: sparse LDL^T with AMD) or RC_SOLVER_PCG
                                    (Jacobi-preconditioned CG, no factorization; for large meshes) */
     double pcg_tol;             /* relative residual of the PCG solves, default 1e-4 */
@@ -7382,7 +7387,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.tol = 1e-4;
     d.max_newton_iters = 100;
     d.newton_exact_hessian = 1;
-    d.max_substeps = 4;
+    d.max_substeps = 8;
     d.linear_solver = RC_SOLVER_LDLT;
     d.pcg_tol = 1e-4;
     d.itr_eps0 = 1e-2;

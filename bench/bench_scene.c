@@ -61,7 +61,9 @@ int main(int argc, char **argv)
         rc_status rs = sc_step(&sc, &st);
         double c = (double)(clock() - c0) / CLOCKS_PER_SEC, l = 0.0;
         int j, nl = 0;
-        if (rs != RC_OK) { printf("step %d: %s\n", k + 1, rc_status_string(rs)); break; }
+        char sub[32] = "";
+        if (rs != RC_OK) { printf("step %d: %s (%s)\n", k + 1, rc_status_string(rs), rc_sim_last_error(sc.sim)); break; }
+        if (st.substeps > 1) sprintf(sub, " substeps %d", st.substeps);
         wall += st.t_total;
         for (j = 5; st.active_rate_per_iter && j < st.num_active_rates; ++j, ++nl) l += st.active_rate_per_iter[j];
         for (j = 0; st.active_rate_per_iter && j < st.num_active_rates; ++j) {   /* iterations 16+ pooled in the last bin */
@@ -71,10 +73,10 @@ int main(int argc, char **argv)
         times[done++] = c;
         cpu += c; outer += adaptive ? st.outer_iters : st.newton_iters; inner += adaptive ? st.inner_iters : 0;
         unconverged += !st.converged; late += l; nlate += nl;
-        printf("step %3d: %.3f s cpu, IP %.9e -> %.9e, %s %3d, inner %3d, conv %d, active %.2f, after 5 outer its %s%.2f | asm %.2f fac %.2f sol %.2f ls %.2f lin %d cg %d reuse %d\n", k + 1, c,
+        printf("step %3d: %.3f s cpu, IP %.9e -> %.9e, %s %3d, inner %3d, conv %d, active %.2f, after 5 outer its %s%.2f | asm %.2f fac %.2f sol %.2f ls %.2f lin %d cg %d reuse %d%s\n", k + 1, c,
                st.ip_start, st.ip_end, adaptive ? "outer" : "newton", adaptive ? st.outer_iters : st.newton_iters, st.inner_iters,
                st.converged, st.active_rate, nl ? "" : "(none) ", nl ? l / nl : 0.0, st.t_assemble, st.t_factor, st.t_solve,
-               st.t_line_search, st.linear_solves, st.cg_iters, st.factor_reuses);
+               st.t_line_search, st.linear_solves, st.cg_iters, st.factor_reuses, sub);
         fflush(stdout);
     }
     if (done) {
