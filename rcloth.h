@@ -609,7 +609,15 @@ typedef struct rc_sim_def {
                                    contact, nor pairs closer than xi + dhat in the flat reference
                                    (u at the step start): those would be in the barrier band at rest */
 
-    int num_threads;            /* OpenMP threads (0 = runtime default); ignored without OpenMP */
+    int num_threads;            /* OpenMP threads, default 1 (no thread is started); N > 1: N
+                                   threads; 0: OpenMP's default (omp_get_max_threads()).
+                                   Ignored without OpenMP. Give a sim only cores nothing else
+                                   uses: OpenMP workers spin between parallel regions, and with
+                                   more threads than idle cores a step gets several times SLOWER
+                                   (measured, 1k adaptive sphere drape on 2 cores: one run alone
+                                   0.60 s/step on 2 threads, 0.95 on 1; two runs at once 4.8
+                                   s/step each on 2 threads, 0.96 on 1, 1.0 on 2 threads with
+                                   OMP_WAIT_POLICY=passive) */
     void *alloc_user;           /* passed to RCLOTH_MALLOC/REALLOC/FREE */
     /* optional, for validation and debugging: called after every accepted line-search iterate
        of every solve (Newton, r-ITR outer and inner, statics), with rc_sim_positions() /
@@ -7414,7 +7422,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
        a folded region every layer-to-layer pair adds a 12x12 Hessian (the fold bench spends a third
        to a half of its step time in self-contact). */
     d.self_contact = 0;
-    d.num_threads = 0;
+    d.num_threads = 1;   /* see rc_sim_def.num_threads: threads are opt-in */
     d.alloc_user = NULL;
     return d;
 }

@@ -111,6 +111,21 @@ static void t_inv_check(const t_inv *I, const char *scene)
    their null space), so the only error is round-off: 1e-12 m on positions of order 1 m after
    50 steps is ~1e4 ulps of slack for the accumulated sums. Against the continuous ½ g t^2 the
    error is exactly ½ |g| h t (first order): checked to 1e-9 relative and halving with h. */
+/* The defaults the issues and the header promise: the r-ITR schedule (lambda 0.98, eps0 1e-2,
+   eps* 1e-4, a strict solve every 10th outer iteration), the regulariser (eps_q 2.5, unit weight),
+   the cache on, 8 levels of automatic halving, and no OpenMP thread unless asked for (with more
+   threads than idle cores OpenMP's spinning workers made steps 5x slower: rc_sim_def.num_threads). */
+static void test_sim_defaults(void)
+{
+    rc_sim_def d = rc_default_sim_def();
+    CHECK(d.itr_lambda == 0.98 && d.itr_eps0 == 1e-2 && d.tol == 1e-4 && d.itr_strict_every == 10);
+    CHECK(d.itr_schedule == 1 && d.itr_cache == 1);
+    CHECK(d.quality_threshold == 2.5 && d.quality_weight == 1.0);
+    CHECK(d.max_substeps == 8);
+    CHECK(d.num_threads == 1);
+    CHECK(d.adaptive == 0 && d.self_contact == 0);
+}
+
 static void test_sim_free_fall(void)
 {
     double hs[2] = { 0.01, 0.005 }, errT[2] = { 0, 0 };
@@ -1982,14 +1997,7 @@ static void test_sim_scatter_table_matches_search(void)
 
 static void suite_sim(void)
 {
-    /* These scenes have <= 400 vertices: on the shared 2-core machine the simulator's OpenMP
-       regions cost more than they save (6x slower with 2 threads under load), and the tests'
-       defs leave def.num_threads at 0 (the runtime's count), so the suite sets that count to one
-       thread and restores it afterwards. */
-#ifdef _OPENMP
-    int threads = omp_get_max_threads();
-    omp_set_num_threads(1);
-#endif
+    RUN(test_sim_defaults);
     RUN(test_sim_free_fall);
     RUN(test_sim_scatter_table_matches_search);
     RUN(test_sim_momentum);
@@ -2003,9 +2011,6 @@ static void suite_sim(void)
     RUN(test_sim_roll);
     RUN(test_sim_friction_slope);
     RUN(test_sim_bad_input);
-#ifdef _OPENMP
-    omp_set_num_threads(threads);
-#endif
     RUN(test_sim_pcg_matches_ldlt);
     RUN(test_sim_capsule_dip_warning);
     RUN(test_sim_trimesh_box_edge);

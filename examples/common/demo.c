@@ -20,6 +20,7 @@ dm_options dm_default_options(void)
     o.obj_every = 1;
     o.pictures = 1;
     o.panel_px = 640;
+    o.threads = 1;   /* as the library's default: threads are opt-in (rc_sim_def.num_threads) */
     return o;
 }
 

@@ -30,7 +30,7 @@ typedef struct dm_options {
     int frames;             /* frames to simulate, 0 = scene default */
     int mode;               /* DM_BOTH (every variant of the scene), DM_ADAPTIVE (the adaptive
                                variants), DM_FIXED (the fixed one) */
-    int threads;            /* OpenMP threads per sim, 0 = runtime default */
+    int threads;            /* OpenMP threads per sim (default 1), 0 = runtime default */
     int parallel;           /* 1: run the variants concurrently, one thread each (needs OpenMP) */
     double dt;              /* time step, s; 0 = scene default */
     double thickness;       /* cloth thickness, m; 0 = scene default */
