@@ -34,6 +34,8 @@ int main(int argc, char **argv)
     int steps = argc > 2 ? atoi(argv[2]) : 100, verts = argc > 3 ? atoi(argv[3]) : 0, adaptive = argc > 4 ? atoi(argv[4]) : 1;
     int threads = argc > 5 ? atoi(argv[5]) : 1;
     double thickness = argc > 6 ? atof(argv[6]) : 0.0;
+    double qweight = argc > 7 ? atof(argv[7]) : -1.0;   /* the regulariser's weight (< 0: the default) */
+    double dt = argc > 8 ? atof(argv[8]) : 0.0;          /* time step (0: the scene's) */
     const sc_info *info = sc_find_scene(name);
     sc_params p = sc_default_params();
     sc_scene sc;
@@ -42,14 +44,16 @@ int main(int argc, char **argv)
     int n_iter[16] = { 0 };
     long outer = 0, inner = 0;
     int k, done = 0, unconverged = 0, nlate = 0;
-    if (!info || steps < 1 || verts < 0 || threads < 1 || !(thickness >= 0.0)) {
-        fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1] [threads >= 1] [thickness m >= 0]\n", argv[0]);
+    if (!info || steps < 1 || verts < 0 || threads < 1 || !(thickness >= 0.0) || !(dt >= 0.0)) {
+        fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1] [threads >= 1] [thickness m >= 0] [quality weight, 0 = regulariser off, < 0 default] [dt s, 0 = default]\n", argv[0]);
         return 2;
     }
     p.verts = verts;
     p.adaptive = adaptive != 0;
     p.threads = threads;
     p.thickness = thickness;
+    p.quality_weight = qweight;
+    p.dt = dt;
     if (sc_create(&sc, info, &p) != RC_OK) { fprintf(stderr, "%s: create failed\n", name); return 1; }
     times = (double *)malloc(sizeof(double) * (size_t)steps);
     if (!times) { sc_destroy(&sc); return 1; }

@@ -467,6 +467,33 @@ static void test_adaptive_didactic_drape_ablation(void)
     CHECKF(V[0] < V[3], "adaptive %d vertices V %.6f not below fixed %d vertices %.6f", nv[0], V[0], nv[3], V[3]);
 }
 
+/* A direction taken with a huge Levenberg-Marquardt shift is short because it is mostly -g/mu, not
+   because the state is converged (rc__system_shift_trusted). Here the shifts a step starts from
+   (kept across steps) are set absurdly high, as a pathological earlier step once left them (5.9e12
+   and 1.8e11 on the didactic drape without the regulariser at dt 1/30); the step must still solve:
+   same IP decrease as from the usual shifts, not "converged" after one tiny outer iteration. */
+static void test_adaptive_huge_shift_not_trusted(void)
+{
+    rc_sim *a = ta_hanging(9, 1, 0.1, 1.0), *b = ta_hanging(9, 1, 0.1, 1.0);
+    rc_step_stats sa, sb;
+    CHECK(a != NULL && b != NULL);
+    if (a && b) {
+        CHECK_OK(rc_sim_step(a, &sa));
+        b->itr_mu = b->itr_mu_fail = 1e12;
+        b->newton_mu = b->newton_mu_fail = 1e12;
+        CHECK_OK(rc_sim_step(b, &sb));
+        printf("    usual shifts: IP %.6f -> %.6f in %d outer its; from 1e12: -> %.6f in %d outer its, converged %d\n",
+               sa.ip_start, sa.ip_end, sa.outer_iters, sb.ip_end, sb.outer_iters, sb.converged);
+        CHECK(sa.converged);
+        CHECKF(sb.outer_iters > 1, "the step ended after %d outer iteration(s)", sb.outer_iters);
+        /* the same step problem: both decreases within 5% of each other */
+        CHECKF(fabs((sb.ip_start - sb.ip_end) - (sa.ip_start - sa.ip_end)) <= 0.05 * (sa.ip_start - sa.ip_end),
+               "decrease %.6g from huge shifts vs %.6g", sb.ip_start - sb.ip_end, sa.ip_start - sa.ip_end);
+    }
+    rc_sim_destroy(a);
+    rc_sim_destroy(b);
+}
+
 static void suite_adaptive(void)
 {
     RUN(test_adaptive_flat_unloaded_keeps_u);
@@ -479,4 +506,5 @@ static void suite_adaptive(void)
     RUN(test_adaptive_schedule_cache_agree);
     RUN(test_adaptive_schedule_cache_agree_trajectory);
     RUN(test_adaptive_regulariser_ablation);
+    RUN(test_adaptive_huge_shift_not_trusted);
 }

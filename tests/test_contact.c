@@ -964,6 +964,32 @@ static int t_ct_overlap(const double *alo, const double *ahi, const double *blo,
     return 1;
 }
 
+/* The lagged normal force of friction: kappa m |b'(d^2)| 2d above the floor gap dhat/1000, and
+   constant (the value at the floor) below it, however close the pair (rc__ct_normal_force says
+   why: a pressed pair's force fed its own friction, 4x per step, on the 1k didactic drape). */
+static void test_ct_normal_force_floor(void)
+{
+    const double xi = 1e-3, dhat = 2e-3, kappa = 7.0, m = 0.5, dmin = xi + 1e-3 * dhat;
+    double d, b1, want, at_floor;
+    /* above the floor: the IPC formula */
+    d = xi + 0.3 * dhat;
+    rc_barrier(d * d, xi, dhat, &b1, NULL);
+    want = kappa * m * (-b1) * 2.0 * d;
+    CHECK_NEAR(rc__ct_normal_force(d * d, xi, dhat, kappa, m), want, 1e-12 * want);
+    /* at and below the floor: bounded by the floor's value, also at a round-off gap */
+    rc_barrier(dmin * dmin, xi, dhat, &b1, NULL);
+    at_floor = kappa * m * (-b1) * 2.0 * dmin;
+    CHECK(rc__isfinite(at_floor) && at_floor > want);
+    CHECK_NEAR(rc__ct_normal_force(dmin * dmin, xi, dhat, kappa, m), at_floor, 1e-12 * at_floor);
+    d = xi + 1e-9 * dhat;
+    CHECK_NEAR(rc__ct_normal_force(d * d, xi, dhat, kappa, m), at_floor, 1e-12 * at_floor);
+    d = xi * (1.0 + 1e-15);
+    CHECK_NEAR(rc__ct_normal_force(d * d, xi, dhat, kappa, m), at_floor, 1e-12 * at_floor);
+    /* outside the barrier band there is no force */
+    d = xi + 1.5 * dhat;
+    CHECK(rc__ct_normal_force(d * d, xi, dhat, kappa, m) == 0.0);
+}
+
 static void test_ct_broad_phase(void)
 {
     enum { NA = 300, NB = 200 };
@@ -1039,6 +1065,7 @@ static void test_ct_broad_phase(void)
 static void suite_contact(void)
 {
     RUN(test_ct_point_point);
+    RUN(test_ct_normal_force_floor);
     RUN(test_ct_point_edge_types);
     RUN(test_ct_point_triangle_types);
     RUN(test_ct_edge_edge_types);
