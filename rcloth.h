@@ -10343,7 +10343,10 @@ static RC__UNUSED int rc__system_solve_stale(rc__system *y, double mu, double et
    after one outer and one inner iteration while the stretch energy grew from 0.2 J to 252 J (the
    short joint directions there had mu = 170-2,000 times the mean diagonal). Healthy steps end far
    below it: over 100 adaptive steps of the sphere drape, the joint directions judged small had mu
-   below 1e-3 of the mean diagonal in 338 of 381 cases and never above 0.1. */
+   below 1e-3 of the mean diagonal in 338 of 381 cases and never above 0.1; of the 20 default-size
+   CLI runs (100 steps, adaptive and fixed) only three self-contact runs (fold fixed, skirt_panels
+   both) met the guard, at a few inner iterations, and ended within 0.3% of their old final IPs in
+   the same time. */
 #define RC__MU_TRUST 1.0
 static RC__UNUSED int rc__system_shift_trusted(const rc__system *y, double mu)
 {
