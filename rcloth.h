@@ -11439,13 +11439,15 @@ static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start)
 /* The error of a step whose start is inside a contact offset, naming what is closest: the nearest
    cloth vertex to an analytic obstacle (its id is the index rc_sim_add_* returned), the closest
    cloth-obstacle gap (mesh obstacles included) and the closest cloth-cloth distance, against the
-   thickness. A user who sees "vertex 512 is 0.4 mm inside capsule 3" can tell a pinch between two
+   thickness. A user who sees "vertex 512 is 0.4 mm from obstacle 3" can tell a pinch between two
    obstacles from an obstacle moving too far per step; the bare status could not. */
+#define RC__MSG_APPEND(...) do { if (n >= 0 && (size_t)n < sizeof msg) { int w__ = snprintf(msg + n, sizeof msg - (size_t)n, __VA_ARGS__); \
+                                 n = w__ < 0 ? -1 : n + w__; } } while (0)
 static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
 {
     char msg[sizeof(s->err)];
     double xi_ = s->def.contact_thickness, dmin = HUGE_VAL;
-    int i, o, vmin = -1, omin = -1, n;
+    int i, o, vmin = -1, omin = -1, n = 0;
     for (o = 0; o < s->nobs; ++o) {
         if (s->obs[o].shape.kind == RC__OBS_TRIMESH) continue;
         for (i = 0; i < s->nv; ++i) {
@@ -11453,19 +11455,20 @@ static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
             if (d < dmin) { dmin = d; vmin = i; omin = o; }
         }
     }
-    n = snprintf(msg, sizeof msg, "the start of the step (h = %.3g s) is inside a contact offset (thickness %.3g mm):", s->h, 1e3 * xi_);
+    msg[0] = 0;
+    RC__MSG_APPEND("the start of the step (h = %.3g s) is inside a contact offset (thickness %.3g mm):", s->h, 1e3 * xi_);
     if (vmin >= 0 && dmin <= xi_)
-        n += snprintf(msg + n, sizeof msg - (size_t)n, " vertex %d is %.3g mm from obstacle %d%s,", vmin, 1e3 * dmin, omin,
-                      s->pinned[vmin] ? " (a pinned vertex: its target is inside the obstacle)" : "");
+        RC__MSG_APPEND(" vertex %d is %.3g mm from obstacle %d%s,", vmin, 1e3 * dmin, omin,
+                       s->pinned[vmin] ? " (a pinned vertex: its target is inside the obstacle)" : "");
     if (T->min_dist <= xi_ && !(vmin >= 0 && dmin <= xi_))
-        n += snprintf(msg + n, sizeof msg - (size_t)n, " cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_dist);
+        RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_dist);
     if (s->def.self_contact && T->min_self <= xi_)
-        n += snprintf(msg + n, sizeof msg - (size_t)n, " cloth is %.3g mm from cloth,", 1e3 * T->min_self);
-    if (n > 0 && n < (int)sizeof msg)
-        snprintf(msg + n, sizeof msg - (size_t)n, " after the obstacles' push-out, which stops where cloth would cross cloth"
-                 " (cloth pinched between obstacles, or an obstacle moving too far per step)");
+        RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
+    RC__MSG_APPEND(" after the obstacles' push-out, which stops where cloth would cross cloth"
+                   " (cloth pinched between obstacles, or an obstacle moving too far per step)");
     return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
 }
+#undef RC__MSG_APPEND
 
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
 static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
