@@ -468,11 +468,12 @@ static void test_adaptive_didactic_drape_ablation(void)
 }
 
 /* A direction taken with a huge Levenberg-Marquardt shift is short because it is mostly -g/mu, not
-   because the state is converged (rc__system_shift_trusted). Here the shifts a step starts from
-   (kept across steps) are set absurdly high, as a pathological earlier step once left them (5.9e12
-   and 1.8e11 on the didactic drape without the regulariser at dt 1/30); the step must still solve:
-   same IP decrease as from the usual shifts, not "converged" after one tiny outer iteration. */
-static void test_adaptive_huge_shift_not_trusted(void)
+   because the state is converged. Here the shifts a step starts from (kept across steps) are set
+   absurdly high, as a pathological earlier step once left them (5.9e12 and 1.8e11 on the didactic
+   drape without the regulariser at dt 1/30); the step must still solve (the search restarts at
+   the mean diagonal: rc__system_direction_shifted_mu): the same IP decrease as from the usual
+   shifts, not "converged" after one tiny outer iteration. */
+static void test_adaptive_huge_kept_shift(void)
 {
     rc_sim *a = ta_hanging(9, 1, 0.1, 1.0), *b = ta_hanging(9, 1, 0.1, 1.0);
     rc_step_stats sa, sb;
@@ -506,5 +507,5 @@ static void suite_adaptive(void)
     RUN(test_adaptive_schedule_cache_agree);
     RUN(test_adaptive_schedule_cache_agree_trajectory);
     RUN(test_adaptive_regulariser_ablation);
-    RUN(test_adaptive_huge_shift_not_trusted);
+    RUN(test_adaptive_huge_kept_shift);
 }
