@@ -6557,8 +6557,9 @@ static RC__UNUSED double rc__ct_ee_barrier(const double ea0[3], const double ea1
    barrier m b weakens as the edges turn parallel) sank 4-6x closer at every step (gap 1.3 mm ->
    1e-12 m in 15 steps); its lagged mu lambda grew from 0.02 N to 4e7 N with it, and the friction
    term (whose constant part mu lambda eps_v h / 3 grows too) carried the step's IP from 0.007 J to
-   2e7 J, every step reported converged. With the floor the IP stays at 0.17 J; the gap still sinks
-   to round-off and the sheet stays stuck there (a known limitation: README). The barrier
+   2e7 J, every step reported converged. With the floor the IP stayed at 0.17 J over those 40
+   steps; the gap still sinks to round-off and the sheet stays stuck there (a known limitation:
+   README). The barrier
    stiffness update pushes pairs out of gaps below dhat/100 (rc_barrier_stiffness_update), so
    healthy contacts stay clear of the floor. */
 #define RC__FRICTION_MIN_GAP 1e-3
