@@ -48,7 +48,7 @@ static rc_status sc__create_sim(sc_scene *sc, const sc_params *p, double default
     sc->def.mesh.tris = sc->mesh.tris;
     sc->def.dt = p->dt > 0.0 ? p->dt : default_dt;
     sc->def.adaptive = p->adaptive ? 1 : 0;
-    sc->def.num_threads = p->threads > 0 ? p->threads : 0;
+    sc->def.num_threads = p->threads >= 0 ? p->threads : 1;
     if (p->quality_weight >= 0.0) sc->def.quality_weight = p->quality_weight;
     if (p->thickness > 0.0) sc->def.material.thickness = p->thickness;
     if (p->tol > 0.0) sc->def.tol = p->tol;
@@ -951,6 +951,7 @@ sc_params sc_default_params(void)
     sc_params p;
     memset(&p, 0, sizeof p);
     p.quality_weight = -1.0;
+    p.threads = 1;   /* as rc_default_sim_def: threads are opt-in */
     return p;
 }
 

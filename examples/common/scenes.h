@@ -47,7 +47,7 @@ typedef struct sc_obstacle {
 typedef struct sc_params {
     int verts;              /* target vertex count (the generators land within a few percent) */
     double dt;              /* time step, s */
-    int threads;            /* OpenMP threads for the sim (0 = runtime default) */
+    int threads;            /* OpenMP threads for the sim (default 1; 0 = runtime default) */
     int adaptive;           /* 0 fixed mesh, 1 r-adaptive */
     double quality_weight;  /* < 0: library default (1) */
     double thickness;       /* cloth thickness, m (cube_drape's thickness option; any scene) */
