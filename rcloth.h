@@ -6563,14 +6563,19 @@ static RC__UNUSED double rc__ct_ee_barrier(const double ea0[3], const double ea1
    stiffness update pushes pairs out of gaps below dhat/100 (rc_barrier_stiffness_update), so
    healthy contacts stay clear of the floor. */
 #define RC__FRICTION_MIN_GAP 1e-3
-static RC__UNUSED double rc__ct_normal_force(double d2, double xi, double dhat, double kappa, double m)
+/* the same at distance d with d2 = d^2 given (the analytic obstacles have d, the pairs d^2) */
+static RC__UNUSED double rc__ct_normal_force_at(double d, double d2, double xi, double dhat, double kappa, double m)
 {
     double b1, dmin = xi + RC__FRICTION_MIN_GAP * dhat;
     if (!(d2 > 0.0)) return 0.0;
-    if (d2 < dmin * dmin) d2 = dmin * dmin;
+    if (d < dmin) { d = dmin; d2 = dmin * dmin; }
     (void)rc_barrier(d2, xi, dhat, &b1, NULL);
     if (!rc__isfinite(b1)) return HUGE_VAL;
-    return kappa * m * (-b1) * 2.0 * sqrt(d2);
+    return kappa * m * (-b1) * 2.0 * d;
+}
+static RC__UNUSED double rc__ct_normal_force(double d2, double xi, double dhat, double kappa, double m)
+{
+    return rc__ct_normal_force_at(sqrt(d2 > 0.0 ? d2 : 0.0), d2, xi, dhat, kappa, m);
 }
 
 /* ---------------------------------------------------------------- analytic obstacles
@@ -10373,10 +10378,11 @@ static RC__UNUSED rc_status rc__system_direction_shifted_mu(rc_sim *s, rc__syste
        below 1e-3 of it in 338 of 381 cases, never above 0.1): of the 20 default-size CLI runs (100
        steps, adaptive and fixed) 17 iterate exactly as before; fold (fixed) and skirt_panels (both
        modes), where self contact drove a shift past the diagonal a few times, end within 0.7% of
-       their old final IPs, every step converged. Test: test_adaptive_huge_kept_shift. (Also tried: refusing convergence on any direction whose
-       shift exceeded the diagonal and searching again from the floor. In that regime it traded
-       the false convergence for chaotic, slow runs: the default-size run without the regulariser
-       took 172 s instead of 13 and ended at IP 19.7 J; not kept.) */
+       their old final IPs, every step converged. Test: test_adaptive_huge_kept_shift. Also tried:
+       refusing convergence on any direction whose shift exceeded the diagonal and searching again
+       from the floor. In that regime it traded the false convergence for chaotic, slow runs (the
+       default-size run without the regulariser took 172 s instead of 13 and ended at IP 19.7 J);
+       not kept. */
     if (*mu > diag) *mu = diag;
     for (attempt = 0; attempt < 40 && (*mu) <= 1e6 * diag; ++attempt) {
         rs = rc_ldlt_factor_shifted(y->ldlt, y->val, (*mu));
@@ -11126,14 +11132,12 @@ static RC__UNUSED void rc__sim_lag_friction(rc_sim *s)
         rc__obstacle *ob = s->obs + o;
         for (i = 0; i < s->nv; ++i) {
             size_t k = (size_t)o * s->nv + i;
-            double n[3], d, db, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len;
+            double n[3], d, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len;
             s->fr_lambda[k] = 0.0;
             if (ob->mu <= 0.0 || s->pinned[i]) continue;
             d = rc__sim_obs_sdf_pose(ob, ob->R_prev, ob->t_prev, s->x0 + 3 * i, n, NULL);
             if (!(d > xi_ && d < xi_ + dh)) continue;
-            if (d < xi_ + RC__FRICTION_MIN_GAP * dh) d = xi_ + RC__FRICTION_MIN_GAP * dh;   /* as rc__ct_normal_force */
-            rc_barrier(d * d, xi_, dh, &db, NULL);
-            s->fr_lambda[k] = s->kappa * fabs(db) * 2.0 * d;
+            s->fr_lambda[k] = rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, 1.0);
             /* tangent basis orthogonal to n, rotated with the obstacle to its end pose */
             if (fabs(n[0]) < 0.9) { double ex[3] = { 1, 0, 0 }; rc__cross3(t1, n, ex); } else { double ey[3] = { 0, 1, 0 }; rc__cross3(t1, n, ey); }
             len = rc__norm3(t1); rc__scale3(t1, 1.0 / len, t1);
