@@ -21,6 +21,8 @@
             --ablation-scene two_point|sphere (section 3: the two-point drape, default, or the
             sphere drape with 10 fixed-mesh warm-up steps instead of 5: a contact drape)
             --reps R (section 3: interleaved passes per variant, the fastest counts; default 3)
+            --projected (def.itr_exact_hessian = 0: DESIGN's per-stencil projected outer Hessian
+            instead of the library's exact one)
 
    Usage: build/bench_sim [sections] [options]      (make bench-sim [BENCH_SIM_ARGS=...]) */
 #define RCLOTH_IMPLEMENTATION
@@ -51,6 +53,7 @@ static double g_eta = -1.0;         /* --eta X: def.itr_factor_eta (< 0: default
 static double g_etol = -1.0;        /* --etol X: def.itr_energy_tol of the ablation's sims (< 0: default) */
 static int g_abl_n = 15, g_reps = 3; /* --ablation-n N, --reps R */
 static int g_abl_skip = 0;           /* --ablation-skip A: reference adaptive steps before the saved ones */
+static int g_projected = 0;          /* --projected: def.itr_exact_hessian = 0 (DESIGN's projected outer step) */
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -72,6 +75,7 @@ static void solver_flags(rc_sim_def *def, int adaptive, int schedule, int cache,
     if (g_eta >= 0.0) def->itr_factor_eta = g_eta;
     if (g_etol >= 0.0) def->itr_energy_tol = g_etol;
     if (cache == 2) def->itr_factor_reuse = 0;
+    if (g_projected) def->itr_exact_hessian = 0;
     if (g_cache_eps >= 0.0) def->cache_eps = g_cache_eps;
     def->dt = dt;
     def->num_threads = g_threads;
@@ -492,12 +496,13 @@ int main(int argc, char **argv)
         }
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) { g_reps = int_arg(argv[++i], 1, 100); continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
+        if (strcmp(argv[i], "--projected") == 0) { g_projected = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) { g_only = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--adaptive-steps") == 0 && i + 1 < argc) { g_asteps = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--energy-steps") == 0 && i + 1 < argc) { g_energy_steps = atoi(argv[++i]); if (g_energy_steps < 1) g_energy_steps = 1; continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--ablation-scene two_point|two_point_moving|sphere] [--ablation-skip A] [--reps R]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--ablation-scene two_point|two_point_moving|sphere] [--ablation-skip A] [--reps R] [--projected]\n", argv[0]); return 2; }
     }
     if (g_abl_n < 0 || g_reps < 0 || g_abl_skip < 0) { fprintf(stderr, "--ablation-n needs an integer N in [2, 1000], --reps R in [1, 100], --ablation-skip A >= 0\n"); return 2; }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
