@@ -9956,6 +9956,57 @@ static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const 
     return s->contact_status == RC_OK ? amax : 0.0;
 }
 
+/* Pins set their vertices to the targets at the step's start, outside every CCD. With self contact
+   a target beyond another layer put the cloth through itself, and the barrier cannot see that: an
+   edge through the interior of a triangle is at a positive distance from the triangle's edges and
+   vertices (measured: a pinned corner moved 4 cm through a layer left 4 edge-triangle crossings,
+   and every later step reported converged). So the pins' motion (pinned vertices x^t -> target,
+   every other vertex still) is followed by additive CCD at thickness 0, restarted from each stop,
+   until a pair is within 1e-3 xi (the motion touches or crosses the cloth) or the motion ends.
+   Returns a pinned vertex of the first touching pair, or -1. The step's start then fails; the
+   split steps move the pins half as far while the rest of the cloth follows, and a target truly
+   beyond the cloth fails at the last level with this vertex named. */
+static RC__UNUSED int rc__sim_pin_motion_touches(rc_sim *s)
+{
+    double *dx = s->ls_dx, *dr = s->self_dx, mean[3] = { 0.0, 0.0, 0.0 }, big = 0.0, touch = 1e-3 * s->def.contact_thickness;
+    const double *x0 = s->x0;
+    int i, c, kind, q, k, np, *pairs, hit = -1;
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c) {
+            dx[3 * i + c] = s->pinned[i] ? s->pin_target[3 * i + c] - x0[3 * i + c] : 0.0;
+            if (fabs(dx[3 * i + c]) > big) big = fabs(dx[3 * i + c]);
+            mean[c] += dx[3 * i + c] / s->nv;
+        }
+    if (!(big > 0.0)) return -1;
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c) dr[3 * i + c] = dx[3 * i + c] - mean[c];
+    for (kind = 0; kind < 2 && hit < 0; ++kind) {
+        np = rc__sim_self_pairs(s, kind, x0, dr, 1.0, touch, &pairs);
+        if (s->contact_status != RC_OK) return -1;
+        for (q = 0; q < np && hit < 0; ++q) {
+            int v[4], it, moving = -1;
+            const double *X[4], *D[4];
+            double P[12], t = 0.0;
+            rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
+            for (k = 0; k < 4; ++k)
+                if (s->pinned[v[k]] && (dx[3 * v[k]] != 0.0 || dx[3 * v[k] + 1] != 0.0 || dx[3 * v[k] + 2] != 0.0)) moving = v[k];
+            if (moving < 0 || rc__sim_self_adjacent(s, kind, v) || rc__sim_self_excluded(s, kind, v)) continue;
+            for (k = 0; k < 4; ++k) { X[k] = P + 3 * k; D[k] = dx + 3 * v[k]; }
+            for (it = 0; it < 100; ++it) {
+                double a;
+                for (k = 0; k < 4; ++k)
+                    for (c = 0; c < 3; ++c) P[3 * k + c] = x0[3 * v[k] + c] + t * dx[3 * v[k] + c];
+                if (rc__ct_ccd_dist(kind, X) <= touch) { hit = moving; break; }
+                a = rc__ct_accd(kind, X, D, 0.0, 1.0 - t);
+                if (!(a < 1.0 - t)) break;
+                t += a;
+            }
+        }
+        rc__free(s->user, pairs);
+    }
+    return hit;
+}
+
 /* Lagged self friction (IPC): every active pair at the step start x^t gets its normal force
    mu*lambda (lambda = kappa m |b'| 2d), closest-point weights w (relative displacement
    sum_k w_k dx_k, dx_k = x_k - x^t_k, minus G0_k du_k in adaptive mode: rc__sim_slip_extend) and
@@ -11579,8 +11630,11 @@ static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
         RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_dist);
     if (s->def.self_contact && T->min_self <= xi_)
         RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
-    RC__MSG_APPEND(" after the obstacles' push-out, which stops where cloth would cross cloth"
-                   " (cloth pinched between obstacles, or an obstacle moving too far per step)");
+    if (s->nobs > 0)
+        RC__MSG_APPEND(" after the obstacles' push-out, which stops where cloth would cross cloth"
+                       " (cloth pinched between obstacles, or an obstacle moving too far per step)");
+    else
+        RC__MSG_APPEND(" after the pins moved (a pin target too close to the cloth)");
     return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
 }
 #undef RC__MSG_APPEND
@@ -11608,6 +11662,18 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     s->npat = 0;
     if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
     if (s->def.self_contact) rc__sim_lag_self_friction(s);
+    if (s->def.self_contact) {
+        int v = rc__sim_pin_motion_touches(s);
+        if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
+        if (v >= 0) {
+            char msg[sizeof(s->err)];
+            double m[3];
+            rc__sub3(m, s->pin_target + 3 * v, s->x0 + 3 * v);
+            snprintf(msg, sizeof msg, "pinned vertex %d: its move to the target (%.3g mm in a step of h = %.3g s) passes cloth through"
+                     " cloth; move the pin around the cloth, or more slowly", v, 1e3 * rc__norm3(m), s->h);
+            return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
+        }
+    }
     for (i = 0; i < s->nv; ++i)
         if (s->pinned[i]) memcpy(s->x + 3 * i, s->pin_target + 3 * i, 3 * sizeof(double));
     rc__sim_resolve_start(s);
@@ -11804,7 +11870,7 @@ static RC__UNUSED void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st
 }
 
 /* advance by h; on error restore and, while levels remain, do two half steps with pin targets
-   and obstacle translations interpolated to the midpoint (rotations jump to the end pose). */
+   and obstacle poses interpolated to the midpoint (rotations along the shortest arc). */
 static RC__UNUSED rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved, rc_step_stats *st)
 {
     rc_status rs;

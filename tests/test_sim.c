@@ -1900,6 +1900,72 @@ static void test_sim_fast_paddle(void)
     rc_sim_destroy(s);
 }
 
+/* Two 0.2 m layers (6 x 6 each, one mesh), A at z = 0 pinned at its corners, B 2 cm above it, self
+   contact on, no gravity. B's corner is pinned and its target moved in one step to a point over
+   A's interior: 5 mm above A the step runs (no edge of B crosses A); 2 cm below A the pin would
+   carry B's edges through A, which the barrier cannot see (an edge through a triangle's interior
+   is at a positive distance from its edges and vertices): the step must fail with
+   RC_ERR_INTERSECTING, naming the pin, and leave the state as it was. Before the pins' motion was
+   checked, that step "converged" with 4 edges of B through A, and so did every later step. */
+static int t_layer_crossings(const rc_sim *s)
+{
+    const double *x = rc_sim_positions(s);
+    const int *tri = rc_sim_tris(s);
+    int nt = rc_sim_num_tris(s), a, b, k, n = 0;
+    for (b = nt / 2; b < nt; ++b)
+        for (k = 0; k < 3; ++k)
+            for (a = 0; a < nt / 2; ++a)
+                n += t_seg_tri(x + 3 * tri[3 * b + k], x + 3 * tri[3 * b + (k + 1) % 3], x + 3 * tri[3 * a], x + 3 * tri[3 * a + 1], x + 3 * tri[3 * a + 2]);
+    return n;
+}
+static void test_sim_pin_through_layer(void)
+{
+    enum { N = 6, NV = 2 * N * N, NT = 4 * (N - 1) * (N - 1) };
+    double uv[2 * NV], pos[3 * NV], before[3 * NV], W = 0.2;
+    int tris[3 * NT], i, j, L, t = 0, corners[4] = { 0, N - 1, N * (N - 1), N * N - 1 }, pass;
+    for (L = 0; L < 2; ++L)
+        for (j = 0; j < N; ++j)
+            for (i = 0; i < N; ++i) {
+                int v = L * N * N + j * N + i;
+                uv[2 * v] = W * i / (N - 1) + 0.5 * L; uv[2 * v + 1] = W * j / (N - 1);
+                pos[3 * v] = W * i / (N - 1); pos[3 * v + 1] = W * j / (N - 1); pos[3 * v + 2] = L ? 0.02 : 0.0;
+            }
+    for (L = 0; L < 2; ++L)
+        for (j = 0; j < N - 1; ++j)
+            for (i = 0; i < N - 1; ++i) {
+                int a = L * N * N + j * N + i;
+                tris[3 * t] = a; tris[3 * t + 1] = a + 1; tris[3 * t + 2] = a + N + 1; t++;
+                tris[3 * t] = a; tris[3 * t + 1] = a + N + 1; tris[3 * t + 2] = a + N; t++;
+            }
+    for (pass = 0; pass < 2; ++pass) {
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats ss;
+        double target[3] = { 0.105, 0.093, pass == 0 ? 0.005 : -0.02 };
+        rc_status st;
+        def.mesh.num_verts = NV; def.mesh.num_tris = NT; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+        def.self_contact = 1;
+        def.gravity[2] = 0.0;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) return;
+        for (i = 0; i < 4; ++i) CHECK_OK(rc_sim_pin(s, corners[i], pos + 3 * corners[i]));
+        CHECK_OK(rc_sim_pin(s, N * N, target));
+        memcpy(before, rc_sim_positions(s), sizeof before);
+        st = rc_sim_step(s, &ss);
+        if (pass == 0) {
+            CHECK_OK(st);
+            CHECK(t_layer_crossings(s) == 0);
+        } else {
+            CHECKF(st == RC_ERR_INTERSECTING, "a pin moved through the other layer: %s (%s), %d crossings", rc_status_string(st),
+                   rc_sim_last_error(s), t_layer_crossings(s));
+            CHECKF(strstr(rc_sim_last_error(s), "pin") != NULL, "message: %s", rc_sim_last_error(s));
+            CHECK(memcmp(before, rc_sim_positions(s), sizeof before) == 0);
+            printf("    pin through a layer: %s\n", rc_sim_last_error(s));
+        }
+        rc_sim_destroy(s);
+    }
+}
+
 /* A hinge driven through a flat fold by pins (two triangles, every vertex pinned, the flap vertex
    swept 2.6 -> 3.8 rad about the shared edge, one step per 0.05 rad). The simulator tracks the
    hinge angle through pi, so past the fold the bending energy keeps growing (with atan2's angle
@@ -2175,6 +2241,7 @@ static void suite_sim(void)
     RUN(test_sim_fast_plate_adaptive);
     RUN(test_sim_fast_sphere_through_triangle);
     RUN(test_sim_fast_paddle);
+    RUN(test_sim_pin_through_layer);
     RUN(test_sim_hinge_through_flat_fold);
     RUN(test_sim_hinge_reference_follows_iterates);
     RUN(test_sim_dress_kick);
