@@ -673,7 +673,11 @@ RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s);
 /* 1 if rc_sim_create flipped a clockwise reference mesh to counter-clockwise */
 RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
 
-RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);   /* call again to move it */
+/* Pin a vertex to a world target, reached at the end of the next step (call again to move it).
+   The move is checked against the cloth (with self contact) and mesh obstacles: a target whose
+   path passes the cloth through cloth or through a mesh obstacle fails the step with
+   RC_ERR_INTERSECTING (after the substep splits), the state unchanged, the message naming the pin. */
+RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);
 RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex);
 RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]);  /* external force, N; zero removes */
 
@@ -7367,6 +7371,7 @@ struct rc_sim {
     double time;
     int steps;
     char err[512];
+    char err_whole[512];   /* why the whole step (before any split) failed */
     char warn[256];
 };
 
@@ -9956,21 +9961,49 @@ static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const 
     return s->contact_status == RC_OK ? amax : 0.0;
 }
 
-/* Pins set their vertices to the targets at the step's start, outside every CCD. With self contact
-   a target beyond another layer put the cloth through itself, and the barrier cannot see that: an
-   edge through the interior of a triangle is at a positive distance from the triangle's edges and
-   vertices (measured: a pinned corner moved 4 cm through a layer left 4 edge-triangle crossings,
-   and every later step reported converged). So the pins' motion (pinned vertices x^t -> target,
-   every other vertex still) is followed by additive CCD at thickness 0, restarted from each stop,
-   until a pair is within 1e-3 xi (the motion touches or crosses the cloth) or the motion ends.
-   Returns a pinned vertex of the first touching pair, or -1. The step's start then fails; the
-   split steps move the pins half as far while the rest of the cloth follows, and a target truly
-   beyond the cloth fails at the last level with this vertex named. */
-static RC__UNUSED int rc__sim_pin_motion_touches(rc_sim *s)
+/* Whether the linear motion X0[k] -> X0[k] + D[k] (k < 4; kind 0 point-triangle, 1 edge-edge)
+   brings the pair within `touch`: additive CCD at thickness 0, restarted from each of its stops
+   (each keeps 10% of the gap it starts from, so a real contact is approached geometrically). */
+static RC__UNUSED int rc__sim_motion_touches(int kind, const double *X0[4], const double *D[4], double touch)
+{
+    double P[12], t = 0.0;
+    const double *X[4];
+    int k, c, it;
+    for (k = 0; k < 4; ++k) X[k] = P + 3 * k;
+    for (it = 0; it < 100; ++it) {
+        double a;
+        for (k = 0; k < 4; ++k)
+            for (c = 0; c < 3; ++c) P[3 * k + c] = X0[k][c] + t * D[k][c];
+        if (rc__ct_ccd_dist(kind, X) <= touch) return 1;
+        a = rc__ct_accd(kind, X, D, 0.0, 1.0 - t);
+        if (!(a < 1.0 - t)) return 0;
+        t += a;
+    }
+    return 0;
+}
+
+/* Pins set their vertices to the targets at the step's start, outside every CCD, and the barrier
+   cannot see an edge through the interior of a triangle (it is at a positive distance from the
+   triangle's edges and vertices). So a target beyond another layer of cloth, or beyond a mesh
+   obstacle, put the cloth through it for good (measured: a pinned corner moved 4 cm through a
+   layer, or through a plate of two triangles, left 4 edges through it, and every later step
+   reported converged). The pins' motion (pinned vertices x^t -> target, every free vertex still,
+   mesh obstacles from their previous to their new vertices) is therefore followed by CCD
+   (rc__sim_motion_touches, to within 1e-3 xi) against the cloth (with self contact) and every mesh
+   obstacle. A pair that mixes pinned and free cloth vertices is checked against a mesh obstacle
+   only where that obstacle's vertices stay: free vertices are not still in front of a moving
+   obstacle, which carries them afterwards (rc__sim_resolve_start_mesh; measured: the dress's
+   waist edges, one vertex pinned to the walking body, "touched" the body at every step from 72). Returns a pinned vertex of the first touching pair, or -1; *what is -1 for the cloth,
+   else the obstacle. The step's start then fails; split steps move the pins half as far while the
+   rest of the cloth follows, and a target truly beyond fails at the last level. Analytic shapes
+   are not checked: a pin ending inside one fails the start anyway, and boxes and capsules see
+   only vertices (README). */
+static RC__UNUSED int rc__sim_pin_motion_touches(rc_sim *s, int *what)
 {
     double *dx = s->ls_dx, *dr = s->self_dx, mean[3] = { 0.0, 0.0, 0.0 }, big = 0.0, touch = 1e-3 * s->def.contact_thickness;
     const double *x0 = s->x0;
-    int i, c, kind, q, k, np, *pairs, hit = -1;
+    int i, c, kind, q, k, np, o, *pairs, hit = -1;
+    *what = -1;
     for (i = 0; i < s->nv; ++i)
         for (c = 0; c < 3; ++c) {
             dx[3 * i + c] = s->pinned[i] ? s->pin_target[3 * i + c] - x0[3 * i + c] : 0.0;
@@ -9978,32 +10011,70 @@ static RC__UNUSED int rc__sim_pin_motion_touches(rc_sim *s)
             mean[c] += dx[3 * i + c] / s->nv;
         }
     if (!(big > 0.0)) return -1;
-    for (i = 0; i < s->nv; ++i)
-        for (c = 0; c < 3; ++c) dr[3 * i + c] = dx[3 * i + c] - mean[c];
-    for (kind = 0; kind < 2 && hit < 0; ++kind) {
-        np = rc__sim_self_pairs(s, kind, x0, dr, 1.0, touch, &pairs);
-        if (s->contact_status != RC_OK) return -1;
-        for (q = 0; q < np && hit < 0; ++q) {
-            int v[4], it, moving = -1;
-            const double *X[4], *D[4];
-            double P[12], t = 0.0;
-            rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
-            for (k = 0; k < 4; ++k)
-                if (s->pinned[v[k]] && (dx[3 * v[k]] != 0.0 || dx[3 * v[k] + 1] != 0.0 || dx[3 * v[k] + 2] != 0.0)) moving = v[k];
-            if (moving < 0 || rc__sim_self_adjacent(s, kind, v) || rc__sim_self_excluded(s, kind, v)) continue;
-            for (k = 0; k < 4; ++k) { X[k] = P + 3 * k; D[k] = dx + 3 * v[k]; }
-            for (it = 0; it < 100; ++it) {
-                double a;
-                for (k = 0; k < 4; ++k)
-                    for (c = 0; c < 3; ++c) P[3 * k + c] = x0[3 * v[k] + c] + t * dx[3 * v[k] + c];
-                if (rc__ct_ccd_dist(kind, X) <= touch) { hit = moving; break; }
-                a = rc__ct_accd(kind, X, D, 0.0, 1.0 - t);
-                if (!(a < 1.0 - t)) break;
-                t += a;
+#define RC__PIN_MOVES(v_) (s->pinned[v_] && (dx[3 * (v_)] != 0.0 || dx[3 * (v_) + 1] != 0.0 || dx[3 * (v_) + 2] != 0.0))
+#define RC__OBS_MOVES(j_) (dX[3 * (j_)] != 0.0 || dX[3 * (j_) + 1] != 0.0 || dX[3 * (j_) + 2] != 0.0)
+    if (s->def.self_contact) {
+        for (i = 0; i < s->nv; ++i)
+            for (c = 0; c < 3; ++c) dr[3 * i + c] = dx[3 * i + c] - mean[c];
+        for (kind = 0; kind < 2 && hit < 0; ++kind) {
+            np = rc__sim_self_pairs(s, kind, x0, dr, 1.0, touch, &pairs);
+            if (s->contact_status != RC_OK) return -1;
+            for (q = 0; q < np && hit < 0; ++q) {
+                int v[4], moving = -1;
+                const double *X[4], *D[4];
+                rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
+                for (k = 0; k < 4; ++k) if (RC__PIN_MOVES(v[k])) moving = v[k];
+                if (moving < 0 || rc__sim_self_adjacent(s, kind, v) || rc__sim_self_excluded(s, kind, v)) continue;
+                for (k = 0; k < 4; ++k) { X[k] = x0 + 3 * v[k]; D[k] = dx + 3 * v[k]; }
+                if (rc__sim_motion_touches(kind, X, D, touch)) hit = moving;
             }
+            rc__free(s->user, pairs);
         }
-        rc__free(s->user, pairs);
     }
+    for (o = 0; o < s->nobs && hit < 0; ++o) {
+        rc__obstacle start = s->obs[o];
+        const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
+        double disp = 0.0, *dX;
+        if (start.shape.kind != RC__OBS_TRIMESH) continue;
+        dX = (double *)rc__alloc(s->user, (size_t)3 * start.mesh_nv, sizeof(double));
+        if (!dX) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return -1; }
+        for (k = 0; k < 3 * start.mesh_nv; ++k) { dX[k] = X[k] - Xp[k]; if (fabs(dX[k]) > disp) disp = fabs(dX[k]); }
+        start.mesh_x = s->obs[o].mesh_xprev;
+        for (kind = 0; kind < 3 && hit < 0; ++kind) {
+            np = rc__sim_mesh_pairs(s, &start, kind, x0, dx, 1.0, touch + 2.0 * disp, &pairs);
+            if (s->contact_status != RC_OK) { rc__free(s->user, dX); return -1; }
+            for (q = 0; q < np && hit < 0; ++q) {
+                int a = pairs[2 * q], b = pairs[2 * q + 1], moving = -1, ck = kind == 2 ? 1 : 0;
+                const double *P0[4], *D[4];
+                if (kind == 0) {          /* cloth vertex a, obstacle triangle b */
+                    const int *tv = start.mesh_tris + 3 * b;
+                    if (!RC__PIN_MOVES(a)) continue;
+                    moving = a;
+                    P0[0] = x0 + 3 * a; D[0] = dx + 3 * a;
+                    for (k = 0; k < 3; ++k) { P0[1 + k] = Xp + 3 * tv[k]; D[1 + k] = dX + 3 * tv[k]; }
+                } else if (kind == 1) {   /* obstacle vertex b, cloth triangle a */
+                    const int *tv = s->tris + 3 * a;
+                    for (k = 0; k < 3; ++k) if (RC__PIN_MOVES(tv[k])) moving = tv[k];
+                    if (moving < 0 || (RC__OBS_MOVES(b) && !(s->pinned[tv[0]] && s->pinned[tv[1]] && s->pinned[tv[2]]))) continue;
+                    P0[0] = Xp + 3 * b; D[0] = dX + 3 * b;
+                    for (k = 0; k < 3; ++k) { P0[1 + k] = x0 + 3 * tv[k]; D[1 + k] = dx + 3 * tv[k]; }
+                } else {                  /* cloth edge a, obstacle edge b */
+                    const int *ev = s->topo.edge_v + 2 * a, *fv = start.mesh_edges + 2 * b;
+                    for (k = 0; k < 2; ++k) if (RC__PIN_MOVES(ev[k])) moving = ev[k];
+                    if (moving < 0 || ((RC__OBS_MOVES(fv[0]) || RC__OBS_MOVES(fv[1])) && !(s->pinned[ev[0]] && s->pinned[ev[1]]))) continue;
+                    for (k = 0; k < 2; ++k) {
+                        P0[k] = x0 + 3 * ev[k]; D[k] = dx + 3 * ev[k];
+                        P0[2 + k] = Xp + 3 * fv[k]; D[2 + k] = dX + 3 * fv[k];
+                    }
+                }
+                if (rc__sim_motion_touches(ck, P0, D, touch)) { hit = moving; *what = o; }
+            }
+            rc__free(s->user, pairs);
+        }
+        rc__free(s->user, dX);
+    }
+#undef RC__PIN_MOVES
+#undef RC__OBS_MOVES
     return hit;
 }
 
@@ -11662,15 +11733,16 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     s->npat = 0;
     if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
     if (s->def.self_contact) rc__sim_lag_self_friction(s);
-    if (s->def.self_contact) {
-        int v = rc__sim_pin_motion_touches(s);
+    if (s->def.self_contact || s->has_mesh_obstacle) {
+        int what, v = rc__sim_pin_motion_touches(s, &what);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         if (v >= 0) {
-            char msg[sizeof(s->err)];
+            char msg[sizeof(s->err)], obs[32];
             double m[3];
             rc__sub3(m, s->pin_target + 3 * v, s->x0 + 3 * v);
+            if (what >= 0) snprintf(obs, sizeof obs, "mesh obstacle %d", what);
             snprintf(msg, sizeof msg, "pinned vertex %d: its move to the target (%.3g mm in a step of h = %.3g s) passes cloth through"
-                     " cloth; move the pin around the cloth, or more slowly", v, 1e3 * rc__norm3(m), s->h);
+                     " %s; move the pin around it, or more slowly", v, 1e3 * rc__norm3(m), s->h, what >= 0 ? obs : "cloth");
             return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
         }
     }
@@ -11881,6 +11953,7 @@ static RC__UNUSED rc_status rc__sim_advance(rc_sim *s, double h, int levels, dou
     rs = rc__sim_solve(s, st);
     if (rs == RC_OK) { rc__sim_finish(s, st); return RC_OK; }
     rc_sim_load_state(s, saved);
+    if (h == s->def.dt) memcpy(s->err_whole, s->err, sizeof s->err_whole);
     if (levels <= 0) return rs;
     {
         size_t n3 = (size_t)3 * s->nv;
@@ -11947,6 +12020,13 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
         rc_sim_load_state(s, saved);
         rc__free(s->user, saved);
         if (stats) memset(stats, 0, sizeof *stats);
+        if (s->def.max_substeps > 0 && strcmp(s->err, s->err_whole) != 0) {
+            /* the whole step's reason may name the cause (a pin or an obstacle moving through the
+               cloth) where the finest split's is often only "too close": report both */
+            char msg[sizeof(s->err)];
+            snprintf(msg, sizeof msg, "%.*s; split down to %d levels: %.*s", 215, s->err_whole, s->def.max_substeps, 255, s->err);
+            memcpy(s->err, msg, sizeof s->err);
+        }
         return rs;
     }
     rc__free(s->user, saved);
