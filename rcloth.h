@@ -571,6 +571,9 @@ typedef struct rc_sim_def {
                                    and pins move half as far in each). 4 levels were one short
                                    for the 1k skirt_panels scene, whose kicking leg presses two
                                    layers together: fixed-mesh step 48 needed 14 substeps */
+    int static_load_steps;      /* rc_sim_solve_static: apply gravity, the forces and material loads
+                                   and the moves of pins and material handles in this many equal
+                                   increments, each solved to equilibrium (load stepping), default 1 */
     int linear_solver;          /* RC_SOLVER_LDLT (default: sparse LDL^T with AMD) or RC_SOLVER_PCG
                                    (Jacobi-preconditioned CG, no factorization; for large meshes) */
     double pcg_tol;             /* relative residual of the PCG solves, default 1e-4 */
@@ -7422,6 +7425,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.max_newton_iters = 100;
     d.newton_exact_hessian = 1;
     d.max_substeps = 8;
+    d.static_load_steps = 1;
     d.linear_solver = RC_SOLVER_LDLT;
     d.pcg_tol = 1e-4;
     d.itr_eps0 = 1e-2;
@@ -7526,6 +7530,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(d->max_newton_iters >= 1, "max_newton_iters must be >= 1");
     RC__DEFCHECK(d->newton_exact_hessian == 0 || d->newton_exact_hessian == 1, "newton_exact_hessian must be 0 or 1");
     RC__DEFCHECK(d->max_substeps >= 0 && d->max_substeps <= 20, "max_substeps must be in [0, 20]");
+    RC__DEFCHECK(d->static_load_steps >= 1 && d->static_load_steps <= 10000, "static_load_steps must be in [1, 10000]");
     RC__DEFCHECK(d->linear_solver == RC_SOLVER_LDLT || d->linear_solver == RC_SOLVER_PCG, "linear_solver must be RC_SOLVER_LDLT or RC_SOLVER_PCG");
     RC__DEFCHECK(rc__isfinite(d->pcg_tol) && d->pcg_tol > 0.0 && d->pcg_tol < 1.0, "pcg_tol must be in (0, 1)");
     RC__DEFCHECK(rc__isfinite(d->itr_eps0) && d->itr_eps0 >= d->tol, "itr_eps0 must be >= tol");
@@ -12043,20 +12048,14 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
    def.dt), so V never increases from one pseudo step to the next; h_k starts at def.dt and
    doubles after every converged pseudo step, so late steps are plain (projected) Newton on V.
    Converged when a pseudo step moves no vertex more than tol * L * dt (and no u more than
-   tol * l * dt). Velocities are zero afterwards. */
-RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
+   tol * l * dt). Velocities are zero afterwards. Accumulates into acc; *conv = 1 on equilibrium. */
+static RC__UNUSED rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *first, int *conv)
 {
-    rc_step_stats st, acc;
-    double *saved, h, t0 = rc__now();
-    int k, i, first = 1, conv = 0;
+    rc_step_stats st;
+    double h = s->def.dt;
+    int k, i;
     rc_status rs = RC_OK;
-    if (!s) return RC_ERR_INVALID_ARGUMENT;
-    s->err[0] = 0;
-    saved = (double *)rc__alloc(s->user, rc_sim_state_size(s), sizeof(double));
-    if (!saved) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_solve_static");
-    rc_sim_save_state(s, saved);
-    memset(&acc, 0, sizeof acc);
-    h = s->def.dt;
+    *conv = 0;
     for (k = 0; k < 400; ++k) {
         double move = 0.0, umove = 0.0;
         memset(s->v, 0, sizeof(double) * 3 * (size_t)s->nv);
@@ -12070,14 +12069,79 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
             memcpy(s->obs[i].R_prev, s->obs[i].R, sizeof s->obs[i].R);
             memcpy(s->obs[i].t_prev, s->obs[i].t, sizeof s->obs[i].t);
         }
-        rc__stats_add(&acc, &st, first);
-        first = 0;
-        if (move <= s->def.tol * s->L * s->def.dt && umove <= s->def.tol * s->mean_edge * s->def.dt && st.converged) { conv = 1; break; }
+        rc__stats_add(acc, &st, *first);
+        *first = 0;
+        if (move <= s->def.tol * s->L * s->def.dt && umove <= s->def.tol * s->mean_edge * s->def.dt && st.converged) { *conv = 1; break; }
         if (st.converged && h < 1e6 * s->def.dt) h *= 2.0;
         else if (!st.converged && h > s->def.dt) h *= 0.5;
     }
     memset(s->v, 0, sizeof(double) * 3 * (size_t)s->nv);
     rc__sim_set_step_size(s, s->def.dt);
+    return rs;
+}
+
+/* Load stepping (def.static_load_steps = N > 1, DESIGN §1): the loads (gravity, vertex forces,
+   material loads) scaled by lambda = 1/N, 2/N, ..., 1 and the prescribed positions (pin targets,
+   material handle targets) moved the same fraction of the way from where they are at the call,
+   each increment solved to equilibrium from the last; the first increment without equilibrium
+   ends the sequence (converged = 0). The full loads and targets are in place afterwards, also on
+   error. */
+RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
+{
+    rc_step_stats acc;
+    double *saved, *buf = NULL, g0[3], t0 = rc__now();
+    int n, i, c, first = 1, conv = 0, steps;
+    size_t n3;
+    rc_status rs = RC_OK;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    s->err[0] = 0;
+    steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
+    n3 = (size_t)3 * s->nv;
+    saved = (double *)rc__alloc(s->user, rc_sim_state_size(s), sizeof(double));
+    if (steps > 1 && saved) buf = (double *)rc__alloc(s->user, 3 * n3 + (size_t)9 * s->nmh + 1, sizeof(double));
+    if (!saved || (steps > 1 && !buf)) {
+        rc__free(s->user, saved);
+        return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_solve_static");
+    }
+    rc_sim_save_state(s, saved);
+    memset(&acc, 0, sizeof acc);
+    memcpy(g0, s->def.gravity, sizeof g0);
+    if (buf) {   /* full forces, pin targets, pin starts; per handle: full force, full target, start */
+        double *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *m = buf + 3 * n3;
+        memcpy(f0, s->force, n3 * sizeof(double));
+        memcpy(p1, s->pin_target, n3 * sizeof(double));
+        memcpy(p0, s->x, n3 * sizeof(double));
+        for (i = 0; i < s->nmh; ++i) {
+            memcpy(m + 9 * i, s->mh[i].f, 3 * sizeof(double));
+            memcpy(m + 9 * i + 3, s->mh[i].target, 3 * sizeof(double));
+            memcpy(m + 9 * i + 6, s->mh[i].target, 3 * sizeof(double));
+            if (s->mh[i].tri >= 0 && s->mh[i].k > 0.0) (void)rc_sim_material_point(s, s->mh[i].uv, m + 9 * i + 6);
+        }
+    }
+    for (n = 1; n <= steps; ++n) {
+        if (buf) {
+            double lam = (double)n / steps, *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *m = buf + 3 * n3;
+            for (c = 0; c < 3; ++c) s->def.gravity[c] = lam * g0[c];
+            for (i = 0; i < 3 * s->nv; ++i) s->force[i] = lam * f0[i];
+            for (i = 0; i < s->nv; ++i)
+                if (s->pinned[i]) for (c = 0; c < 3; ++c) s->pin_target[3 * i + c] = p0[3 * i + c] + lam * (p1[3 * i + c] - p0[3 * i + c]);
+            for (i = 0; i < s->nmh; ++i)
+                for (c = 0; c < 3; ++c) {
+                    s->mh[i].f[c] = lam * m[9 * i + c];
+                    s->mh[i].target[c] = m[9 * i + 6 + c] + lam * (m[9 * i + 3 + c] - m[9 * i + 6 + c]);
+                }
+        }
+        rs = rc__sim_static_equilibrium(s, &acc, &first, &conv);
+        if (rs != RC_OK || !conv) break;
+    }
+    if (buf) {   /* the full loads and targets, whatever happened */
+        double *f0 = buf, *p1 = buf + n3, *m = buf + 3 * n3;
+        memcpy(s->def.gravity, g0, sizeof g0);
+        memcpy(s->force, f0, n3 * sizeof(double));
+        for (i = 0; i < s->nv; ++i) if (s->pinned[i]) memcpy(s->pin_target + 3 * i, p1 + 3 * i, 3 * sizeof(double));
+        for (i = 0; i < s->nmh; ++i) { memcpy(s->mh[i].f, m + 9 * i, 3 * sizeof(double)); memcpy(s->mh[i].target, m + 9 * i + 3, 3 * sizeof(double)); }
+        rc__free(s->user, buf);
+    }
     if (rs != RC_OK) {
         rc_sim_load_state(s, saved);
         rc__free(s->user, saved);
@@ -12087,7 +12151,6 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     rc__free(s->user, saved);
     rc__sim_pin_reactions(s);
     acc.converged = conv;
-    acc.outer_iters = acc.outer_iters;
     rc__sim_quality_stats(s, &acc);
     acc.t_total = rc__now() - t0;
     if (stats) *stats = acc;

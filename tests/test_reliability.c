@@ -468,6 +468,7 @@ R_MUT(rm_tol, d->tol = 0)
 R_MUT(rm_newton, d->max_newton_iters = 0)
 R_MUT(rm_sub, d->max_substeps = -1)
 R_MUT(rm_sub_big, d->max_substeps = 1000)
+R_MUT(rm_load_steps, d->static_load_steps = 0)
 R_MUT(rm_eps0, d->itr_eps0 = 1e-9)
 R_MUT(rm_lambda, d->itr_lambda = 1.5)
 R_MUT(rm_strict, d->itr_strict_every = 0)
@@ -515,6 +516,7 @@ static void test_rel_sim_def_table(void)
         { "max_newton_iters 0", rm_newton, RC_ERR_INVALID_ARGUMENT },
         { "max_substeps -1", rm_sub, RC_ERR_INVALID_ARGUMENT },
         { "max_substeps 1000", rm_sub_big, RC_ERR_INVALID_ARGUMENT },
+        { "static_load_steps 0", rm_load_steps, RC_ERR_INVALID_ARGUMENT },
         { "itr_eps0 < tol", rm_eps0, RC_ERR_INVALID_ARGUMENT },
         { "itr_lambda 1.5", rm_lambda, RC_ERR_INVALID_ARGUMENT },
         { "itr_strict_every 0", rm_strict, RC_ERR_INVALID_ARGUMENT },
