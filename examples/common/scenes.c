@@ -227,6 +227,55 @@ static rc_status sc__spikes(sc_scene *sc, const sc_params *p)
     return st;
 }
 
+/* ---------------------------------------------------------------- bumps (DESIGN 9, Fig. 10)
+   A 1 m cotton square dropped from 14 cm (5 cm above the highest point) onto a bumpy height field,
+   given as a triangle mesh (a 41 x 41
+   grid over 1.2 m, 3 cm cells): three round bumps narrower than the cloth's default elements
+   (Gaussians of sigma 7, 5 and 4 cm, 8, 6 and 5 cm high) and a sharp straight ridge (3 cm high,
+   flanks 4 cm wide) on flat ground. A fixed mesh of ~7 cm triangles bridges the narrow features;
+   the adaptive one moves vertices onto the bump tops and the ridge line, which shows as
+   clustering in the reference mesh. */
+static double sc__bumps_height(double x, double y)
+{
+    static const double b[3][5] = { { -0.2, 0.15, 0.07, 0.08, 0.0 }, { 0.22, 0.2, 0.05, 0.06, 0.0 }, { 0.05, -0.22, 0.04, 0.05, 0.0 } };
+    double z = 0.0, d;
+    int k;
+    for (k = 0; k < 3; k++) {
+        double dx = x - b[k][0], dy = y - b[k][1];
+        z += b[k][3] * exp(-(dx * dx + dy * dy) / (2.0 * b[k][2] * b[k][2]));
+    }
+    d = fabs(y - (0.45 * x - 0.3)) / sqrt(1.0 + 0.45 * 0.45);   /* distance to the ridge line */
+    if (d < 0.04 && x > -0.45 && x < 0.45) z += 0.03 * (1.0 - d / 0.04);
+    return z;
+}
+static rc_status sc__bumps(sc_scene *sc, const sc_params *p)
+{
+    enum { N = 41 };
+    const double half = 0.6;
+    double *x;
+    int *t, i, j, k = 0;
+    rc_status st = sc__square(sc, 1.0, p->verts, 0.14);
+    if (st == RC_OK) st = sc__create_sim(sc, p, 0.01);
+    if (st != RC_OK) return st;
+    x = (double *)malloc(sizeof(double) * 3 * N * N);
+    t = (int *)malloc(sizeof(int) * 6 * (N - 1) * (N - 1));
+    if (!x || !t) { free(x); free(t); return RC_ERR_OUT_OF_MEMORY; }
+    for (j = 0; j < N; j++)
+        for (i = 0; i < N; i++) {
+            double px = -half + 2.0 * half * i / (N - 1), py = -half + 2.0 * half * j / (N - 1);
+            x[3 * (j * N + i)] = px; x[3 * (j * N + i) + 1] = py; x[3 * (j * N + i) + 2] = sc__bumps_height(px, py);
+        }
+    for (j = 0; j < N - 1; j++)
+        for (i = 0; i < N - 1; i++) {   /* counter-clockwise seen from above: normals up */
+            int a = j * N + i;
+            t[k++] = a; t[k++] = a + 1; t[k++] = a + N + 1;
+            t[k++] = a; t[k++] = a + N + 1; t[k++] = a + N;
+        }
+    st = sc__add_mesh(sc, N * N, x, 2 * (N - 1) * (N - 1), t);
+    free(x); free(t);
+    return st;
+}
+
 /* A capsule (axis a-b, radius r) as a closed triangle mesh: nseg segments around, caps of ncap
    rings, the cylinder cut into ncyl pieces; vertices on the ideal capsule, triangles
    counter-clockwise seen from outside. Rings run from a's pole to b's; the poles are the last two
@@ -928,6 +977,9 @@ static const sc_info sc__scenes[] = {
     { "skirt_panels", "front/back denim panels sewn at two side seams, waist pinned to a body that kicks",
       160, 15, 0.01, 0.04, { -0.4, 1.0, -0.3 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__skirt_panels, sc__skirt_panels_animate },
+    { "bumps", "1 m square onto a height-field mesh with bumps and a ridge narrower than its elements (DESIGN 9)",
+      225, 15, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
+      { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__bumps, NULL },
     { "dress", "silk circle skirt on a walking body mesh with tessellated-capsule mesh legs and a fast kick (self-contact)",
       250, 60, 0.01, 0.04, { -0.2, 1.0, -0.25 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__dress, sc__dress_animate }
