@@ -25,6 +25,46 @@
             instead of the library's exact one)
 
    Usage: build/bench_sim [sections] [options]      (make bench-sim [BENCH_SIM_ARGS=...]) */
+#include <stdlib.h>
+#include <stddef.h>
+
+/* The library's heap, counted: every RCLOTH_MALLOC/REALLOC/FREE goes through these, which keep the
+   bytes in use and their peak (a 16-byte header holds each block's size and keeps the alignment).
+   Section 2 reports the peak of each sim, from its creation to the end of its steps. */
+static size_t g_heap_now = 0, g_heap_peak = 0;
+static void heap_add(size_t n) { g_heap_now += n; if (g_heap_now > g_heap_peak) g_heap_peak = g_heap_now; }
+static void *bench_malloc(size_t n)
+{
+    size_t *p = (size_t *)malloc(n + 16);
+    if (!p) return NULL;
+    p[0] = n;
+    heap_add(n);
+    return (char *)p + 16;
+}
+static void bench_free(void *q)
+{
+    size_t *p;
+    if (!q) return;
+    p = (size_t *)((char *)q - 16);
+    g_heap_now -= p[0];
+    free(p);
+}
+static void *bench_realloc(void *q, size_t n)
+{
+    size_t *p, *r, old;
+    if (!q) return bench_malloc(n);
+    p = (size_t *)((char *)q - 16);
+    old = p[0];
+    r = (size_t *)realloc(p, n + 16);
+    if (!r) return NULL;
+    r[0] = n;
+    g_heap_now -= old;
+    heap_add(n);
+    return (char *)r + 16;
+}
+#define RCLOTH_MALLOC(size, user) ((void)(user), bench_malloc(size))
+#define RCLOTH_REALLOC(ptr, size, user) ((void)(user), bench_realloc((ptr), (size)))
+#define RCLOTH_FREE(ptr, user) ((void)(user), bench_free(ptr))
 #define RCLOTH_IMPLEMENTATION
 #include "../rcloth.h"
 #include <stdio.h>
@@ -164,7 +204,7 @@ static double fit_exponent(int k, const double *n, const double *t)
 
 /* Runs `steps` steps (after `warm` untimed ones), returns mean seconds and Newton / outer
    iterations per timed step; prints one line per step as it comes. */
-typedef struct run_result { double t, cpu, newton, outer, active, active_late; int steps, conv, ok, late_n, late_low; } run_result;
+typedef struct run_result { double t, cpu, newton, outer, active, active_late, peak_mib; int steps, conv, ok, late_n, late_low; } run_result;
 
 static run_result run_steps(rc_sim *s, const char *label, int warm, int steps)
 {
@@ -253,10 +293,12 @@ static void section_adaptive(void)
     for (i = 0; i < m; ++i) {
         rc_sim *s;
         rc_sim *a;
-        if (g_only >= 0 && i != g_only) { rf[i].ok = ra[i].ok = 0; continue; }
-        s = make_sphere_drape(ns[i], 0);
         char label[48];
         double *state;
+        size_t base;
+        if (g_only >= 0 && i != g_only) { rf[i].ok = ra[i].ok = 0; continue; }
+        base = g_heap_peak = g_heap_now;
+        s = make_sphere_drape(ns[i], 0);
         memset(&rf[i], 0, sizeof rf[i]);
         memset(&ra[i], 0, sizeof ra[i]);
         if (!s) continue;
@@ -266,11 +308,14 @@ static void section_adaptive(void)
         if (!state) { rc_sim_destroy(s); continue; }
         rc_sim_save_state(s, state);
         rf[i] = run_steps(s, label, 0, 2);
+        rf[i].peak_mib = (double)(g_heap_peak - base) / (1024.0 * 1024.0);
         rc_sim_destroy(s);
+        base = g_heap_peak = g_heap_now;
         a = make_sphere_drape(ns[i], 1);
         if (a && rc_sim_load_state(a, state) == RC_OK) {
             sprintf(label, "adaptive %d", ns[i] * ns[i]);
             ra[i] = run_steps(a, label, 0, g_asteps > 0 ? g_asteps : i < 2 ? 3 : 1);   /* 16k: one step (minutes each) */
+            ra[i].peak_mib = (double)(g_heap_peak - base) / (1024.0 * 1024.0);
         }
         rc_sim_destroy(a);
         free(state);
@@ -283,6 +328,13 @@ static void section_adaptive(void)
             printf("  | %d | %.3f | %.1f | %.3f | %.1f | %d/%d | %.1fx | %.2f | %.2f, %.0f%% |\n", ns[i] * ns[i], rf[i].cpu, rf[i].newton, ra[i].cpu,
                    ra[i].outer, ra[i].conv, ra[i].steps, ra[i].cpu / rf[i].cpu, ra[i].active, ra[i].active_late,
                    ra[i].late_n ? 100.0 * ra[i].late_low / ra[i].late_n : 0.0);
+    printf("\n  the library's peak heap per sim, from its creation to the end of its steps (RCLOTH_MALLOC counted)\n");
+    printf("  | vertices | fixed peak MiB | fixed bytes/vertex | adaptive peak MiB | adaptive bytes/vertex | adaptive/fixed |\n");
+    printf("  |---|---|---|---|---|---|\n");
+    for (i = 0; i < m; ++i)
+        if (rf[i].ok && ra[i].ok && rf[i].steps && ra[i].steps)
+            printf("  | %d | %.1f | %.0f | %.1f | %.0f | %.2fx |\n", ns[i] * ns[i], rf[i].peak_mib, rf[i].peak_mib * 1048576.0 / (ns[i] * ns[i]),
+                   ra[i].peak_mib, ra[i].peak_mib * 1048576.0 / (ns[i] * ns[i]), ra[i].peak_mib / rf[i].peak_mib);
     if (!g_big) printf("  4k and 16k adaptive not run by default (pass --big): over the 10-minute budget, see RESULTS.md\n");
 }
 
