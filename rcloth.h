@@ -741,6 +741,11 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
    move further than its own thickness in one step without passing through the cloth. */
 RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 
+/* One time step of def.dt. The first step or static solve after rc_sim_create, and after each
+   rc_sim_add_trimesh, first checks that no cloth edge passes through a cloth triangle (with self
+   contact) or a mesh obstacle's triangle, nor an obstacle edge through a cloth triangle: the
+   barrier keeps a state free of crossings but cannot untangle one, so a tangled start is
+   RC_ERR_INTERSECTING, naming the edge and triangle. */
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
 /* equilibrium (no inertia) under the current pins, forces and contact; def.dt is the pseudo step.
    Up to 400 pseudo steps whose size doubles after each converged one; stats->converged = 0 (with
@@ -7334,6 +7339,7 @@ struct rc_sim {
     double *ls_x, *ls_u, *ls_phi;
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
     int has_mesh_obstacle;
+    int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
     int nfm, cap_fm;                      /* lagged friction pairs with mesh obstacles (all 3 kinds): */
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
     rc_status contact_status;             /* out-of-memory in a pair search, reported by the solve */
@@ -8134,6 +8140,7 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
     st = rc__sim_add_obstacle(s, &o, id);
     if (st != RC_OK) goto fail;
     s->has_mesh_obstacle = 1;
+    s->crossings_checked = 0;   /* the next step checks the cloth against it (rc__sim_find_crossing) */
     return RC_OK;
 oom:
     st = rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "rc_sim_add_trimesh: out of memory");
@@ -10083,6 +10090,103 @@ static RC__UNUSED int rc__sim_pin_motion_touches(rc_sim *s, int *what)
     return hit;
 }
 
+/* sign of det[b - a, c - a, d - a]: d above (+), on, or below (-) the plane of a, b, c */
+static RC__UNUSED double rc__orient3(const double *a, const double *b, const double *c, const double *d)
+{
+    double u[3], v[3], w[3], n[3];
+    rc__sub3(u, b, a); rc__sub3(v, c, a); rc__sub3(w, d, a);
+    rc__cross3(n, u, v);
+    return rc__dot3(n, w);
+}
+/* 1 if segment pq passes through the interior of triangle abc: p and q strictly on opposite
+   sides of its plane and the line pq strictly inside its three edges (touching does not count) */
+static RC__UNUSED int rc__seg_crosses_tri(const double *p, const double *q, const double *a, const double *b, const double *c)
+{
+    double op = rc__orient3(a, b, c, p), oq = rc__orient3(a, b, c, q), s1, s2, s3;
+    if (!((op > 0.0 && oq < 0.0) || (op < 0.0 && oq > 0.0))) return 0;
+    s1 = rc__orient3(p, q, a, b); s2 = rc__orient3(p, q, b, c); s3 = rc__orient3(p, q, c, a);
+    return (s1 > 0.0 && s2 > 0.0 && s3 > 0.0) || (s1 < 0.0 && s2 < 0.0 && s3 < 0.0);
+}
+
+/* Edges of set E (ne edges, ev pairs into X) against triangles of set T (nt, tv triples into Y)
+   through the broad phase: the first edge through a triangle's interior, as (edge, triangle), or
+   -1. same != 0: both sets are the cloth (pairs sharing a vertex or a seam stitch are skipped). */
+static RC__UNUSED int rc__sim_first_crossing(rc_sim *s, int ne, const int *ev, const double *X, int nt, const int *tv,
+                                             const double *Y, int same, int *edge, int *tri)
+{
+    double *box = (double *)rc__alloc(s->user, (size_t)6 * ((size_t)ne + nt) + 1, sizeof(double));
+    int *pairs = NULL, np = 0, q, found = 0;
+    rc_status st;
+    if (!box) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return 0; }
+    rc__sim_boxes(ne, 2, ev, X, NULL, 0.0, box, box + 3 * (size_t)ne);
+    rc__sim_boxes(nt, 3, tv, Y, NULL, 0.0, box + 6 * (size_t)ne, box + 6 * (size_t)ne + 3 * (size_t)nt);
+    st = rc__ct_bp_pairs(s->user, ne, box, box + 3 * (size_t)ne, nt, box + 6 * (size_t)ne, box + 6 * (size_t)ne + 3 * (size_t)nt,
+                         0.0, 0.0, &pairs, &np);
+    rc__free(s->user, box);
+    if (st != RC_OK) { s->contact_status = st; return 0; }
+    for (q = 0; q < np && !found; ++q) {
+        const int *e = ev + 2 * pairs[2 * q], *t = tv + 3 * pairs[2 * q + 1];
+        if (same) {
+            int k, adj = 0;
+            for (k = 0; k < 3; ++k) adj |= t[k] == e[0] || t[k] == e[1] ||
+                                           (s->nst && (rc__sim_stitched(s, t[k], e[0]) || rc__sim_stitched(s, t[k], e[1])));
+            if (adj) continue;
+        }
+        if (rc__seg_crosses_tri(X + 3 * e[0], X + 3 * e[1], Y + 3 * t[0], Y + 3 * t[1], Y + 3 * t[2])) {
+            *edge = pairs[2 * q]; *tri = pairs[2 * q + 1]; found = 1;
+        }
+    }
+    rc__free(s->user, pairs);
+    return found;
+}
+
+/* The barrier and the CCD keep a state free of crossings, but cannot make one so: an edge through
+   a triangle's interior can be at a positive distance from the triangle's edges and vertices, and
+   every step from such a start keeps it (measured: two crossing squares with self contact stepped
+   without complaint). So the state is checked once, at the first step or static solve after
+   rc_sim_create and after each rc_sim_add_trimesh: cloth edges against cloth triangles (with self
+   contact), cloth edges against every mesh obstacle's triangles and its edges against cloth
+   triangles (the obstacle as at the step's start). Writes the first crossing into msg; 1 if any. */
+static RC__UNUSED int rc__sim_find_crossing(rc_sim *s, char *msg, size_t len)
+{
+    int o, e, t;
+    if (s->def.self_contact && rc__sim_first_crossing(s, s->ne, s->topo.edge_v, s->x, s->nt, s->tris, s->x, 1, &e, &t)) {
+        snprintf(msg, len, "the cloth crosses itself: edge %d (vertices %d, %d) passes through triangle %d (vertices %d, %d, %d);"
+                 " self contact keeps a state free of crossings but cannot untangle one", e, s->topo.edge_v[2 * e],
+                 s->topo.edge_v[2 * e + 1], t, s->tris[3 * t], s->tris[3 * t + 1], s->tris[3 * t + 2]);
+        return 1;
+    }
+    for (o = 0; o < s->nobs && s->contact_status == RC_OK; ++o) {
+        const rc__obstacle *ob = s->obs + o;
+        if (ob->shape.kind != RC__OBS_TRIMESH) continue;
+        if (rc__sim_first_crossing(s, s->ne, s->topo.edge_v, s->x, ob->mesh_nt, ob->mesh_tris, ob->mesh_xprev, 0, &e, &t)) {
+            snprintf(msg, len, "the cloth crosses mesh obstacle %d: cloth edge %d (vertices %d, %d) passes through its triangle %d",
+                     o, e, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1], t);
+            return 1;
+        }
+        if (rc__sim_first_crossing(s, ob->mesh_ne, ob->mesh_edges, ob->mesh_xprev, s->nt, s->tris, s->x, 0, &e, &t)) {
+            snprintf(msg, len, "the cloth crosses mesh obstacle %d: its edge %d passes through cloth triangle %d (vertices %d, %d, %d)",
+                     o, e, t, s->tris[3 * t], s->tris[3 * t + 1], s->tris[3 * t + 2]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* the check above, once (RC_OK, or RC_ERR_INTERSECTING / RC_ERR_OUT_OF_MEMORY with the message) */
+static RC__UNUSED rc_status rc__sim_check_crossings(rc_sim *s)
+{
+    char msg[sizeof(s->err)];
+    int found;
+    if (s->crossings_checked) return RC_OK;
+    s->contact_status = RC_OK;
+    found = rc__sim_find_crossing(s, msg, sizeof msg);
+    if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory checking the state for crossings");
+    if (found) return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
+    s->crossings_checked = 1;
+    return RC_OK;
+}
+
 /* Lagged self friction (IPC): every active pair at the step start x^t gets its normal force
    mu*lambda (lambda = kappa m |b'| 2d), closest-point weights w (relative displacement
    sum_k w_k dx_k, dx_k = x_k - x^t_k, minus G0_k du_k in adaptive mode: rc__sim_slip_extend) and
@@ -12016,6 +12120,8 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     rc_status rs;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     s->err[0] = 0;
+    rs = rc__sim_check_crossings(s);
+    if (rs != RC_OK) { if (stats) memset(stats, 0, sizeof *stats); return rs; }
     saved = (double *)rc__alloc(s->user, 2 * rc_sim_state_size(s), sizeof(double));
     if (!saved) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_step");
     rc_sim_save_state(s, saved);
@@ -12095,6 +12201,8 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     rc_status rs = RC_OK;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     s->err[0] = 0;
+    rs = rc__sim_check_crossings(s);
+    if (rs != RC_OK) { if (stats) memset(stats, 0, sizeof *stats); return rs; }
     steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
     n3 = (size_t)3 * s->nv;
     saved = (double *)rc__alloc(s->user, rc_sim_state_size(s), sizeof(double));
