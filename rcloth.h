@@ -748,9 +748,10 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
    RC_ERR_INTERSECTING, naming the edge and triangle. */
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
 /* equilibrium (no inertia) under the current pins, forces and contact; def.dt is the pseudo step.
-   Up to 400 pseudo steps whose size doubles after each converged one; stats->converged = 0 (with
-   RC_OK) when they end without an equilibrium, e.g. when none exists (a sheet that slides off its
-   support falls without bound: check converged before using the state as an equilibrium). */
+   Up to 400 pseudo steps (per load increment, def.static_load_steps) whose size doubles after
+   each converged one; stats->converged = 0 (with RC_OK) when they end without an equilibrium,
+   e.g. when none exists (a sheet that slides off its support falls without bound: check
+   converged before using the state as an equilibrium). */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats);
 
 RCLOTHDEF int           rc_sim_num_verts(const rc_sim *s);
@@ -7339,6 +7340,7 @@ struct rc_sim {
     double *ls_x, *ls_u, *ls_phi;
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
     int has_mesh_obstacle;
+    double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
     int nfm, cap_fm;                      /* lagged friction pairs with mesh obstacles (all 3 kinds): */
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
@@ -7588,6 +7590,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     memset(s, 0, sizeof *s);
     s->user = user;
     s->def = *def;
+    s->gravity_norm = rc__norm3(def->gravity);
     s->def.mesh.ref_uv = NULL; s->def.mesh.pos = NULL; s->def.mesh.tris = NULL;   /* not retained */
     s->flipped = flipped;
     nv = s->nv = def->mesh.num_verts;
@@ -8857,8 +8860,8 @@ static RC__UNUSED void rc__obs_from_rest_vec(const double *R, const double *vr, 
    pose of a substep): Q = Rb Ra^T is a rotation by theta about n, with
    2 sin(theta) n = (Q32 - Q23, Q13 - Q31, Q21 - Q12) and cos(theta) = (tr Q - 1)/2;
    Rf = Rot(n, f theta) Ra by Rodrigues, Rot(n, a) = cos(a) I + sin(a) [n]x + (1 - cos(a)) n n^T.
-   Returns theta. Near theta = pi the axis is ill-defined from the skew part, and a rotation below
-   1e-9 rad is not resolved: Rf is then the nearer of Ra and Rb. */
+   Returns theta. Near theta = pi the axis comes from the symmetric part of Q (the skew part
+   vanishes there); a rotation below 1e-9 rad is not resolved: Rf is then the nearer of Ra, Rb. */
 static RC__UNUSED double rc__sim_rot_frac(const double *Ra, const double *Rb, double f, double *Rf)
 {
     double Q[9], w[3], c, sn, th, n[3], ch, sh, Rh[9];
@@ -8874,11 +8877,20 @@ static RC__UNUSED double rc__sim_rot_frac(const double *Ra, const double *Rb, do
     w[0] = Q[7] - Q[5]; w[1] = Q[2] - Q[6]; w[2] = Q[3] - Q[1];
     sn = 0.5 * rc__norm3(w);
     th = atan2(sn, c);
-    if (!(sn > 1e-9) || !(th < 3.0)) {   /* the nearer end (a tiny rotation's midpoint: Ra) */
-        memcpy(Rf, (th < 1.0 ? f > 0.5 : f >= 0.5) ? Rb : Ra, 9 * sizeof(double));
+    if (!(sn > 1e-9) && th < 1.0) {   /* too small to resolve: the nearer end (the midpoint: Ra) */
+        memcpy(Rf, f > 0.5 ? Rb : Ra, 9 * sizeof(double));
         return th;
     }
-    rc__scale3(n, 0.5 / sn, w);
+    if (th < 3.0) rc__scale3(n, 0.5 / sn, w);
+    else {
+        /* near pi the skew part vanishes: the axis from the symmetric part,
+           (Q + Q^T)/2 = c I + (1 - c) n n^T, through its largest diagonal entry */
+        int m = Q[0] >= Q[4] && Q[0] >= Q[8] ? 0 : Q[4] >= Q[8] ? 1 : 2;
+        double nm = sqrt(fmax(0.0, (Q[4 * m] - c) / (1.0 - c))), len;
+        for (j = 0; j < 3; ++j) n[j] = j == m ? nm : 0.5 * (Q[3 * m + j] + Q[3 * j + m]) / ((1.0 - c) * nm);
+        len = rc__norm3(n);
+        rc__scale3(n, (rc__dot3(n, w) < 0.0 ? -1.0 : 1.0) / len, n);
+    }
     ch = cos(f * th); sh = sin(f * th);
     Rh[0] = ch + (1.0 - ch) * n[0] * n[0];        Rh[1] = -sh * n[2] + (1.0 - ch) * n[0] * n[1]; Rh[2] = sh * n[1] + (1.0 - ch) * n[0] * n[2];
     Rh[3] = sh * n[2] + (1.0 - ch) * n[1] * n[0];  Rh[4] = ch + (1.0 - ch) * n[1] * n[1];        Rh[5] = -sh * n[0] + (1.0 - ch) * n[1] * n[2];
@@ -9991,7 +10003,7 @@ static RC__UNUSED int rc__sim_motion_touches(int kind, const double *X0[4], cons
         if (!(a < 1.0 - t)) return 0;
         t += a;
     }
-    return 0;
+    return 1;   /* no verdict after 100 restarts (each closes a real contact's gap ~10x): say touching */
 }
 
 /* Pins set their vertices to the targets at the step's start, outside every CCD, and the barrier
@@ -10090,13 +10102,17 @@ static RC__UNUSED int rc__sim_pin_motion_touches(rc_sim *s, int *what)
     return hit;
 }
 
-/* sign of det[b - a, c - a, d - a]: d above (+), on, or below (-) the plane of a, b, c */
+/* det[b - a, c - a, d - a]: d above (+), on, or below (-) the plane of a, b, c. A value within
+   1e-12 |b - a| |c - a| |d - a| of zero is returned as 0: for coplanar points the determinant is
+   rounding noise of either sign (measured: a flat sheet tilted about two axes had in-plane edges
+   "crossing" triangles two rings away in 4 orientations of 8). */
 static RC__UNUSED double rc__orient3(const double *a, const double *b, const double *c, const double *d)
 {
-    double u[3], v[3], w[3], n[3];
+    double u[3], v[3], w[3], n[3], det;
     rc__sub3(u, b, a); rc__sub3(v, c, a); rc__sub3(w, d, a);
     rc__cross3(n, u, v);
-    return rc__dot3(n, w);
+    det = rc__dot3(n, w);
+    return fabs(det) <= 1e-12 * rc__norm3(u) * rc__norm3(v) * rc__norm3(w) ? 0.0 : det;
 }
 /* 1 if segment pq passes through the interior of triangle abc: p and q strictly on opposite
    sides of its plane and the line pq strictly inside its three edges (touching does not count) */
@@ -10127,10 +10143,26 @@ static RC__UNUSED int rc__sim_first_crossing(rc_sim *s, int ne, const int *ev, c
     for (q = 0; q < np && !found; ++q) {
         const int *e = ev + 2 * pairs[2 * q], *t = tv + 3 * pairs[2 * q + 1];
         if (same) {
+            /* adjacent, stitched, or within xi + dhat of each other in the flat reference (the self
+               contact ignores those pairs, so they may cross in a run) */
+            double U[15], lim = s->def.contact_thickness + s->def.contact_dhat, d2 = HUGE_VAL;
             int k, adj = 0;
             for (k = 0; k < 3; ++k) adj |= t[k] == e[0] || t[k] == e[1] ||
                                            (s->nst && (rc__sim_stitched(s, t[k], e[0]) || rc__sim_stitched(s, t[k], e[1])));
             if (adj) continue;
+            for (k = 0; k < 5; ++k) {
+                int v = k < 2 ? e[k] : t[k - 2];
+                U[3 * k] = s->u[2 * v]; U[3 * k + 1] = s->u[2 * v + 1]; U[3 * k + 2] = 0.0;
+            }
+            for (k = 0; k < 2; ++k) {
+                double q = rc__ct_point_triangle_d2(U + 3 * k, U + 6, U + 9, U + 12, NULL, NULL, NULL);
+                if (q < d2) d2 = q;
+            }
+            for (k = 0; k < 3; ++k) {
+                double q = rc__ct_edge_edge_d2(U, U + 3, U + 6 + 3 * k, U + 6 + 3 * ((k + 1) % 3), NULL, NULL, NULL);
+                if (q < d2) d2 = q;
+            }
+            if (d2 <= lim * lim) continue;
         }
         if (rc__seg_crosses_tri(X + 3 * e[0], X + 3 * e[1], Y + 3 * t[0], Y + 3 * t[1], Y + 3 * t[2])) {
             *edge = pairs[2 * q]; *tri = pairs[2 * q + 1]; found = 1;
@@ -10181,7 +10213,10 @@ static RC__UNUSED rc_status rc__sim_check_crossings(rc_sim *s)
     if (s->crossings_checked) return RC_OK;
     s->contact_status = RC_OK;
     found = rc__sim_find_crossing(s, msg, sizeof msg);
-    if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory checking the state for crossings");
+    if (s->contact_status != RC_OK) {
+        snprintf(msg, sizeof msg, "checking the state for crossings: %s", rc_status_string(s->contact_status));
+        return rc__sim_fail(s, s->contact_status, msg);
+    }
     if (found) return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
     s->crossings_checked = 1;
     return RC_OK;
@@ -11201,7 +11236,7 @@ static RC__UNUSED double rc__sim_kappa_min(const rc_sim *s)
 {
     double dm = s->def.contact_thickness + 0.5 * s->def.contact_dhat, db, m_avg = s->total_mass / s->nv;
     rc_barrier(dm * dm, s->def.contact_thickness, s->def.contact_dhat, &db, NULL);
-    return 10.0 * m_avg * (rc__norm3(s->def.gravity) + 1.0) / (fabs(db) * 2.0 * dm);
+    return 10.0 * m_avg * (s->gravity_norm + 1.0) / (fabs(db) * 2.0 * dm);
 }
 static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
 {
@@ -11469,7 +11504,7 @@ static RC__UNUSED void rc__sim_resolve_start_mesh(rc_sim *s)
         if (!(disp > 0.0)) continue;
         start.mesh_x = s->obs[o].mesh_xprev;
         np = rc__sim_mesh_pairs(s, &start, 0, s->x, NULL, 0.0, zone + disp, &pairs);
-        if (s->contact_status != RC_OK) break;
+        if (s->contact_status != RC_OK) { rc__free(s->user, pairs); break; }
         for (i = 0; i < s->nv; ++i) { best_d[i] = HUGE_VAL; best_t[i] = -1; carry[i] = 0; }
         for (q = 0; q < np; ++q) {
             int v = pairs[2 * q], t = pairs[2 * q + 1];
@@ -11545,57 +11580,69 @@ static RC__UNUSED void rc__sim_resolve_start_mesh(rc_sim *s)
    pose interpolated over the step, R(tau) = Rot(n, tau theta) R_prev and
    t(tau) = t_prev + tau (t - t_prev), a world point x held still moves in the rest frame along
    r(tau) = R(tau)^T (x - t(tau)), an arc, followed as chords of at most 0.05 rad (a sphere's shape
-   does not turn: only its centre's path counts). When the path enters the thickness xi (the
-   obstacle ran the vertex over), the vertex is carried rigidly from the point r* where the shape
-   CCD first stops it to the end pose, x' = R r* + t: it keeps its distance, on the side the
-   obstacle came from. Entering is tested after the CCD's stop a by the minimum of sdf(r) over the
-   rest of the chord, which is convex there (a convex shape's signed distance along a segment):
-   golden-section search. A sphere also runs over triangles between their vertices (its barrier
-   acts on whole triangles): a triangle whose distance to the centre's path falls to r + xi is
-   carried with the centre from the point of its CCD stop, its free vertices translated by
-   (1 - a)(c - c_prev). Returns whether any vertex moved; carried[i] marks the vertices. */
+   does not turn: r(tau) = R^T (x - c(tau)) + p with its centre c(tau) = R(tau) p + t(tau)). On a
+   chord, the shape CCD finds the first stop a; the vertex was run over if the obstacle at its
+   true pose comes within the thickness xi of it after that (the smallest distance over the rest
+   of the chord's interval, by golden-section search: the chord itself sags inside the arc, by
+   ~3e-4 of the radius, and measured on a capsule turning about its axis it "entered" vertices
+   resting 2-10 um off it). A vertex run over is carried rigidly from the CCD stop r* to the end
+   pose, x' = R r* + t: it keeps its distance, on the side the obstacle came from. A sphere also
+   runs over triangles between their vertices (its barrier acts on whole triangles): a triangle
+   whose distance to a chord of the centre's path falls to r + xi is carried with the centre from
+   the CCD stop, its free vertices translated by c - c(tau*). Returns whether any vertex moved;
+   carried[i] marks the vertices. */
 static RC__UNUSED void rc__sim_rest_point_at(const rc__obstacle *ob, int sphere, double tau, const double *x, double *r)
 {
-    double Rt[9], t[3], c0[3], c1[3];
+    double Rt[9], t[3];
     int k;
-    if (sphere) {   /* r = R^T (x - c(tau)) + p, c(tau) the centre's linear path, R the end rotation */
-        rc__obs_from_rest_vec(ob->R_prev, ob->shape.p, c0); rc__add3(c0, c0, ob->t_prev);
-        rc__obs_from_rest_vec(ob->R, ob->shape.p, c1); rc__add3(c1, c1, ob->t);
-        for (k = 0; k < 3; ++k) t[k] = c0[k] + tau * (c1[k] - c0[k]);
-        rc__obs_to_rest(ob->R, t, x, r);
+    (void)rc__sim_rot_frac(ob->R_prev, ob->R, tau, Rt);
+    for (k = 0; k < 3; ++k) t[k] = ob->t_prev[k] + tau * (ob->t[k] - ob->t_prev[k]);
+    if (sphere) {   /* centre c(tau) = R(tau) p + t(tau); r = R^T (x - c(tau)) + p */
+        double c[3];
+        rc__obs_from_rest_vec(Rt, ob->shape.p, c);
+        rc__add3(c, c, t);
+        rc__obs_to_rest(ob->R, c, x, r);
         rc__add3(r, r, ob->shape.p);
         return;
     }
-    (void)rc__sim_rot_frac(ob->R_prev, ob->R, tau, Rt);
-    for (k = 0; k < 3; ++k) t[k] = ob->t_prev[k] + tau * (ob->t[k] - ob->t_prev[k]);
     rc__obs_to_rest(Rt, t, x, r);
 }
 
-/* distance of r0 + u dr to the shape (tri == NULL) or to the triangle tri (9 doubles) */
-static RC__UNUSED double rc__sim_path_dist(const rc__ct_shape *sh, const double *tri, const double *r0, const double *dr, double u)
+/* a distance along a path, u in [0, 1], for the golden-section search below */
+typedef struct rc__path {
+    const rc__obstacle *ob;   /* NULL: the point c0 + u dc against the triangle tri */
+    int sphere;
+    const double *x;
+    double tau0, tau1;
+    const double *tri, *c0, *dc;
+} rc__path;
+static RC__UNUSED double rc__sim_path_dist(const rc__path *p, double u)
 {
-    double p[3], d;
-    p[0] = r0[0] + u * dr[0]; p[1] = r0[1] + u * dr[1]; p[2] = r0[2] + u * dr[2];
-    if (tri) return sqrt(rc__ct_point_triangle_d2(p, tri, tri + 3, tri + 6, NULL, NULL, NULL));
-    if (!rc__ct_shape_sdf(sh, p, &d, NULL, NULL)) return HUGE_VAL;
+    double r[3], d;
+    if (!p->ob) {
+        r[0] = p->c0[0] + u * p->dc[0]; r[1] = p->c0[1] + u * p->dc[1]; r[2] = p->c0[2] + u * p->dc[2];
+        return sqrt(rc__ct_point_triangle_d2(r, p->tri, p->tri + 3, p->tri + 6, NULL, NULL, NULL));
+    }
+    rc__sim_rest_point_at(p->ob, p->sphere, p->tau0 + u * (p->tau1 - p->tau0), p->x, r);
+    if (!rc__ct_shape_sdf(&p->ob->shape, r, &d, NULL, NULL)) return HUGE_VAL;
     return d;
 }
 
-/* whether the distance along r0 + u dr, u in [a, 1], convex in u, falls to fmax: golden-section
-   search for its minimum, stopping as soon as an evaluation is at or below fmax */
-static RC__UNUSED int rc__sim_path_enters(const rc__ct_shape *sh, const double *tri, const double *r0, const double *dr,
-                                          double a, double fmax)
+/* whether the distance along the path for u in [a, 1] falls to fmax: golden-section search for its
+   minimum (exact for a convex distance: a point moving linearly against a convex set; on an arc
+   as short as 0.05 rad, the path is that up to its sag), stopping at the first value <= fmax */
+static RC__UNUSED int rc__sim_path_enters(const rc__path *p, double a, double fmax)
 {
     const double g = 0.6180339887498949;
     double lo = a, hi = 1.0, m1, m2, f1, f2;
     int it;
-    if (rc__sim_path_dist(sh, tri, r0, dr, lo) <= fmax || rc__sim_path_dist(sh, tri, r0, dr, hi) <= fmax) return 1;
+    if (rc__sim_path_dist(p, lo) <= fmax || rc__sim_path_dist(p, hi) <= fmax) return 1;
     m1 = hi - g * (hi - lo); m2 = lo + g * (hi - lo);
-    f1 = rc__sim_path_dist(sh, tri, r0, dr, m1); f2 = rc__sim_path_dist(sh, tri, r0, dr, m2);
+    f1 = rc__sim_path_dist(p, m1); f2 = rc__sim_path_dist(p, m2);
     for (it = 0; it < 60 && hi - lo > 1e-12; ++it) {
         if (f1 <= fmax || f2 <= fmax) return 1;
-        if (f1 < f2) { hi = m2; m2 = m1; f2 = f1; m1 = hi - g * (hi - lo); f1 = rc__sim_path_dist(sh, tri, r0, dr, m1); }
-        else { lo = m1; m1 = m2; f1 = f2; m2 = lo + g * (hi - lo); f2 = rc__sim_path_dist(sh, tri, r0, dr, m2); }
+        if (f1 < f2) { hi = m2; m2 = m1; f2 = f1; m1 = hi - g * (hi - lo); f1 = rc__sim_path_dist(p, m1); }
+        else { lo = m1; m1 = m2; f1 = f2; m2 = lo + g * (hi - lo); f2 = rc__sim_path_dist(p, m2); }
     }
     return f1 <= fmax || f2 <= fmax;
 }
@@ -11606,21 +11653,25 @@ static RC__UNUSED int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
     int o, i, k, t, K, any = 0;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        double Rk[9], th;
+        double Rend[9], th;
+        rc__path path;
         int sphere = ob->shape.kind == RC__CT_SHAPE_SPHERE;
         if (ob->shape.kind == RC__OBS_TRIMESH) continue;
         if (memcmp(ob->R, ob->R_prev, sizeof ob->R) == 0 && memcmp(ob->t, ob->t_prev, sizeof ob->t) == 0) continue;
-        th = sphere ? 0.0 : rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, Rk);
+        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, Rend);   /* the angle; Rend is ob->R again */
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
+        path.ob = ob; path.sphere = sphere; path.tri = path.c0 = path.dc = NULL;
         for (i = 0; i < s->nv; ++i) {
             double r0[3], r1[3], dr[3], a = 1.0;
             if (s->pinned[i]) continue;
+            path.x = s->x + 3 * i;
             rc__sim_rest_point_at(ob, sphere, 0.0, s->x + 3 * i, r0);
             for (k = 0; k < K; ++k) {
                 rc__sim_rest_point_at(ob, sphere, (double)(k + 1) / K, s->x + 3 * i, r1);
                 rc__sub3(dr, r1, r0);
                 a = rc__ct_ccd_point_shape(&ob->shape, r0, dr, xi_, 1.0);
-                if (a < 1.0 && rc__sim_path_enters(&ob->shape, NULL, r0, dr, a, enter)) break;
+                path.tau0 = (double)k / K; path.tau1 = (double)(k + 1) / K;
+                if (a < 1.0 && rc__sim_path_enters(&path, a, enter)) break;
                 memcpy(r0, r1, sizeof r0);
                 a = 1.0;
             }
@@ -11634,27 +11685,40 @@ static RC__UNUSED int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
             }
         }
         if (sphere) {
-            double c0[3], c1[3], dc[3], zero[3] = { 0.0, 0.0, 0.0 }, reach, len;
-            rc__obs_from_rest_vec(ob->R_prev, ob->shape.p, c0); rc__add3(c0, c0, ob->t_prev);
-            rc__obs_from_rest_vec(ob->R, ob->shape.p, c1); rc__add3(c1, c1, ob->t);
-            rc__sub3(dc, c1, c0);
-            len = rc__norm3(dc);
-            reach = ob->shape.r + xi_ + s->def.contact_dhat;
-            for (t = 0; t < s->nt; ++t) {
-                const int *tv = s->tris + 3 * t;
-                double tri[9], cen[3] = { 0.0, 0.0, 0.0 }, rad = 0.0, w[3], sp, a;
-                for (k = 0; k < 3; ++k) { memcpy(tri + 3 * k, s->x + 3 * tv[k], 3 * sizeof(double)); rc__axpy3(cen, 1.0 / 3.0, tri + 3 * k); }
-                for (k = 0; k < 3; ++k) { double e[3]; rc__sub3(e, tri + 3 * k, cen); if (rc__norm3(e) > rad) rad = rc__norm3(e); }
-                rc__sub3(w, cen, c0);   /* distance from the centroid to the centre's path, minus the triangle's radius */
-                sp = len > 0.0 ? rc__dot3(w, dc) / (len * len) : 0.0;
-                if (sp < 0.0) sp = 0.0;
-                if (sp > 1.0) sp = 1.0;
-                rc__axpy3(w, -sp, dc);
-                if (rc__norm3(w) - rad > reach) continue;
-                a = rc__ct_ccd_point_triangle(c0, tri, tri + 3, tri + 6, dc, zero, zero, zero, ob->shape.r + xi_, 1.0);
-                if (!(a < 1.0) || !rc__sim_path_enters(NULL, tri, c0, dc, a, ob->shape.r + enter)) continue;
-                for (k = 0; k < 3; ++k)
-                    if (!s->pinned[tv[k]] && !carried[tv[k]]) { rc__axpy3(s->x + 3 * tv[k], 1.0 - a, dc); carried[tv[k]] = 1; any = 1; }
+            double cend[3], reach = ob->shape.r + xi_ + s->def.contact_dhat;
+            rc__obs_from_rest_vec(ob->R, ob->shape.p, cend); rc__add3(cend, cend, ob->t);
+            path.ob = NULL;
+            for (k = 0; k < K; ++k) {   /* chords of the centre's path */
+                double c0[3], c1[3], dc[3], zero[3] = { 0.0, 0.0, 0.0 }, len, Rt[9], tt[3];
+                int c;
+                (void)rc__sim_rot_frac(ob->R_prev, ob->R, (double)k / K, Rt);
+                for (c = 0; c < 3; ++c) tt[c] = ob->t_prev[c] + (double)k / K * (ob->t[c] - ob->t_prev[c]);
+                rc__obs_from_rest_vec(Rt, ob->shape.p, c0); rc__add3(c0, c0, tt);
+                (void)rc__sim_rot_frac(ob->R_prev, ob->R, (double)(k + 1) / K, Rt);
+                for (c = 0; c < 3; ++c) tt[c] = ob->t_prev[c] + (double)(k + 1) / K * (ob->t[c] - ob->t_prev[c]);
+                rc__obs_from_rest_vec(Rt, ob->shape.p, c1); rc__add3(c1, c1, tt);
+                rc__sub3(dc, c1, c0);
+                len = rc__norm3(dc);
+                path.c0 = c0; path.dc = dc;
+                for (t = 0; t < s->nt; ++t) {
+                    const int *tv = s->tris + 3 * t;
+                    double tri[9], cen[3] = { 0.0, 0.0, 0.0 }, rad = 0.0, w[3], sp, a, mv[3];
+                    int m;
+                    for (m = 0; m < 3; ++m) { memcpy(tri + 3 * m, s->x + 3 * tv[m], 3 * sizeof(double)); rc__axpy3(cen, 1.0 / 3.0, tri + 3 * m); }
+                    for (m = 0; m < 3; ++m) { double e[3]; rc__sub3(e, tri + 3 * m, cen); if (rc__norm3(e) > rad) rad = rc__norm3(e); }
+                    rc__sub3(w, cen, c0);   /* distance from the centroid to the chord, minus the triangle's radius */
+                    sp = len > 0.0 ? rc__dot3(w, dc) / (len * len) : 0.0;
+                    if (sp < 0.0) sp = 0.0;
+                    if (sp > 1.0) sp = 1.0;
+                    rc__axpy3(w, -sp, dc);
+                    if (rc__norm3(w) - rad > reach) continue;
+                    a = rc__ct_ccd_point_triangle(c0, tri, tri + 3, tri + 6, dc, zero, zero, zero, ob->shape.r + xi_, 1.0);
+                    path.tri = tri;
+                    if (!(a < 1.0) || !rc__sim_path_enters(&path, a, ob->shape.r + enter)) continue;
+                    for (c = 0; c < 3; ++c) mv[c] = cend[c] - (c0[c] + a * dc[c]);   /* from the stop to the end */
+                    for (m = 0; m < 3; ++m)
+                        if (!s->pinned[tv[m]] && !carried[tv[m]]) { rc__add3(s->x + 3 * tv[m], s->x + 3 * tv[m], mv); carried[tv[m]] = 1; any = 1; }
+                }
             }
         }
     }
@@ -11844,7 +11908,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->def.self_contact) rc__sim_lag_self_friction(s);
     if (s->def.self_contact || s->has_mesh_obstacle) {
         int what, v = rc__sim_pin_motion_touches(s, &what);
-        if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
+        if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "checking the pins' motion: the contact pair search failed");
         if (v >= 0) {
             char msg[sizeof(s->err)], obs[32];
             double m[3];
@@ -11858,6 +11922,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     for (i = 0; i < s->nv; ++i)
         if (s->pinned[i]) memcpy(s->x + 3 * i, s->pin_target + 3 * i, 3 * sizeof(double));
     rc__sim_resolve_start(s);
+    if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the step's start");
     rc__sim_resolve_start_mesh(s);
     /* CCD-safe start: free vertices move toward the predictor as far as CCD allows */
     {
@@ -12228,20 +12293,21 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     }
     for (n = 1; n <= steps; ++n) {
         if (buf) {
-            double lam = (double)n / steps, *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *m = buf + 3 * n3;
+            double lam = n == steps ? 1.0 : (double)n / steps, *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *m = buf + 3 * n3;
             for (c = 0; c < 3; ++c) s->def.gravity[c] = lam * g0[c];
             for (i = 0; i < 3 * s->nv; ++i) s->force[i] = lam * f0[i];
-            for (i = 0; i < s->nv; ++i)
-                if (s->pinned[i]) for (c = 0; c < 3; ++c) s->pin_target[3 * i + c] = p0[3 * i + c] + lam * (p1[3 * i + c] - p0[3 * i + c]);
+            for (i = 0; i < s->nv; ++i)   /* the last increment: exactly the targets given */
+                if (s->pinned[i]) for (c = 0; c < 3; ++c) s->pin_target[3 * i + c] = n == steps ? p1[3 * i + c] : p0[3 * i + c] + lam * (p1[3 * i + c] - p0[3 * i + c]);
             for (i = 0; i < s->nmh; ++i)
                 for (c = 0; c < 3; ++c) {
                     s->mh[i].f[c] = lam * m[9 * i + c];
-                    s->mh[i].target[c] = m[9 * i + 6 + c] + lam * (m[9 * i + 3 + c] - m[9 * i + 6 + c]);
+                    s->mh[i].target[c] = n == steps ? m[9 * i + 3 + c] : m[9 * i + 6 + c] + lam * (m[9 * i + 3 + c] - m[9 * i + 6 + c]);
                 }
         }
         rs = rc__sim_static_equilibrium(s, &acc, &first, &conv);
         if (rs != RC_OK || !conv) break;
     }
+    if (rs == RC_OK) rc__sim_pin_reactions(s);   /* under the loads the state is in equilibrium with */
     if (buf) {   /* the full loads and targets, whatever happened */
         double *f0 = buf, *p1 = buf + n3, *m = buf + 3 * n3;
         memcpy(s->def.gravity, g0, sizeof g0);
@@ -12257,7 +12323,6 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
         return rs;
     }
     rc__free(s->user, saved);
-    rc__sim_pin_reactions(s);
     acc.converged = conv;
     rc__sim_quality_stats(s, &acc);
     acc.t_total = rc__now() - t0;

@@ -1729,13 +1729,13 @@ static void t_mat_mul(const double *A, const double *B, double *C)
 }
 static void test_sim_rot_frac(void)
 {
-    static const double thetas[4] = { 1e-6, 0.094, 1.5, 2.9 }, fracs[3] = { 0.5, 0.25, 1.0 };
+    static const double thetas[5] = { 1e-6, 0.094, 1.5, 2.9, 3.1 }, fracs[3] = { 0.5, 0.25, 1.0 };
     double n0[3] = { 0.2, -0.5, 0.7 }, n[3], m0[3] = { 1.0, 0.3, -0.2 }, m[3], Ra[9], Rb[9], Rq[9], Rm[9], Rh[9], Re[9], err = 0.0, orth = 0.0, aerr = 0.0;
     int k, f, i, j;
     rc__scale3(n, 1.0 / rc__norm3(n0), n0);
     rc__scale3(m, 1.0 / rc__norm3(m0), m0);
     t_rot(m, 0.8, Ra);
-    for (k = 0; k < 4; ++k)
+    for (k = 0; k < 5; ++k)
         for (f = 0; f < 3; ++f) {
             double th;
             t_rot(n, thetas[k], Rq); t_mat_mul(Rq, Ra, Rb);
@@ -1756,6 +1756,17 @@ static void test_sim_rot_frac(void)
     CHECKF(aerr < 1e-9, "angle error %.3g", aerr);
     (void)rc__sim_rot_frac(Ra, Ra, 0.5, Rm);
     for (i = 0; i < 9; ++i) CHECK(Rm[i] == Ra[i]);
+    {
+        /* exactly pi (the skew part is zero, the axis comes from the symmetric part): the half
+           rotation applied twice gives the whole one, (Rh Ra^T)^2 = Rb Ra^T */
+        double Q[9], Q2[9], RaT[9], P[9], e2 = 0.0;
+        t_rot(n, 3.14159265358979323846, Rq); t_mat_mul(Rq, Ra, Rb);
+        (void)rc__sim_rot_frac(Ra, Rb, 0.5, Rh);
+        for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) RaT[3 * i + j] = Ra[3 * j + i];
+        t_mat_mul(Rh, RaT, Q); t_mat_mul(Q, Q, Q2); t_mat_mul(Rb, RaT, P);
+        for (i = 0; i < 9; ++i) if (fabs(Q2[i] - P[i]) > e2) e2 = fabs(Q2[i] - P[i]);
+        CHECKF(e2 < 1e-9, "half of a pi rotation, squared: error %.3g", e2);
+    }
 }
 
 /* ---- obstacles faster than their own thickness ------------------------------------------------
@@ -2076,6 +2087,118 @@ static void test_sim_tangled_start(void)
                              pass, rc_status_string(st), rc_sim_last_error(s));
         else CHECK_OK(st);
         if (pass == 0) printf("    plate through the sheet: %s\n", rc_sim_last_error(s));
+        rc_sim_destroy(s);
+    }
+}
+
+/* Review cases of the session-17 start-of-step checks, each failing before its fix:
+   (a) a flat sheet (30 x 30) tilted about two axes with self contact: coplanar edges and
+       triangles give orientation determinants of rounding noise, which once read as "crossing"
+       in 4 of these 8 orientations; every first step must run;
+   (b) a box turned 3.05 rad in one step about its own centre (near pi, where the rotation axis
+       once came out as "either end pose"): a sheet 0.3 m away is not touched;
+   (c) a capsule turning 0.05 rad about its own axis under a vertex resting 5 um outside the
+       contact thickness (friction off): its surface does not move, so neither may the vertex (the
+       chord of the vertex's arc in the capsule frame sags 16 um inside: it was carried 2.5 mm);
+   (d) load stepping keeps the barrier stiffness at least kappa_min of the full gravity. */
+static void test_sim_start_checks_review(void)
+{
+    int k, fails = 0;
+    for (k = 0; k < 8; ++k) {   /* (a): every diagonal the same way, as the reproduction had it */
+        enum { N = 30 };
+        static double uv[2 * N * N], pos[3 * N * N];
+        static int tris[6 * (N - 1) * (N - 1)];
+        rc_sim_def def = rc_default_sim_def();
+        double th = 0.1 + 0.37 * k, ex[3], ey[3];
+        rc_sim *s = NULL;
+        rc_step_stats ss;
+        rc_status st;
+        int i, j, c, t = 0;
+        /* a general plane (the world mesh sheared a little against its reference: it relaxes) */
+        ex[0] = cos(th); ex[1] = 0.3 * sin(th); ex[2] = sin(th);
+        ey[0] = -0.2 * sin(th); ey[1] = cos(th); ey[2] = 0.7 * sin(th);
+        for (j = 0; j < N; ++j)
+            for (i = 0; i < N; ++i) {
+                int v = j * N + i;
+                double a = 0.5 * i / (N - 1), b = 0.5 * j / (N - 1);
+                uv[2 * v] = a; uv[2 * v + 1] = b;
+                for (c = 0; c < 3; ++c) pos[3 * v + c] = 0.123 + a * ex[c] + b * ey[c];
+            }
+        for (j = 0; j < N - 1; ++j)
+            for (i = 0; i < N - 1; ++i) {
+                int a = j * N + i;
+                tris[t++] = a; tris[t++] = a + 1; tris[t++] = a + N + 1;
+                tris[t++] = a; tris[t++] = a + N + 1; tris[t++] = a + N;
+            }
+        def.mesh.num_verts = N * N; def.mesh.num_tris = 2 * (N - 1) * (N - 1);
+        def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+        def.self_contact = 1;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) return;
+        st = rc_sim_step(s, &ss);
+        if (st != RC_OK) { fails++; printf("    orientation %d: %s\n", k, rc_sim_last_error(s)); }
+        rc_sim_destroy(s);
+    }
+    CHECKF(fails == 0, "%d of 8 flat tilted sheets refused", fails);
+    {   /* (b) */
+        rc_sim_def def = rc_default_sim_def();
+        double o[3] = { 0.3, -0.1, 0.0 }, ex[3] = { 0, 1, 0 }, ez[3] = { 0, 0, 1 }, c[3] = { 0.0, 0.0, 0.0 }, h[3] = { 0.05, 0.05, 0.05 };
+        double R[9], t[3] = { 0.0, 0.0, 0.0 }, th = 3.05, before[3 * 25], moved = 0.0;
+        rc_sim *s;
+        rc_step_stats ss;
+        int id, i;
+        def.gravity[2] = 0.0;
+        s = t_sim_grid(&def, 5, 5, 0.2, 0.2, o, ex, ez);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_box(s, c, h, &id));
+        R[0] = cos(th); R[1] = -sin(th); R[2] = 0.0; R[3] = sin(th); R[4] = cos(th); R[5] = 0.0; R[6] = 0.0; R[7] = 0.0; R[8] = 1.0;
+        memcpy(before, rc_sim_positions(s), sizeof before);
+        CHECK_OK(rc_sim_move_obstacle(s, id, t, R));
+        CHECK_OK(rc_sim_step(s, &ss));
+        for (i = 0; i < 75; ++i) if (fabs(rc_sim_positions(s)[i] - before[i]) > moved) moved = fabs(rc_sim_positions(s)[i] - before[i]);
+        CHECKF(moved < 1e-9, "a box turning 3.05 rad 0.25 m away moved the sheet by %.3g m", moved);
+        rc_sim_destroy(s);
+    }
+    {   /* (c) a small sheet over a capsule along x (radius 5 cm), its middle vertex resting on top */
+        rc_sim_def def = rc_default_sim_def();
+        double a[3] = { -0.3, 0.0, 0.0 }, b[3] = { 0.3, 0.0, 0.0 }, r = 0.05, th = 0.05, gap, R[9], t[3], before[3], d[3];
+        double o[3], ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
+        rc_sim *s;
+        rc_step_stats ss;
+        int id, mid = 4;
+        def.gravity[2] = 0.0;
+        gap = def.contact_thickness + 5e-6;
+        o[0] = -0.05; o[1] = -0.05; o[2] = r + gap;
+        s = t_sim_grid(&def, 3, 3, 0.1, 0.1, o, ex, ey);   /* vertex 4 at (0, 0, r + gap), the rest higher above the surface */
+        if (!s) return;
+        CHECK_OK(rc_sim_add_capsule(s, a, b, r, &id));
+        CHECK_OK(rc_sim_set_obstacle_friction(s, id, 0.0));
+        memcpy(before, rc_sim_positions(s) + 3 * mid, sizeof before);
+        /* turning about the capsule's own axis (x through the origin): t = 0 */
+        R[0] = 1.0; R[1] = 0.0; R[2] = 0.0; R[3] = 0.0; R[4] = cos(th); R[5] = -sin(th); R[6] = 0.0; R[7] = sin(th); R[8] = cos(th);
+        t[0] = t[1] = t[2] = 0.0;
+        CHECK_OK(rc_sim_move_obstacle(s, id, t, R));
+        {   /* the step's start carry itself (the solve would pull a carried vertex back: no friction) */
+            unsigned char carried[9] = { 0 };
+            (void)rc__sim_carry_analytic(s, carried);
+            rc__sub3(d, s->x + 3 * mid, before);
+            CHECKF(!carried[mid] && rc__norm3(d) == 0.0, "the resting vertex was carried %.3g m along the turning capsule's surface", rc__norm3(d));
+            memcpy(s->x + 3 * mid, before, sizeof before);
+        }
+        CHECK_OK(rc_sim_step(s, &ss));
+        rc_sim_destroy(s);
+    }
+    {   /* (d) */
+        rc_sim_def def = rc_default_sim_def();
+        double c[3] = { 0.25, 0.25, -0.26 };
+        rc_sim *s;
+        rc_step_stats ss;
+        def.static_load_steps = 8;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, NULL, NULL, NULL);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_sphere(s, c, 0.25, NULL));
+        CHECK_OK(rc_sim_solve_static(s, &ss));
+        CHECKF(s->kappa >= rc__sim_kappa_min(s) * (1.0 - 1e-12), "kappa %.6g below kappa_min %.6g after load stepping", s->kappa, rc__sim_kappa_min(s));
         rc_sim_destroy(s);
     }
 }
@@ -2404,6 +2527,7 @@ static void suite_sim(void)
     RUN(test_sim_pin_through_mesh);
     RUN(test_sim_static_load_steps);
     RUN(test_sim_tangled_start);
+    RUN(test_sim_start_checks_review);
     RUN(test_sim_hinge_through_flat_fold);
     RUN(test_sim_hinge_reference_follows_iterates);
     RUN(test_sim_dress_kick);
