@@ -1912,6 +1912,31 @@ static void test_sim_fast_paddle(void)
     rc_sim_destroy(s);
 }
 
+/* Two 0.2 m squares of 6 x 6 vertices in one mesh (side by side in uv): A at z = 0; B parallel 2 cm
+   above A (crossing = 0) or upright through A's middle (crossing = 1). Same diagonals in both. */
+enum { T2_N = 6, T2_NV = 2 * T2_N * T2_N, T2_NT = 4 * (T2_N - 1) * (T2_N - 1) };
+static void t_two_layers(double *uv, double *pos, int *tris, int crossing)
+{
+    const int N = T2_N;
+    const double W = 0.2;
+    int i, j, L, t = 0;
+    for (L = 0; L < 2; ++L)
+        for (j = 0; j < N; ++j)
+            for (i = 0; i < N; ++i) {
+                int v = L * N * N + j * N + i;
+                uv[2 * v] = W * i / (N - 1) + 0.5 * L; uv[2 * v + 1] = W * j / (N - 1);
+                pos[3 * v] = W * i / (N - 1); pos[3 * v + 1] = W * j / (N - 1); pos[3 * v + 2] = L ? 0.02 : 0.0;
+                if (L && crossing) { pos[3 * v] += 0.013; pos[3 * v + 1] = 0.1037; pos[3 * v + 2] = W * j / (N - 1) - 0.0929; }
+            }
+    for (L = 0; L < 2; ++L)
+        for (j = 0; j < N - 1; ++j)
+            for (i = 0; i < N - 1; ++i) {
+                int a = L * N * N + j * N + i;
+                tris[3 * t] = a; tris[3 * t + 1] = a + 1; tris[3 * t + 2] = a + N + 1; t++;
+                tris[3 * t] = a; tris[3 * t + 1] = a + N + 1; tris[3 * t + 2] = a + N; t++;
+            }
+}
+
 /* Two 0.2 m layers (6 x 6 each, one mesh), A at z = 0 pinned at its corners, B 2 cm above it, self
    contact on, no gravity. B's corner is pinned and its target moved in one step to a point over
    A's interior: 5 mm above A the step runs (no edge of B crosses A); 2 cm below A the pin would
@@ -1932,23 +1957,10 @@ static int t_layer_crossings(const rc_sim *s)
 }
 static void test_sim_pin_through_layer(void)
 {
-    enum { N = 6, NV = 2 * N * N, NT = 4 * (N - 1) * (N - 1) };
-    double uv[2 * NV], pos[3 * NV], before[3 * NV], W = 0.2;
-    int tris[3 * NT], i, j, L, t = 0, corners[4] = { 0, N - 1, N * (N - 1), N * N - 1 }, pass;
-    for (L = 0; L < 2; ++L)
-        for (j = 0; j < N; ++j)
-            for (i = 0; i < N; ++i) {
-                int v = L * N * N + j * N + i;
-                uv[2 * v] = W * i / (N - 1) + 0.5 * L; uv[2 * v + 1] = W * j / (N - 1);
-                pos[3 * v] = W * i / (N - 1); pos[3 * v + 1] = W * j / (N - 1); pos[3 * v + 2] = L ? 0.02 : 0.0;
-            }
-    for (L = 0; L < 2; ++L)
-        for (j = 0; j < N - 1; ++j)
-            for (i = 0; i < N - 1; ++i) {
-                int a = L * N * N + j * N + i;
-                tris[3 * t] = a; tris[3 * t + 1] = a + 1; tris[3 * t + 2] = a + N + 1; t++;
-                tris[3 * t] = a; tris[3 * t + 1] = a + N + 1; tris[3 * t + 2] = a + N; t++;
-            }
+    enum { N = T2_N, NV = T2_NV, NT = T2_NT };
+    double uv[2 * NV], pos[3 * NV], before[3 * NV];
+    int tris[3 * NT], i, corners[4] = { 0, N - 1, N * (N - 1), N * N - 1 }, pass;
+    t_two_layers(uv, pos, tris, 0);
     for (pass = 0; pass < 2; ++pass) {
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s = NULL;
@@ -2029,24 +2041,10 @@ static void test_sim_pin_through_mesh(void)
    crossing kept for good. */
 static void test_sim_tangled_start(void)
 {
-    enum { N = 6, NV = 2 * N * N, NT = 4 * (N - 1) * (N - 1) };
-    double uv[2 * NV], pos[3 * NV], before[3 * NV], W = 0.2;
-    int tris[3 * NT], i, j, L, t = 0, pass;
-    for (L = 0; L < 2; ++L)
-        for (j = 0; j < N; ++j)
-            for (i = 0; i < N; ++i) {
-                int v = L * N * N + j * N + i;
-                uv[2 * v] = W * i / (N - 1) + 0.5 * L; uv[2 * v + 1] = W * j / (N - 1);
-                if (!L) { pos[3 * v] = W * i / (N - 1); pos[3 * v + 1] = W * j / (N - 1); pos[3 * v + 2] = 0.0; }
-                else { pos[3 * v] = W * i / (N - 1) + 0.013; pos[3 * v + 1] = 0.1037; pos[3 * v + 2] = W * j / (N - 1) - 0.0929; }
-            }
-    for (L = 0; L < 2; ++L)
-        for (j = 0; j < N - 1; ++j)
-            for (i = 0; i < N - 1; ++i) {
-                int a = L * N * N + j * N + i;
-                tris[3 * t] = a; tris[3 * t + 1] = a + 1; tris[3 * t + 2] = a + N + 1; t++;
-                tris[3 * t] = a; tris[3 * t + 1] = a + N + 1; tris[3 * t + 2] = a + N; t++;
-            }
+    enum { NV = T2_NV, NT = T2_NT };
+    double uv[2 * NV], pos[3 * NV], before[3 * NV];
+    int tris[3 * NT], pass;
+    t_two_layers(uv, pos, tris, 1);
     for (pass = 0; pass < 3; ++pass) {   /* self contact on: step, static; off: step */
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s = NULL;
