@@ -9606,29 +9606,35 @@ static RC__UNUSED double rc__sim_self_d2(int kind, const double *P[4])
                      : rc__ct_edge_edge_d2(P[0], P[1], P[2], P[3], NULL, NULL, NULL);
 }
 
-/* 1 if the pair is within xi + dhat in the reference of the step start (see above) */
-static RC__UNUSED int rc__sim_self_excluded(const rc_sim *s, int kind, const int *v)
+/* 1 if the pair is within xi + dhat in the reference uv (2 per vertex; the solver passes u at the
+   step start, see above) */
+static RC__UNUSED int rc__sim_self_excluded_uv(const rc_sim *s, const double *uv, int kind, const int *v)
 {
     double r[12], lim = s->def.contact_thickness + s->def.contact_dhat, lo[2][2], hi[2][2];
     const double *P[4];
     int k, c, na = kind == 0 ? 1 : 2;
     /* the reference boxes of the two primitives more than lim apart: not excluded (most calls) */
     for (c = 0; c < 2; ++c) {
-        lo[0][c] = hi[0][c] = s->u0_step[2 * v[0] + c];
-        lo[1][c] = hi[1][c] = s->u0_step[2 * v[3] + c];
+        lo[0][c] = hi[0][c] = uv[2 * v[0] + c];
+        lo[1][c] = hi[1][c] = uv[2 * v[3] + c];
         for (k = 1; k < 3; ++k) {
             int side = k < na ? 0 : 1;
-            double w = s->u0_step[2 * v[k] + c];
+            double w = uv[2 * v[k] + c];
             if (w < lo[side][c]) lo[side][c] = w;
             if (w > hi[side][c]) hi[side][c] = w;
         }
         if (lo[0][c] - hi[1][c] > lim || lo[1][c] - hi[0][c] > lim) return 0;
     }
     for (k = 0; k < 4; ++k) {
-        r[3 * k] = s->u0_step[2 * v[k]]; r[3 * k + 1] = s->u0_step[2 * v[k] + 1]; r[3 * k + 2] = 0.0;
+        r[3 * k] = uv[2 * v[k]]; r[3 * k + 1] = uv[2 * v[k] + 1]; r[3 * k + 2] = 0.0;
         P[k] = r + 3 * k;
     }
     return rc__sim_self_d2(kind, P) <= lim * lim;
+}
+
+static RC__UNUSED int rc__sim_self_excluded(const rc_sim *s, int kind, const int *v)
+{
+    return rc__sim_self_excluded_uv(s, s->u0_step, kind, v);
 }
 
 /* edge-edge mollifier threshold from the rest lengths (as for the mesh obstacles' edges) */
@@ -10143,26 +10149,15 @@ static RC__UNUSED int rc__sim_first_crossing(rc_sim *s, int ne, const int *ev, c
     for (q = 0; q < np && !found; ++q) {
         const int *e = ev + 2 * pairs[2 * q], *t = tv + 3 * pairs[2 * q + 1];
         if (same) {
-            /* adjacent, stitched, or within xi + dhat of each other in the flat reference (the self
-               contact ignores those pairs, so they may cross in a run) */
-            double U[15], lim = s->def.contact_thickness + s->def.contact_dhat, d2 = HUGE_VAL;
-            int k, adj = 0;
-            for (k = 0; k < 3; ++k) adj |= t[k] == e[0] || t[k] == e[1] ||
-                                           (s->nst && (rc__sim_stitched(s, t[k], e[0]) || rc__sim_stitched(s, t[k], e[1])));
-            if (adj) continue;
-            for (k = 0; k < 5; ++k) {
-                int v = k < 2 ? e[k] : t[k - 2];
-                U[3 * k] = s->u[2 * v]; U[3 * k + 1] = s->u[2 * v + 1]; U[3 * k + 2] = 0.0;
-            }
-            for (k = 0; k < 2; ++k) {
-                double q = rc__ct_point_triangle_d2(U + 3 * k, U + 6, U + 9, U + 12, NULL, NULL, NULL);
-                if (q < d2) d2 = q;
-            }
-            for (k = 0; k < 3; ++k) {
-                double q = rc__ct_edge_edge_d2(U, U + 3, U + 6 + 3 * k, U + 6 + 3 * ((k + 1) % 3), NULL, NULL, NULL);
-                if (q < d2) d2 = q;
-            }
-            if (d2 <= lim * lim) continue;
+            /* pairs the self contact ignores (so they may cross in a run): adjacent or stitched, or
+               within xi + dhat in the flat reference (now, u). The edge-triangle pair is its two
+               (endpoint, triangle) pairs and three (edge, triangle edge) pairs. */
+            int pt[2][4], ee[3][4], k, skip = 0;
+            for (k = 0; k < 2; ++k) { pt[k][0] = e[k]; pt[k][1] = t[0]; pt[k][2] = t[1]; pt[k][3] = t[2]; }
+            for (k = 0; k < 3; ++k) { ee[k][0] = e[0]; ee[k][1] = e[1]; ee[k][2] = t[k]; ee[k][3] = t[(k + 1) % 3]; }
+            for (k = 0; k < 2 && !skip; ++k) skip = rc__sim_self_adjacent(s, 0, pt[k]) || rc__sim_self_excluded_uv(s, s->u, 0, pt[k]);
+            for (k = 0; k < 3 && !skip; ++k) skip = rc__sim_self_excluded_uv(s, s->u, 1, ee[k]);
+            if (skip) continue;
         }
         if (rc__seg_crosses_tri(X + 3 * e[0], X + 3 * e[1], Y + 3 * t[0], Y + 3 * t[1], Y + 3 * t[2])) {
             *edge = pairs[2 * q]; *tri = pairs[2 * q + 1]; found = 1;
@@ -11591,21 +11586,25 @@ static RC__UNUSED void rc__sim_resolve_start_mesh(rc_sim *s)
    whose distance to a chord of the centre's path falls to r + xi is carried with the centre from
    the CCD stop, its free vertices translated by c - c(tau*). Returns whether any vertex moved;
    carried[i] marks the vertices. */
-static RC__UNUSED void rc__sim_rest_point_at(const rc__obstacle *ob, int sphere, double tau, const double *x, double *r)
+/* the obstacle's pose a fraction tau of the way through the step: R(tau) = Rot(n, tau theta) R_prev,
+   t(tau) = t_prev + tau (t - t_prev) (also the substeps' midpoint pose, tau = 1/2) */
+static RC__UNUSED void rc__sim_obs_pose_at(const rc__obstacle *ob, double tau, double *R, double *t)
 {
-    double Rt[9], t[3];
     int k;
-    (void)rc__sim_rot_frac(ob->R_prev, ob->R, tau, Rt);
+    (void)rc__sim_rot_frac(ob->R_prev, ob->R, tau, R);
     for (k = 0; k < 3; ++k) t[k] = ob->t_prev[k] + tau * (ob->t[k] - ob->t_prev[k]);
-    if (sphere) {   /* centre c(tau) = R(tau) p + t(tau); r = R^T (x - c(tau)) + p */
+}
+/* world point x in the obstacle's frame at pose (R, t): r = R^T (x - t); a sphere's shape does not
+   turn, so only its centre c = R p + t counts: r = R_end^T (x - c) + p */
+static RC__UNUSED void rc__sim_rest_point(const rc__obstacle *ob, int sphere, const double *R, const double *t, const double *x, double *r)
+{
+    if (sphere) {
         double c[3];
-        rc__obs_from_rest_vec(Rt, ob->shape.p, c);
+        rc__obs_from_rest_vec(R, ob->shape.p, c);
         rc__add3(c, c, t);
         rc__obs_to_rest(ob->R, c, x, r);
         rc__add3(r, r, ob->shape.p);
-        return;
-    }
-    rc__obs_to_rest(Rt, t, x, r);
+    } else rc__obs_to_rest(R, t, x, r);
 }
 
 /* a distance along a path, u in [0, 1], for the golden-section search below */
@@ -11623,7 +11622,11 @@ static RC__UNUSED double rc__sim_path_dist(const rc__path *p, double u)
         r[0] = p->c0[0] + u * p->dc[0]; r[1] = p->c0[1] + u * p->dc[1]; r[2] = p->c0[2] + u * p->dc[2];
         return sqrt(rc__ct_point_triangle_d2(r, p->tri, p->tri + 3, p->tri + 6, NULL, NULL, NULL));
     }
-    rc__sim_rest_point_at(p->ob, p->sphere, p->tau0 + u * (p->tau1 - p->tau0), p->x, r);
+    {
+        double R[9], t[3];
+        rc__sim_obs_pose_at(p->ob, p->tau0 + u * (p->tau1 - p->tau0), R, t);
+        rc__sim_rest_point(p->ob, p->sphere, R, t, p->x, r);
+    }
     if (!rc__ct_shape_sdf(&p->ob->shape, r, &d, NULL, NULL)) return HUGE_VAL;
     return d;
 }
@@ -11649,25 +11652,28 @@ static RC__UNUSED int rc__sim_path_enters(const rc__path *p, double a, double fm
 
 static RC__UNUSED int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
 {
-    double xi_ = s->def.contact_thickness, enter = xi_ + 1e-3 * s->def.contact_dhat;
+    enum { MAXK = 64 };   /* theta <= pi: at most 63 chords */
+    double xi_ = s->def.contact_thickness, enter = xi_ + 1e-3 * s->def.contact_dhat, pose[MAXK + 1][12];
     int o, i, k, t, K, any = 0;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        double Rend[9], th;
+        double th;
         rc__path path;
         int sphere = ob->shape.kind == RC__CT_SHAPE_SPHERE;
         if (ob->shape.kind == RC__OBS_TRIMESH) continue;
         if (memcmp(ob->R, ob->R_prev, sizeof ob->R) == 0 && memcmp(ob->t, ob->t_prev, sizeof ob->t) == 0) continue;
-        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, Rend);   /* the angle; Rend is ob->R again */
+        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);   /* the angle */
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
+        if (K > MAXK) K = MAXK;
+        for (k = 0; k <= K; ++k) rc__sim_obs_pose_at(ob, (double)k / K, pose[k], pose[k] + 9);   /* the chords' ends */
         path.ob = ob; path.sphere = sphere; path.tri = path.c0 = path.dc = NULL;
         for (i = 0; i < s->nv; ++i) {
             double r0[3], r1[3], dr[3], a = 1.0;
             if (s->pinned[i]) continue;
             path.x = s->x + 3 * i;
-            rc__sim_rest_point_at(ob, sphere, 0.0, s->x + 3 * i, r0);
+            rc__sim_rest_point(ob, sphere, pose[0], pose[0] + 9, s->x + 3 * i, r0);
             for (k = 0; k < K; ++k) {
-                rc__sim_rest_point_at(ob, sphere, (double)(k + 1) / K, s->x + 3 * i, r1);
+                rc__sim_rest_point(ob, sphere, pose[k + 1], pose[k + 1] + 9, s->x + 3 * i, r1);
                 rc__sub3(dr, r1, r0);
                 a = rc__ct_ccd_point_shape(&ob->shape, r0, dr, xi_, 1.0);
                 path.tau0 = (double)k / K; path.tau1 = (double)(k + 1) / K;
@@ -11688,15 +11694,11 @@ static RC__UNUSED int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
             double cend[3], reach = ob->shape.r + xi_ + s->def.contact_dhat;
             rc__obs_from_rest_vec(ob->R, ob->shape.p, cend); rc__add3(cend, cend, ob->t);
             path.ob = NULL;
-            for (k = 0; k < K; ++k) {   /* chords of the centre's path */
-                double c0[3], c1[3], dc[3], zero[3] = { 0.0, 0.0, 0.0 }, len, Rt[9], tt[3];
+            for (k = 0; k < K; ++k) {   /* chords of the centre's path, c = R p + t at the chord's ends */
+                double c0[3], c1[3], dc[3], zero[3] = { 0.0, 0.0, 0.0 }, len;
                 int c;
-                (void)rc__sim_rot_frac(ob->R_prev, ob->R, (double)k / K, Rt);
-                for (c = 0; c < 3; ++c) tt[c] = ob->t_prev[c] + (double)k / K * (ob->t[c] - ob->t_prev[c]);
-                rc__obs_from_rest_vec(Rt, ob->shape.p, c0); rc__add3(c0, c0, tt);
-                (void)rc__sim_rot_frac(ob->R_prev, ob->R, (double)(k + 1) / K, Rt);
-                for (c = 0; c < 3; ++c) tt[c] = ob->t_prev[c] + (double)(k + 1) / K * (ob->t[c] - ob->t_prev[c]);
-                rc__obs_from_rest_vec(Rt, ob->shape.p, c1); rc__add3(c1, c1, tt);
+                rc__obs_from_rest_vec(pose[k], ob->shape.p, c0); rc__add3(c0, c0, pose[k] + 9);
+                rc__obs_from_rest_vec(pose[k + 1], ob->shape.p, c1); rc__add3(c1, c1, pose[k + 1] + 9);
                 rc__sub3(dc, c1, c0);
                 len = rc__norm3(dc);
                 path.c0 = c0; path.dc = dc;
@@ -12146,10 +12148,11 @@ static RC__UNUSED rc_status rc__sim_advance(rc_sim *s, double h, int levels, dou
             /* midpoint pose: translation halfway, rotation halfway along the arc (a rotating
                obstacle, e.g. a leg swinging about a hip, kept at its end rotation with a halved
                translation would sit off its path) */
+            double Rm[9], tm[3];
             memcpy(tend + 3 * o, s->obs[o].t, 3 * sizeof(double));
             memcpy(tend + 3 * s->nobs + 9 * o, s->obs[o].R, 9 * sizeof(double));
-            for (i = 0; i < 3; ++i) s->obs[o].t[i] = 0.5 * (s->obs[o].t_prev[i] + s->obs[o].t[i]);
-            (void)rc__sim_rot_frac(s->obs[o].R_prev, tend + 3 * s->nobs + 9 * o, 0.5, s->obs[o].R);
+            rc__sim_obs_pose_at(s->obs + o, 0.5, Rm, tm);
+            memcpy(s->obs[o].R, Rm, sizeof Rm); memcpy(s->obs[o].t, tm, sizeof tm);
         }
         for (o = 0, off = 0; o < s->nobs; ++o) {   /* mesh obstacles: vertices halfway too */
             size_t k, n = (size_t)3 * s->obs[o].mesh_nv;
