@@ -2204,11 +2204,20 @@ static void test_sim_start_checks_review(void)
    nu 0, with gravity) clamped by its first two columns under a tip load 100x the cantilever test's
    (linear theory: a 100% tip deflection; the strip bends far into the nonlinear range), and its
    clamp pins moved down 1 cm. Solved in one call and in 8 increments from the same start: both
-   reach equilibrium, at the same tip position (the cantilever's equilibrium is unique). */
+   reach equilibrium, at the same tip position (the cantilever's equilibrium is unique). The
+   increments happen: the iterate hook sees the tip force at 1/8, 2/8, ..., 8/8 of its value in
+   turn (and only the full value in one call). */
+static double t_ls_seen[16];
+static int t_ls_nseen;
+static void t_ls_hook(const rc_sim *s, void *user)
+{
+    double f = s->force[3 * (*(const int *)user) + 2];
+    if (t_ls_nseen == 0 || (t_ls_nseen < 16 && f != t_ls_seen[t_ls_nseen - 1])) t_ls_seen[t_ls_nseen++] = f;
+}
 static void test_sim_static_load_steps(void)
 {
     double tip[2][3];
-    int pass, iters[2] = { 0, 0 };
+    int pass, iters[2] = { 0, 0 }, k;
     for (pass = 0; pass < 2; ++pass) {
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s;
@@ -2218,7 +2227,11 @@ static void test_sim_static_load_steps(void)
         double P = 100.0 * 3.0 * E * I * (0.01 * L) / (L * L * L);
         def.material.young = E; def.material.poisson = 0.0; def.material.thickness = tau; def.material.density = 1000.0;
         def.bending_scale = 1.0;
+        int tipv = 2 * nx + nx - 1;
         def.static_load_steps = pass == 0 ? 1 : 8;
+        def.iterate_hook = t_ls_hook;
+        def.iterate_user = &tipv;
+        t_ls_nseen = 0;
         s = t_sim_grid(&def, nx, ny, Lx, w, NULL, NULL, NULL);
         if (!s) return;
         for (j = 0; j < ny; ++j)
@@ -2235,6 +2248,9 @@ static void test_sim_static_load_steps(void)
         CHECK_OK(rc_sim_solve_static(s, &ss));
         CHECKF(ss.converged, "load steps %d: no equilibrium", def.static_load_steps);
         iters[pass] = ss.newton_iters;
+        CHECKF(t_ls_nseen == (pass == 0 ? 1 : 8), "load steps %d: %d tip force values seen", def.static_load_steps, t_ls_nseen);
+        for (k = 0; k < t_ls_nseen; ++k)
+            CHECKF(fabs(t_ls_seen[k] - (-P / ny) * (pass == 0 ? 1.0 : (k + 1) / 8.0)) < 1e-12 * P, "increment %d: tip force %.6g", k, t_ls_seen[k]);
         for (c = 0; c < 3; ++c) tip[pass][c] = rc_sim_positions(s)[3 * (2 * nx + nx - 1) + c];
         rc_sim_destroy(s);
     }
