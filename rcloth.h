@@ -665,6 +665,9 @@ typedef struct rc_step_stats {
 
 RCLOTHDEF rc_sim_def rc_default_sim_def(void);
 RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out);
+/* the checks rc_sim_create makes of def and its mesh, with the reason written to msg (msg_len
+   bytes, may be 0): where create fails without a sim to ask, this says why ("" when RC_OK) */
+RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_len);
 RCLOTHDEF void      rc_sim_destroy(rc_sim *s);
 /* the message of the last error of this sim ("" if none) */
 RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
@@ -769,9 +772,17 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
 RCLOTHDEF rc_status rc_sim_write_obj(const rc_sim *s, const char *path);            /* v = x, vt = u */
 RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path);  /* v = (u, 0) */
 
-/* State save/restore (positions, director angles, velocities, reference, time, barrier stiffness, obstacle poses,
-   the tracked hinge angles of the bending energy): for retrying a step or branching a simulation.
-   The buffer size is rc_sim_state_size() doubles. */
+/* State save/restore (positions, director angles, velocities, reference, time, barrier stiffness,
+   obstacle poses and mesh obstacle vertices, the tracked hinge angles of the bending energy and the
+   solvers' Levenberg-Marquardt shifts): for retrying a step or branching a simulation. Stepping
+   from a loaded state repeats the steps that followed its save bit for bit (with self contact the
+   sparse pattern, which grows with the contact history, can change the last bits). Not state but
+   set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
+   the set of obstacles. The buffer size is rc_sim_state_size() doubles; it starts with a header
+   (the sim's sizes), and loading a state saved by a sim of other sizes (vertices, edges, obstacles,
+   mesh obstacle vertices) fails with RC_ERR_INVALID_ARGUMENT. After the header of
+   RC_SIM_STATE_HEADER doubles come x (3 nv), v (3 nv), u (2 nv), phi (ne), then the rest. */
+#define RC_SIM_STATE_HEADER 8
 RCLOTHDEF size_t    rc_sim_state_size(const rc_sim *s);
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *buffer);
 RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *buffer);
@@ -7341,6 +7352,7 @@ struct rc_sim {
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
     int has_mesh_obstacle;
     double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
+    int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
     int nfm, cap_fm;                      /* lagged friction pairs with mesh obstacles (all 3 kinds): */
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
@@ -7569,6 +7581,53 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     return RC_OK;
 }
 
+/* the supported length scale: the reference domain's size between 1 um and 1000 km. Far outside
+   it the energies' products of lengths (areas^2, inertia |dx|^2 / h^2) under- or overflow, and a
+   perfect grid scaled to 1e-20 or 1e40 m failed its first step with a misleading message.
+   After rc_mesh_validate (which refuses a degenerate domain first). */
+static RC__UNUSED rc_status rc__sim_check_scale(const rc_mesh_desc *m, char *msg, size_t len)
+{
+    double lo[2] = { DBL_MAX, DBL_MAX }, hi[2] = { -DBL_MAX, -DBL_MAX }, size;
+    int i, c;
+    for (i = 0; i < m->num_verts; ++i)
+        for (c = 0; c < 2; ++c) { lo[c] = fmin(lo[c], m->ref_uv[2 * i + c]); hi[c] = fmax(hi[c], m->ref_uv[2 * i + c]); }
+    size = m->num_verts > 0 ? fmax(hi[0] - lo[0], hi[1] - lo[1]) : 1.0;
+    if (!(size >= 1e-6 && size <= 1e6)) {
+        snprintf(msg, len, "rc_sim_def.mesh: the reference domain is %g m across; supported: 1e-6 to 1e6 m (rescale the units)", size);
+        return RC_ERR_INVALID_ARGUMENT;
+    }
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_len)
+{
+    char buf[256];
+    int flipped = 0;
+    rc_status st;
+    buf[0] = 0;
+    if (!def) { snprintf(buf, sizeof buf, "rc_sim_def_check: def is NULL"); st = RC_ERR_INVALID_ARGUMENT; }
+    else {
+        st = rc__sim_check_def(def, buf, sizeof buf);
+        if (st == RC_OK) st = rc_mesh_validate(def->mesh.num_verts, def->mesh.num_tris, def->mesh.ref_uv, def->mesh.tris, &flipped, buf, (int)sizeof buf);
+        if (st == RC_OK) st = rc__sim_check_scale(&def->mesh, buf, sizeof buf);
+        if (st == RC_OK) {
+            /* rc_sim_create also refuses a vertex no triangle uses (it would have no mass) */
+            unsigned char *used = (unsigned char *)rc__calloc(def->alloc_user, (size_t)def->mesh.num_verts + 1, 1);
+            int i;
+            buf[0] = 0;
+            if (!used) { snprintf(buf, sizeof buf, "rc_sim_def_check: out of memory"); st = RC_ERR_OUT_OF_MEMORY; }
+            else {
+                for (i = 0; i < 3 * def->mesh.num_tris; ++i) used[def->mesh.tris[i]] = 1;
+                for (i = 0; i < def->mesh.num_verts; ++i)
+                    if (!used[i]) { snprintf(buf, sizeof buf, "rc_sim_def.mesh: vertex %d is in no triangle", i); st = RC_ERR_INVALID_ARGUMENT; break; }
+                rc__free(def->alloc_user, used);
+            }
+        }
+    }
+    if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "%s", buf);
+    return st;
+}
+
 RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
 {
     rc_sim *s;
@@ -7583,6 +7642,8 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     st = rc__sim_check_def(def, msg, sizeof msg);
     if (st != RC_OK) return st;
     st = rc_mesh_validate(def->mesh.num_verts, def->mesh.num_tris, def->mesh.ref_uv, def->mesh.tris, &flipped, msg, (int)sizeof msg);
+    if (st != RC_OK) return st;
+    st = rc__sim_check_scale(&def->mesh, msg, sizeof msg);
     if (st != RC_OK) return st;
     user = def->alloc_user;
     s = (rc_sim *)RCLOTH_MALLOC(sizeof(rc_sim), user);
@@ -8007,15 +8068,19 @@ static RC__UNUSED void rc__obstacle_init(rc__obstacle *o, int kind, double mu)
 RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const double normal[3], int *id)
 {
     rc__obstacle o;
-    double len;
+    double m, nm[3];
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!point || !normal) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: point or normal is NULL");
     if (!rc__all_finite(point, 3) || !rc__all_finite(normal, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_plane: non-finite input");
-    len = rc__norm3(normal);
-    if (!(len > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: zero normal");
+    /* any finite nonzero normal: divided by its largest component first, so |n| neither
+       overflows (1e155: |n| = inf turned the normal into 0, and the plane into one no step
+       could evaluate) nor underflows */
+    m = fmax(fabs(normal[0]), fmax(fabs(normal[1]), fabs(normal[2])));
+    if (!(m > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: zero normal");
+    rc__scale3(nm, 1.0 / m, normal);
     rc__obstacle_init(&o, RC__CT_SHAPE_PLANE, s->def.friction);
     memcpy(o.shape.p, point, sizeof o.shape.p);
-    rc__scale3(o.shape.n, 1.0 / len, normal);
+    rc__scale3(o.shape.n, 1.0 / rc__norm3(nm), nm);
     return rc__sim_add_obstacle(s, &o, id);
 }
 
@@ -8163,27 +8228,37 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
     return RC_OK;
 }
 
+/* NULL if R (finite) is a rotation: orthonormal to 1e-6 with det +1; else what it is not */
+static RC__UNUSED const char *rc__rotation_problem(const double R[9])
+{
+    int i, j, k;
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) {
+            double rr = 0.0;
+            for (k = 0; k < 3; ++k) rr += R[3 * k + i] * R[3 * k + j];
+            if (fabs(rr - (i == j ? 1.0 : 0.0)) > 1e-6) return "rotation is not orthonormal";
+        }
+    /* an orthonormal matrix with det -1 is a reflection: it would turn the shape inside out */
+    if (R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]) < 0.0)
+        return "rotation is a reflection (det -1)";
+    return NULL;
+}
+
 RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9])
 {
     static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
     const double *R = rotation ? rotation : I;
-    double RtR[9];
-    int i, j, k;
+    const char *bad;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!translation) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: translation is NULL");
     if (id < 0 || id >= s->nobs) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: no such obstacle");
     if (s->obs[id].shape.kind == RC__OBS_TRIMESH) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: a mesh obstacle moves with rc_sim_set_obstacle_vertices");
     if (!rc__all_finite(translation, 3) || !rc__all_finite(R, 9)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_move_obstacle: non-finite pose");
-    for (i = 0; i < 3; ++i)
-        for (j = 0; j < 3; ++j) {
-            RtR[3 * i + j] = 0.0;
-            for (k = 0; k < 3; ++k) RtR[3 * i + j] += R[3 * k + i] * R[3 * k + j];
-            if (fabs(RtR[3 * i + j] - (i == j ? 1.0 : 0.0)) > 1e-6)
-                return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: rotation is not orthonormal");
-        }
-    /* an orthonormal matrix with det -1 is a reflection: it would turn the shape inside out */
-    if (R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]) < 0.0)
-        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: rotation is a reflection (det -1)");
+    if ((bad = rc__rotation_problem(R)) != NULL) {
+        char msg[100];
+        snprintf(msg, sizeof msg, "rc_sim_move_obstacle: %s", bad);
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
     memcpy(s->obs[id].R, R, 9 * sizeof(double));
     memcpy(s->obs[id].t, translation, 3 * sizeof(double));
     return RC_OK;
@@ -10837,7 +10912,8 @@ static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start);
 static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__terms *T, double *alpha_out, rc_step_stats *st)
 {
     double gTd = 0.0, alpha, E0 = *E, t0 = rc__now();
-    int i, ok = 0;
+    int i, ok = 0, tried = 0, finite = 0;
+    s->ls_nonfinite = 0;
     for (i = 0; i < y->ndof; ++i) gTd += y->g[i] * y->d[i];
     memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->ls_u, s->u, sizeof(double) * 2 * (size_t)s->nv);
@@ -10851,6 +10927,8 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
         double En;
         rc__sim_apply(s, y, alpha, s->ls_x, s->ls_u, s->ls_phi, s->x, s->u, s->phi);
         En = rc__sim_energy(s, s->x, s->u, s->phi, &Tn);
+        tried = 1;
+        if (rc__isfinite(En)) finite = 1;
         if (rc__isfinite(En) && En <= E0 + 1e-4 * alpha * gTd) {
             *E = En; *T = Tn; *alpha_out = alpha; ok = 1;
             if (i == 0 && alpha == 1.0 && !y->with_u && E0 - En > -0.75 * gTd) *alpha_out = rc__sim_extrapolate(s, y, E, T);
@@ -10860,6 +10938,7 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
         }
         if (fabs(alpha * gTd) <= 1e-12 * fabs(E0)) break;   /* the model decrease is below round-off */
     }
+    s->ls_nonfinite = tried && !finite;
     if (!ok) {
         memcpy(s->x, s->ls_x, sizeof(double) * 3 * (size_t)s->nv);
         memcpy(s->u, s->ls_u, sizeof(double) * 2 * (size_t)s->nv);
@@ -10984,6 +11063,12 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
            Retry the iteration with the projected Hessian instead of ending the solve (measured:
            2 of 100 adaptive two-point steps ended unconverged this way, none with the retry) */
         if (!ok && used_exact) { exact = 0; continue; }
+        /* no finite energy anywhere along the convex model's direction either, down to 2^-60 of
+           it: the loads, stiffnesses or velocities are so large that the energy overflows. An
+           error, not a stall: until session 18 a force of 1e100 N returned RC_OK with the cloth
+           frozen */
+        if (!ok && s->ls_nonfinite)
+            return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy overflows along every Newton step tried (loads, stiffnesses or velocities far too large?)");
         if (!ok) break;
         exact = alpha == 1.0;
         if (dx <= bound && dphi > bound) {
@@ -11900,7 +11985,10 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
     if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);   /* friction slip (rc__sim_slip_extend) */
     rc__sim_update_xtil(s, s->u);   /* fixed mode: x~ once per step; adaptive: again at every new u */
+    /* a step depends only on the state (rc_sim_save_state): the derivative cache and the joint
+       factor that the first outer directions could reuse start empty */
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
+    if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
     if ((s->nobs > 0 || s->def.self_contact) && s->kappa == 0.0) rc__sim_init_kappa(s);
     rc__sim_lag_friction(s);
     s->contact_status = RC_OK;
@@ -12045,10 +12133,24 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
     }
 }
 
+/* Layout: header (RC_SIM_STATE_HEADER doubles: tag, layout version, total size, nv, ne, nobs, mesh
+   obstacle vertices, 0), x, v, u (3, 3, 2 per vertex), phi (ne), time, kappa, kappa_prev_dist, the
+   four shifts, per obstacle R, t, R_prev, t_prev (24) and, for a mesh, its vertices at the end and
+   at the start of the step (6 per mesh vertex), hinge_ref (ne). */
+#define RC__STATE_TAG 7.2630e4      /* "rc" */
+#define RC__STATE_VERSION 2.0
+static RC__UNUSED size_t rc__sim_state_mesh_verts(const rc_sim *s)
+{
+    size_t n = 0;
+    int o;
+    for (o = 0; o < s->nobs; ++o) if (s->obs[o].shape.kind == RC__OBS_TRIMESH) n += (size_t)s->obs[o].mesh_nv;
+    return n;
+}
+
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
 {
     if (!s) return 0;
-    return (size_t)8 * s->nv + (size_t)2 * s->ne + 3 + (size_t)24 * s->nobs;
+    return RC_SIM_STATE_HEADER + (size_t)8 * s->nv + (size_t)2 * s->ne + 7 + (size_t)24 * s->nobs + 6 * rc__sim_state_mesh_verts(s);
 }
 
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
@@ -12057,6 +12159,9 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
     size_t nv = s ? (size_t)s->nv : 0;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!b) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_save_state: buffer is NULL");
+    b[0] = RC__STATE_TAG; b[1] = RC__STATE_VERSION; b[2] = (double)rc_sim_state_size(s);
+    b[3] = s->nv; b[4] = s->ne; b[5] = s->nobs; b[6] = (double)rc__sim_state_mesh_verts(s); b[7] = 0.0;
+    b += RC_SIM_STATE_HEADER;
     memcpy(b, s->x, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(b, s->v, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(b, s->u, sizeof(double) * 2 * nv); b += 2 * nv;
@@ -12064,22 +12169,69 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
     *b++ = s->time;
     *b++ = s->kappa;
     *b++ = s->kappa_prev_dist;
+    *b++ = s->itr_mu; *b++ = s->itr_mu_fail; *b++ = s->newton_mu; *b++ = s->newton_mu_fail;
     for (o = 0; o < s->nobs; ++o) {
-        memcpy(b, s->obs[o].R, 9 * sizeof(double)); memcpy(b + 9, s->obs[o].t, 3 * sizeof(double));
-        memcpy(b + 12, s->obs[o].R_prev, 9 * sizeof(double)); memcpy(b + 21, s->obs[o].t_prev, 3 * sizeof(double));
+        const rc__obstacle *ob = s->obs + o;
+        memcpy(b, ob->R, 9 * sizeof(double)); memcpy(b + 9, ob->t, 3 * sizeof(double));
+        memcpy(b + 12, ob->R_prev, 9 * sizeof(double)); memcpy(b + 21, ob->t_prev, 3 * sizeof(double));
         b += 24;
+        if (ob->shape.kind == RC__OBS_TRIMESH) {
+            memcpy(b, ob->mesh_x, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
+            memcpy(b, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
+        }
     }
     memcpy(b, s->hinge_ref, sizeof(double) * (size_t)s->ne);
     return RC_OK;
 }
 
+/* The header is checked before anything else is read, so a state of another sim (say, saved before
+   an obstacle was added) is refused without reading past its end. Everything the next step depends
+   on is restored or reset: the derivative cache and the joint factor that the next step's first
+   outer directions would reuse (rc__sim_outer_direction) are dropped, as at every step's start. */
 RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
 {
     int o;
-    size_t nv = s ? (size_t)s->nv : 0;
+    size_t nv = s ? (size_t)s->nv : 0, size;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: buffer is NULL");
-    if (!rc__all_finite(b, rc_sim_state_size(s))) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
+    size = rc_sim_state_size(s);
+    if (b[0] != RC__STATE_TAG || b[1] != RC__STATE_VERSION)
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: not a state saved by rc_sim_save_state (or of another version)");
+    if (b[2] != (double)size || b[3] != s->nv || b[4] != s->ne || b[5] != s->nobs || b[6] != (double)rc__sim_state_mesh_verts(s)) {
+        char msg[200];
+        sprintf(msg, "rc_sim_load_state: the state was saved by a sim with %.0f vertices, %.0f edges, %.0f obstacles "
+                     "(%.0f mesh obstacle vertices); this one has %d, %d, %d (%d)",
+                b[3], b[4], b[5], b[6], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s));
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    if (!rc__all_finite(b, size)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
+    {
+        /* finite but not a state a sim can be in: refused before anything is copied (a negative
+           barrier stiffness attracts, a scaled "rotation" moves a box's surface, an inverted
+           reference triangle has no rest shape) */
+        const double *q = b + RC_SIM_STATE_HEADER, *uu = q + 6 * nv, *sc = q + 8 * nv + s->ne + 1;
+        char msg[160];
+        int t;
+        if (!(sc[0] >= 0.0) || !(sc[1] >= 0.0) || !(sc[2] >= 0.0) || !(sc[3] >= 0.0) || !(sc[4] >= 0.0) || !(sc[5] >= 0.0))
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative barrier stiffness, contact distance or solver shift");
+        for (t = 0; t < s->nt; ++t) {
+            const double *a = uu + 2 * s->tris[3 * t], *bb = uu + 2 * s->tris[3 * t + 1], *c = uu + 2 * s->tris[3 * t + 2];
+            if (!((bb[0] - a[0]) * (c[1] - a[1]) - (bb[1] - a[1]) * (c[0] - a[0]) > 0.0)) {
+                snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is inverted or degenerate in the state's u", t);
+                return rc__sim_fail(s, RC_ERR_INVERTED, msg);
+            }
+        }
+        for (o = 0, q = sc + 6; o < s->nobs; ++o) {
+            const char *bad = rc__rotation_problem(q);
+            if (!bad) bad = rc__rotation_problem(q + 12);
+            if (bad) {
+                snprintf(msg, sizeof msg, "rc_sim_load_state: obstacle %d: %s", o, bad);
+                return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+            }
+            q += 24 + (s->obs[o].shape.kind == RC__OBS_TRIMESH ? 6 * (size_t)s->obs[o].mesh_nv : 0);
+        }
+    }
+    b += RC_SIM_STATE_HEADER;
     memcpy(s->x, b, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(s->v, b, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(s->u, b, sizeof(double) * 2 * nv); b += 2 * nv;
@@ -12087,13 +12239,20 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
     s->time = *b++;
     s->kappa = *b++;
     s->kappa_prev_dist = *b++;
+    s->itr_mu = *b++; s->itr_mu_fail = *b++; s->newton_mu = *b++; s->newton_mu_fail = *b++;
     for (o = 0; o < s->nobs; ++o) {
-        memcpy(s->obs[o].R, b, 9 * sizeof(double)); memcpy(s->obs[o].t, b + 9, 3 * sizeof(double));
-        memcpy(s->obs[o].R_prev, b + 12, 9 * sizeof(double)); memcpy(s->obs[o].t_prev, b + 21, 3 * sizeof(double));
+        rc__obstacle *ob = s->obs + o;
+        memcpy(ob->R, b, 9 * sizeof(double)); memcpy(ob->t, b + 9, 3 * sizeof(double));
+        memcpy(ob->R_prev, b + 12, 9 * sizeof(double)); memcpy(ob->t_prev, b + 21, 3 * sizeof(double));
         b += 24;
+        if (ob->shape.kind == RC__OBS_TRIMESH) {
+            memcpy(ob->mesh_x, b, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
+            memcpy(ob->mesh_xprev, b, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
+        }
     }
     memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne);
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
+    if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
     return RC_OK;
 }
 
@@ -12209,6 +12368,7 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
         return rs;
     }
     rc__free(s->user, saved);
+    s->err[0] = 0;   /* a step that succeeded after splitting leaves no message of the failed whole step */
     rc__sim_quality_stats(s, &st);
     st.t_total = rc__now() - t0;
     s->steps++;

@@ -571,11 +571,20 @@ static void test_rel_sim_def_table(void)
         static const int tri[3] = { 0, 1, 2 };
         rc_sim_def d = rc_default_sim_def();
         d.mesh.num_verts = 4; d.mesh.num_tris = 1; d.mesh.ref_uv = uv; d.mesh.tris = tri;
+        char why[200];
         CHECK(rc_mesh_validate(4, 1, uv, tri, NULL, NULL, 0) == RC_OK);
         s = (rc_sim *)&s;
         CHECK(rc_sim_create(&d, &s) == RC_ERR_INVALID_ARGUMENT);
         CHECK(s == NULL);
+        /* without a sim to ask, rc_sim_def_check says why */
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && strstr(why, "vertex 3") != NULL);
+        d.dt = -1.0;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && strstr(why, "dt") != NULL);
+        d.dt = rc_default_sim_def().dt;
+        CHECK(rc_sim_def_check(NULL, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && why[0] != 0);
+        CHECK(rc_sim_def_check(&d, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
         d.mesh.num_verts = 3;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_OK && why[0] == 0);
         CHECK_OK(rc_sim_create(&d, &s));
         if (s) {
             CHECK(rc_sim_step(s, NULL) == RC_OK);
@@ -657,7 +666,7 @@ static void test_rel_sim_calls_bad(void)
     buf = (double *)malloc(sizeof(double) * rc_sim_state_size(s));
     if (buf) {
         CHECK_OK(rc_sim_save_state(s, buf));
-        buf[3] = R_NAN;
+        buf[RC_SIM_STATE_HEADER + 3] = R_NAN;
         R_BAD(rc_sim_load_state(s, buf), RC_ERR_NON_FINITE);
         free(buf);
     }
@@ -799,6 +808,133 @@ static void test_rel_determinism(void)
     }
 }
 
+/* Session 18's adversarial probes of the public API (each case failed on the session-17 header):
+   - a plane normal of 1e155 overflowed |n| to inf and became (0, 0, 0): RC_OK, the cloth frozen;
+   - a vertex force of 1e100 N returned RC_OK with the cloth frozen (every trial energy overflowed
+     and the line search's failure read as a round-off stall);
+   - a step that succeeded only after splitting left the whole step's error message behind;
+   - rc_sim_load_state took any finite buffer: a negative barrier stiffness (the barrier then
+     attracts), an inverted reference triangle, a "rotation" 2I (a box scaled through the cloth);
+   - rc_sim_create took a domain of 1e-20 or 1e40 m, whose first step failed blaming a pin. */
+static rc_sim *t_rel_grid(int adaptive, rc_mesh *m, double scale)
+{
+    rc_sim_def d = rc_default_sim_def();
+    rc_sim *s = NULL;
+    int i;
+    if (rc_mesh_grid(m, 0.4, 0.4, 5, 5, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < 2 * m->num_verts; ++i) m->ref_uv[i] *= scale;
+    for (i = 0; i < 3 * m->num_verts; ++i) m->pos[i] *= scale;
+    d.mesh.num_verts = m->num_verts; d.mesh.num_tris = m->num_tris;
+    d.mesh.ref_uv = m->ref_uv; d.mesh.pos = m->pos; d.mesh.tris = m->tris;
+    d.adaptive = adaptive;
+    d.num_threads = 1;
+    if (rc_sim_create(&d, &s) != RC_OK) return NULL;
+    return s;
+}
+
+static void test_rel_probes_s18(void)
+{
+    rc_mesh m;
+    rc_sim *s;
+    rc_step_stats st;
+    int mode;
+    for (mode = 0; mode <= 1; ++mode) {
+        /* huge finite plane normal: normalised, the cloth falls as with (0, 0, 1) */
+        double p[3] = { 0, 0, -0.5 }, n[3] = { 0, 0, 1e155 }, z0;
+        s = t_rel_grid(mode, &m, 1.0);
+        CHECK(s != NULL);
+        if (!s) return;
+        z0 = rc_sim_positions(s)[3 * 12 + 2];
+        CHECK_OK(rc_sim_add_plane(s, p, n, NULL));
+        CHECK_OK(rc_sim_step(s, &st));
+        CHECKF(rc_sim_positions(s)[3 * 12 + 2] < z0 - 5e-4, "plane with normal 1e155: the cloth moved %g m", rc_sim_positions(s)[3 * 12 + 2] - z0);
+        rc_sim_destroy(s);
+        rc_mesh_free(&m);
+        /* a force that overflows the energy: an error with a message, the state kept */
+        s = t_rel_grid(mode, &m, 1.0);
+        if (s) {
+            double f[3] = { 0, 0, -1e100 };
+            z0 = rc_sim_positions(s)[3 * 12 + 2];
+            CHECK_OK(rc_sim_set_force(s, 12, f));
+            CHECK(rc_sim_step(s, &st) == RC_ERR_NON_FINITE && rc_sim_last_error(s)[0] != 0);
+            CHECK(rc_sim_positions(s)[3 * 12 + 2] == z0);
+            rc_sim_destroy(s);
+        }
+        rc_mesh_free(&m);
+    }
+    /* a step that succeeds after splitting leaves no error message (a stiff seam between edge
+       neighbours makes the whole step's gradient overflow, its halves do not) */
+    s = t_rel_grid(1, &m, 1.0);
+    if (s) {
+        int a = 0, b = 1, k, split = 0;
+        CHECK_OK(rc_sim_add_seam(s, 1, &a, &b, 1e9));
+        for (k = 0; k < 3; ++k) {
+            CHECK_OK(rc_sim_step(s, &st));
+            split |= st.substeps > 1;
+            CHECKF(rc_sim_last_error(s)[0] == 0, "RC_OK step (substeps %d) left the message '%s'", st.substeps, rc_sim_last_error(s));
+        }
+        CHECK(split);
+        rc_sim_destroy(s);
+    }
+    rc_mesh_free(&m);
+    /* corrupted but finite states are refused, the sim's state untouched */
+    s = t_rel_grid(1, &m, 1.0);
+    if (s) {
+        size_t size = rc_sim_state_size(s), nv = (size_t)rc_sim_num_verts(s), ne = (size_t)rc_sim_num_edges(s), i;
+        double *b = (double *)malloc(size * sizeof(double)), c[3] = { 0, 0, -0.3 }, h[3] = { 0.1, 0.1, 0.1 }, x5 = rc_sim_positions(s)[5];
+        double *kappa = b + RC_SIM_STATE_HEADER + 8 * nv + ne + 1, *R = kappa + 6;
+        CHECK_OK(rc_sim_add_box(s, c, h, NULL));
+        free(b);
+        size = rc_sim_state_size(s);
+        b = (double *)malloc(size * sizeof(double));
+        kappa = b + RC_SIM_STATE_HEADER + 8 * nv + ne + 1; R = kappa + 6;
+        CHECK_OK(rc_sim_save_state(s, b));
+        CHECK_OK(rc_sim_load_state(s, b));
+        kappa[0] = -1.0;
+        CHECK(rc_sim_load_state(s, b) == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "stiffness") != NULL);
+        kappa[0] = 0.0;
+        for (i = 0; i < 9; ++i) R[i] *= 2.0;
+        CHECK(rc_sim_load_state(s, b) == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "orthonormal") != NULL);
+        for (i = 0; i < 9; ++i) R[i] *= 0.5;
+        {   /* vertex 12's u moved across its neighbours: some triangle inverts */
+            double *u = b + RC_SIM_STATE_HEADER + 6 * nv;
+            u[2 * 12] += 0.25;
+            CHECK(rc_sim_load_state(s, b) == RC_ERR_INVERTED && strstr(rc_sim_last_error(s), "inverted") != NULL);
+            u[2 * 12] -= 0.25;
+        }
+        CHECK(rc_sim_positions(s)[5] == x5);
+        CHECK_OK(rc_sim_load_state(s, b));
+        free(b);
+        rc_sim_destroy(s);
+    }
+    rc_mesh_free(&m);
+    /* length scales: refused at creation with the reason; 1e-5 and 1e5 m step */
+    {
+        static const double scales[4] = { 1e-20, 1e40, 2.5e-5, 2.5e5 };
+        int k;
+        for (k = 0; k < 4; ++k) {
+            rc_sim_def d = rc_default_sim_def();
+            char why[256];
+            int i;
+            CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, 5, 5, RC_DIAG_ALTERNATING));
+            for (i = 0; i < 2 * m.num_verts; ++i) m.ref_uv[i] *= scales[k];
+            for (i = 0; i < 3 * m.num_verts; ++i) m.pos[i] *= scales[k];
+            d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
+            d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+            d.num_threads = 1;
+            s = NULL;
+            if (k < 2) {
+                CHECK(rc_sim_create(&d, &s) == RC_ERR_INVALID_ARGUMENT && s == NULL);
+                CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && strstr(why, "across") != NULL);
+            } else {
+                CHECK_OK(rc_sim_create(&d, &s));
+                if (s) { CHECK_OK(rc_sim_step(s, &st)); rc_sim_destroy(s); }
+            }
+            rc_mesh_free(&m);
+        }
+    }
+}
+
 static void suite_reliability(void)
 {
     RUN(test_rel_ldlt_analyze_bad);
@@ -816,4 +952,5 @@ static void suite_reliability(void)
     RUN(test_rel_sim_calls_bad);
     RUN(test_rel_sim_start_inside);
     RUN(test_rel_determinism);
+    RUN(test_rel_probes_s18);
 }

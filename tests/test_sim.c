@@ -54,13 +54,13 @@ static double *t_masses(const rc_sim *s, const rc_material *mat)
     return m;
 }
 
-/* overwrite the velocities through the documented state layout [x 3nv | v 3nv | u 2nv | phi ne | time | kappa | obstacles] */
+/* overwrite the velocities through the documented state layout [header | x 3nv | v 3nv | u 2nv | phi ne | ...] */
 static void t_set_velocities(rc_sim *s, const double *v)
 {
     size_t n = rc_sim_state_size(s), nv = (size_t)rc_sim_num_verts(s);
     double *b = (double *)malloc(n * sizeof(double));
     CHECK_OK(rc_sim_save_state(s, b));
-    memcpy(b + 3 * nv, v, 3 * nv * sizeof(double));
+    memcpy(b + RC_SIM_STATE_HEADER + 3 * nv, v, 3 * nv * sizeof(double));
     CHECK_OK(rc_sim_load_state(s, b));
     free(b);
 }
@@ -821,7 +821,7 @@ static void test_sim_bad_input(void)
         size_t n = rc_sim_state_size(s);
         double *b = (double *)malloc(n * sizeof(double)), x5 = rc_sim_positions(s)[5];
         CHECK_OK(rc_sim_save_state(s, b));
-        b[5] = NAN;
+        b[RC_SIM_STATE_HEADER + 5] = NAN;
         CHECK(rc_sim_load_state(s, b) == RC_ERR_NON_FINITE);
         CHECK(rc_sim_positions(s)[5] == x5);
         free(b);
@@ -1181,7 +1181,7 @@ static double t_slide_on_mesh(double mu)
     for (k = 0; k < 5; ++k) CHECK_OK(rc_sim_step(s, NULL));   /* settle onto the face */
     state = (double *)malloc(sizeof(double) * rc_sim_state_size(s));
     CHECK_OK(rc_sim_save_state(s, state));
-    for (i = 0; i < nv; ++i) { state[3 * nv + 3 * i] = 0.5; state[3 * nv + 3 * i + 1] = 0.0; state[3 * nv + 3 * i + 2] = 0.0; }
+    for (i = 0; i < nv; ++i) { state[RC_SIM_STATE_HEADER + 3 * nv + 3 * i] = 0.5; state[RC_SIM_STATE_HEADER + 3 * nv + 3 * i + 1] = 0.0; state[RC_SIM_STATE_HEADER + 3 * nv + 3 * i + 2] = 0.0; }
     CHECK_OK(rc_sim_load_state(s, state));
     for (i = 0; i < nv; ++i) x0 += rc_sim_positions(s)[3 * i] / nv;
     for (k = 0; k < 30; ++k) CHECK_OK(rc_sim_step(s, NULL));

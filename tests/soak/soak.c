@@ -89,7 +89,7 @@ int main(int argc, char **argv)
         if (rs != RC_OK) {
             ++failed;
             if (failed <= 5) printf("step %ld: %s (%s)\n", k, rc_status_string(rs), rc_sim_last_error(s));
-            for (i = 0; i < 3 * nv; ++i) if (x[i] != saved[i]) break;
+            for (i = 0; i < 3 * nv; ++i) if (x[i] != saved[RC_SIM_STATE_HEADER + i]) break;
             if (i < 3 * nv) { printf("step %ld: failed step changed the state\n", k); ++errors; }
             continue;
         }
