@@ -86,7 +86,7 @@ typedef enum rc_status {
     RC_ERR_NOT_SPD,            /* a pivot was not positive (matrix indefinite or singular) */
     RC_ERR_NOT_CONVERGED,      /* an iterative solve hit its cap before its tolerance */
     RC_ERR_MESH_INDEX,         /* triangle references a vertex outside [0, num_verts) or repeats one */
-    RC_ERR_MESH_DEGENERATE,    /* a reference triangle with (near) zero area */
+    RC_ERR_MESH_DEGENERATE,    /* a reference triangle with (near) zero area, or a sliver */
     RC_ERR_MESH_ORIENTATION,   /* reference triangles of mixed orientation */
     RC_ERR_MESH_NON_MANIFOLD,  /* an edge shared by more than two triangles, or inconsistently wound */
     RC_ERR_BAD_MATERIAL,       /* density/thickness/Young <= 0 or Poisson outside (-1, 0.5) */
@@ -307,7 +307,8 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
      RC_ERR_INVALID_ARGUMENT   NULL arrays, nv < 3, nt < 1
      RC_ERR_MESH_INDEX         an index outside [0, nv) or repeated within a triangle
      RC_ERR_NON_FINITE         a NaN/inf uv coordinate (of any vertex)
-     RC_ERR_MESH_DEGENERATE    |signed area| <= 1e-12 * (area of the uv bounding box of all vertices)
+     RC_ERR_MESH_DEGENERATE    |signed area| <= 1e-12 * (area of the uv bounding box of all vertices),
+                               or a sliver: height < 1e-5 of the triangle's longest edge
      RC_ERR_MESH_ORIENTATION   triangles of both orientations (the message names the first triangle
                                whose orientation differs from triangle 0); all clockwise is fine if
                                flipped != NULL: then *flipped = 1 and the caller reverses every
@@ -441,7 +442,7 @@ typedef struct rc_trimesh {
      stretch, bend: outputs (either may be NULL); grad_x (3*nv) and grad_u (2*nv) may be NULL
        and receive the gradient of stretch + bend.
    Errors: RC_ERR_INVALID_ARGUMENT, RC_ERR_MESH_INDEX, RC_ERR_MESH_NON_MANIFOLD,
-   RC_ERR_MESH_DEGENERATE (zero-area reference triangle), RC_ERR_INVERTED (clockwise reference
+   RC_ERR_MESH_DEGENERATE (zero-area or sliver reference triangle), RC_ERR_INVERTED (clockwise reference
    triangle), RC_ERR_BAD_MATERIAL, RC_ERR_NON_FINITE (NaN/inf inputs or results, e.g. a world
    triangle collapsed to a segment), RC_ERR_OUT_OF_MEMORY, RC_ERR_NOT_CONVERGED (angle
    minimisation hit 1000 sweeps; outputs are still written). */
@@ -3767,6 +3768,22 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_validate(int nv, int nt, const double *re
         if (!(fabs(A) > 1e-12 * box)) {
             rc__mesh_msg(msg, msg_len, "degenerate (zero-area) reference triangle", t);
             return RC_ERR_MESH_DEGENERATE;
+        }
+        {
+            /* a sliver: height below 1e-5 of its longest edge (2|A| < 1e-5 l_max^2). Its stretch
+               stiffness is ~1e10 times its neighbours' and the Hessian's pivots lose every digit
+               the inertia carries: a 13 x 13 sheet with one interior vertex 1e-8 m from the
+               opposite edge of its cell passed this check and fell 1e-4 of its free-fall distance
+               per step, every step reported converged (the Levenberg-Marquardt shift needed
+               against the rounding errors was 1e8 times the vertex masses' m/h^2) */
+            const double *a = ref_uv + 2 * tris[3 * t], *b = ref_uv + 2 * tris[3 * t + 1], *c = ref_uv + 2 * tris[3 * t + 2];
+            double l0 = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]);
+            double l1 = (c[0] - b[0]) * (c[0] - b[0]) + (c[1] - b[1]) * (c[1] - b[1]);
+            double l2 = (a[0] - c[0]) * (a[0] - c[0]) + (a[1] - c[1]) * (a[1] - c[1]);
+            if (!(2.0 * fabs(A) >= 1e-5 * fmax(l0, fmax(l1, l2)))) {
+                rc__mesh_msg(msg, msg_len, "sliver reference triangle (height below 1e-5 of its longest edge): remesh", t);
+                return RC_ERR_MESH_DEGENERATE;
+            }
         }
         if (A > 0.0) ++npos; else ++nneg;
     }
@@ -11055,7 +11072,21 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
         E_before = *E;
         ok = rc__sim_line_search(s, y, E, T, &alpha, st);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-        if (dx <= bound && dphi <= bound && !s->dir_fallback) { *conv = 1; break; }
+        if (dx <= bound && dphi <= bound && !s->dir_fallback) {
+            /* a short shifted direction is no evidence of convergence: (H + mu I) d = -g is short
+               wherever mu is large, whatever g is. The convex model (per-stencil projection, no
+               shift) must agree: the next iteration takes it, and converges if its direction is
+               short too. Measured: a thin reference triangle (height 3e-5 of its edge) made the
+               Hessian at the step's start indefinite by far more than the inertia (its geometric
+               stiffness from rounding-level strain grows like 1/height^2), the shift search
+               climbed to 1e8 N/m, and every step after the first "converged" after one
+               iteration, the sheet falling at constant speed under gravity. The norm test
+               mu |d| > |g| / 2 does not see it: g is the thin triangle's, the shift hid the
+               rest. */
+            if (used_shift) { exact = 0; continue; }
+            *conv = 1;
+            break;
+        }
         if (used_shift) s->newton_mu *= ok && alpha >= 1.0 ? 0.3 : 3.0;   /* trust the model more / less */
         /* a failed line search on an exact-Hessian direction: that Hessian was positive definite
            but nearly singular in the soft director angles, so the direction's angle part was huge

@@ -366,6 +366,61 @@ static void test_mesh_annulus(void)
 
 /* ---- validation: every failure has its own status ---- */
 
+/* a sliver reference triangle (one interior vertex of a 13 x 13 grid moved to 1e-8 m from the
+   opposite edge of its cell, the probe of session 18: it passed validation and the sheet then fell
+   1e-4 of its free-fall distance per step, every step reported converged) is refused by
+   rc_mesh_validate and rc_sim_create with a message; at 1e-6 m (4e-5 of the edge) it is accepted and
+   falls as it should */
+static void test_mesh_sliver_refused(void)
+{
+    static const double hs[2] = { 1e-8, 1e-6 };
+    int k;
+    for (k = 0; k < 2; ++k) {
+        rc_mesh m;
+        rc_sim_def d = rc_default_sim_def();
+        rc_sim *s = NULL;
+        char msg[200];
+        int v = 6 * 13 + 6, i;
+        CHECK_OK(rc_mesh_grid(&m, 0.3, 0.3, 13, 13, RC_DIAG_ALTERNATING));
+        /* vertex v onto the line between its neighbours v-1 and v+1-13 ... the cell diagonal: move it
+           next to the segment (v-1, v+13) of one of its triangles by finding that triangle */
+        for (i = 0; i < m.num_tris; ++i) {
+            const int *t = m.tris + 3 * i;
+            int j;
+            for (j = 0; j < 3; ++j) if (t[j] == v) break;
+            if (j < 3) {
+                const double *a = m.ref_uv + 2 * t[(j + 1) % 3], *b = m.ref_uv + 2 * t[(j + 2) % 3];
+                double mx = 0.5 * (a[0] + b[0]), my = 0.5 * (a[1] + b[1]), ex = b[0] - a[0], ey = b[1] - a[1], l = hypot(ex, ey);
+                /* the midpoint of the opposite edge, moved hs[k] toward v (inside the triangle) */
+                double nx = -ey / l, ny = ex / l, side = (m.ref_uv[2 * v] - mx) * nx + (m.ref_uv[2 * v + 1] - my) * ny > 0 ? 1.0 : -1.0;
+                m.ref_uv[2 * v] = mx + side * hs[k] * nx; m.ref_uv[2 * v + 1] = my + side * hs[k] * ny;
+                m.pos[3 * v] = m.ref_uv[2 * v]; m.pos[3 * v + 1] = m.ref_uv[2 * v + 1];
+                break;
+            }
+        }
+        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
+        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        d.num_threads = 1;
+        if (k == 0) {
+            CHECK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, msg, (int)sizeof msg) == RC_ERR_MESH_DEGENERATE);
+            CHECK(strstr(msg, "sliver") != NULL);
+            CHECK(rc_sim_create(&d, &s) == RC_ERR_MESH_DEGENERATE && s == NULL);
+        } else {
+            rc_step_stats st;
+            double zmax = -1.0;
+            CHECK_OK(rc_sim_create(&d, &s));
+            if (s) {
+                for (i = 0; i < 3; ++i) CHECK_OK(rc_sim_step(s, &st));
+                for (i = 0; i < m.num_verts; ++i) zmax = fmax(zmax, rc_sim_positions(s)[3 * i + 2]);
+                printf("    sliver 4e-5 of its edge: 3 steps of free fall, highest vertex %.4g m (implicit Euler: %.4g)\n", zmax, -6.0 * 9.81 * d.dt * d.dt);
+                CHECK(fabs(zmax + 6.0 * 9.81 * d.dt * d.dt) < 1e-3 * 6.0 * 9.81 * d.dt * d.dt);
+                rc_sim_destroy(s);
+            }
+        }
+        rc_mesh_free(&m);
+    }
+}
+
 static void test_mesh_validate_failures(void)
 {
     static const double uv[8] = {0, 0, 1, 0, 1, 1, 0, 1};
@@ -672,6 +727,7 @@ static void suite_mesh(void)
     RUN(test_mesh_disk);
     RUN(test_mesh_annulus);
     RUN(test_mesh_validate_failures);
+    RUN(test_mesh_sliver_refused);
     RUN(test_mesh_obj_roundtrip);
     RUN(test_mesh_obj_read_variants);
     RUN(test_mesh_obj_malformed);
