@@ -7400,6 +7400,7 @@ struct rc_sim {
     int npat;                             /* pattern rebuilds of the current solve */
     double quality_h;                     /* the h of the regulariser weight rho*tau*A0^2/h^2 */
     int nmh, cap_mh;                      /* material-space handles / loads (rc_sim_add_material_handle) */
+    unsigned char *u_lock;                /* nv: adaptive, a vertex that reached a handle's point keeps u (rc__sim_update_handle_locks) */
     int nst, cap_st;                      /* seam stitches (rc_sim_add_seam): vertex pairs and stiffness */
     int *st_pair;
     double *st_k;
@@ -7519,7 +7520,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->phi0); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
     rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->hinge_ref);
-    rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed);
+    rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
         int o;
@@ -7691,7 +7692,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->x0, 3 * nv, double); RC__A(s->u0_step, 2 * nv, double); RC__A(s->phi0, ne, double); RC__A(s->xt, 3 * nv, double);
     RC__A(s->u_init, 2 * nv, double); RC__A(s->Dinv0, 4 * nt, double); RC__A(s->A0, nt, double);
     RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->hinge_ref, ne, double);
-    RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char);
+    RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char); RC__A(s->u_lock, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
     RC__A(s->fr_G, 6 * nv, double); RC__A(s->fr_off, 3 * nv, double);
@@ -8356,14 +8357,15 @@ static RC__UNUSED void rc__sim_dof_du(const rc_sim *s, const rc__system *y, int 
 }
 
 /* Which vertices keep u fixed (DESIGN §5): domain corners and any non-sliding boundary vertex,
-   pinned vertices, vertices carrying an external force, and stitched vertices that do not slide with their
+   pinned vertices, vertices carrying an external force, vertices locked to a material handle's
+   point (rc__sim_update_handle_locks), and stitched vertices that do not slide with their
    partner (rc__sim_seam_shares). */
 static RC__UNUSED void rc__sim_update_u_fixed(rc_sim *s)
 {
     int i;
     for (i = 0; i < s->nv; ++i) {
         int loaded = s->force[3 * i] != 0.0 || s->force[3 * i + 1] != 0.0 || s->force[3 * i + 2] != 0.0;
-        s->u_fixed[i] = (unsigned char)(s->pinned[i] || loaded || s->topo.vkind[i] == RC__VK_CORNER);
+        s->u_fixed[i] = (unsigned char)(s->pinned[i] || loaded || s->topo.vkind[i] == RC__VK_CORNER || s->u_lock[i]);
     }
     if (s->nst) rc__sim_seam_shares(s);
 }
@@ -12014,13 +12016,51 @@ static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
 }
 #undef RC__MSG_APPEND
 
+/* Handle locks (adaptive; ours, DESIGN §5's rule for loaded vertices carried over to material
+   handles and loads). A handle acts at the material point uv through the barycentric weights of
+   the triangle containing it, which are continuous in u but only piecewise smooth: with a vertex
+   at uv the energy has a kink in that vertex's u, and the point of a load attracts a vertex (the
+   mesh puts resolution where the force acts). Measured (a 12 x 12 sheet, a handle pulled 0.1 m):
+   a vertex slid 7 cm in u onto the handle's point within two steps, to 3e-14 m, and from then on
+   every step ended unconverged after 40-120 outer iterations, Newton stepping across the kink.
+   So at each step's start a vertex within 1e-8 of its edge length of an active handle's point
+   keeps u from then on, like a loaded vertex (an interior one is first moved onto the point
+   exactly); the weights are then (1, 0, 0) whatever the other vertices do, and the energy is
+   smooth. The lock ends with the handle (rc_sim_remove_material_handle). Returns 1 if the set
+   of locked vertices changed (the DOF layout must be rebuilt). */
+static RC__UNUSED int rc__sim_update_handle_locks(rc_sim *s)
+{
+    int h, i, k, changed = 0;
+    if (!s->def.adaptive) return 0;
+    for (h = 0; h < s->nmh; ++h) {
+        rc__mhandle *m = s->mh + h;
+        if (m->tri < 0 || !(m->k > 0.0 || m->f[0] != 0.0 || m->f[1] != 0.0 || m->f[2] != 0.0)) continue;
+        m->tri = rc__sim_locate_uv(s, s->u, m->uv, m->tri, NULL);
+        for (k = 0; k < 3; ++k) {
+            int v = s->tris[3 * m->tri + k];
+            double *uv = s->u + 2 * v;
+            if (hypot(uv[0] - m->uv[0], uv[1] - m->uv[1]) <= 1e-8 * s->vert_len0[v]) {
+                if (s->topo.vkind[v] == RC__VK_INTERIOR) { uv[0] = m->uv[0]; uv[1] = m->uv[1]; }
+                s->u_lock[v] |= 2;
+            }
+        }
+    }
+    for (i = 0; i < s->nv; ++i) {
+        changed |= (s->u_lock[i] & 1) != (s->u_lock[i] >> 1);
+        s->u_lock[i] >>= 1;
+    }
+    return changed;
+}
+
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
 static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 {
     rc__terms T;
     double E, alpha = 1.0;
     int i, conv = 0, iters = 0;
-    rc_status rs = rc__sim_ensure_systems(s);
+    rc_status rs;
+    if (rc__sim_update_handle_locks(s)) rc__sim_invalidate_layout(s);
+    rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
