@@ -11350,8 +11350,12 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
    --------------------------------------------------------------------------------------------- */
 
 /* Barrier stiffness (ours, IPC-like): at the first contact, kappa is set so that the barrier force
-   at mid-range distance xi + dhat/2 carries ten times the weight of an average vertex (plus one
-   m/s^2 so gravity-free scenes get a scale): kappa_min. After each step, IPC's growth rule
+   at mid-range distance xi + dhat/2 carries ten times the weight of an average vertex: kappa_min,
+   with the acceleration max(|g|, 1e-4 L / dt^2) so that gravity-free scenes get a scale (L the
+   bounding-box diagonal; 1.4 m/s^2 for a 1 m square at dt = 0.01 s). Until session 18 that was
+   |g| + 1 m/s^2, a constant with units: a scene scaled in length, time and gravity consistently
+   (x2, x2, /2) then contacted with a different kappa (9% off) and left the fixed-mesh trajectory
+   it repeats to the bit without contact. After each step, IPC's growth rule
    (rc_barrier_stiffness_update, frac 1e-2): kappa doubles when the closest pair (obstacles and
    self contact) ended deeper than xi + dhat/100 and closer than at the end of the previous step,
    capped at 100 kappa_min. Until session 15 the simulator doubled kappa after every step that ended
@@ -11362,7 +11366,8 @@ static RC__UNUSED double rc__sim_kappa_min(const rc_sim *s)
 {
     double dm = s->def.contact_thickness + 0.5 * s->def.contact_dhat, db, m_avg = s->total_mass / s->nv;
     rc_barrier(dm * dm, s->def.contact_thickness, s->def.contact_dhat, &db, NULL);
-    return 10.0 * m_avg * (s->gravity_norm + 1.0) / (fabs(db) * 2.0 * dm);
+    double a = fmax(s->gravity_norm, 1e-4 * s->L / (s->def.dt * s->def.dt));
+    return 10.0 * m_avg * a / (fabs(db) * 2.0 * dm);
 }
 static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
 {

@@ -2504,6 +2504,55 @@ static void test_sim_scatter_table_matches_search(void)
     rc_sim_destroy(s);
 }
 
+/* Units (the probe of session 18): lengths, thicknesses and the contact distances x2, the time step
+   x2 and gravity /2 (every factor a power of two: the scaled sim repeats the first in exact
+   arithmetic up to the factor) give the same motion in fixed mode, with contact on a sphere. Until
+   session 18 the barrier stiffness carried a constant |g| + 1 m/s^2: from the first contact step on
+   the two runs drifted apart (1.4e-4 m by step 20). */
+static rc_sim *t_scaled_drape(double sc, rc_mesh *m)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double ctr[3];
+    int i;
+    ctr[0] = 0.2 * sc; ctr[1] = 0.2 * sc; ctr[2] = -0.12 * sc;
+    def.dt *= sc; def.gravity[2] /= sc;
+    def.material.thickness *= sc; def.contact_thickness *= sc; def.contact_dhat *= sc;
+    def.num_threads = 1;
+    if (rc_mesh_square(m, 0.4 * sc, 100, 5u) != RC_OK) return NULL;
+    def.mesh.num_verts = m->num_verts; def.mesh.num_tris = m->num_tris;
+    def.mesh.ref_uv = m->ref_uv; def.mesh.pos = m->pos; def.mesh.tris = m->tris;
+    if (rc_sim_create(&def, &s) != RC_OK) return NULL;
+    rc_sim_add_sphere(s, ctr, 0.1 * sc, NULL);
+    for (i = 0; i < m->num_verts; ++i)
+        if (m->ref_uv[2 * i + 1] > 0.4 * sc - 1e-12 && (m->ref_uv[2 * i] < 1e-12 || m->ref_uv[2 * i] > 0.4 * sc - 1e-12))
+            rc_sim_pin(s, i, rc_sim_positions(s) + 3 * i);
+    return s;
+}
+
+static void test_sim_units_scale(void)
+{
+    rc_mesh m1, m2;
+    rc_sim *a = t_scaled_drape(1.0, &m1), *b = t_scaled_drape(2.0, &m2);
+    double dx = 0.0, dmin = 1.0;
+    int n, i;
+    CHECK(a != NULL && b != NULL);
+    if (a && b) {
+        for (n = 0; n < 20; ++n) {
+            rc_step_stats sa, sb;
+            CHECK_OK(rc_sim_step(a, &sa));
+            CHECK_OK(rc_sim_step(b, &sb));
+            if (sa.min_contact_distance < dmin) dmin = sa.min_contact_distance;
+        }
+        for (i = 0; i < 3 * rc_sim_num_verts(a); ++i) dx = fmax(dx, fabs(rc_sim_positions(a)[i] - 0.5 * rc_sim_positions(b)[i]));
+        printf("    20 steps, sheet on a sphere (closest %.3g m), and the same scene x2 in length and time, g / 2: max |x - x'/2| %.3g m\n", dmin, dx);
+        CHECK(dmin < 0.01);
+        CHECKF(dx <= 1e-9, "the scaled scene moved differently by %g m", dx);
+    }
+    rc_sim_destroy(a); rc_sim_destroy(b);
+    rc_mesh_free(&m1); rc_mesh_free(&m2);
+}
+
 static void suite_sim(void)
 {
     RUN(test_sim_defaults);
@@ -2544,4 +2593,5 @@ static void suite_sim(void)
     RUN(test_sim_hinge_through_flat_fold);
     RUN(test_sim_hinge_reference_follows_iterates);
     RUN(test_sim_dress_kick);
+    RUN(test_sim_units_scale);
 }
