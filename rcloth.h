@@ -7370,6 +7370,7 @@ struct rc_sim {
     int has_mesh_obstacle;
     double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
+    int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
     int nfm, cap_fm;                      /* lagged friction pairs with mesh obstacles (all 3 kinds): */
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
@@ -10931,8 +10932,11 @@ static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start);
 static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__terms *T, double *alpha_out, rc_step_stats *st)
 {
     double gTd = 0.0, alpha, E0 = *E, t0 = rc__now();
-    int i, ok = 0, tried = 0, finite = 0;
-    s->ls_nonfinite = 0;
+    int i, ok = 0, tried = 0, finite = 0, roundoff = 0;
+    /* the energy's round-off scale: its largest term, not |E|, which cancellation can make 0 */
+    double scale = fmax(fabs(E0), fabs(T->inertia) + fabs(T->stretch) + fabs(T->bend) + fabs(T->gravity) + fabs(T->quality) +
+                                      fabs(T->ext) + fabs(T->contact) + fabs(T->friction));
+    s->ls_nonfinite = s->ls_nodescent = 0;
     for (i = 0; i < y->ndof; ++i) gTd += y->g[i] * y->d[i];
     memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->ls_u, s->u, sizeof(double) * 2 * (size_t)s->nv);
@@ -10955,9 +10959,10 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
             if (s->def.iterate_hook) s->def.iterate_hook(s, s->def.iterate_user);
             break;
         }
-        if (fabs(alpha * gTd) <= 1e-12 * fabs(E0)) break;   /* the model decrease is below round-off */
+        if (fabs(alpha * gTd) <= 1e-12 * scale) { roundoff = 1; break; }   /* the model decrease is below round-off */
     }
     s->ls_nonfinite = tried && !finite;
+    s->ls_nodescent = tried && finite && !ok && !roundoff;
     if (!ok) {
         memcpy(s->x, s->ls_x, sizeof(double) * 3 * (size_t)s->nv);
         memcpy(s->u, s->ls_u, sizeof(double) * 2 * (size_t)s->nv);
@@ -11102,6 +11107,13 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
            frozen */
         if (!ok && s->ls_nonfinite)
             return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy overflows along every Newton step tried (loads, stiffnesses or velocities far too large?)");
+        /* no decrease down to 1e-14 of the step although the model promised one above round-off
+           (DESIGN §4: a direction that cannot decrease E at all is an error, not a stall). Seen
+           with gravity of 1e100 m/s^2: E at the start was 0 by cancellation, so the old round-off
+           test (relative to |E|) never fired and the step returned RC_OK, the cloth frozen; the
+           round-off scale is now the largest energy term */
+        if (!ok && s->ls_nodescent)
+            return rc__sim_fail(s, RC_ERR_NO_DESCENT, "no decrease of the energy along the Newton direction down to 1e-14 of it, above round-off (loads or stiffnesses far too large?)");
         if (!ok) break;
         exact = alpha == 1.0;
         if (dx <= bound && dphi > bound) {

@@ -810,8 +810,9 @@ static void test_rel_determinism(void)
 
 /* Session 18's adversarial probes of the public API (each case failed on the session-17 header):
    - a plane normal of 1e155 overflowed |n| to inf and became (0, 0, 0): RC_OK, the cloth frozen;
-   - a vertex force of 1e100 N returned RC_OK with the cloth frozen (every trial energy overflowed
-     and the line search's failure read as a round-off stall);
+   - a vertex force of 1e100 N, or gravity of 1e100 m/s^2, returned RC_OK with the cloth frozen
+     (every trial energy overflowed, or E = 0 by cancellation hid the round-off scale, and the line
+     search's failure read as a round-off stall);
    - rc_sim_load_state took any finite buffer: a negative barrier stiffness (the barrier then
      attracts), an inverted reference triangle, a "rotation" 2I (a box scaled through the cloth);
    - rc_sim_create took a domain of 1e-20 or 1e40 m, whose first step failed blaming a pin. */
@@ -860,6 +861,25 @@ static void test_rel_probes_s18(void)
             rc_sim_destroy(s);
         }
         rc_mesh_free(&m);
+        /* gravity of 1e100 m/s^2 (the energy at the start is 0 by cancellation): an error too */
+        {
+            rc_sim_def d = rc_default_sim_def();
+            CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, 5, 5, RC_DIAG_ALTERNATING));
+            d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
+            d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+            d.adaptive = mode; d.num_threads = 1; d.gravity[2] = -1e100;
+            s = NULL;
+            CHECK_OK(rc_sim_create(&d, &s));
+            if (s) {
+                rc_status r;
+                z0 = rc_sim_positions(s)[3 * 12 + 2];
+                r = rc_sim_step(s, &st);
+                CHECKF(r != RC_OK && rc_sim_last_error(s)[0] != 0, "gravity 1e100: %s", rc_status_string(r));
+                CHECK(rc_sim_positions(s)[3 * 12 + 2] == z0);
+                rc_sim_destroy(s);
+            }
+            rc_mesh_free(&m);
+        }
     }
     /* corrupted but finite states are refused, the sim's state untouched */
     s = t_rel_grid(1, &m, 1.0);
