@@ -12129,7 +12129,25 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     rc__sim_track_hinges(s, 1);   /* on the solve's first iterate: after the pins and the CCD-safe start moved x */
     E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-    if (E != E) return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy of the step's start is NaN (a world triangle degenerated, e.g. a pin moved onto a neighbour)");
+    if (!rc__isfinite(E) && (!rc__isfinite(T.inertia + T.stretch + T.bend + T.gravity + T.quality + T.ext + T.friction) || T.contact != T.contact)) {
+        /* not the barrier alone: name the terms, and only the causes this sim can have (until
+           session 18 the message blamed a pin in sims without pins) */
+        char msg[300];
+        const char *names[8] = { "inertia", "stretch", "bending", "gravity", "quality", "loads", "friction", "contact" };
+        double vals[8];
+        int n = 0, k, any_pin = 0, listed = 0;
+        vals[0] = T.inertia; vals[1] = T.stretch; vals[2] = T.bend; vals[3] = T.gravity;
+        vals[4] = T.quality; vals[5] = T.ext; vals[6] = T.friction; vals[7] = T.contact;
+        for (i = 0; i < s->nv; ++i) any_pin |= s->pinned[i];
+        n = snprintf(msg, sizeof msg, "the energy of the step's start is not finite (");
+        for (k = 0; k < 8 && n > 0 && (size_t)n < sizeof msg; ++k)
+            if (!rc__isfinite(vals[k])) n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s %s", listed++ ? ", " : "", names[k], vals[k] != vals[k] ? "NaN" : "inf");
+        if (n > 0 && (size_t)n < sizeof msg)
+            snprintf(msg + n, sizeof msg - (size_t)n, "): %s%s", !rc__isfinite(vals[4]) ? "a reference triangle inverted; " : "",
+                     any_pin ? "a world triangle degenerated (a pin moved onto a neighbour?), or velocities or loads too large"
+                             : "a world triangle degenerated, or velocities or loads too large");
+        return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
+    }
     if (!rc__isfinite(E)) return rc__sim_fail_start(s, &T);
     st->ip_start = E;
     if (s->def.adaptive) rs = rc__sim_ritr(s, &E, &T, st, &conv);
