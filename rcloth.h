@@ -11377,8 +11377,8 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
 static RC__UNUSED double rc__sim_kappa_min(const rc_sim *s)
 {
     double dm = s->def.contact_thickness + 0.5 * s->def.contact_dhat, db, m_avg = s->total_mass / s->nv;
-    rc_barrier(dm * dm, s->def.contact_thickness, s->def.contact_dhat, &db, NULL);
     double a = fmax(s->gravity_norm, 1e-4 * s->L / (s->def.dt * s->def.dt));
+    rc_barrier(dm * dm, s->def.contact_thickness, s->def.contact_dhat, &db, NULL);
     return 10.0 * m_avg * a / (fabs(db) * 2.0 * dm);
 }
 static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
