@@ -308,7 +308,7 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
      RC_ERR_MESH_INDEX         an index outside [0, nv) or repeated within a triangle
      RC_ERR_NON_FINITE         a NaN/inf uv coordinate (of any vertex)
      RC_ERR_MESH_DEGENERATE    |signed area| <= 1e-12 * (area of the uv bounding box of all vertices),
-                               or a sliver: height < 1e-5 of the triangle's longest edge
+                               or a sliver: height < 1e-4 of the triangle's longest edge
      RC_ERR_MESH_ORIENTATION   triangles of both orientations (the message names the first triangle
                                whose orientation differs from triangle 0); all clockwise is fine if
                                flipped != NULL: then *flipped = 1 and the caller reverses every
@@ -442,7 +442,7 @@ typedef struct rc_trimesh {
      stretch, bend: outputs (either may be NULL); grad_x (3*nv) and grad_u (2*nv) may be NULL
        and receive the gradient of stretch + bend.
    Errors: RC_ERR_INVALID_ARGUMENT, RC_ERR_MESH_INDEX, RC_ERR_MESH_NON_MANIFOLD,
-   RC_ERR_MESH_DEGENERATE (zero-area or sliver reference triangle), RC_ERR_INVERTED (clockwise reference
+   RC_ERR_MESH_DEGENERATE (zero-area reference triangle), RC_ERR_INVERTED (clockwise reference
    triangle), RC_ERR_BAD_MATERIAL, RC_ERR_NON_FINITE (NaN/inf inputs or results, e.g. a world
    triangle collapsed to a segment), RC_ERR_OUT_OF_MEMORY, RC_ERR_NOT_CONVERGED (angle
    minimisation hit 1000 sweeps; outputs are still written). */
@@ -694,9 +694,10 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]); 
    CURRENT reference triangle contains it, X = sum_i w_i(u) x_i with barycentric weights in u, and
        E = stiffness/2 |X - target|^2 - force.X
    is added to the incremental potential (reported in e_external) with its exact derivatives in x
-   AND u (the weights depend on u), so the stencil vertices keep sliding freely; X is continuous
-   as the point crosses from one triangle to the next (its gradient has a kink there, like any
-   piecewise-linear sampling). Ids are small integers, stable until removed.
+   AND u (the weights depend on u), so the stencil vertices keep sliding; X is continuous as the
+   point crosses from one triangle to the next (its gradient has a kink there, like any
+   piecewise-linear sampling). In adaptive mode a vertex that reaches the handle's point keeps u
+   while the handle acts (the kink at a vertex stalled Newton). Ids are small integers, stable until removed.
    add_material_handle: stiffness > 0 (N/m); uv must lie in the reference domain (within 1e-9 of
    a triangle, relative to its size), else RC_ERR_INVALID_ARGUMENT. move: new target (call each
    frame to animate). add_material_load: a dead force (N) at uv (stiffness 0); set_material_load
@@ -781,7 +782,10 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
    the set of obstacles. The buffer size is rc_sim_state_size() doubles; it starts with a header
    (the sim's sizes), and loading a state saved by a sim of other sizes (vertices, edges, obstacles,
-   mesh obstacle vertices) fails with RC_ERR_INVALID_ARGUMENT. After the header of
+   mesh obstacle vertices) fails with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a
+   negative barrier stiffness or shift, an obstacle rotation that is not one); an inverted
+   reference triangle is RC_ERR_INVERTED, a NaN or inf RC_ERR_NON_FINITE. A refused state changes
+   nothing. After the header of
    RC_SIM_STATE_HEADER doubles come x (3 nv), v (3 nv), u (2 nv), phi (ne), then the rest. */
 #define RC_SIM_STATE_HEADER 8
 RCLOTHDEF size_t    rc_sim_state_size(const rc_sim *s);
@@ -3770,18 +3774,19 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_validate(int nv, int nt, const double *re
             return RC_ERR_MESH_DEGENERATE;
         }
         {
-            /* a sliver: height below 1e-5 of its longest edge (2|A| < 1e-5 l_max^2). Its stretch
-               stiffness is ~1e10 times its neighbours' and the Hessian's pivots lose every digit
-               the inertia carries: a 13 x 13 sheet with one interior vertex 1e-8 m from the
-               opposite edge of its cell passed this check and fell 1e-4 of its free-fall distance
-               per step, every step reported converged (the Levenberg-Marquardt shift needed
-               against the rounding errors was 1e8 times the vertex masses' m/h^2) */
+            /* a sliver: height below 1e-4 of its longest edge (2|A| < 1e-4 l_max^2). Its stretch
+               stiffness is ~1e8 times its neighbours' or more, and its geometric stiffness under
+               rounding-level strain makes the Hessian indefinite by far more than the inertia: a
+               13 x 13 sheet with one interior vertex 1e-8 m from the opposite edge of its cell
+               (4e-7 of that edge) passed this check and fell at a constant speed under gravity,
+               every step reported converged; at 3e-5 adaptive steps drifted 20% from free fall
+               within 20 steps; from 8.5e-5 up both modes fall as they should */
             const double *a = ref_uv + 2 * tris[3 * t], *b = ref_uv + 2 * tris[3 * t + 1], *c = ref_uv + 2 * tris[3 * t + 2];
             double l0 = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]);
             double l1 = (c[0] - b[0]) * (c[0] - b[0]) + (c[1] - b[1]) * (c[1] - b[1]);
             double l2 = (a[0] - c[0]) * (a[0] - c[0]) + (a[1] - c[1]) * (a[1] - c[1]);
-            if (!(2.0 * fabs(A) >= 1e-5 * fmax(l0, fmax(l1, l2)))) {
-                rc__mesh_msg(msg, msg_len, "sliver reference triangle (height below 1e-5 of its longest edge): remesh", t);
+            if (!(2.0 * fabs(A) >= 1e-4 * fmax(l0, fmax(l1, l2)))) {
+                rc__mesh_msg(msg, msg_len, "sliver reference triangle (height below 1e-4 of its longest edge): remesh", t);
                 return RC_ERR_MESH_DEGENERATE;
             }
         }
@@ -7858,6 +7863,17 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
     for (i = 0; i < n; ++i)
         if (side_a[i] < 0 || side_a[i] >= s->nv || side_b[i] < 0 || side_b[i] >= s->nv || side_a[i] == side_b[i])
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: vertex out of range or stitched to itself");
+    for (i = 0; i < n; ++i) {
+        /* a zero-length stitch along a mesh edge collapses that edge and its triangles (the
+           gradient turned non-finite within ten steps) */
+        int j, a = side_a[i], b = side_b[i];
+        for (j = s->topo.vv_ptr[a]; j < s->topo.vv_ptr[a + 1]; ++j)
+            if (s->topo.vv_idx[j] == b) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "rc_sim_add_seam: vertices %d and %d are joined by an edge of the mesh (the stitch would collapse it)", a, b);
+                return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+            }
+    }
     if (s->nst + n > s->cap_st) {
         int cap = s->cap_st ? s->cap_st : 16;
         int *np;
@@ -8096,7 +8112,7 @@ RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const dou
        could evaluate) nor underflows */
     m = fmax(fabs(normal[0]), fmax(fabs(normal[1]), fabs(normal[2])));
     if (!(m > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: zero normal");
-    rc__scale3(nm, 1.0 / m, normal);
+    nm[0] = normal[0] / m; nm[1] = normal[1] / m; nm[2] = normal[2] / m;   /* not * (1/m): 1/1e-310 = inf */
     rc__obstacle_init(&o, RC__CT_SHAPE_PLANE, s->def.friction);
     memcpy(o.shape.p, point, sizeof o.shape.p);
     rc__scale3(o.shape.n, 1.0 / rc__norm3(nm), nm);
@@ -11363,8 +11379,8 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
 
 /* Barrier stiffness (ours, IPC-like): at the first contact, kappa is set so that the barrier force
    at mid-range distance xi + dhat/2 carries ten times the weight of an average vertex: kappa_min,
-   with the acceleration max(|g|, 1e-4 L / dt^2) so that gravity-free scenes get a scale (L the
-   bounding-box diagonal; 1.4 m/s^2 for a 1 m square at dt = 0.01 s). Until session 18 that was
+   with the acceleration |g|, or 1e-4 L / dt^2 in gravity-free scenes (L the bounding-box
+   diagonal; 1.4 m/s^2 for a 1 m square at dt = 0.01 s), rc__sim_accel_scale. Until session 18 that was
    |g| + 1 m/s^2, a constant with units: a scene scaled in length, time and gravity consistently
    (x2, x2, /2) then contacted with a different kappa (9% off) and left the fixed-mesh trajectory
    it repeats to the bit without contact. After each step, IPC's growth rule
@@ -11374,10 +11390,18 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
    that deep, without the approach test and the cap: where a collapsed sheet could not leave the
    band (the didactic drape without the regulariser) kappa doubled at every step and the step's
    IP grew from -0.03 J to 4.6e11 J within 25 steps while the sheet stood still. */
+/* the scene's acceleration scale: |g| as created, or 1e-4 L / dt^2 without gravity (a length over
+   a time squared that scales with the scene; not a floor under |g|, which at dt = 1e-4 s would be
+   1.4e4 m/s^2 for a 1 m square) */
+static RC__UNUSED double rc__sim_accel_scale(const rc_sim *s)
+{
+    return s->gravity_norm > 0.0 ? s->gravity_norm : 1e-4 * s->L / (s->def.dt * s->def.dt);
+}
+
 static RC__UNUSED double rc__sim_kappa_min(const rc_sim *s)
 {
     double dm = s->def.contact_thickness + 0.5 * s->def.contact_dhat, db, m_avg = s->total_mass / s->nv;
-    double a = fmax(s->gravity_norm, 1e-4 * s->L / (s->def.dt * s->def.dt));
+    double a = rc__sim_accel_scale(s);
     rc_barrier(dm * dm, s->def.contact_thickness, s->def.contact_dhat, &db, NULL);
     return 10.0 * m_avg * a / (fabs(db) * 2.0 * dm);
 }
@@ -12024,11 +12048,14 @@ static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
         RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_dist);
     if (s->def.self_contact && T->min_self <= xi_)
         RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
+    for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];
     if (s->nobs > 0)
         RC__MSG_APPEND(" after the obstacles' push-out, which stops where cloth would cross cloth"
                        " (cloth pinched between obstacles, or an obstacle moving too far per step)");
-    else
+    else if (o)
         RC__MSG_APPEND(" after the pins moved (a pin target too close to the cloth)");
+    else   /* until session 18 this case blamed pins in sims without any */
+        RC__MSG_APPEND(" in the state given (cloth closer to cloth than the thickness: the mesh, or a loaded state)");
     return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
 }
 #undef RC__MSG_APPEND
@@ -12303,6 +12330,36 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
     return RC_OK;
 }
 
+/* the copy of a state known to be valid (saved by this sim: rc_sim_step's and
+   rc_sim_solve_static's restores after an error) */
+static RC__UNUSED void rc__sim_restore_state(rc_sim *s, const double *b)
+{
+    int o;
+    size_t nv = (size_t)s->nv;
+    b += RC_SIM_STATE_HEADER;
+    memcpy(s->x, b, sizeof(double) * 3 * nv); b += 3 * nv;
+    memcpy(s->v, b, sizeof(double) * 3 * nv); b += 3 * nv;
+    memcpy(s->u, b, sizeof(double) * 2 * nv); b += 2 * nv;
+    memcpy(s->phi, b, sizeof(double) * (size_t)s->ne); b += s->ne;
+    s->time = *b++;
+    s->kappa = *b++;
+    s->kappa_prev_dist = *b++;
+    s->itr_mu = *b++; s->itr_mu_fail = *b++; s->newton_mu = *b++; s->newton_mu_fail = *b++;
+    for (o = 0; o < s->nobs; ++o) {
+        rc__obstacle *ob = s->obs + o;
+        memcpy(ob->R, b, 9 * sizeof(double)); memcpy(ob->t, b + 9, 3 * sizeof(double));
+        memcpy(ob->R_prev, b + 12, 9 * sizeof(double)); memcpy(ob->t_prev, b + 21, 3 * sizeof(double));
+        b += 24;
+        if (ob->shape.kind == RC__OBS_TRIMESH) {
+            memcpy(ob->mesh_x, b, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
+            memcpy(ob->mesh_xprev, b, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
+        }
+    }
+    memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne);
+    if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
+    if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
+}
+
 /* The header is checked before anything else is read, so a state of another sim (say, saved before
    an obstacle was added) is refused without reading past its end. Everything the next step depends
    on is restored or reset: the derivative cache and the joint factor that the next step's first
@@ -12317,10 +12374,10 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
     if (b[0] != RC__STATE_TAG || b[1] != RC__STATE_VERSION)
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: not a state saved by rc_sim_save_state (or of another version)");
     if (b[2] != (double)size || b[3] != s->nv || b[4] != s->ne || b[5] != s->nobs || b[6] != (double)rc__sim_state_mesh_verts(s)) {
-        char msg[200];
-        sprintf(msg, "rc_sim_load_state: the state was saved by a sim with %.0f vertices, %.0f edges, %.0f obstacles "
-                     "(%.0f mesh obstacle vertices); this one has %d, %d, %d (%d)",
-                b[3], b[4], b[5], b[6], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s));
+        char msg[300];
+        snprintf(msg, sizeof msg, "rc_sim_load_state: the state was saved by a sim with %.6g vertices, %.6g edges, %.6g obstacles "
+                 "(%.6g mesh obstacle vertices); this one has %d, %d, %d (%d)",
+                 b[3], b[4], b[5], b[6], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s));
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
     if (!rc__all_finite(b, size)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
@@ -12350,28 +12407,7 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
             q += 24 + (s->obs[o].shape.kind == RC__OBS_TRIMESH ? 6 * (size_t)s->obs[o].mesh_nv : 0);
         }
     }
-    b += RC_SIM_STATE_HEADER;
-    memcpy(s->x, b, sizeof(double) * 3 * nv); b += 3 * nv;
-    memcpy(s->v, b, sizeof(double) * 3 * nv); b += 3 * nv;
-    memcpy(s->u, b, sizeof(double) * 2 * nv); b += 2 * nv;
-    memcpy(s->phi, b, sizeof(double) * (size_t)s->ne); b += s->ne;
-    s->time = *b++;
-    s->kappa = *b++;
-    s->kappa_prev_dist = *b++;
-    s->itr_mu = *b++; s->itr_mu_fail = *b++; s->newton_mu = *b++; s->newton_mu_fail = *b++;
-    for (o = 0; o < s->nobs; ++o) {
-        rc__obstacle *ob = s->obs + o;
-        memcpy(ob->R, b, 9 * sizeof(double)); memcpy(ob->t, b + 9, 3 * sizeof(double));
-        memcpy(ob->R_prev, b + 12, 9 * sizeof(double)); memcpy(ob->t_prev, b + 21, 3 * sizeof(double));
-        b += 24;
-        if (ob->shape.kind == RC__OBS_TRIMESH) {
-            memcpy(ob->mesh_x, b, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
-            memcpy(ob->mesh_xprev, b, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
-        }
-    }
-    memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne);
-    if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
-    if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
+    rc__sim_restore_state(s, b);
     return RC_OK;
 }
 
@@ -12406,7 +12442,7 @@ static RC__UNUSED rc_status rc__sim_advance(rc_sim *s, double h, int levels, dou
     rc__sim_set_step_size(s, h);
     rs = rc__sim_solve(s, st);
     if (rs == RC_OK) { rc__sim_finish(s, st); return RC_OK; }
-    rc_sim_load_state(s, saved);
+    rc__sim_restore_state(s, saved);
     if (h == s->def.dt) memcpy(s->err_whole, s->err, sizeof s->err_whole);
     if (levels <= 0) return rs;
     {
@@ -12474,7 +12510,7 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     rs = rc__sim_advance(s, s->def.dt, s->def.max_substeps, saved + rc_sim_state_size(s), &st);
     if (rs != RC_OK) {
         /* a failed second half step leaves the midpoint: restore the state of the step start */
-        rc_sim_load_state(s, saved);
+        rc__sim_restore_state(s, saved);
         rc__free(s->user, saved);
         if (stats) memset(stats, 0, sizeof *stats);
         if (s->def.max_substeps > 0 && strcmp(s->err, s->err_whole) != 0) {
@@ -12524,7 +12560,15 @@ static RC__UNUSED rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats 
         }
         rc__stats_add(acc, &st, *first);
         *first = 0;
-        if (move <= s->def.tol * s->L * s->def.dt && umove <= s->def.tol * s->mean_edge * s->def.dt && st.converged) { *conv = 1; break; }
+        /* equilibrium: a converged pseudo step that moved less than the step tolerance, and whose
+           move is no residual force either. The proximal step's optimality gives the force left
+           at its end, grad V = -M (x_{k+1} - x_k) / h_k^2, so move / h_k^2 is the residual
+           acceleration: below 1e-3 of the scene's (|g|). Without it, for dt below tol L / g the
+           first pseudo step from rest (moving g dt^2) passed the length test: a hanging sheet
+           at dt 1e-4, tol 1e-3 was declared in equilibrium after one Newton iteration, 0.1 m
+           above it, and so was a free-falling one. At the defaults the two tests agree. */
+        if (move <= s->def.tol * s->L * s->def.dt && umove <= s->def.tol * s->mean_edge * s->def.dt && st.converged &&
+            move <= 1e-3 * rc__sim_accel_scale(s) * h * h) { *conv = 1; break; }
         if (st.converged && h < 1e6 * s->def.dt) h *= 2.0;
         else if (!st.converged && h > s->def.dt) h *= 0.5;
     }
@@ -12599,7 +12643,7 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
         rc__free(s->user, buf);
     }
     if (rs != RC_OK) {
-        rc_sim_load_state(s, saved);
+        rc__sim_restore_state(s, saved);
         rc__free(s->user, saved);
         if (stats) memset(stats, 0, sizeof *stats);
         return rs;

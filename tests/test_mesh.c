@@ -368,14 +368,15 @@ static void test_mesh_annulus(void)
 
 /* a sliver reference triangle (one interior vertex of a 13 x 13 grid moved to 1e-8 m from the
    opposite edge of its cell, the probe of session 18: it passed validation and the sheet then fell
-   1e-4 of its free-fall distance per step, every step reported converged) is refused by
-   rc_mesh_validate and rc_sim_create with a message; at 1e-6 m (4e-5 of the edge) it is accepted and
-   falls as it should */
+   at a constant speed, every step reported converged) is refused by rc_mesh_validate and
+   rc_sim_create with a message (also at 1e-6 m, 2.8e-5 of the edge, where adaptive steps drifted
+   20% from free fall); at 1e-5 m (2.8e-4 of the edge) it is accepted and falls as it should, fixed
+   and adaptive, for 20 steps */
 static void test_mesh_sliver_refused(void)
 {
-    static const double hs[2] = { 1e-8, 1e-6 };
+    static const double hs[3] = { 1e-8, 1e-6, 1e-5 };
     int k;
-    for (k = 0; k < 2; ++k) {
+    for (k = 0; k < 3; ++k) {
         rc_mesh m;
         rc_sim_def d = rc_default_sim_def();
         rc_sim *s = NULL;
@@ -401,19 +402,24 @@ static void test_mesh_sliver_refused(void)
         d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
         d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
         d.num_threads = 1;
-        if (k == 0) {
+        if (k < 2) {
             CHECK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, msg, (int)sizeof msg) == RC_ERR_MESH_DEGENERATE);
             CHECK(strstr(msg, "sliver") != NULL);
             CHECK(rc_sim_create(&d, &s) == RC_ERR_MESH_DEGENERATE && s == NULL);
         } else {
-            rc_step_stats st;
-            double zmax = -1.0;
-            CHECK_OK(rc_sim_create(&d, &s));
-            if (s) {
-                for (i = 0; i < 3; ++i) CHECK_OK(rc_sim_step(s, &st));
-                for (i = 0; i < m.num_verts; ++i) zmax = fmax(zmax, rc_sim_positions(s)[3 * i + 2]);
-                printf("    sliver 4e-5 of its edge: 3 steps of free fall, highest vertex %.4g m (implicit Euler: %.4g)\n", zmax, -6.0 * 9.81 * d.dt * d.dt);
-                CHECK(fabs(zmax + 6.0 * 9.81 * d.dt * d.dt) < 1e-3 * 6.0 * 9.81 * d.dt * d.dt);
+            int mode;
+            for (mode = 0; mode <= 1; ++mode) {
+                rc_step_stats st;
+                double zmin = 1.0, zmax = -1.0, want = -9.81 * d.dt * d.dt * 20 * 21 / 2;
+                d.adaptive = mode;
+                s = NULL;
+                CHECK_OK(rc_sim_create(&d, &s));
+                if (!s) continue;
+                for (i = 0; i < 20; ++i) CHECK_OK(rc_sim_step(s, &st));
+                for (i = 0; i < m.num_verts; ++i) { zmin = fmin(zmin, rc_sim_positions(s)[3 * i + 2]); zmax = fmax(zmax, rc_sim_positions(s)[3 * i + 2]); }
+                printf("    thin triangle (2.8e-4 of its edge), %s: 20 steps of free fall, z in [%.6g, %.6g] m (implicit Euler: %.6g)\n",
+                       mode ? "adaptive" : "fixed", zmin, zmax, want);
+                CHECK(fabs(zmin - want) < 1e-3 * fabs(want) && fabs(zmax - want) < 1e-3 * fabs(want));
                 rc_sim_destroy(s);
             }
         }
