@@ -150,8 +150,9 @@ RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const int *colptr, 
                                        const int *perm, void *user);
 
 /* Numeric factorization P A P^T = L D L^T (L unit lower), same pattern as analyze. Allocates nothing.
-   RC_OK: every pivot d_j > 1e-13 |a_jj| (A symmetric positive definite to working precision).
-   RC_ERR_NOT_SPD: some pivot is not positive. If all pivots are clearly nonzero (|d_j| > 1e-13 |a_jj|)
+   RC_OK: every pivot d_j > 1e-13 s_j, s_j = max(|a_jj|, max_i a_ij^2 / |a_ii|) (= a_jj for an SPD A):
+   A symmetric positive definite to working precision.
+   RC_ERR_NOT_SPD: some pivot is not positive. If all pivots are clearly nonzero (|d_j| > 1e-13 s_j)
    the factorization still completes: rc_ldlt_inertia() gives the counts and rc_ldlt_solve() works
    (indefinite, no pivoting). A (numerically) zero pivot stops it: the factor is then unusable.
    RC_ERR_NON_FINITE: a NaN/inf value, or one produced. RC_ERR_INVALID_ARGUMENT: NULL. */
@@ -1315,9 +1316,11 @@ extern "C" {
 
 /* RC__UNUSED on public definitions: with RCLOTH_STATIC they are static and may be unused. */
 
-/* A pivot d_j counts as zero when |d_j| <= RC__SP_PIVOT_TOL * |a_jj|. The ratio d_j / a_jj is
-   invariant under symmetric diagonal scaling, and the rounding error of d_j is a modest multiple of
-   eps * |a_jj|, so ~450 eps separates "numerically singular" from any pivot round-off can produce. */
+/* A pivot d_j counts as zero when |d_j| <= RC__SP_PIVOT_TOL * s_j, s_j = max(|a_jj|, max_i a_ij^2 /
+   |a_ii|) over A + shift I (f->adiag, set by rc__sp_factor; s_j = a_jj for an SPD matrix). The
+   ratio d_j / s_j is invariant under symmetric diagonal scaling, and the rounding error of d_j is
+   a modest multiple of eps * s_j, so ~450 eps separates "numerically singular" from any pivot
+   round-off can produce. */
 #define RC__SP_PIVOT_TOL 1e-13
 #define RC__SP_NB 32          /* panel width of the dense supernode factorization */
 #define RC__SP_IB 8           /* block width inside a panel (rc__sp_dense_ldlt) */
@@ -2712,10 +2715,7 @@ static rc_status rc__sp_factor_super(rc_ldlt *f, rc__sp_work *w, const double *v
     /* assemble A (+ shift I) into the block */
     memset(Ls, 0, (size_t)nr * (size_t)nc * sizeof(double));
     for (q = f->asp[s]; q < f->asp[s + 1]; ++q) f->lx[f->amap[q]] = values[f->aidx[q]];
-    for (j = fc; j < lc; ++j) {
-        f->lx[f->diagpos[j]] += shift;
-        f->adiag[j] = fabs(f->lx[f->diagpos[j]]);
-    }
+    for (j = fc; j < lc; ++j) f->lx[f->diagpos[j]] += shift;
     for (r = 0; r < nr; ++r) w->map[rows[r]] = r;
     if (f->pts && f->sgroup && f->sgroup[s] == 2) rc__sp_order_list(f, &f->head[s]);
     d = f->head[s];
@@ -2813,6 +2813,28 @@ static rc_status rc__sp_factor(rc_ldlt *f, const double *values, double shift)
     f->valid = 0;
     f->npos = f->nneg = 0;
     if (!rc__all_finite(values, (size_t)f->nnz_a) || !rc__isfinite(shift)) return RC_ERR_NON_FINITE;
+    {
+        /* the zero-pivot scale of each column j: max(|a_jj|, max_i a_ij^2 / |a_ii|) of A + shift I
+           (a_ii != 0). Invariant under symmetric diagonal scaling like |a_jj| alone, and equal to
+           it for an SPD matrix (a_ij^2 <= a_ii a_jj); but with a_jj = 0 (a KKT matrix's
+           constraint rows) it is the Schur complement's scale B^2 / H, where the old test
+           |d_j| <= 1e-13 |a_jj| took any rounding noise for a pivot and an exactly singular
+           matrix factored "successfully", its solve 1e17 large. f->work[0, n) holds |a_ii|. */
+        double *dg = f->work;
+        int c, q;
+        for (c = 0; c < f->n; ++c) dg[c] = fabs(shift);
+        for (c = 0; c < f->n; ++c)
+            for (q = f->colptr[c]; q < f->colptr[c + 1]; ++q) if (f->rowind[q] == c) dg[c] = fabs(values[q] + shift);
+        for (c = 0; c < f->n; ++c) f->adiag[f->pinv[c]] = dg[c];
+        for (c = 0; c < f->n; ++c)
+            for (q = f->colptr[c]; q < f->colptr[c + 1]; ++q) {
+                int r = f->rowind[q];
+                double v2 = values[q] * values[q];
+                if (r == c) continue;
+                if (dg[r] > 0.0 && v2 / dg[r] > f->adiag[f->pinv[c]]) f->adiag[f->pinv[c]] = v2 / dg[r];
+                if (dg[c] > 0.0 && v2 / dg[c] > f->adiag[f->pinv[r]]) f->adiag[f->pinv[r]] = v2 / dg[c];
+            }
+    }
     for (s = 0; s < ns; ++s) f->head[s] = -1;
     memset(&w0, 0, sizeof w0);
     w0.map = f->map; w0.rmap = f->rmap; w0.cbuf = f->cbuf; w0.bbuf = f->bbuf; w0.nthreads = f->nthreads;

@@ -413,6 +413,39 @@ static void test_sparse_tiny_sizes(void)
     CHECK(rc_ldlt_n(NULL) == 0 && rc_ldlt_nnz_l(NULL) == 0);
 }
 
+/* A KKT matrix [[H, B^T], [B, 0]] whose third constraint row is a combination of the other two is
+   exactly singular. The zero-pivot test used to compare d_j with |a_jj| = 0, so rounding noise
+   counted as a pivot: 191 of 200 such matrices factored, inertia claiming n nonzero eigenvalues,
+   and the solve returned RC_OK with |x| ~ 1e17 (the session-18 probe). Now none may be accepted. */
+static void test_sparse_singular_kkt(void)
+{
+    int trials = 100, acc = 0, k, n = 9, nh = 6;
+    for (k = 0; k < trials; ++k) {
+        double K[81], Bm[3][6], b[9];
+        int i, j, np = 0, nn = 0;
+        t_csc m;
+        rc_ldlt *f = NULL;
+        rc_status st;
+        memset(K, 0, sizeof K);
+        for (i = 0; i < nh; ++i) { K[i * n + i] = 4 + t_rand(); if (i + 1 < nh) K[i * n + i + 1] = K[(i + 1) * n + i] = -1; }
+        for (j = 0; j < nh; ++j) { Bm[0][j] = 2 * t_rand() - 1; Bm[1][j] = 2 * t_rand() - 1; Bm[2][j] = 0.7 * Bm[0][j] + 0.3 * Bm[1][j]; }
+        for (i = 0; i < 3; ++i) for (j = 0; j < nh; ++j) K[(nh + i) * n + j] = K[j * n + nh + i] = Bm[i][j];
+        m = t_csc_from_dense(n, K, 1);
+        CHECK_OK(rc_ldlt_analyze(&f, n, m.colptr, m.rowind));
+        st = rc_ldlt_factor(f, m.val);
+        CHECK(st == RC_OK || st == RC_ERR_NOT_SPD);
+        for (i = 0; i < n; ++i) b[i] = 1.0;
+        if (rc_ldlt_solve(f, b) == RC_OK) {
+            rc_ldlt_inertia(f, &np, &nn);
+            acc++;
+        }
+        rc_ldlt_destroy(f);
+        t_csc_free(&m);
+    }
+    printf("    %d exactly singular KKT matrices: %d factored as nonsingular\n", trials, acc);
+    CHECKF(acc == 0, "%d singular KKT matrices accepted", acc);
+}
+
 /* D A D with D = 10^U(-8, 8): LDL^T commutes with diagonal scaling, so D^-1-unscaled solutions
    must agree with the unscaled solve to a few ulps of cond(A) (A well conditioned here) */
 static void test_sparse_badly_scaled(void)
@@ -794,6 +827,7 @@ static void suite_sparse(void)
     RUN(test_sparse_indefinite_inertia);
     RUN(test_sparse_tiny_sizes);
     RUN(test_sparse_badly_scaled);
+    RUN(test_sparse_singular_kkt);
     RUN(test_sparse_invalid_inputs);
     RUN(test_sparse_refactor_same_analysis);
     RUN(test_sparse_refinement);
