@@ -455,7 +455,8 @@ RCLOTHDEF rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const 
    J = D_u D_u0^-1 maps the u0 triangle onto the u triangle and MIPS(J) = |J|_F^2 / det J
    (= s1/s2 + s2/s1 >= 2). A triangle with det J <= 0 makes *energy = +inf (HUGE_VAL); its
    gradient is then left out. grad_u (2*nv) may be NULL. Errors: RC_ERR_INVALID_ARGUMENT,
-   RC_ERR_MESH_INDEX, RC_ERR_MESH_DEGENERATE (zero-area u0 triangle), RC_ERR_NON_FINITE. */
+   RC_ERR_MESH_INDEX, RC_ERR_MESH_DEGENERATE (zero-area u0 triangle), RC_ERR_NON_FINITE (NaN/inf
+   inputs, or a gradient that overflows: a triangle all but flat). */
 RCLOTHDEF rc_status rc_mips_energy(const rc_trimesh *m, const double *u, const double *u0, double eps_q,
                                    double *energy, double *grad_u);
 
@@ -3276,33 +3277,47 @@ static void rc__sp_symv_shift(int n, const int *colptr, const int *rowind, const
     if (shift != 0.0) for (i = 0; i < n; ++i) y[i] += shift * x[i];
 }
 
+/* ||v||_2 without overflow or underflow of the squares (|b| = 1e-170 or 1e300 entries: the plain
+   sum of squares made b "zero", or inf) */
+static double rc__norm2_scaled(int n, const double *v)
+{
+    double m = 0.0, s = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) if (fabs(v[i]) > m) m = fabs(v[i]);
+    if (!(m > 0.0) || !rc__isfinite(m)) return m;
+    for (i = 0; i < n; ++i) s += (v[i] / m) * (v[i] / m);
+    return m * sqrt(s);
+}
+
 static rc_status rc__pcg_core(int n, const int *colptr, const int *rowind, const double *values, double shift,
                               rc__precond_fn precond, void *ctx, const double *b, double *x, double rel_tol,
                               int max_iter, double *work, int *iterations, double *rel_residual)
 {
     double *r = work, *z = r + n, *pv = z + n, *q = pv + n, *xbest = q + n;
-    double bnorm = 0.0, rz, best, rnorm;
+    double bscale, rz = 0.0, best, rnorm;
     int i, it = 0;
     rc_status st = RC_OK;
     if (iterations) *iterations = 0;
     if (rel_residual) *rel_residual = 0.0;
-    for (i = 0; i < n; ++i) bnorm += b[i] * b[i];
-    bnorm = sqrt(bnorm);
-    if (bnorm == 0.0) {
+    /* the iteration runs on (A + shift I) (x / |b|) = b / |b|: with |b| = 1e-170 the products
+       r.z, p.Ap underflowed to 0 and read as a matrix that is not positive definite */
+    bscale = rc__norm2_scaled(n, b);
+    if (bscale == 0.0) {
         for (i = 0; i < n; ++i) x[i] = 0.0;
         return RC_OK;
     }
+    for (i = 0; i < n; ++i) x[i] /= bscale;
     rc__sp_symv_shift(n, colptr, rowind, values, shift, x, r);
-    rnorm = 0.0;
-    for (i = 0; i < n; ++i) { r[i] = b[i] - r[i]; rnorm += r[i] * r[i]; }
-    rnorm = sqrt(rnorm);
+    for (i = 0; i < n; ++i) r[i] = b[i] / bscale - r[i];
+    rnorm = rc__norm2_scaled(n, r);
     best = rnorm;
     memcpy(xbest, x, (size_t)n * sizeof(double));
-    if (!precond(ctx, r, z)) return RC_ERR_NOT_SPD;
-    rz = 0.0;
-    for (i = 0; i < n; ++i) { pv[i] = z[i]; rz += r[i] * z[i]; }
-    if (!(rz > 0.0) && rnorm > rel_tol * bnorm) return rc__isfinite(rz) ? RC_ERR_NOT_SPD : RC_ERR_NON_FINITE;
-    while (rnorm > rel_tol * bnorm) {
+    if (!precond(ctx, r, z)) st = RC_ERR_NOT_SPD;
+    else {
+        for (i = 0; i < n; ++i) { pv[i] = z[i]; rz += r[i] * z[i]; }
+        if (!(rz > 0.0) && rnorm > rel_tol) st = rc__isfinite(rz) ? RC_ERR_NOT_SPD : RC_ERR_NON_FINITE;
+    }
+    while (st == RC_OK && rnorm > rel_tol) {
         double pq = 0.0, alpha, rz2 = 0.0, beta;
         if (it >= max_iter) { st = RC_ERR_NOT_CONVERGED; break; }
         rc__sp_symv_shift(n, colptr, rowind, values, shift, pv, q);
@@ -3313,13 +3328,11 @@ static rc_status rc__pcg_core(int n, const int *colptr, const int *rowind, const
         for (i = 0; i < n; ++i) { x[i] += alpha * pv[i]; r[i] -= alpha * q[i]; }
         if (it % 50 == 0) {   /* replace the recursive residual by the true one */
             rc__sp_symv_shift(n, colptr, rowind, values, shift, x, q);
-            for (i = 0; i < n; ++i) r[i] = b[i] - q[i];
+            for (i = 0; i < n; ++i) r[i] = b[i] / bscale - q[i];
         }
-        rnorm = 0.0;
-        for (i = 0; i < n; ++i) rnorm += r[i] * r[i];
-        rnorm = sqrt(rnorm);
+        rnorm = rc__norm2_scaled(n, r);
         if (rnorm < best) { best = rnorm; memcpy(xbest, x, (size_t)n * sizeof(double)); }
-        if (rnorm <= rel_tol * bnorm) break;
+        if (rnorm <= rel_tol) break;
         if (!precond(ctx, r, z)) { st = RC_ERR_NOT_SPD; break; }
         for (i = 0; i < n; ++i) rz2 += r[i] * z[i];
         if (!(rz2 > 0.0)) { st = rc__isfinite(rz2) ? RC_ERR_NOT_SPD : RC_ERR_NON_FINITE; break; }
@@ -3330,16 +3343,22 @@ static rc_status rc__pcg_core(int n, const int *colptr, const int *rowind, const
     /* report the true residual of the returned x (the best one seen when not converged) */
     if (st != RC_OK) memcpy(x, xbest, (size_t)n * sizeof(double));
     rc__sp_symv_shift(n, colptr, rowind, values, shift, x, q);
-    rnorm = 0.0;
-    for (i = 0; i < n; ++i) rnorm += (b[i] - q[i]) * (b[i] - q[i]);
-    rnorm = sqrt(rnorm);
-    if (st == RC_OK && rnorm > rel_tol * bnorm && rnorm > best) {
-        /* the recursion claimed convergence the true residual does not confirm: keep best */
-        memcpy(x, xbest, (size_t)n * sizeof(double));
-        rnorm = best;
+    for (i = 0; i < n; ++i) q[i] = b[i] / bscale - q[i];
+    rnorm = rc__norm2_scaled(n, q);
+    if (st == RC_OK && rnorm > rel_tol) {
+        /* the recursion claimed convergence the true residual does not confirm: the better of x
+           and the best iterate, with its true residual, and not converged (until session 18 this
+           returned RC_OK with the recursive residual: true residuals 2-200x the tolerance) */
+        double rb;
+        rc__sp_symv_shift(n, colptr, rowind, values, shift, xbest, q);
+        for (i = 0; i < n; ++i) q[i] = b[i] / bscale - q[i];
+        rb = rc__norm2_scaled(n, q);
+        if (rb < rnorm) { memcpy(x, xbest, (size_t)n * sizeof(double)); rnorm = rb; }
+        if (rnorm > rel_tol) st = RC_ERR_NOT_CONVERGED;
     }
+    for (i = 0; i < n; ++i) x[i] *= bscale;
     if (iterations) *iterations = it;
-    if (rel_residual) *rel_residual = rnorm / bnorm;
+    if (rel_residual) *rel_residual = rnorm;
     if (st == RC_OK && !rc__all_finite(x, (size_t)n)) st = RC_ERR_NON_FINITE;
     return st;
 }
@@ -4110,7 +4129,8 @@ static int rc__mesh_ring_count(double r_inner, double w, int M, int k, double h)
     double n = floor(2.0 * pi * r / h + 0.5);
     if (n < 3.0) n = 3.0;
     if (k > 0) {   /* cos(pi/n) > rp/r  <=>  n > pi / acos(rp/r); the margin absorbs round-off */
-        double nmin = floor(pi / acos(rp / r * (1.0 + 1e-9))) + 1.0;
+        double c = rp / r * (1.0 + 1e-9);
+        double nmin = c < 1.0 ? floor(pi / acos(c)) + 1.0 : 2e8;   /* rings closer than 1e-9 r: too many (acos(>1) was NaN, the guard skipped) */
         if (n < nmin) n = nmin;
     }
     return n > 1e8 ? 100000000 : (int)n;
@@ -4348,6 +4368,11 @@ static rc_status rc__mesh_obj_build(rc_mesh *out, const rc__mesh_objbuf *B)
     for (c = 0; c < B->nv; ++c) assigned[c] = head[c] = -1;
     for (c = 0; c < B->nc; ++c)   /* a vertex takes the first vt it is used with */
         if (B->cvt_idx[c] >= 0 && assigned[B->cv_idx[c]] < 0) assigned[B->cv_idx[c]] = B->cvt_idx[c];
+    /* a vertex no face uses has no vt of its own; where the file has one vt per v (as
+       rc_mesh_write_obj writes it) it takes the vt of its index, so the round trip is exact for
+       unused vertices too (until session 18 their uv became (x, y)) */
+    if (B->nvt == B->nv)
+        for (c = 0; c < B->nv; ++c) if (assigned[c] < 0) assigned[c] = c;
     for (c = 0; c < B->nc; ++c) {   /* other (v, vt) pairs become extra vertices nv + x */
         int v = B->cv_idx[c], vt = B->cvt_idx[c], x;
         cvert[c] = v;
@@ -6004,6 +6029,8 @@ RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double 
             }
     }
     *energy = sum;
+    /* a nearly flat triangle (det J ~ 1e-95) has a finite energy and an overflowing gradient */
+    if (grad_u && !rc__all_finite(grad_u, (size_t)(2 * nv))) return RC_ERR_NON_FINITE;
     return RC_OK;
 }
 

@@ -986,6 +986,45 @@ static void test_rel_probes_s18(void)
     }
 }
 
+/* Session 18's probes of the lower layers (each case failed on the session-17 header): PCG with
+   |b| = 1e-170 (the squares underflowed: b read as 0, or the matrix as not positive definite) and
+   with A = 1e300 I (|b|^2 overflowed: x = 0, residual NaN); MIPS with a triangle all but flat (a
+   finite energy, an all-NaN gradient, RC_OK); an annulus 5e-10 thick (the ring-count guard's
+   acos(>1) was NaN: a mesh validation then rejects, returned RC_OK); an OBJ vertex no face uses (its
+   vt came back as (x, y)). */
+static void test_rel_lower_layers_s18(void)
+{
+    static const int cp[3] = { 0, 1, 3 }, ri[3] = { 0, 0, 1 };
+    double A1[3] = { 1.0, 0.5, 1.0 }, A2[3] = { 1e300, 0.0, 1e300 }, b[2], x[2], rr;
+    int it;
+    b[0] = 1e-170; b[1] = -1e-170; x[0] = x[1] = 0.0;
+    CHECK_OK(rc_pcg_solve(2, cp, ri, A1, NULL, 0, b, x, 1e-12, 100, &it, &rr));
+    CHECKF(fabs(x[0] - 2e-170) < 1e-180 && fabs(x[1] + 2e-170) < 1e-180, "PCG, b = 1e-170: x = %g %g", x[0], x[1]);
+    b[0] = b[1] = 1e300; x[0] = x[1] = 0.0;
+    CHECK_OK(rc_pcg_solve(2, cp, ri, A2, NULL, 0, b, x, 1e-12, 100, &it, &rr));
+    CHECKF(fabs(x[0] - 1.0) < 1e-12 && fabs(x[1] - 1.0) < 1e-12 && rr == rr, "PCG, A = 1e300 I: x = %g %g, residual %g", x[0], x[1], rr);
+    {
+        static const int tri[3] = { 0, 1, 2 };
+        double u[6] = { 0, 0, 1, 0, 0.3, 1e-90 }, u0[6] = { 0, 0, 1, 0, 0, 1 }, e, g[6];
+        rc_trimesh tm;
+        tm.num_verts = 3; tm.num_tris = 1; tm.tris = tri;
+        CHECK(rc_mips_energy(&tm, u, u0, 2.5, &e, g) == RC_ERR_NON_FINITE);
+    }
+    {
+        rc_mesh m;
+        CHECK(rc_mesh_annulus(&m, 1.0, 1.0 + 5e-10, 100, 0) == RC_ERR_INVALID_ARGUMENT);
+    }
+    {
+        static const double uv[8] = { 0, 0, 1, 0, 0, 1, 0.25, 0.75 }, pos[12] = { 0, 0, 0, 1, 0, 0, 0, 1, 0, 7, 8, 9 };
+        static const int tri[3] = { 0, 1, 2 };
+        rc_mesh m;
+        CHECK_OK(rc_mesh_write_obj("build/t_unref.obj", 4, pos, uv, 1, tri));
+        CHECK_OK(rc_mesh_read_obj(&m, "build/t_unref.obj"));
+        CHECK(m.num_verts == 4 && m.ref_uv[6] == 0.25 && m.ref_uv[7] == 0.75);
+        rc_mesh_free(&m);
+    }
+}
+
 static void suite_reliability(void)
 {
     RUN(test_rel_ldlt_analyze_bad);
@@ -1004,4 +1043,5 @@ static void suite_reliability(void)
     RUN(test_rel_sim_start_inside);
     RUN(test_rel_determinism);
     RUN(test_rel_probes_s18);
+    RUN(test_rel_lower_layers_s18);
 }
