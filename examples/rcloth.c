@@ -130,6 +130,9 @@ int main(int argc, char **argv)
     rc = dm_run(&o, &res);
     if (!o.quiet) printf("%s: %s, wall %.0f s\n", scene, rc == 0 ? "done" : rc == -2 ? "a run failed" : "could not write the outputs",
                          difftime(time(NULL), t0));
+    /* errors reach stderr with --quiet too, with the folder that could not be written */
+    if (rc == -2) fprintf(stderr, "rcloth: %s: a run failed (see %s/summary.txt)\n", scene, o.outdir ? o.outdir : "out/<scene>");
+    else if (rc != 0) fprintf(stderr, "rcloth: %s: could not write the outputs to %s\n", scene, o.outdir ? o.outdir : "out/<scene>");
     for (i = 0; i < res.nruns; i++)
         printf("final %-15s IP %.8e  potential %.8e J\n", res.run[i].label, res.run[i].ip, res.run[i].potential);
     return rc == 0 ? 0 : rc == -1 ? 2 : 1;

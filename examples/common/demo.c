@@ -140,6 +140,7 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
         rc_step_stats ss;
         st = rc_sim_solve_static(R->sc.sim, &ss);
         if (st == RC_OK) R->res.ip = ss.ip_end;
+        R->res.static_converged = st == RC_OK && ss.converged;
         if (log)
             fprintf(log, "%-15s static solve: %s, %s, %d Newton iterations\n", R->var->label, rc_status_string(st),
                     st != RC_OK ? "-" : ss.converged ? "converged" : "NOT converged (no equilibrium reached in 400 pseudo steps)", ss.newton_iters);
@@ -362,6 +363,7 @@ int dm_run(const dm_options *o, dm_result *r)
         rc_status st;
         R->var = vars[k];
         snprintf(R->res.label, sizeof R->res.label, "%s", vars[k]->label);
+        R->res.static_converged = -1;
         p.verts = o->verts; p.dt = o->dt; p.thickness = o->thickness; p.tol = o->tol;
         p.threads = o->parallel && nruns > 1 ? 1 : o->threads;
         p.adaptive = vars[k]->adaptive; p.quality_weight = vars[k]->quality_weight;
@@ -406,9 +408,10 @@ int dm_run(const dm_options *o, dm_result *r)
                 char line[400];
                 snprintf(line, sizeof line,
                          "%-15s %s  verts %d  tris %d  frames %d  IP %.8e  potential %.8e J (stretch %.4e bend %.4e gravity %.4e)  "
-                         "newton %d outer %d  solver %.2f s  mean log(H^2) %.3f\n",
+                         "newton %d outer %d  solver %.2f s  mean log(H^2) %.3f%s\n",
                          q->label, rc_status_string((rc_status)q->status), q->nv, q->nt, q->frames_done, q->ip, q->potential,
-                         q->stretch, q->bend, q->gravity, q->newton_total, q->outer_total, q->seconds, q->mean_log_h2);
+                         q->stretch, q->bend, q->gravity, q->newton_total, q->outer_total, q->seconds, q->mean_log_h2,
+                         q->static_converged < 0 ? "" : q->static_converged ? "  static: equilibrium" : "  static: NOT converged (no equilibrium)");
                 if (f) fputs(line, f);
                 if (log) fputs(line, log);
             }

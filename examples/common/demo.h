@@ -54,6 +54,7 @@ typedef struct dm_run_result {
     double seconds;         /* solver seconds (sum of step t_total) */
     int curvature_samples;  /* interior vertices with a finite log(H^2) */
     double mean_log_h2;
+    int static_converged;   /* --static: 1 equilibrium reached, 0 not; -1 no static solve */
 } dm_run_result;
 
 typedef struct dm_result {
