@@ -2553,6 +2553,61 @@ static void test_sim_units_scale(void)
     rc_mesh_free(&m1); rc_mesh_free(&m2);
 }
 
+/* A mesh plate rising 5 mm per step past a sheet's pinned corner (no gravity; the session-18 probe):
+   the carry lifts the free vertices the plate runs over and leaves the pinned one below, three
+   cloth edges through the plate, where the barrier sees nothing; until session 18 every later step
+   returned RC_OK, converged, with the crossing. The state after the carry is now checked exactly:
+   no accepted state may cross the plate, and the step that would fails (RC_ERR_INTERSECTING,
+   naming the carry), in both modes. */
+static int t_plate_crossings(const rc_sim *s, const double *P)
+{
+    static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
+    const double *x = rc_sim_positions(s);
+    int e, t, n = 0;
+    for (e = 0; e < rc_sim_num_edges(s); ++e)
+        for (t = 0; t < 2; ++t)
+            n += rc__seg_crosses_tri(x + 3 * s->topo.edge_v[2 * e], x + 3 * s->topo.edge_v[2 * e + 1], P + 3 * pt[3 * t], P + 3 * pt[3 * t + 1], P + 3 * pt[3 * t + 2]);
+    return n;
+}
+
+static void test_sim_plate_past_pin(void)
+{
+    static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
+    int mode;
+    for (mode = 0; mode <= 1; ++mode) {
+        rc_mesh g;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        double P[12] = { -0.2, -0.5, 0, 1.1, -0.5, 0, 1.1, 0.8, 0, -0.2, 0.8, 0 };
+        int i, k, id = -1, refused = 0, crossed = 0;
+        CHECK_OK(rc_mesh_grid(&g, 0.3, 0.3, 5, 5, RC_DIAG_ALTERNATING));
+        for (i = 0; i < g.num_verts; ++i) g.pos[3 * i + 2] = 0.02;
+        def.adaptive = mode; def.gravity[2] = 0.0; def.num_threads = 1;
+        def.mesh.num_verts = g.num_verts; def.mesh.num_tris = g.num_tris;
+        def.mesh.ref_uv = g.ref_uv; def.mesh.pos = g.pos; def.mesh.tris = g.tris;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) { rc_mesh_free(&g); continue; }
+        CHECK_OK(rc_sim_pin(s, 0, g.pos));
+        for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.0025;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, pt, &id));
+        for (k = 0; k < 5; ++k) {
+            rc_status r;
+            for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.0025 + 0.005 * (k + 1);
+            CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
+            r = rc_sim_step(s, NULL);
+            if (r == RC_ERR_INTERSECTING) { refused++; CHECK(strstr(rc_sim_last_error(s), "carrying") != NULL); }
+            else CHECK_OK(r);
+            crossed += t_plate_crossings(s, P);
+        }
+        printf("    %s: plate rising past a pinned corner, 5 steps: %d refused (RC_ERR_INTERSECTING), %d edge crossings in the accepted states\n",
+               mode ? "adaptive" : "fixed", refused, crossed);
+        CHECK(refused > 0);
+        CHECKF(crossed == 0, "%d cloth edges through the plate", crossed);
+        rc_sim_destroy(s);
+        rc_mesh_free(&g);
+    }
+}
+
 static void suite_sim(void)
 {
     RUN(test_sim_defaults);
@@ -2594,4 +2649,5 @@ static void suite_sim(void)
     RUN(test_sim_hinge_reference_follows_iterates);
     RUN(test_sim_dress_kick);
     RUN(test_sim_units_scale);
+    RUN(test_sim_plate_past_pin);
 }
