@@ -752,13 +752,17 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
    rc_sim_add_trimesh, first checks that no cloth edge passes through a cloth triangle (with self
    contact) or a mesh obstacle's triangle, nor an obstacle edge through a cloth triangle: the
    barrier keeps a state free of crossings but cannot untangle one, so a tangled start is
-   RC_ERR_INTERSECTING, naming the edge and triangle. */
+   RC_ERR_INTERSECTING, naming the edge and triangle. Every step in which a mesh obstacle moves
+   checks the same after carrying the cloth it ran over (a failure splits the step). */
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
 /* equilibrium (no inertia) under the current pins, forces and contact; def.dt is the pseudo step.
    Up to 400 pseudo steps (per load increment, def.static_load_steps) whose size doubles after
    each converged one; stats->converged = 0 (with RC_OK) when they end without an equilibrium,
    e.g. when none exists (a sheet that slides off its support falls without bound: check
-   converged before using the state as an equilibrium). */
+   converged before using the state as an equilibrium). Equilibrium: a pseudo step that moved less
+   than tol L dt and left a residual force below 1e-3 of the weight (|g|). Friction does not hold
+   cloth in statics (it is velocity-based and fades as the pseudo step grows): cloth held only by
+   friction slides off. */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats);
 
 RCLOTHDEF int           rc_sim_num_verts(const rc_sim *s);
