@@ -7427,6 +7427,7 @@ struct rc_sim {
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
     int has_mesh_obstacle;
     double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
+    int carry_limited;                    /* the last mesh carry was held back by the cloth-cloth CCD (rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
@@ -11793,6 +11794,7 @@ static RC__UNUSED void rc__sim_resolve_start_mesh(rc_sim *s)
            unchecked carry put a cloth edge through a cloth triangle. */
         double a = s->def.self_contact ? rc__sim_self_move_bound(s, s->x, xc) : 1.0;
         for (i = 0; i < 3 * s->nv; ++i) s->x[i] += a * (xc[i] - s->x[i]);
+        s->carry_limited = a < 1.0;
     }
 }
 
@@ -12198,7 +12200,14 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         if (s->pinned[i]) memcpy(s->x + 3 * i, s->pin_target + 3 * i, 3 * sizeof(double));
     rc__sim_resolve_start(s);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the step's start");
+    s->carry_limited = 0;
     rc__sim_resolve_start_mesh(s);
+    if (s->carry_limited)
+        /* the carry would push cloth through cloth and was held back: the obstacle may then pass
+           through the cloth it should have carried, leaving nothing to detect once it is through
+           (session 18 probe: a plate rising 4 cm per step through a sheet with a second, pinned
+           one above it, every step RC_OK). Split the step instead (the obstacle moves half as far) */
+        return rc__sim_fail(s, RC_ERR_INTERSECTING, "a moving mesh obstacle would push cloth through cloth (its carry was held back by the cloth-cloth CCD): cloth pinched between the obstacle and other cloth, or the obstacle moving too far per step");
     if (s->has_mesh_obstacle) {
         /* The carry moves the cloth a moving mesh obstacle runs over with it, each vertex on its
            own; a neighbour left behind (pinned, outside the swept region, or held by the

@@ -2608,6 +2608,57 @@ static void test_sim_plate_past_pin(void)
     }
 }
 
+/* Two stacked sheets with self contact, the upper one pinned at its corners, and a mesh plate
+   rising 4 cm per step from below (the session-18 probe): carrying the lower sheet would push it
+   through the upper one, so the cloth-cloth CCD held the whole carry back, and the plate passed
+   through both sheets within a step, RC_OK, leaving no crossing to detect. A held-back carry now
+   fails the step's start (split; the plate then meets the pinned corners, RC_ERR_INTERSECTING).
+   No accepted state may have the plate above a cloth vertex it covers. */
+static void test_sim_plate_through_stack(void)
+{
+    static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
+    rc_mesh a, b;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, *uv, *pos;
+    int *tris, i, k, id = -1, nv, nt, through = 0, oks = 0;
+    CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
+    CHECK_OK(rc_mesh_grid(&b, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
+    nv = a.num_verts + b.num_verts; nt = a.num_tris + b.num_tris;
+    uv = (double *)malloc(sizeof(double) * 2 * nv); pos = (double *)malloc(sizeof(double) * 3 * nv); tris = (int *)malloc(sizeof(int) * 3 * nt);
+    for (i = 0; i < a.num_verts; ++i) {
+        uv[2 * i] = a.ref_uv[2 * i]; uv[2 * i + 1] = a.ref_uv[2 * i + 1];
+        pos[3 * i] = a.pos[3 * i]; pos[3 * i + 1] = a.pos[3 * i + 1]; pos[3 * i + 2] = 0.02;
+        uv[2 * (a.num_verts + i)] = b.ref_uv[2 * i] + 0.5; uv[2 * (a.num_verts + i) + 1] = b.ref_uv[2 * i + 1];
+        pos[3 * (a.num_verts + i)] = b.pos[3 * i]; pos[3 * (a.num_verts + i) + 1] = b.pos[3 * i + 1]; pos[3 * (a.num_verts + i) + 2] = 0.03;
+    }
+    for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = b.tris[i] + a.num_verts; }
+    def.gravity[2] = 0.0; def.self_contact = 1; def.num_threads = 1;
+    def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (s) {
+        int corners[4] = { 0, 5, 30, 35 };
+        for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_pin(s, a.num_verts + corners[k], pos + 3 * (a.num_verts + corners[k])));
+        for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, pt, &id));
+        for (k = 0; k < 2; ++k) {
+            rc_status r;
+            for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005 + 0.04 * (k + 1);
+            CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
+            r = rc_sim_step(s, NULL);
+            CHECK(r == RC_OK || r == RC_ERR_INTERSECTING);
+            if (r != RC_OK) break;
+            oks++;
+            for (i = 0; i < nv; ++i) through += rc_sim_positions(s)[3 * i + 2] < P[2];
+        }
+        printf("    plate 4 cm per step under two stacked sheets (upper pinned): %d steps accepted, %d cloth vertices below the plate in them\n", oks, through);
+        CHECKF(through == 0, "the plate passed %d cloth vertices", through);
+        rc_sim_destroy(s);
+    }
+    free(uv); free(pos); free(tris);
+    rc_mesh_free(&a); rc_mesh_free(&b);
+}
+
 static void suite_sim(void)
 {
     RUN(test_sim_defaults);
@@ -2650,4 +2701,5 @@ static void suite_sim(void)
     RUN(test_sim_dress_kick);
     RUN(test_sim_units_scale);
     RUN(test_sim_plate_past_pin);
+    RUN(test_sim_plate_through_stack);
 }
