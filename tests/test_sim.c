@@ -2570,6 +2570,15 @@ static int t_plate_crossings(const rc_sim *s, const double *P)
     return n;
 }
 
+/* the two-triangle plate P moved to height z (all four corners), then one step */
+static rc_status t_plate_step(rc_sim *s, int id, double *P, double z)
+{
+    int i;
+    for (i = 0; i < 4; ++i) P[3 * i + 2] = z;
+    CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
+    return rc_sim_step(s, NULL);
+}
+
 static void test_sim_plate_past_pin(void)
 {
     static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
@@ -2591,10 +2600,7 @@ static void test_sim_plate_past_pin(void)
         for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.0025;
         CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, pt, &id));
         for (k = 0; k < 5; ++k) {
-            rc_status r;
-            for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.0025 + 0.005 * (k + 1);
-            CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
-            r = rc_sim_step(s, NULL);
+            rc_status r = t_plate_step(s, id, P, 0.0025 + 0.005 * (k + 1));
             if (r == RC_ERR_INTERSECTING) { refused++; CHECK(strstr(rc_sim_last_error(s), "carrying") != NULL); }
             else CHECK_OK(r);
             crossed += t_plate_crossings(s, P);
@@ -2642,10 +2648,7 @@ static void test_sim_plate_through_stack(void)
         for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005;
         CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, pt, &id));
         for (k = 0; k < 2; ++k) {
-            rc_status r;
-            for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005 + 0.04 * (k + 1);
-            CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
-            r = rc_sim_step(s, NULL);
+            rc_status r = t_plate_step(s, id, P, 0.005 + 0.04 * (k + 1));
             CHECK(r == RC_OK || r == RC_ERR_INTERSECTING);
             if (r != RC_OK) break;
             oks++;
