@@ -7677,6 +7677,27 @@ static RC__UNUSED rc_status rc__sim_check_scale(const rc_mesh_desc *m, char *msg
     return RC_OK;
 }
 
+/* Everything rc_sim_create checks before building (the def's fields, the mesh's validity and
+   scale, and that every vertex is in a triangle: one in none has no mass, no elastic energy and
+   no incident triangle for the inertia transfer, so the step would be singular or read out of
+   bounds). Shared by rc_sim_create and rc_sim_def_check. */
+static RC__UNUSED rc_status rc__sim_def_checks(const rc_sim_def *def, char *msg, size_t len, int *flipped)
+{
+    unsigned char *used;
+    int i;
+    rc_status st = rc__sim_check_def(def, msg, len);
+    if (st == RC_OK) st = rc_mesh_validate(def->mesh.num_verts, def->mesh.num_tris, def->mesh.ref_uv, def->mesh.tris, flipped, msg, (int)len);
+    if (st == RC_OK) st = rc__sim_check_scale(&def->mesh, msg, len);
+    if (st != RC_OK) return st;
+    used = (unsigned char *)rc__calloc(def->alloc_user, (size_t)def->mesh.num_verts + 1, 1);
+    if (!used) { snprintf(msg, len, "out of memory checking the mesh"); return RC_ERR_OUT_OF_MEMORY; }
+    for (i = 0; i < 3 * def->mesh.num_tris; ++i) used[def->mesh.tris[i]] = 1;
+    for (i = 0; i < def->mesh.num_verts && st == RC_OK; ++i)
+        if (!used[i]) { snprintf(msg, len, "rc_sim_def.mesh: vertex %d is in no triangle", i); st = RC_ERR_INVALID_ARGUMENT; }
+    rc__free(def->alloc_user, used);
+    return st;
+}
+
 RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_len)
 {
     char buf[256];
@@ -7684,24 +7705,7 @@ RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_l
     rc_status st;
     buf[0] = 0;
     if (!def) { snprintf(buf, sizeof buf, "rc_sim_def_check: def is NULL"); st = RC_ERR_INVALID_ARGUMENT; }
-    else {
-        st = rc__sim_check_def(def, buf, sizeof buf);
-        if (st == RC_OK) st = rc_mesh_validate(def->mesh.num_verts, def->mesh.num_tris, def->mesh.ref_uv, def->mesh.tris, &flipped, buf, (int)sizeof buf);
-        if (st == RC_OK) st = rc__sim_check_scale(&def->mesh, buf, sizeof buf);
-        if (st == RC_OK) {
-            /* rc_sim_create also refuses a vertex no triangle uses (it would have no mass) */
-            unsigned char *used = (unsigned char *)rc__calloc(def->alloc_user, (size_t)def->mesh.num_verts + 1, 1);
-            int i;
-            buf[0] = 0;
-            if (!used) { snprintf(buf, sizeof buf, "rc_sim_def_check: out of memory"); st = RC_ERR_OUT_OF_MEMORY; }
-            else {
-                for (i = 0; i < 3 * def->mesh.num_tris; ++i) used[def->mesh.tris[i]] = 1;
-                for (i = 0; i < def->mesh.num_verts; ++i)
-                    if (!used[i]) { snprintf(buf, sizeof buf, "rc_sim_def.mesh: vertex %d is in no triangle", i); st = RC_ERR_INVALID_ARGUMENT; break; }
-                rc__free(def->alloc_user, used);
-            }
-        }
-    }
+    else if ((st = rc__sim_def_checks(def, buf, sizeof buf, &flipped)) == RC_OK) buf[0] = 0;
     if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "%s", buf);
     return st;
 }
@@ -7717,11 +7721,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     if (!out) return RC_ERR_INVALID_ARGUMENT;
     *out = NULL;
     if (!def) return RC_ERR_INVALID_ARGUMENT;
-    st = rc__sim_check_def(def, msg, sizeof msg);
-    if (st != RC_OK) return st;
-    st = rc_mesh_validate(def->mesh.num_verts, def->mesh.num_tris, def->mesh.ref_uv, def->mesh.tris, &flipped, msg, (int)sizeof msg);
-    if (st != RC_OK) return st;
-    st = rc__sim_check_scale(&def->mesh, msg, sizeof msg);
+    st = rc__sim_def_checks(def, msg, sizeof msg, &flipped);
     if (st != RC_OK) return st;
     user = def->alloc_user;
     s = (rc_sim *)RCLOTH_MALLOC(sizeof(rc_sim), user);
@@ -7741,10 +7741,6 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         for (t = 0; t < nt; ++t) { int tmp = s->tris[3 * t + 1]; s->tris[3 * t + 1] = s->tris[3 * t + 2]; s->tris[3 * t + 2] = tmp; }
     st = rc__topo_build(&s->topo, user, nv, nt, s->tris, def->mesh.ref_uv);
     if (st != RC_OK) { rc_sim_destroy(s); return st; }
-    /* a vertex in no triangle has no mass, no elastic energy and no incident triangle (the
-       inertia transfer indexes its first one): the step would be singular or read out of bounds */
-    for (i = 0; i < nv; ++i)
-        if (s->topo.vt_ptr[i + 1] == s->topo.vt_ptr[i]) { rc_sim_destroy(s); return RC_ERR_INVALID_ARGUMENT; }
     ne = s->ne = s->topo.ne;
 
 #define RC__A(ptr, n, type) do { (ptr) = (type *)rc__calloc(user, (size_t)(n), sizeof(type)); if (!(ptr)) goto oom; } while (0)
