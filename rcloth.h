@@ -10365,21 +10365,31 @@ static RC__UNUSED int rc__sim_find_crossing(rc_sim *s, char *msg, size_t len, in
     return 0;
 }
 
-/* the check above, once (RC_OK, or RC_ERR_INTERSECTING / RC_ERR_OUT_OF_MEMORY with the message) */
-static RC__UNUSED rc_status rc__sim_check_crossings(rc_sim *s)
+/* the check above as a status: RC_OK, or RC_ERR_INTERSECTING / RC_ERR_OUT_OF_MEMORY with the
+   message (after the prefix, if any) */
+static RC__UNUSED rc_status rc__sim_crossing_status(rc_sim *s, int end_pose, const char *prefix)
 {
-    char msg[sizeof(s->err)];
+    char msg[sizeof(s->err)], full[sizeof(s->err)];
     int found;
-    if (s->crossings_checked) return RC_OK;
     s->contact_status = RC_OK;
-    found = rc__sim_find_crossing(s, msg, sizeof msg, 0);
+    found = rc__sim_find_crossing(s, msg, sizeof msg, end_pose);
     if (s->contact_status != RC_OK) {
         snprintf(msg, sizeof msg, "checking the state for crossings: %s", rc_status_string(s->contact_status));
         return rc__sim_fail(s, s->contact_status, msg);
     }
-    if (found) return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
-    s->crossings_checked = 1;
-    return RC_OK;
+    if (!found) return RC_OK;
+    snprintf(full, sizeof full, "%s%.*s", prefix ? prefix : "", 400, msg);
+    return rc__sim_fail(s, RC_ERR_INTERSECTING, full);
+}
+
+/* ... once, at the first step or static solve after creation or an added mesh obstacle */
+static RC__UNUSED rc_status rc__sim_check_crossings(rc_sim *s)
+{
+    rc_status rs;
+    if (s->crossings_checked) return RC_OK;
+    rs = rc__sim_crossing_status(s, 0, NULL);
+    if (rs == RC_OK) s->crossings_checked = 1;
+    return rs;
 }
 
 /* Lagged self friction (IPC): every active pair at the step start x^t gets its normal force
@@ -12213,15 +12223,8 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
            blade through a coarse triangle; every later step "converged" with the crossing). So
            the state after the carry is checked exactly against every moving mesh obstacle; a
            crossing fails the step's start, and the step is split (the obstacle moves half as far). */
-        char msg[sizeof(s->err)], full[sizeof(s->err)];
-        int found;
-        s->contact_status = RC_OK;
-        found = rc__sim_find_crossing(s, msg, sizeof msg, 1);
-        if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory checking the carry for crossings");
-        if (found) {
-            snprintf(full, sizeof full, "after carrying the cloth a moving mesh obstacle ran over (h = %.3g s): %.*s", s->h, 380, msg);
-            return rc__sim_fail(s, RC_ERR_INTERSECTING, full);
-        }
+        rs = rc__sim_crossing_status(s, 1, "after carrying the cloth a moving mesh obstacle ran over: ");
+        if (rs != RC_OK) return rs;
     }
     /* CCD-safe start: free vertices move toward the predictor as far as CCD allows */
     {
