@@ -602,6 +602,11 @@ typedef struct rc_sim_def {
     double itr_factor_eta;      /* relative residual |r| <= eta |g| of those CG solves (inexact Newton), default 0.3 */
     double quality_threshold;   /* eps_q of the MIPS regulariser, default 2.5 */
     double quality_weight;      /* multiplier on the inertial-scale weight rho*tau*A0^2/h^2, default 1 */
+    double travel_weight;       /* adaptive: weight of the travel term, default 1, 0 = off. A vertex
+                                   sliding more than one cell (its mean incident rest edge length l)
+                                   in u within one step pays w (m_i / h^2) l^2 (r - 1)^3, r = |u_i -
+                                   u_i^t| / l: the transfer of the previous step's state to the new u
+                                   is first order, accurate within about a cell (see the SIM notes) */
 
     /* contact (IPC): barrier active below thickness + dhat */
     double contact_thickness;   /* xi, m: cloth half-thickness offset kept from obstacles, default 1e-3 */
@@ -642,6 +647,7 @@ typedef struct rc_step_stats {
     int substeps;               /* 1 unless automatic substepping split the step */
     double ip_start, ip_end;    /* incremental potential at the start iterate and at the end */
     double e_inertia, e_stretch, e_bend, e_gravity, e_external, e_contact, e_friction, e_quality;
+    double e_travel;            /* adaptive: the travel term (rc_sim_def.travel_weight), 0 in fixed mode */
     double active_rate;         /* mean fraction of stencils whose Hessian was recomputed */
     double min_quality, max_quality, mean_quality;   /* MIPS of the reference triangles */
     double min_area_ratio;      /* min over triangles of A(u)/A(u0) */
@@ -7387,6 +7393,7 @@ struct rc_sim {
     double *hinge_ref;                    /* ne: each edge's hinge angle at the last accepted iterate, unwrapped
                                              (the same from both sides; rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
+    double *travel_mass;                  /* nv lumped mass at the step's start (the travel term's m_i) */
     unsigned char *pinned, *phi_fixed, *u_fixed;
     double *pin_target, *force, *reaction;
     double L, mean_edge, total_mass;
@@ -7539,6 +7546,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.itr_factor_eta = 0.3;
     d.quality_threshold = 2.5;
     d.quality_weight = 1.0;
+    d.travel_weight = 1.0;
     d.contact_thickness = 1e-3;
     d.contact_dhat = 2e-3;
     d.friction = 0.3;
@@ -7579,7 +7587,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x); rc__free(user, s->v); rc__free(user, s->u); rc__free(user, s->phi);
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->phi0); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
-    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->hinge_ref);
+    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -7642,6 +7650,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(rc__isfinite(d->itr_factor_eta) && d->itr_factor_eta > 0.0 && d->itr_factor_eta < 1.0, "itr_factor_eta must be in (0, 1)");
     RC__DEFCHECK(rc__isfinite(d->quality_threshold) && d->quality_threshold > 2.0, "quality_threshold must be > 2 (MIPS >= 2)");
     RC__DEFCHECK(rc__isfinite(d->quality_weight) && d->quality_weight >= 0.0, "quality_weight must be >= 0");
+    RC__DEFCHECK(rc__isfinite(d->travel_weight) && d->travel_weight >= 0.0, "travel_weight must be >= 0");
     RC__DEFCHECK(rc__isfinite(d->contact_thickness) && d->contact_thickness >= 0.0, "contact_thickness must be >= 0");
     RC__DEFCHECK(rc__isfinite(d->contact_dhat) && d->contact_dhat > 0.0, "contact_dhat must be > 0");
     RC__DEFCHECK(rc__isfinite(d->friction) && d->friction >= 0.0, "friction must be >= 0");
@@ -7747,7 +7756,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->x, 3 * nv, double); RC__A(s->v, 3 * nv, double); RC__A(s->u, 2 * nv, double); RC__A(s->phi, ne, double);
     RC__A(s->x0, 3 * nv, double); RC__A(s->u0_step, 2 * nv, double); RC__A(s->phi0, ne, double); RC__A(s->xt, 3 * nv, double);
     RC__A(s->u_init, 2 * nv, double); RC__A(s->Dinv0, 4 * nt, double); RC__A(s->A0, nt, double);
-    RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->hinge_ref, ne, double);
+    RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->travel_mass, nv, double); RC__A(s->hinge_ref, ne, double);
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char); RC__A(s->u_lock, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
@@ -8854,6 +8863,60 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
 
 /* Seam stitches: E = k/2 |x_a - x_b|^2 per pair; with y, gradient (k d, -k d) and Hessian
    k [I -I; -I I] (PSD) scattered into the (a, b) blocks the pattern reserves for them. */
+/* The travel term (ours; rc_sim_def.travel_weight). The previous step's state reaches the new u
+   through the first-order transfer x~_i + Gbar_i (u_i - u_i^t) (rc__sim_recover_gradients below),
+   whose error grows like |u_i - u_i^t|^2 times the curvature of the field: accurate within about a
+   cell, it under-prices the inertia of a longer slide, and the optimiser then takes such slides.
+   Measured (session 19 probe, a 0.5 m cotton square on a 15 x 15 grid pinned at two corners,
+   swinging without damping): vertices slid 8-15 cm (2-4 cells of 3.6 cm) per step, and in the
+   steps with such slides the total energy KE + V ROSE, by up to 3.9e-4 J (2.5% of the kinetic
+   energy; 5 of 150 steps at dt 0.01, 13 of 150 at dt 0.005), where the fixed mesh never gains.
+   With the exact piecewise-linear transfer of DESIGN §2 (only C^0 in u, see below) the same steps
+   slid at most 1.1 cells and gained nothing: the long slides are an artefact of the first-order
+   pricing. So a vertex pays for travel beyond one cell l_i (its mean incident rest edge length)
+   at the inertial scale,
+       T_i(u_i) = w (m_i^t / h^2) l_i^2 a(r),   r = |u_i - u_i^t| / l_i,   a(r) = (r - 1)^3 (r > 1), 0 else,
+   with m_i^t the lumped mass at the step's start (constant in the step). C^2, convex in u_i
+   (a', a'' >= 0), zero for travel within a cell (rigid motion, free flight and the flat unloaded
+   sheet keep u exactly as before), so it changes only the steps that slid further. Gradient
+   w m/h^2 l a'(r) n and Hessian w m/h^2 [a''(r) n n^T + a'(r) (l / |du|) (I - n n^T)], n = du/|du|.
+   The same swinging sheet then gains in 0 of 150 steps at dt 0.01 (8 of 150 at dt 0.005, the
+   largest 1.6e-4 J: the transfer's own error within a cell, which the PL transfer also has). */
+static RC__UNUSED double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g, double *H)
+{
+    double d0 = u[2 * i] - s->u0_step[2 * i], d1 = u[2 * i + 1] - s->u0_step[2 * i + 1], len = hypot(d0, d1);
+    double l = s->vert_len0[i], r = len / l, K, a1, a2, n0, n1, t;
+    if (g) g[0] = g[1] = 0.0;
+    if (H) H[0] = H[1] = H[2] = H[3] = 0.0;
+    if (!(r > 1.0)) return 0.0;
+    K = s->def.travel_weight * s->travel_mass[i] * s->inv_h2;
+    a1 = 3.0 * (r - 1.0) * (r - 1.0);
+    a2 = 6.0 * (r - 1.0);
+    n0 = d0 / len; n1 = d1 / len;
+    if (g) { g[0] = K * l * a1 * n0; g[1] = K * l * a1 * n1; }
+    if (H) {
+        t = a1 * l / len;
+        H[0] = K * (a2 * n0 * n0 + t * (1.0 - n0 * n0));
+        H[1] = H[2] = K * (a2 - t) * n0 * n1;
+        H[3] = K * (a2 * n1 * n1 + t * (1.0 - n1 * n1));
+    }
+    return K * l * l * (r - 1.0) * (r - 1.0) * (r - 1.0);
+}
+
+/* the lumped masses m_i = rho tau sum_T A_T(u) / 3 at the step's start, for rc__sim_travel */
+static RC__UNUSED void rc__sim_travel_masses(rc_sim *s)
+{
+    int t, k;
+    double rho_tau = s->def.material.density * s->def.material.thickness;
+    memset(s->travel_mass, 0, sizeof(double) * (size_t)s->nv);
+    for (t = 0; t < s->nt; ++t) {
+        const int *tr = s->tris + 3 * t;
+        const double *a = s->u + 2 * tr[0], *b = s->u + 2 * tr[1], *c = s->u + 2 * tr[2];
+        double A = 0.5 * ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]));
+        for (k = 0; k < 3; ++k) s->travel_mass[tr[k]] += rho_tau * A / 3.0;
+    }
+}
+
 static RC__UNUSED double rc__sim_seams(const rc_sim *s, const double *x, rc__system *y)
 {
     double E = 0.0;
@@ -10495,12 +10558,13 @@ static RC__UNUSED double rc__sim_self_friction(const rc_sim *s, const double *x,
    --------------------------------------------------------------------------------------------- */
 typedef struct rc__terms {
     double inertia, stretch, bend, gravity, quality, ext, contact, friction, min_dist;
+    double travel;     /* adaptive: the travel term (rc__sim_travel) */
     double min_self;   /* smallest self-contact pair distance (inf if none within the band) */
 } rc__terms;
 
 static RC__UNUSED double rc__terms_total(const rc__terms *T)
 {
-    return T->inertia + T->stretch + T->bend + T->gravity + T->quality + T->ext + T->contact + T->friction;
+    return T->inertia + T->stretch + T->bend + T->gravity + T->quality + T->travel + T->ext + T->contact + T->friction;
 }
 
 /* the per-triangle energies of stencils A and B into tri_e (6 per triangle) */
@@ -10532,6 +10596,8 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
         T->quality += s->tri_e[6 * t + 3]; T->bend += s->tri_e[6 * t + 4]; T->contact += s->tri_e[6 * t + 5];
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->contact, &T->friction, &T->min_dist);
+    if (s->def.adaptive && s->def.travel_weight > 0.0)
+        for (i = 0; i < s->nv; ++i) T->travel += rc__sim_travel(s, i, u, NULL, NULL);
     if (s->nmh) T->ext += rc__sim_handles(s, x, u, NULL);   /* material-space handles and loads */
     if (s->nst) T->ext += rc__sim_seams(s, x, NULL);         /* seam stitches */
     if (s->has_mesh_obstacle) {
@@ -10707,6 +10773,15 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
         rc__map_x(y, i, &m);
         rc__system_scatter(y, &m, g, H);
     }
+    if (with_u && s->def.adaptive && s->def.travel_weight > 0.0)
+        for (i = 0; i < s->nv; ++i) {
+            double g[2], H[4];
+            rc__dofmap m;
+            if (!(rc__sim_travel(s, i, u, g, H) > 0.0)) continue;
+            m.n = 0;
+            rc__map_u(s, y, i, &m);
+            rc__system_scatter(y, &m, g, H);
+        }
     if (s->nmh) rc__sim_handles(s, x, u, y);   /* material-space handles and loads */
     if (s->nst) rc__sim_seams(s, x, y);        /* seam stitches */
     if (s->has_mesh_obstacle) {
@@ -11045,7 +11120,7 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
     int i, ok = 0, tried = 0, finite = 0, roundoff = 0;
     /* the energy's round-off scale: its largest term, not |E|, which cancellation can make 0 */
     double scale = fmax(fabs(E0), fabs(T->inertia) + fabs(T->stretch) + fabs(T->bend) + fabs(T->gravity) + fabs(T->quality) +
-                                      fabs(T->ext) + fabs(T->contact) + fabs(T->friction));
+                                      fabs(T->travel) + fabs(T->ext) + fabs(T->contact) + fabs(T->friction));
     s->ls_nonfinite = s->ls_nodescent = 0;
     for (i = 0; i < y->ndof; ++i) gTd += y->g[i] * y->d[i];
     memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
@@ -12204,6 +12279,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
+    if (s->def.adaptive) rc__sim_travel_masses(s);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
     if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
     if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);   /* friction slip (rc__sim_slip_extend) */
@@ -12299,6 +12375,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     st->ip_end = E;
     st->e_inertia = T.inertia; st->e_stretch = T.stretch; st->e_bend = T.bend; st->e_gravity = T.gravity;
     st->e_external = T.ext; st->e_contact = T.contact; st->e_friction = T.friction; st->e_quality = T.quality;
+    st->e_travel = T.travel;
     st->min_contact_distance = T.min_dist;
     st->min_self_distance = T.min_self;
     st->t_broad_phase = s->t_bp; st->t_narrow_phase = s->t_np; st->t_ccd = s->t_ccd;
@@ -12534,6 +12611,7 @@ static RC__UNUSED void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st
     acc->ip_end = st->ip_end;
     acc->e_inertia = st->e_inertia; acc->e_stretch = st->e_stretch; acc->e_bend = st->e_bend; acc->e_gravity = st->e_gravity;
     acc->e_external = st->e_external; acc->e_contact = st->e_contact; acc->e_friction = st->e_friction; acc->e_quality = st->e_quality;
+    acc->e_travel = st->e_travel;
     acc->active_rate = 0.5 * (acc->active_rate + st->active_rate);
     acc->active_rate_per_iter = st->active_rate_per_iter; acc->num_active_rates = st->num_active_rates;
     if (st->ref_travel > acc->ref_travel) acc->ref_travel = st->ref_travel;

@@ -7,7 +7,7 @@
    iteration index over all steps. The driver behind the 100-step figures of
    bench/RESULTS.md section 5.
 
-   Usage: build/bench_scene [scene] [steps] [verts] [adaptive] [threads] [thickness]
+   Usage: build/bench_scene [scene] [steps] [verts] [adaptive] [threads] [thickness] [quality weight] [dt] [travel weight]
           (defaults: sphere_drape 100 0 1 1; verts 0 = the scene's default size, adaptive 0 = fixed;
           thickness in metres, 0 = the scene's material, as the CLI's --thickness;
           threads > 1 needs an OpenMP build, e.g. make bench-scene-omp; CPU seconds then add up
@@ -36,6 +36,7 @@ int main(int argc, char **argv)
     double thickness = argc > 6 ? atof(argv[6]) : 0.0;
     double qweight = argc > 7 ? atof(argv[7]) : -1.0;   /* the regulariser's weight (< 0: the default) */
     double dt = argc > 8 ? atof(argv[8]) : 0.0;          /* time step (0: the scene's) */
+    double tweight = argc > 9 ? atof(argv[9]) : -1.0;    /* the travel term's weight (< 0: the default) */
     const sc_info *info = sc_find_scene(name);
     sc_params p = sc_default_params();
     sc_scene sc;
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
     long outer = 0, inner = 0;
     int k, done = 0, unconverged = 0, nlate = 0;
     if (!info || steps < 1 || verts < 0 || threads < 1 || !(thickness >= 0.0) || !(dt >= 0.0)) {
-        fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1] [threads >= 1] [thickness m >= 0] [quality weight, 0 = regulariser off, < 0 default] [dt s, 0 = default]\n", argv[0]);
+        fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1] [threads >= 1] [thickness m >= 0] [quality weight, 0 = regulariser off, < 0 default] [dt s, 0 = default] [travel weight, 0 = off, < 0 default]\n", argv[0]);
         return 2;
     }
     p.verts = verts;
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
     p.threads = threads;
     p.thickness = thickness;
     p.quality_weight = qweight;
+    p.travel_weight = tweight;
     p.dt = dt;
     if (sc_create(&sc, info, &p) != RC_OK) { fprintf(stderr, "%s: create failed\n", name); return 1; }
     times = (double *)malloc(sizeof(double) * (size_t)steps);

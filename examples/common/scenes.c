@@ -50,6 +50,7 @@ static rc_status sc__create_sim(sc_scene *sc, const sc_params *p, double default
     sc->def.adaptive = p->adaptive ? 1 : 0;
     sc->def.num_threads = p->threads >= 0 ? p->threads : 1;
     if (p->quality_weight >= 0.0) sc->def.quality_weight = p->quality_weight;
+    if (p->travel_weight >= 0.0) sc->def.travel_weight = p->travel_weight;
     if (p->thickness > 0.0) sc->def.material.thickness = p->thickness;
     if (p->tol > 0.0) sc->def.tol = p->tol;
     return rc_sim_create(&sc->def, &sc->sim);
@@ -1003,6 +1004,7 @@ sc_params sc_default_params(void)
     sc_params p;
     memset(&p, 0, sizeof p);
     p.quality_weight = -1.0;
+    p.travel_weight = -1.0;
     p.threads = 1;   /* as rc_default_sim_def: threads are opt-in */
     return p;
 }

@@ -50,6 +50,7 @@ typedef struct sc_params {
     int threads;            /* OpenMP threads for the sim (default 1; 0 = runtime default) */
     int adaptive;           /* 0 fixed mesh, 1 r-adaptive */
     double quality_weight;  /* < 0: library default (1) */
+    double travel_weight;   /* < 0: library default (1) */
     double thickness;       /* cloth thickness, m (cube_drape's thickness option; any scene) */
     double tol;             /* Newton / r-ITR tolerance (def.tol, 1/s) */
     double t0;              /* animated scenes with a timeline (dress): start time, s; the rig
