@@ -31,13 +31,17 @@ $(BUILD)/run_tests: rcloth.h $(TEST_SRC) | $(BUILD)
 $(BUILD)/run_tests_asan: rcloth.h $(TEST_SRC) | $(BUILD)
 	$(CC) $(CFLAGS) $(SAN) -o $@ tests/main.c $(LDLIBS)
 
-# the header must compile cleanly as C99 and C++, with and without OpenMP, static, in two TUs
+# the header must compile cleanly as C99 and C++, with and without OpenMP, static, in two TUs, with
+# allocator macros that ignore the user pointer; every sim allocation must carry def.alloc_user
 check-compile: rcloth.h | $(BUILD)
-	@echo "compile checks: gcc/clang C99 (-O0 and -O2), C++, OpenMP, RCLOTH_STATIC, two translation units"
+	@echo "compile checks: gcc/clang C99 (-O0 and -O2), C++, OpenMP, RCLOTH_STATIC, two translation units, allocator overrides"
 	@gcc $(STRICT) -o $(BUILD)/cc_gcc tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc
 	@gcc $(STRICT) -O2 -o $(BUILD)/cc_gcc_o2 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_o2
 	@gcc $(STRICT) -fopenmp -o $(BUILD)/cc_gcc_omp tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_omp
 	@gcc $(STRICT) -o $(BUILD)/cc_static tests/compile/tu_static.c -lm && $(BUILD)/cc_static
+	@gcc $(STRICT) -o $(BUILD)/cc_alloc_ignore tests/compile/tu_alloc_ignore.c -lm && $(BUILD)/cc_alloc_ignore
+	@g++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ -o $(BUILD)/cc_alloc_ignore_cxx tests/compile/tu_alloc_ignore.c -lm && $(BUILD)/cc_alloc_ignore_cxx
+	@gcc $(STRICT) -o $(BUILD)/cc_alloc_user tests/compile/tu_alloc_user.c -lm && $(BUILD)/cc_alloc_user
 	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -o $(BUILD)/cc_clang tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_clang; fi
 	@g++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ -o $(BUILD)/cc_cxx tests/compile/tu_impl.c -x c++ tests/compile/tu_other.c -lm && $(BUILD)/cc_cxx
 	@g++ -std=c++11 -Wall -Wextra -pedantic -Werror -fopenmp -x c++ -o $(BUILD)/cc_cxx_omp tests/compile/tu_impl.c -x c++ tests/compile/tu_other.c -lm && $(BUILD)/cc_cxx_omp

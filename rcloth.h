@@ -903,6 +903,7 @@ RCLOTHDEF const char *rc_status_string(rc_status s)
 /* Allocation of n elements of size sz with overflow check; NULL on failure or n*sz overflow. */
 static RC__UNUSED void *rc__alloc(void *user, size_t n, size_t sz)
 {
+    (void)user;   /* an RCLOTH_MALLOC that ignores it must still build with -Wextra -Werror */
     if (n == 0) n = 1;
     if (sz != 0 && n > (size_t)-1 / sz) return NULL;
     return RCLOTH_MALLOC(n * sz, user);
@@ -915,12 +916,14 @@ static RC__UNUSED void *rc__calloc(void *user, size_t n, size_t sz)
 }
 static RC__UNUSED void *rc__realloc(void *user, void *p, size_t n, size_t sz)
 {
+    (void)user;
     if (n == 0) n = 1;
     if (sz != 0 && n > (size_t)-1 / sz) return NULL;
     return RCLOTH_REALLOC(p, n * sz, user);
 }
 static RC__UNUSED void rc__free(void *user, void *p)
 {
+    (void)user;
     if (p) RCLOTH_FREE(p, user);
 }
 
@@ -3200,13 +3203,13 @@ RC__UNUSED RCLOTHDEF void rc_ldlt_inertia(const rc_ldlt *f, int *num_positive, i
 }
 
 /* input checks of the public matrix calls (n > 0): a valid CSC upper pattern, values present */
-static rc_status rc__sp_check_matrix(int n, const int *colptr, const int *rowind, const double *values)
+static rc_status rc__sp_check_matrix(void *user, int n, const int *colptr, const int *rowind, const double *values)
 {
-    int *mark = (int *)rc__alloc(NULL, (size_t)n, sizeof(int));
+    int *mark = (int *)rc__alloc(user, (size_t)n, sizeof(int));
     rc_status st;
     if (!mark) return RC_ERR_OUT_OF_MEMORY;
     st = rc__sp_check_pattern(n, colptr, rowind, mark);
-    rc__free(NULL, mark);
+    rc__free(user, mark);
     if (st != RC_OK) return st;
     return colptr[n] > 0 && !values ? RC_ERR_INVALID_ARGUMENT : RC_OK;
 }
@@ -3217,7 +3220,7 @@ RC__UNUSED RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const in
     rc_status st;
     if (n < 0 || !colptr || (n > 0 && (!x || !y))) return RC_ERR_INVALID_ARGUMENT;
     if (n == 0) return RC_OK;
-    st = rc__sp_check_matrix(n, colptr, rowind, values);
+    st = rc__sp_check_matrix(NULL, n, colptr, rowind, values);
     if (st != RC_OK) return st;
     if (!rc__all_finite(values, (size_t)colptr[n]) || !rc__all_finite(x, (size_t)n)) return RC_ERR_NON_FINITE;
     rc__sp_symv(n, colptr, rowind, values, x, y);
@@ -3387,9 +3390,9 @@ static int rc__pcg_jacobi_apply(void *ctx, const double *r, double *z)
     return 1;
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, const double *values,
-                                 const int *block_ptr, int num_blocks, const double *b, double *x,
-                                 double rel_tol, int max_iter, int *iterations, double *rel_residual)
+static RC__UNUSED rc_status rc__pcg_solve(void *user, int n, const int *colptr, const int *rowind, const double *values,
+                                           const int *block_ptr, int num_blocks, const double *b, double *x,
+                                           double rel_tol, int max_iter, int *iterations, double *rel_residual)
 {
     int *bp = NULL, nb, i;
     size_t *boff = NULL, total = 0;
@@ -3400,7 +3403,7 @@ RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int 
     if (rel_residual) *rel_residual = 0.0;
     if (n < 0 || !colptr || max_iter < 0 || !(rel_tol >= 0.0) || (n > 0 && (!b || !x))) return RC_ERR_INVALID_ARGUMENT;
     if (n == 0) return RC_OK;
-    st = rc__sp_check_matrix(n, colptr, rowind, values);
+    st = rc__sp_check_matrix(user, n, colptr, rowind, values);
     if (st != RC_OK) return st;
     if (block_ptr) {
         if (num_blocks < 1 || block_ptr[0] != 0 || block_ptr[num_blocks] != n) return RC_ERR_INVALID_ARGUMENT;
@@ -3413,24 +3416,31 @@ RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int 
         return RC_ERR_NON_FINITE;
     nb = block_ptr ? num_blocks : n;
     st = RC_ERR_OUT_OF_MEMORY;
-    bp = (int *)rc__alloc(NULL, (size_t)nb + 1, sizeof(int));
-    boff = (size_t *)rc__alloc(NULL, (size_t)nb + 1, sizeof(size_t));
+    bp = (int *)rc__alloc(user, (size_t)nb + 1, sizeof(int));
+    boff = (size_t *)rc__alloc(user, (size_t)nb + 1, sizeof(size_t));
     if (!bp || !boff) goto done;
     for (i = 0; i <= nb; ++i) bp[i] = block_ptr ? block_ptr[i] : i;
     for (i = 0; i < nb; ++i) {
         boff[i] = total;
         total += (size_t)(bp[i + 1] - bp[i]) * (size_t)(bp[i + 1] - bp[i]);
     }
-    blk = (double *)rc__alloc(NULL, total, sizeof(double));
-    work = (double *)rc__alloc(NULL, 5 * (size_t)n, sizeof(double));
+    blk = (double *)rc__alloc(user, total, sizeof(double));
+    work = (double *)rc__alloc(user, 5 * (size_t)n, sizeof(double));
     if (!blk || !work) goto done;
     st = rc__pcg_precond_setup(n, colptr, rowind, values, bp, nb, blk, boff);
     if (st != RC_OK) goto done;
     jac.bp = bp; jac.nb = nb; jac.blk = blk; jac.boff = boff;
     st = rc__pcg_core(n, colptr, rowind, values, 0.0, rc__pcg_jacobi_apply, &jac, b, x, rel_tol, max_iter, work, iterations, rel_residual);
 done:
-    rc__free(NULL, bp); rc__free(NULL, boff); rc__free(NULL, blk); rc__free(NULL, work);
+    rc__free(user, bp); rc__free(user, boff); rc__free(user, blk); rc__free(user, work);
     return st;
+}
+
+RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, const double *values,
+                                 const int *block_ptr, int num_blocks, const double *b, double *x,
+                                 double rel_tol, int max_iter, int *iterations, double *rel_residual)
+{
+    return rc__pcg_solve(NULL, n, colptr, rowind, values, block_ptr, num_blocks, b, x, rel_tol, max_iter, iterations, rel_residual);
 }
 
 #ifdef __cplusplus
@@ -3779,8 +3789,8 @@ static void rc__mesh_msg(char *msg, int msg_len, const char *what, int tri)
     else snprintf(msg, (size_t)msg_len, "%s", what);
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
-                                     char *msg, int msg_len)
+static RC__UNUSED rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
+                                              char *msg, int msg_len)
 {
     int t, bad, npos = 0, nneg = 0, first_diff = -1;
     double lo[2], hi[2], box;
@@ -3856,14 +3866,14 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_validate(int nv, int nt, const double *re
         rc__mesh_msg(msg, msg_len, "all triangles clockwise (pass flipped to accept and flip them)", 0);
         return RC_ERR_MESH_ORIENTATION;
     }
-    st = rc__topo_build(&topo, NULL, nv, nt, tris, NULL);
+    st = rc__topo_build(&topo, user, nv, nt, tris, NULL);
     if (st == RC_ERR_MESH_NON_MANIFOLD) {
         /* find the first triangle that makes an edge non-manifold, for the message */
-        int *te = (int *)rc__alloc(NULL, (size_t)3 * (size_t)nt, sizeof(int)), ne = 0;
+        int *te = (int *)rc__alloc(user, (size_t)3 * (size_t)nt, sizeof(int)), ne = 0;
         int *cnt = NULL, *orig = NULL, h;
-        if (te && rc__mesh_number_edges(NULL, nt, tris, te, &ne) == RC_OK) {
-            cnt = (int *)rc__calloc(NULL, (size_t)ne, sizeof(int));
-            orig = (int *)rc__alloc(NULL, (size_t)ne, sizeof(int));
+        if (te && rc__mesh_number_edges(user, nt, tris, te, &ne) == RC_OK) {
+            cnt = (int *)rc__calloc(user, (size_t)ne, sizeof(int));
+            orig = (int *)rc__alloc(user, (size_t)ne, sizeof(int));
             if (cnt && orig)
                 for (h = 0; h < 3 * nt; ++h) {
                     int e = te[h], o = tris[3 * (h / 3) + (h % 3 + 1) % 3];
@@ -3873,19 +3883,25 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_validate(int nv, int nt, const double *re
                     cnt[e]++;
                 }
         }
-        rc__free(NULL, te); rc__free(NULL, cnt); rc__free(NULL, orig);
+        rc__free(user, te); rc__free(user, cnt); rc__free(user, orig);
         return st;
     }
     if (st != RC_OK) {
         rc__mesh_msg(msg, msg_len, rc_status_string(st), -1);
         return st;
     }
-    rc__topo_free(&topo, NULL);
+    rc__topo_free(&topo, user);
     if (nneg > 0) {
         *flipped = 1;
         rc__mesh_msg(msg, msg_len, "all triangles clockwise: flip them", -1);
     }
     return RC_OK;
+}
+
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
+                                     char *msg, int msg_len)
+{
+    return rc__mesh_validate(NULL, nv, nt, ref_uv, tris, flipped, msg, msg_len);
 }
 
 /* ---- owning meshes and generators --------------------------------------------------------- */
@@ -7695,7 +7711,7 @@ static RC__UNUSED rc_status rc__sim_def_checks(const rc_sim_def *def, char *msg,
     unsigned char *used;
     int i;
     rc_status st = rc__sim_check_def(def, msg, len);
-    if (st == RC_OK) st = rc_mesh_validate(def->mesh.num_verts, def->mesh.num_tris, def->mesh.ref_uv, def->mesh.tris, flipped, msg, (int)len);
+    if (st == RC_OK) st = rc__mesh_validate(def->alloc_user, def->mesh.num_verts, def->mesh.num_tris, def->mesh.ref_uv, def->mesh.tris, flipped, msg, (int)len);
     if (st == RC_OK) st = rc__sim_check_scale(&def->mesh, msg, len);
     if (st != RC_OK) return st;
     used = (unsigned char *)rc__calloc(def->alloc_user, (size_t)def->mesh.num_verts + 1, 1);
@@ -8619,7 +8635,7 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
         }
     }
     if (ndof > 0 && s->def.linear_solver == RC_SOLVER_LDLT) {
-        st = rc_ldlt_analyze(&y->ldlt, ndof, y->colptr, y->rowind);
+        st = rc_ldlt_analyze_ex(&y->ldlt, ndof, y->colptr, y->rowind, NULL, s->user);
         if (st != RC_OK) goto done;
         /* every factorization of the sim wants a positive definite matrix (a failure means: shift
            more, or project): stop at the first negative pivot instead of finishing the work */
@@ -10818,7 +10834,7 @@ static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_st
         int iters = 0;
         double res = 0.0;
         for (i = 0; i < y->ndof; ++i) { y->d[i] = 0.0; y->rhs_scratch[i] = -y->g[i]; }
-        rs = rc_pcg_solve(y->ndof, y->colptr, y->rowind, y->val, NULL, 0, y->rhs_scratch, y->d, s->def.pcg_tol, 10 * y->ndof + 100, &iters, &res);
+        rs = rc__pcg_solve(s->user, y->ndof, y->colptr, y->rowind, y->val, NULL, 0, y->rhs_scratch, y->d, s->def.pcg_tol, 10 * y->ndof + 100, &iters, &res);
         if (st) { st->t_solve += rc__now() - t0; st->linear_solves++; }
         if (rs != RC_OK && rs != RC_ERR_NOT_CONVERGED) return rc__sim_fail(s, rs, "PCG failed on the Newton system");
         if (!rc__all_finite(y->d, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "Newton direction is not finite");
