@@ -12085,34 +12085,40 @@ static RC__UNUSED int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
     return any;
 }
 
-/* A start inside the contact offset of an obstacle that moved onto the cloth: the vertices it ran
-   over are carried (rc__sim_carry_analytic), then every vertex inside the offset (a carried one:
-   within dhat/2 of it) is pushed out along the obstacle normal to xi + dhat/2. */
-static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
+/* 1 if analytic obstacle o has not moved since the last step's end (or was added since) */
+static RC__UNUSED int rc__sim_obs_static(const rc__obstacle *ob)
 {
-    int o, i, pass, pushed = 0;
+    return ob->shape.kind != RC__OBS_TRIMESH && memcmp(ob->R, ob->R_prev, sizeof ob->R) == 0 &&
+           memcmp(ob->t, ob->t_prev, sizeof ob->t) == 0;
+}
+
+/* Free vertices inside the contact offset of an analytic obstacle (a carried one: within dhat/2
+   of it) are pushed out along the obstacle normal to xi + dhat/2; a sphere also pushes the free
+   vertices of a triangle its surface cuts into. only_static: the obstacles that did not move
+   (rc__sim_place_static). With self contact the move from s->ls_x (the caller sets it: the state
+   before its carry and this push) is taken only as far as the cloth-cloth CCD allows; carried:
+   NULL, or the vertices the caller's carry moved (then the CCD limit applies even without a push). */
+static RC__UNUSED void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_carried, int only_static)
+{
+    int o, i, pass, pushed = any_carried;
     double xi_ = s->def.contact_thickness, target = xi_ + 0.5 * s->def.contact_dhat;
-    unsigned char *carried = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
-    if (!carried) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
-    memset(carried, 0, (size_t)s->nv);
-    if (s->def.self_contact) memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);   /* for the cloth-cloth CCD below */
-    pushed = rc__sim_carry_analytic(s, carried);
     for (pass = 0; pass < 4; ++pass)
-        for (o = 0; o < s->nobs; ++o)
+        for (o = 0; o < s->nobs; ++o) {
+            if (only_static && !rc__sim_obs_static(s->obs + o)) continue;
             for (i = 0; i < s->nv; ++i) {
                 double n[3], d;
                 if (s->pinned[i]) continue;
                 d = rc__sim_obs_sdf(s->obs + o, s->x + 3 * i, n, NULL);
-                if (d <= (carried[i] ? target : xi_ + 1e-3 * s->def.contact_dhat)) { rc__axpy3(s->x + 3 * i, target - d, n); pushed = 1; }
+                if (d <= (carried && carried[i] ? target : xi_ + 1e-3 * s->def.contact_dhat)) { rc__axpy3(s->x + 3 * i, target - d, n); pushed = 1; }
             }
-    rc__free(s->user, carried);
+        }
     /* spheres act on whole triangles: a sphere that moved into a triangle's interior pushes the
        triangle's free vertices out along the direction from the centre to its closest point */
     for (pass = 0; pass < 8; ++pass) {
         int moved = 0, t, k;
         for (o = 0; o < s->nobs; ++o) {
             double c[3];
-            if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE) continue;
+            if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE || (only_static && !rc__sim_obs_static(s->obs + o))) continue;
             rc__obs_from_rest_vec(s->obs[o].R, s->obs[o].shape.p, c);
             rc__add3(c, c, s->obs[o].t);
             for (t = 0; t < s->nt; ++t) {
@@ -12142,6 +12148,36 @@ static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
         double a = rc__sim_self_move_bound(s, s->ls_x, s->x);
         for (i = 0; i < 3 * s->nv; ++i) s->x[i] = s->ls_x[i] + a * (s->x[i] - s->ls_x[i]);
     }
+}
+
+/* Cloth inside the offset of an analytic obstacle that has not moved (added where the cloth
+   already is, or cloth laid exactly on a floor) is pushed out BEFORE the step takes its state
+   x^t: a placement, not a motion. Until session 19 the push was part of the step (as for a moving
+   obstacle, rc__sim_resolve_start), so it became velocity v = (x - x^t)/h: a floor added 0.5 m
+   above a sheet launched it at 50 m/s (every step RC_OK), a sphere poking 1 cm through a sheet
+   without gravity threw a vertex up at 1.3 m/s, a sheet lying on its floor hopped 5 mm. Velocities
+   are kept as they are. An obstacle's motion (rc_sim_move_obstacle) still carries and pushes the
+   cloth within the step, which is the momentum it imparts. */
+static RC__UNUSED void rc__sim_place_static(rc_sim *s)
+{
+    int o, any = 0;
+    for (o = 0; o < s->nobs; ++o) any |= rc__sim_obs_static(s->obs + o);
+    if (!any) return;
+    if (s->def.self_contact) memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    rc__sim_push_out(s, NULL, 0, 1);
+}
+
+/* A start inside the contact offset of an obstacle that moved onto the cloth: the vertices it ran
+   over are carried (rc__sim_carry_analytic), then every vertex inside the offset (a carried one:
+   within dhat/2 of it) is pushed out along the obstacle normal to xi + dhat/2. */
+static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
+{
+    unsigned char *carried = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
+    if (!carried) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
+    memset(carried, 0, (size_t)s->nv);
+    if (s->def.self_contact) memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);   /* the CCD base of carry and push */
+    rc__sim_push_out(s, carried, rc__sim_carry_analytic(s, carried), 0);
+    rc__free(s->user, carried);
 }
 
 static RC__UNUSED void rc__sim_quality_stats(const rc_sim *s, rc_step_stats *st)
@@ -12292,6 +12328,11 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (rc__sim_update_handle_locks(s)) rc__sim_invalidate_layout(s);
     rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
+    if (s->nobs > 0) {   /* cloth inside an obstacle that did not move: placed out, before x^t is taken */
+        s->contact_status = RC_OK;
+        rc__sim_place_static(s);
+        if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the step's start");
+    }
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);

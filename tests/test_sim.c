@@ -1756,6 +1756,55 @@ static void test_sim_self_flat_flap_start(void)
     }
 }
 
+/* Cloth inside an analytic obstacle that has not moved is placed out before the step takes its
+   state (rc__sim_place_static): a position change, no velocity. Three starts, 10 x 10 sheet at
+   z = 0, no gravity: a floor added 0.5 m above it (the sheet lies inside the half-space), a floor
+   at z = 0 (the sheet lies on it, inside the 1 mm offset), a sphere poking 1 cm through it. Until
+   session 19 the push was part of the step and became velocity: 50 m/s up (the sheet flew off,
+   every step RC_OK), 0.22 m/s and a 1.1 cm hop, 1.28 m/s. Now every vertex ends outside the offset,
+   on the floors the fastest moves at 0.06 m/s (the barrier settling from the placement at xi +
+   dhat/2), on the sphere at 0.24 m/s (the push dents the sheet, whose strain springs back), and
+   the sheet stays put. */
+static void test_sim_static_obstacle_placement(void)
+{
+    int c;
+    for (c = 0; c < 3; ++c) {
+        rc_mesh m;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        double p[3] = { 0.0, 0.0, c == 0 ? 0.5 : 0.0 }, n[3] = { 0.0, 0.0, 1.0 }, ctr[3] = { 0.5, 0.5, -0.24 };
+        double vmax = 0.0, dmin = HUGE_VAL, zmax = -HUGE_VAL;
+        int k, i, ok = 1;
+        CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 11, 11, RC_DIAG_ALTERNATING));
+        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.gravity[0] = def.gravity[1] = def.gravity[2] = 0.0;
+        def.num_threads = 1;
+        CHECK_OK(rc_sim_create(&def, &s));
+        rc_mesh_free(&m);
+        if (!s) return;
+        if (c < 2) CHECK_OK(rc_sim_add_plane(s, p, n, NULL));
+        else CHECK_OK(rc_sim_add_sphere(s, ctr, 0.25, NULL));
+        for (k = 0; k < 5 && ok; ++k) {
+            ok = rc_sim_step(s, &st) == RC_OK;
+            CHECK(ok);
+            for (i = 0; i < s->nv; ++i) {
+                double v = rc__norm3(s->v + 3 * i), d = rc__sim_obs_sdf(s->obs + 0, s->x + 3 * i, NULL, NULL);
+                if (v > vmax) vmax = v;
+                if (d < dmin) dmin = d;
+                if (s->x[3 * i + 2] > zmax) zmax = s->x[3 * i + 2];
+            }
+        }
+        printf("    %s: 5 steps, fastest vertex %.3g m/s, closest %.3g mm from the obstacle, highest point z = %.4f m\n",
+               c == 0 ? "floor 0.5 m above the sheet" : c == 1 ? "sheet lying on its floor" : "sphere poking 1 cm through", vmax, 1e3 * dmin, zmax);
+        CHECKF(vmax < (c < 2 ? 0.1 : 0.5), "the placement became velocity: %.3g m/s", vmax);
+        CHECK(dmin > def.contact_thickness);
+        CHECKF(zmax < (c == 0 ? 0.51 : 0.02), "the sheet left: z = %.3f m", zmax);
+        rc_sim_destroy(s);
+    }
+}
+
 static void test_sim_self_fold(void)
 {
     rc_sim *s = NULL;
@@ -2785,6 +2834,7 @@ static void suite_sim(void)
     RUN(test_sim_self_candidate_reuse);
     RUN(test_sim_self_fold);
     RUN(test_sim_self_flat_flap_start);
+    RUN(test_sim_static_obstacle_placement);
     RUN(test_sim_rot_frac);
     RUN(test_sim_fast_plate);
     RUN(test_sim_fast_plate_adaptive);
