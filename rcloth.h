@@ -11056,14 +11056,29 @@ static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y,
     return amax;
 }
 
-/* reference-inversion filter (DESIGN §4): the smallest positive root of A_T(u + a du) = 0, x 0.8 */
+/* Reference-inversion filter (DESIGN §4), as a shape bound (ours): the line search's largest step
+   is 0.8 x the smallest positive root over the triangles of
+       f(a) = Q det J(a) - |J(a)|_F^2,   J(a) = D_u(u + a du) D_0^-1   (the map from the rest shape),
+   i.e. of MIPS(J(a)) = |J|_F^2 / det J = Q, with Q = RC__MIPS_CAP. Both terms are quadratic in a
+   (D_u is linear in a), so the root is exact. f >= 0 implies det J > 0: the bound contains
+   DESIGN's (the root of A_T(a) = 0) and stops a triangle at a needle of aspect ~1e-4, the sliver
+   limit rc_mesh_validate puts on input meshes. A triangle already past the cap (a loaded state)
+   keeps the plain inversion root. Why: with the regulariser off (quality_weight = 0, the issue's
+   ablation) the plain filter let a triangle lose 80% of its area per line search, and triangles
+   collapsed geometrically into needles: on an adaptive sphere drape (144 vertices) MIPS reached
+   3e7 and the smallest reference area 6e-8 of its rest value by step 13, and from step 21 every
+   step failed with a non-finite gradient, for good (session 19 probe; steps 13-20 had returned
+   RC_OK, unconverged; an area floor of 1e-6 alone still ended in NaN at step 23, MIPS 2.8e6).
+   With the regulariser on (threshold 2.5), no triangle comes near the cap. */
+#define RC__MIPS_CAP 1e4
 static RC__UNUSED double rc__sim_inversion_bound(const rc_sim *s, const rc__system *y, const double *bu)
 {
     double amax = 1.0;
     int t, k;
     if (!y->with_u) return 1.0;
     for (t = 0; t < s->nt; ++t) {
-        double p[3][2], q[3][2], A0, A1, A2, e1[2], e2[2], f1[2], f2[2], r = HUGE_VAL;
+        const double *Di = s->Dinv0 + 4 * t;
+        double p[3][2], q[3][2], c0, c1, c2, e1[2], e2[2], f1[2], f2[2], r = HUGE_VAL, M0[4], M1[4], dj;
         int moving = 0;
         for (k = 0; k < 3; ++k) {
             int v = s->tris[3 * t + k];
@@ -11075,17 +11090,32 @@ static RC__UNUSED double rc__sim_inversion_bound(const rc_sim *s, const rc__syst
             }
         }
         if (!moving) continue;
-        /* 2A(a) = (e1 + a f1) x (e2 + a f2) */
+        /* 2A(a) = (e1 + a f1) x (e2 + a f2) = c0 + c1 a + c2 a^2 */
         e1[0] = p[1][0] - p[0][0]; e1[1] = p[1][1] - p[0][1]; e2[0] = p[2][0] - p[0][0]; e2[1] = p[2][1] - p[0][1];
         f1[0] = q[1][0] - q[0][0]; f1[1] = q[1][1] - q[0][1]; f2[0] = q[2][0] - q[0][0]; f2[1] = q[2][1] - q[0][1];
-        A0 = e1[0] * e2[1] - e1[1] * e2[0];
-        A1 = e1[0] * f2[1] - e1[1] * f2[0] + f1[0] * e2[1] - f1[1] * e2[0];
-        A2 = f1[0] * f2[1] - f1[1] * f2[0];
-        if (fabs(A2) < 1e-300 * (fabs(A0) + 1e-300)) { if (A1 < 0.0) r = -A0 / A1; }
+        c0 = e1[0] * e2[1] - e1[1] * e2[0];
+        c1 = e1[0] * f2[1] - e1[1] * f2[0] + f1[0] * e2[1] - f1[1] * e2[0];
+        c2 = f1[0] * f2[1] - f1[1] * f2[0];
+        /* J(a) = M0 + a M1 with M = [e1 e2] D_0^-1 (rows x, y), det J = 2A(a) det D_0^-1 */
+        M0[0] = e1[0] * Di[0] + e2[0] * Di[2]; M0[1] = e1[0] * Di[1] + e2[0] * Di[3];
+        M0[2] = e1[1] * Di[0] + e2[1] * Di[2]; M0[3] = e1[1] * Di[1] + e2[1] * Di[3];
+        M1[0] = f1[0] * Di[0] + f2[0] * Di[2]; M1[1] = f1[0] * Di[1] + f2[0] * Di[3];
+        M1[2] = f1[1] * Di[0] + f2[1] * Di[2]; M1[3] = f1[1] * Di[1] + f2[1] * Di[3];
+        dj = Di[0] * Di[3] - Di[1] * Di[2];
+        {
+            double n0 = M0[0] * M0[0] + M0[1] * M0[1] + M0[2] * M0[2] + M0[3] * M0[3];
+            double n1 = 2.0 * (M0[0] * M1[0] + M0[1] * M1[1] + M0[2] * M1[2] + M0[3] * M1[3]);
+            double n2 = M1[0] * M1[0] + M1[1] * M1[1] + M1[2] * M1[2] + M1[3] * M1[3];
+            double Q = RC__MIPS_CAP * dj;
+            if (Q * c0 - n0 > 0.0) {   /* below the cap: the root of f(a) = 0 */
+                c0 = Q * c0 - n0; c1 = Q * c1 - n1; c2 = Q * c2 - n2;
+            }   /* else the plain inversion root of 2A(a) = 0 */
+        }
+        if (fabs(c2) < 1e-300 * (fabs(c0) + 1e-300)) { if (c1 < 0.0) r = -c0 / c1; }
         else {
-            double disc = A1 * A1 - 4.0 * A2 * A0;
+            double disc = c1 * c1 - 4.0 * c2 * c0;
             if (disc >= 0.0) {
-                double sq = sqrt(disc), qq = -0.5 * (A1 + (A1 >= 0 ? sq : -sq)), r1 = qq / A2, r2 = qq != 0.0 ? A0 / qq : HUGE_VAL;
+                double sq = sqrt(disc), qq = -0.5 * (c1 + (c1 >= 0 ? sq : -sq)), r1 = qq / c2, r2 = qq != 0.0 ? c0 / qq : HUGE_VAL;
                 if (r1 > 0.0 && r1 < r) r = r1;
                 if (r2 > 0.0 && r2 < r) r = r2;
             }
