@@ -753,6 +753,14 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
    the cloth the obstacle runs over on the way is carried to its end pose, so a thin obstacle may
    move further than its own thickness in one step without passing through the cloth. */
 RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
+/* Places the obstacle at the pose now, as if it had always been there: no motion within the next
+   step, so nothing is carried. Cloth that ends up inside it is pushed out along its normal at the
+   next step's start as a change of position, not of velocity (as for an obstacle added where the
+   cloth is). For a cut in an animation, or to take an obstacle out of play (teleport it far away;
+   there is no removal). A far rc_sim_move_obstacle instead drags the cloth it runs over along
+   the whole way within one step (moved 100 m, a sheet is stretched to 1e12 J and the step takes
+   minutes in adaptive mode). */
+RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 
 /* One time step of def.dt. The first step or static solve after rc_sim_create, and after each
    rc_sim_add_trimesh, first checks that no cloth edge passes through a cloth triangle (with self
@@ -8354,24 +8362,42 @@ static RC__UNUSED const char *rc__rotation_problem(const double R[9])
     return NULL;
 }
 
-RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9])
+/* the pose of an analytic obstacle at the end of the next step; teleport: also at its start */
+static rc_status rc__sim_set_pose(rc_sim *s, int id, const double translation[3], const double rotation[9], int teleport)
 {
     static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
     const double *R = rotation ? rotation : I;
-    const char *bad;
+    const char *bad, *who = teleport ? "rc_sim_teleport_obstacle" : "rc_sim_move_obstacle";
+    char msg[160];
     if (!s) return RC_ERR_INVALID_ARGUMENT;
-    if (!translation) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: translation is NULL");
-    if (id < 0 || id >= s->nobs) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: no such obstacle");
-    if (s->obs[id].shape.kind == RC__OBS_TRIMESH) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_obstacle: a mesh obstacle moves with rc_sim_set_obstacle_vertices");
-    if (!rc__all_finite(translation, 3) || !rc__all_finite(R, 9)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_move_obstacle: non-finite pose");
+    if (!translation) { snprintf(msg, sizeof msg, "%s: translation is NULL", who); return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg); }
+    if (id < 0 || id >= s->nobs) { snprintf(msg, sizeof msg, "%s: no such obstacle", who); return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg); }
+    if (s->obs[id].shape.kind == RC__OBS_TRIMESH) {
+        snprintf(msg, sizeof msg, "%s: a mesh obstacle moves with rc_sim_set_obstacle_vertices", who);
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    if (!rc__all_finite(translation, 3) || !rc__all_finite(R, 9)) { snprintf(msg, sizeof msg, "%s: non-finite pose", who); return rc__sim_fail(s, RC_ERR_NON_FINITE, msg); }
     if ((bad = rc__rotation_problem(R)) != NULL) {
-        char msg[100];
-        snprintf(msg, sizeof msg, "rc_sim_move_obstacle: %s", bad);
+        snprintf(msg, sizeof msg, "%s: %s", who, bad);
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
     memcpy(s->obs[id].R, R, 9 * sizeof(double));
     memcpy(s->obs[id].t, translation, 3 * sizeof(double));
+    if (teleport) {
+        memcpy(s->obs[id].R_prev, R, 9 * sizeof(double));
+        memcpy(s->obs[id].t_prev, translation, 3 * sizeof(double));
+    }
     return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9])
+{
+    return rc__sim_set_pose(s, id, translation, rotation, 0);
+}
+
+RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9])
+{
+    return rc__sim_set_pose(s, id, translation, rotation, 1);
 }
 
 
