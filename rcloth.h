@@ -7502,8 +7502,8 @@ struct rc_sim {
     struct rc__mhandle *mh;
     double time;
     int steps;
-    char err[512];
-    char err_whole[512];   /* why the whole step (before any split) failed */
+    char err[1024];
+    char err_whole[1024];   /* why the whole step (before any split) failed */
     char warn[256];
 };
 
@@ -12327,9 +12327,11 @@ static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
     if (s->def.self_contact && T->min_self <= xi_)
         RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
     for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];
-    if (s->nobs > 0)
+    if (s->nobs > 0 && s->def.self_contact)
         RC__MSG_APPEND(" after the obstacles' push-out, which stops where cloth would cross cloth"
                        " (cloth pinched between obstacles, or an obstacle moving too far per step)");
+    else if (s->nobs > 0)
+        RC__MSG_APPEND(" after the obstacles' push-out (cloth pinched between obstacles, or an obstacle moving too far per step)");
     else if (o)
         RC__MSG_APPEND(" after the pins moved (a pin target too close to the cloth)");
     else   /* until session 18 this case blamed pins in sims without any */
@@ -12822,7 +12824,7 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
             /* the whole step's reason may name the cause (a pin or an obstacle moving through the
                cloth) where the finest split's is often only "too close": report both */
             char msg[sizeof(s->err)];
-            snprintf(msg, sizeof msg, "%.*s; split down to %d levels: %.*s", 215, s->err_whole, s->def.max_substeps, 255, s->err);
+            snprintf(msg, sizeof msg, "%.*s; split down to %d levels: %.*s", 500, s->err_whole, s->def.max_substeps, 480, s->err);
             memcpy(s->err, msg, sizeof s->err);
         }
         return rs;
