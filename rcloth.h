@@ -179,8 +179,9 @@ RCLOTHDEF int    rc_ldlt_n(const rc_ldlt *f);
 RCLOTHDEF size_t rc_ldlt_nnz_l(const rc_ldlt *f);
 RCLOTHDEF void   rc_ldlt_inertia(const rc_ldlt *f, int *num_positive, int *num_negative);
 
-/* y = A x for A symmetric given by its upper triangle as above (x, y of length n, not aliased).
-   Validates like analyze, plus RC_ERR_NON_FINITE for NaN in values or x. */
+/* y = A x for A symmetric given by its upper triangle as above (x, y of length n, not aliased:
+   x == y is RC_ERR_INVALID_ARGUMENT). Validates like analyze, plus RC_ERR_NON_FINITE for NaN in
+   values or x. */
 RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, const double *values,
                                    const double *x, double *y);
 
@@ -261,10 +262,13 @@ enum {
 
 /* Regular grid on [0, width] x [0, height]: exactly nx*ny vertices (nx, ny >= 2), vertex
    (i, j) is index j*nx + i at uv = (width*i/(nx-1), height*j/(ny-1)), 2(nx-1)(ny-1) triangles,
-   counter-clockwise, pos = (u, v, 0). On error *out is zeroed. */
+   counter-clockwise, pos = (u, v, 0). On error *out is zeroed. Every generator below returns a
+   mesh that passes rc_mesh_validate, or its status (RC_ERR_MESH_DEGENERATE for sizes whose
+   triangles underflow or turn into slivers, e.g. a grid 1e-300 wide, an annulus around a
+   1e-6 hole). */
 RCLOTHDEF rc_status rc_mesh_grid(rc_mesh *out, double width, double height, int nx, int ny, int diagonals);
 
-/* Unstructured Delaunay square [0, size]^2. With m = max(2, round(sqrt(target_verts)) - 1)
+/* Unstructured Delaunay square [0, size]^2 (target_verts >= 4). With m = max(2, round(sqrt(target_verts)) - 1)
    segments per side, the mesh has exactly (m+1)^2 vertices (so within about 2/sqrt(target) of
    the target, relative): 4m boundary points uniformly spaced on the sides and (m-1)^2 interior
    points on the lattice of spacing h = size/m, each jittered uniformly by up to 0.15 h per
@@ -787,7 +791,8 @@ RCLOTHDEF const double *rc_sim_positions(const rc_sim *s);   /* 3*nv */
 RCLOTHDEF const double *rc_sim_velocities(const rc_sim *s);  /* 3*nv */
 RCLOTHDEF const double *rc_sim_reference(const rc_sim *s);   /* 2*nv, current u */
 RCLOTHDEF const double *rc_sim_directors(const rc_sim *s);   /* ne director angles, radians */
-/* reaction force the pin exerts on the cloth at the end of the last step, N */
+/* reaction force the pin exerts on the cloth at the end of the last step, N (zero for a vertex
+   that is not pinned) */
 RCLOTHDEF rc_status rc_sim_pin_reaction(const rc_sim *s, int vertex, double force[3]);
 /* energies of the current state (no inertia): elastic stretch, bending, gravity potential */
 RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *bend, double *gravity);
@@ -3226,7 +3231,7 @@ RC__UNUSED RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const in
                                    const double *x, double *y)
 {
     rc_status st;
-    if (n < 0 || !colptr || (n > 0 && (!x || !y))) return RC_ERR_INVALID_ARGUMENT;
+    if (n < 0 || !colptr || (n > 0 && (!x || !y || x == y))) return RC_ERR_INVALID_ARGUMENT;
     if (n == 0) return RC_OK;
     st = rc__sp_check_matrix(NULL, n, colptr, rowind, values);
     if (st != RC_OK) return st;
@@ -4034,7 +4039,16 @@ static void rc__mesh_grid_tris(int *tris, int nx, int ny, int diagonals)
         }
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_grid(rc_mesh *out, double width, double height, int nx, int ny, int diagonals)
+/* a generated mesh passes rc_mesh_validate, or is freed and the reason returned (extreme sizes:
+   a grid 1e-300 wide underflows its areas, a thin coarse annulus has slivers) */
+static rc_status rc__mesh_generated_ok(rc_mesh *out)
+{
+    rc_status st = rc_mesh_validate(out->num_verts, out->num_tris, out->ref_uv, out->tris, NULL, NULL, 0);
+    if (st != RC_OK) { rc_mesh_free(out); memset(out, 0, sizeof *out); }
+    return st;
+}
+
+static rc_status rc__mesh_grid_build(rc_mesh *out, double width, double height, int nx, int ny, int diagonals)
 {
     int i, j;
     rc_status st;
@@ -4057,7 +4071,13 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_grid(rc_mesh *out, double width, double h
     return RC_OK;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_square(rc_mesh *out, double size, int target_verts, unsigned seed)
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_grid(rc_mesh *out, double width, double height, int nx, int ny, int diagonals)
+{
+    rc_status st = rc__mesh_grid_build(out, width, height, nx, ny, diagonals);
+    return st == RC_OK ? rc__mesh_generated_ok(out) : st;
+}
+
+static rc_status rc__mesh_square_build(rc_mesh *out, double size, int target_verts, unsigned seed)
 {
     int m, i, j, n;
     unsigned s;
@@ -4093,6 +4113,12 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_square(rc_mesh *out, double size, int tar
     return RC_OK;
 }
 
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_square(rc_mesh *out, double size, int target_verts, unsigned seed)
+{
+    rc_status st = rc__mesh_square_build(out, size, target_verts, seed);
+    return st == RC_OK ? rc__mesh_generated_ok(out) : st;
+}
+
 /* Stitches ring A (na vertices from index a0, angle of vertex i = 2 pi (i + oa) / na) to ring B
    outside it (nb from b0, offset ob) with na + nb ccw triangles by advancing on whichever ring's
    next vertex comes first in angle. closed = 0 (slit rings): each ring has na+1 / nb+1 vertices,
@@ -4119,7 +4145,7 @@ static int rc__mesh_stitch(int *tris, int t, int a0, int na, int b0, int nb, int
     return t;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_disk(rc_mesh *out, double radius, int target_verts)
+static rc_status rc__mesh_disk_build(rc_mesh *out, double radius, int target_verts)
 {
     int K, k, nv, nt, t = 0, v = 1;
     rc_status st;
@@ -4153,6 +4179,12 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_disk(rc_mesh *out, double radius, int tar
     return RC_OK;
 }
 
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_disk(rc_mesh *out, double radius, int target_verts)
+{
+    rc_status st = rc__mesh_disk_build(out, radius, target_verts);
+    return st == RC_OK ? rc__mesh_generated_ok(out) : st;
+}
+
 /* vertices on ring k of the annulus: spacing about h, at least 3, and enough that the ring's
    polygon contains the previous ring (inradius r_k cos(pi/n) > r_(k-1)), else a coarse ring's
    chords would cut through the inner one and fold triangles over */
@@ -4170,7 +4202,7 @@ static int rc__mesh_ring_count(double r_inner, double w, int M, int k, double h)
     return n > 1e8 ? 100000000 : (int)n;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit)
+static rc_status rc__mesh_annulus_build(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit)
 {
     const double pi = 3.14159265358979323846;
     double h, w, rm;
@@ -4218,6 +4250,12 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, dou
     if (st != RC_OK) { rc_mesh_free(out); return st; }
     rc__mesh_lift_flat(out);
     return RC_OK;
+}
+
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit)
+{
+    rc_status st = rc__mesh_annulus_build(out, r_inner, r_outer, target_verts, slit);
+    return st == RC_OK ? rc__mesh_generated_ok(out) : st;
 }
 
 /* ---- OBJ ------------------------------------------------------------------------------------ */

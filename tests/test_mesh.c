@@ -722,6 +722,28 @@ static void test_mesh_bad_input(void)
     }
 }
 
+/* A generator's result passes rc_mesh_validate, or the generator refuses with its status (session
+   19 probe: a grid 1e-300 wide and an annulus of inner radius 1e-6 came back RC_OK with meshes the
+   validator and rc_sim_create reject); *out is then zeroed. */
+static void test_mesh_generators_validate_output(void)
+{
+    rc_mesh m;
+    rc_status st;
+    st = rc_mesh_grid(&m, 1e-300, 1.0, 3, 3, RC_DIAG_REGULAR);
+    CHECK(st == RC_ERR_MESH_DEGENERATE);
+    CHECK(m.num_verts == 0 && m.ref_uv == NULL && m.tris == NULL);
+    st = rc_mesh_annulus(&m, 1e-6, 1.0, 100, 1);
+    CHECK(st == RC_ERR_MESH_DEGENERATE);
+    CHECK(m.num_verts == 0 && m.ref_uv == NULL);
+    st = rc_mesh_annulus(&m, 1e-6, 1.0, 100, 0);
+    CHECK(st == RC_ERR_MESH_DEGENERATE);
+    /* ordinary sizes still pass */
+    CHECK_OK(rc_mesh_grid(&m, 1e-3, 1.0, 3, 3, RC_DIAG_REGULAR));
+    rc_mesh_free(&m);
+    CHECK_OK(rc_mesh_annulus(&m, 0.2, 1.0, 100, 1));
+    rc_mesh_free(&m);
+}
+
 static void suite_mesh(void)
 {
     RUN(test_mesh_edges_hand);
@@ -740,4 +762,5 @@ static void suite_mesh(void)
     RUN(test_mesh_topo_non_finite);
     RUN(test_mesh_generators_sweep);
     RUN(test_mesh_bad_input);
+    RUN(test_mesh_generators_validate_output);
 }

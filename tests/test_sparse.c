@@ -513,7 +513,11 @@ static void test_sparse_invalid_inputs(void)
     b[2] = 3.0;
     CHECK(rc_ldlt_solve_refined(f, v, b, -1) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_ldlt_solve_refined(f, NULL, b, 1) == RC_ERR_INVALID_ARGUMENT);
-    CHECK(rc_sparse_symv(3, bad_dec, ri, v, b, b) == RC_ERR_BAD_PATTERN);
+    {
+        double yb[3];
+        CHECK(rc_sparse_symv(3, bad_dec, ri, v, b, yb) == RC_ERR_BAD_PATTERN);
+        CHECK(rc_sparse_symv(3, cp, ri, v, b, b) == RC_ERR_INVALID_ARGUMENT);   /* x and y aliased (the doc's "not aliased") */
+    }
     rc_ldlt_destroy(f);
 }
 
