@@ -610,7 +610,7 @@ typedef struct rc_sim_def {
                                    sliding more than one cell (its mean incident rest edge length l)
                                    in u within one step pays w (m_i / h^2) l^2 (r - 1)^3, r = |u_i -
                                    u_i^t| / l: the transfer of the previous step's state to the new u
-                                   is first order, accurate within about a cell (see the SIM notes) */
+                                   is first order, accurate within about a cell (see rc__sim_travel) */
 
     /* contact (IPC): barrier active below thickness + dhat */
     double contact_thickness;   /* xi, m: cloth half-thickness offset kept from obstacles, default 1e-3 */
@@ -763,7 +763,8 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
    cloth is). For a cut in an animation, or to take an obstacle out of play (teleport it far away;
    there is no removal). A far rc_sim_move_obstacle instead drags the cloth it runs over along
    the whole way within one step (moved 100 m, a sheet is stretched to 1e12 J and the step takes
-   minutes in adaptive mode). */
+   minutes in adaptive mode). Analytic obstacles only (a mesh obstacle moves with
+   rc_sim_set_obstacle_vertices; RC_ERR_INVALID_ARGUMENT). */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 
 /* One time step of def.dt. The first step or static solve after rc_sim_create, and after each
@@ -8941,8 +8942,6 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
     return E;
 }
 
-/* Seam stitches: E = k/2 |x_a - x_b|^2 per pair; with y, gradient (k d, -k d) and Hessian
-   k [I -I; -I I] (PSD) scattered into the (a, b) blocks the pattern reserves for them. */
 /* The travel term (ours; rc_sim_def.travel_weight). The previous step's state reaches the new u
    through the first-order transfer x~_i + Gbar_i (u_i - u_i^t) (rc__sim_recover_gradients below),
    whose error grows like |u_i - u_i^t|^2 times the curvature of the field: accurate within about a
@@ -8960,8 +8959,9 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
    (a', a'' >= 0), zero for travel within a cell (rigid motion, free flight and the flat unloaded
    sheet keep u exactly as before), so it changes only the steps that slid further. Gradient
    w m/h^2 l a'(r) n and Hessian w m/h^2 [a''(r) n n^T + a'(r) (l / |du|) (I - n n^T)], n = du/|du|.
-   The same swinging sheet then gains in 0 of 150 steps at dt 0.01 (8 of 150 at dt 0.005, the
-   largest 1.6e-4 J: the transfer's own error within a cell, which the PL transfer also has). */
+   The same swinging sheet then gains in 1 of 150 steps at dt 0.01 (2.9e-5 J) and 8 of 150 at dt
+   0.005 (the largest 1.6e-4 J): the transfer's own error within a cell, which the PL transfer
+   also has. */
 static RC__UNUSED double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g, double *H)
 {
     double d0 = u[2 * i] - s->u0_step[2 * i], d1 = u[2 * i + 1] - s->u0_step[2 * i + 1], len = hypot(d0, d1);
@@ -8997,6 +8997,8 @@ static RC__UNUSED void rc__sim_travel_masses(rc_sim *s)
     }
 }
 
+/* Seam stitches: E = k/2 |x_a - x_b|^2 per pair; with y, gradient (k d, -k d) and Hessian
+   k [I -I; -I I] (PSD) scattered into the (a, b) blocks the pattern reserves for them. */
 static RC__UNUSED double rc__sim_seams(const rc_sim *s, const double *x, rc__system *y)
 {
     double E = 0.0;
@@ -12191,7 +12193,8 @@ static RC__UNUSED int rc__sim_obs_static(const rc__obstacle *ob)
    vertices of a triangle its surface cuts into. only_static: the obstacles that did not move
    (rc__sim_place_static). With self contact the move from s->ls_x (the caller sets it: the state
    before its carry and this push) is taken only as far as the cloth-cloth CCD allows; carried:
-   NULL, or the vertices the caller's carry moved (then the CCD limit applies even without a push). */
+   NULL, or the vertices the caller's carry moved (a carried vertex is pushed to xi + dhat/2);
+   any_carried: the carry moved something (then the CCD limit applies even without a push). */
 static RC__UNUSED void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_carried, int only_static)
 {
     int o, i, pass, pushed = any_carried;
@@ -12249,7 +12252,7 @@ static RC__UNUSED void rc__sim_push_out(rc_sim *s, const unsigned char *carried,
    x^t: a placement, not a motion. Until session 19 the push was part of the step (as for a moving
    obstacle, rc__sim_resolve_start), so it became velocity v = (x - x^t)/h: a floor added 0.5 m
    above a sheet launched it at 50 m/s (every step RC_OK), a sphere poking 1 cm through a sheet
-   without gravity threw a vertex up at 1.3 m/s, a sheet lying on its floor hopped 5 mm. Velocities
+   without gravity threw a vertex up at 1.3 m/s, a sheet lying on its floor hopped 1.1 cm. Velocities
    are kept as they are. An obstacle's motion (rc_sim_move_obstacle) still carries and pushes the
    cloth within the step, which is the momentum it imparts. */
 static RC__UNUSED void rc__sim_place_static(rc_sim *s)
@@ -12425,6 +12428,11 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
     if (s->nobs > 0) {   /* cloth inside an obstacle that did not move: placed out, before x^t is taken */
+        /* the cloth-cloth CCD that limits the placement excludes pairs by x0 and u0_step: this
+           state's, not the previous step's (or the zeros of a new sim, which excluded every pair:
+           a first step's placement pushed cloth through cloth; the session-19 review) */
+        memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+        memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
         s->contact_status = RC_OK;
         rc__sim_place_static(s);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the step's start");

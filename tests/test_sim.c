@@ -1875,6 +1875,90 @@ static void test_sim_teleport_obstacle(void)
     }
 }
 
+/* The static placement's cloth-cloth CCD (rc__sim_place_static) must exclude pairs by this
+   state, not by the previous step's x0 / u0_step (zeros in a new sim, where every pair counted as
+   excluded). Layer A (11 x 11 grid, z = 6 mm) under a large triangle B (z = 9 mm, apart in uv), a
+   static box whose top (z = 1 cm) holds A's middle vertices: pushing them out would take them
+   through B. From the first step, and after a state load into a new sim, the step must refuse
+   (RC_ERR_INTERSECTING) as the continuous run does, with A left below B. The session-19 review
+   found the first step and the loaded one RC_OK with 9 of A's vertices pushed through B. */
+static rc_status t_layer_box(int mode, int *above)
+{
+    int n = 11, nvA = n * n, nv = nvA + 3, ntA = 2 * (n - 1) * (n - 1), nt = ntA + 1, i, j, t = 0, id = -1, k;
+    double *pos = (double *)calloc(3 * (size_t)nv, sizeof(double)), *uv = (double *)calloc(2 * (size_t)nv, sizeof(double));
+    int *tris = (int *)calloc(3 * (size_t)nt, sizeof(int));
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats st;
+    rc_status rs = RC_ERR_OUT_OF_MEMORY;
+    double far[3] = { 50, 50, 50 }, c[3] = { 0.5, 0.5, 0.0025 }, h[3] = { 0.2, 0.2, 0.0075 }, tr[3];
+    *above = -1;
+    if (!pos || !uv || !tris) goto done;
+    for (j = 0; j < n; ++j)
+        for (i = 0; i < n; ++i) {
+            int v = j * n + i;
+            pos[3 * v] = uv[2 * v] = i / (double)(n - 1); pos[3 * v + 1] = uv[2 * v + 1] = j / (double)(n - 1); pos[3 * v + 2] = 0.006;
+        }
+    for (j = 0; j < n - 1; ++j)
+        for (i = 0; i < n - 1; ++i) {
+            int a = j * n + i, b = a + 1, cc = a + n, d = cc + 1;
+            tris[3 * t] = a; tris[3 * t + 1] = b; tris[3 * t + 2] = d; ++t;
+            tris[3 * t] = a; tris[3 * t + 1] = d; tris[3 * t + 2] = cc; ++t;
+        }
+    for (k = 0; k < 3; ++k) {
+        int v = nvA + k;
+        double x = k == 0 ? -0.5 : k == 1 ? 1.5 : 0.5, y = k == 2 ? 1.5 : -0.2;
+        pos[3 * v] = x; pos[3 * v + 1] = y; pos[3 * v + 2] = 0.009; uv[2 * v] = x + 2.0; uv[2 * v + 1] = y;
+    }
+    tris[3 * t] = nvA; tris[3 * t + 1] = nvA + 1; tris[3 * t + 2] = nvA + 2;
+    def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+    def.self_contact = 1;
+    def.gravity[0] = def.gravity[1] = def.gravity[2] = 0.0;
+    def.max_substeps = 2;
+    def.num_threads = 1;
+    for (k = 0; k < 3; ++k) tr[k] = c[k] - far[k];
+    if (rc_sim_create(&def, &s) != RC_OK) goto done;
+    if (mode == 0) rs = rc_sim_add_box(s, c, h, &id);
+    else {
+        rc_sim *w = NULL;
+        double *buf = NULL;
+        rs = rc_sim_add_box(s, far, h, &id);
+        if (mode == 1) rs = rc_sim_step(s, &st);   /* the box far away */
+        else {   /* a twin steps once and saves; this new sim loads it */
+            int id2;
+            if (rc_sim_create(&def, &w) == RC_OK && rc_sim_add_box(w, far, h, &id2) == RC_OK && rc_sim_step(w, &st) == RC_OK &&
+                (buf = (double *)malloc(sizeof(double) * rc_sim_state_size(w))) != NULL && rc_sim_save_state(w, buf) == RC_OK)
+                rs = rc_sim_load_state(s, buf);
+            else rs = RC_ERR_OUT_OF_MEMORY;
+            free(buf);
+            rc_sim_destroy(w);
+        }
+        if (rs == RC_OK) rs = rc_sim_teleport_obstacle(s, id, tr, NULL);
+        if (rs != RC_OK) goto done;
+    }
+    rs = rc_sim_step(s, &st);
+    *above = 0;
+    for (i = 0; i < nvA; ++i) if (s->x[3 * i + 2] > s->x[3 * nvA + 2]) ++*above;
+done:
+    rc_sim_destroy(s);
+    free(pos); free(uv); free(tris);
+    return rs;
+}
+
+static void test_sim_static_placement_self_ccd(void)
+{
+    int mode;
+    for (mode = 0; mode < 3; ++mode) {
+        int above = -1;
+        rc_status rs = t_layer_box(mode, &above);
+        printf("    %s: %s, %d of layer A's vertices above layer B\n",
+               mode == 0 ? "box from the first step" : mode == 1 ? "box teleported in after a step" : "the same from a loaded state",
+               rc_status_string(rs), above);
+        CHECK(rs == RC_ERR_INTERSECTING);
+        CHECK(above == 0);
+    }
+}
+
 static void test_sim_self_fold(void)
 {
     rc_sim *s = NULL;
@@ -2906,6 +2990,7 @@ static void suite_sim(void)
     RUN(test_sim_self_flat_flap_start);
     RUN(test_sim_static_obstacle_placement);
     RUN(test_sim_teleport_obstacle);
+    RUN(test_sim_static_placement_self_ccd);
     RUN(test_sim_rot_frac);
     RUN(test_sim_fast_plate);
     RUN(test_sim_fast_plate_adaptive);
