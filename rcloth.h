@@ -755,7 +755,9 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
 /* pose at the end of the next step: x -> R x + t applied to the shape as added. The step follows
    the motion from the previous pose (translation linear, rotation along the shortest arc), and
    the cloth the obstacle runs over on the way is carried to its end pose, so a thin obstacle may
-   move further than its own thickness in one step without passing through the cloth. */
+   move further than its own thickness in one step without passing through the cloth. rotation:
+   row-major, NULL = identity; it must be a rotation to 1e-6 (R^T R = I, det +1): a scaled, sheared
+   or reflecting matrix is RC_ERR_INVALID_ARGUMENT and changes nothing. */
 RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 /* Places the obstacle at the pose now, as if it had always been there: no motion within the next
    step, so nothing is carried. Cloth that ends up inside it is pushed out along its normal at the
