@@ -12434,6 +12434,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (rc__sim_update_handle_locks(s)) rc__sim_invalidate_layout(s);
     rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
+    s->t_bp = s->t_np = s->t_ccd = 0.0;   /* the step's contact timings, the placement's CCD included */
     if (s->nobs > 0) {   /* cloth inside an obstacle that did not move: placed out, before x^t is taken */
         /* the cloth-cloth CCD that limits the placement excludes pairs by x0 and u0_step: this
            state's, not the previous step's (or the zeros of a new sim, which excluded every pair:
@@ -12459,7 +12460,6 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if ((s->nobs > 0 || s->def.self_contact) && s->kappa == 0.0) rc__sim_init_kappa(s);
     rc__sim_lag_friction(s);
     s->contact_status = RC_OK;
-    s->t_bp = s->t_np = s->t_ccd = 0.0;
     s->npat = 0;
     if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
     if (s->def.self_contact) rc__sim_lag_self_friction(s);
