@@ -4048,11 +4048,11 @@ static void rc__mesh_grid_tris(int *tris, int nx, int ny, int diagonals)
 static rc_status rc__mesh_generated_ok(rc_mesh *out)
 {
     rc_status st = rc_mesh_validate(out->num_verts, out->num_tris, out->ref_uv, out->tris, NULL, NULL, 0);
-    if (st != RC_OK) { rc_mesh_free(out); memset(out, 0, sizeof *out); }
+    if (st != RC_OK) rc_mesh_free(out);   /* zeroes *out */
     return st;
 }
 
-static rc_status rc__mesh_grid_build(rc_mesh *out, double width, double height, int nx, int ny, int diagonals)
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_grid(rc_mesh *out, double width, double height, int nx, int ny, int diagonals)
 {
     int i, j;
     rc_status st;
@@ -4072,16 +4072,10 @@ static rc_status rc__mesh_grid_build(rc_mesh *out, double width, double height, 
         }
     rc__mesh_grid_tris(out->tris, nx, ny, diagonals);
     rc__mesh_lift_flat(out);
-    return RC_OK;
+    return rc__mesh_generated_ok(out);
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_grid(rc_mesh *out, double width, double height, int nx, int ny, int diagonals)
-{
-    rc_status st = rc__mesh_grid_build(out, width, height, nx, ny, diagonals);
-    return st == RC_OK ? rc__mesh_generated_ok(out) : st;
-}
-
-static rc_status rc__mesh_square_build(rc_mesh *out, double size, int target_verts, unsigned seed)
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_square(rc_mesh *out, double size, int target_verts, unsigned seed)
 {
     int m, i, j, n;
     unsigned s;
@@ -4114,13 +4108,7 @@ static rc_status rc__mesh_square_build(rc_mesh *out, double size, int target_ver
     st = rc__mesh_lawson(out);
     if (st != RC_OK) { rc_mesh_free(out); return st; }
     rc__mesh_lift_flat(out);
-    return RC_OK;
-}
-
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_square(rc_mesh *out, double size, int target_verts, unsigned seed)
-{
-    rc_status st = rc__mesh_square_build(out, size, target_verts, seed);
-    return st == RC_OK ? rc__mesh_generated_ok(out) : st;
+    return rc__mesh_generated_ok(out);
 }
 
 /* Stitches ring A (na vertices from index a0, angle of vertex i = 2 pi (i + oa) / na) to ring B
@@ -4149,7 +4137,7 @@ static int rc__mesh_stitch(int *tris, int t, int a0, int na, int b0, int nb, int
     return t;
 }
 
-static rc_status rc__mesh_disk_build(rc_mesh *out, double radius, int target_verts)
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_disk(rc_mesh *out, double radius, int target_verts)
 {
     int K, k, nv, nt, t = 0, v = 1;
     rc_status st;
@@ -4180,13 +4168,7 @@ static rc_status rc__mesh_disk_build(rc_mesh *out, double radius, int target_ver
     st = rc__mesh_lawson(out);
     if (st != RC_OK) { rc_mesh_free(out); return st; }
     rc__mesh_lift_flat(out);
-    return RC_OK;
-}
-
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_disk(rc_mesh *out, double radius, int target_verts)
-{
-    rc_status st = rc__mesh_disk_build(out, radius, target_verts);
-    return st == RC_OK ? rc__mesh_generated_ok(out) : st;
+    return rc__mesh_generated_ok(out);
 }
 
 /* vertices on ring k of the annulus: spacing about h, at least 3, and enough that the ring's
@@ -4206,7 +4188,7 @@ static int rc__mesh_ring_count(double r_inner, double w, int M, int k, double h)
     return n > 1e8 ? 100000000 : (int)n;
 }
 
-static rc_status rc__mesh_annulus_build(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit)
+RCLOTHDEF RC__UNUSED rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit)
 {
     const double pi = 3.14159265358979323846;
     double h, w, rm;
@@ -4253,13 +4235,7 @@ static rc_status rc__mesh_annulus_build(rc_mesh *out, double r_inner, double r_o
     st = rc__mesh_lawson(out);
     if (st != RC_OK) { rc_mesh_free(out); return st; }
     rc__mesh_lift_flat(out);
-    return RC_OK;
-}
-
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit)
-{
-    rc_status st = rc__mesh_annulus_build(out, r_inner, r_outer, target_verts, slit);
-    return st == RC_OK ? rc__mesh_generated_ok(out) : st;
+    return rc__mesh_generated_ok(out);
 }
 
 /* ---- OBJ ------------------------------------------------------------------------------------ */
@@ -12188,7 +12164,7 @@ static RC__UNUSED int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
     return any;
 }
 
-/* 1 if analytic obstacle o has not moved since the last step's end (or was added since) */
+/* 1 if an analytic obstacle has not moved since the last step's end (or was added since) */
 static RC__UNUSED int rc__sim_obs_static(const rc__obstacle *ob)
 {
     return ob->shape.kind != RC__OBS_TRIMESH && memcmp(ob->R, ob->R_prev, sizeof ob->R) == 0 &&
