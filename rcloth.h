@@ -192,7 +192,9 @@ RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, 
    x: initial guess in, solution out. Stops when |b - A x| <= rel_tol |b| (2-norms) or after max_iter
    iterations; then RC_ERR_NOT_CONVERGED and x is the iterate of smallest residual seen.
    iterations / rel_residual (may be NULL) report the work done and |b - A x| / |b| of the returned x.
-   RC_ERR_NOT_SPD when a diagonal block is not positive definite or p^T A p <= 0 occurs. */
+   RC_ERR_NOT_SPD when a diagonal block is not positive definite or p^T A p <= 0 occurs; then, as
+   on every error but RC_ERR_NOT_CONVERGED, x is the initial guess, unchanged (iterations and
+   rel_residual describe the failed attempt). */
 RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, const double *values,
                                  const int *block_ptr, int num_blocks, const double *b, double *x,
                                  double rel_tol, int max_iter, int *iterations, double *rel_residual);
@@ -296,7 +298,9 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
    components), "f" with v, v/vt, v/vt/vn or v//vn corners (1-based or negative relative
    indices); polygons are fan-triangulated (c0, ck, ck+1). Every "v" line is one mesh vertex
    (unreferenced ones are kept); a vertex whose faces use it with several different vt indices is
-   duplicated, one copy per extra (v, vt) pair. A vertex with no vt gets uv = (x, y). Other
+   duplicated, one copy per extra (v, vt) pair. A vertex no face corner gives a vt (unreferenced,
+   or used only by plain "f 1 2 3" corners) gets the i-th vt when the file has exactly as many vt
+   as v lines (as rc_mesh_write_obj writes them: exact round trips), else uv = (x, y). Other
    statements (vn, o, g, s, usemtl, mtllib, l, ...) are ignored. Numbers are parsed with strtod
    (C locale expected). Errors: RC_ERR_IO (cannot open/read), RC_ERR_PARSE (bad number, bad face
    corner, index 0 or out of range, face with < 3 corners, no faces at all), RC_ERR_NON_FINITE
@@ -3442,12 +3446,16 @@ static RC__UNUSED rc_status rc__pcg_solve(void *user, int n, const int *colptr, 
         total += (size_t)(bp[i + 1] - bp[i]) * (size_t)(bp[i + 1] - bp[i]);
     }
     blk = (double *)rc__alloc(user, total, sizeof(double));
-    work = (double *)rc__alloc(user, 5 * (size_t)n, sizeof(double));
+    work = (double *)rc__alloc(user, 6 * (size_t)n, sizeof(double));   /* CG's 5 vectors + the initial guess */
     if (!blk || !work) goto done;
     st = rc__pcg_precond_setup(n, colptr, rowind, values, bp, nb, blk, boff);
     if (st != RC_OK) goto done;
     jac.bp = bp; jac.nb = nb; jac.blk = blk; jac.boff = boff;
+    memcpy(work + 5 * (size_t)n, x, (size_t)n * sizeof(double));
     st = rc__pcg_core(n, colptr, rowind, values, 0.0, rc__pcg_jacobi_apply, &jac, b, x, rel_tol, max_iter, work, iterations, rel_residual);
+    /* a breakdown (p^T A p <= 0: A is not SPD) gives the caller's guess back, as every other error
+       does; only RC_ERR_NOT_CONVERGED returns an iterate */
+    if (st != RC_OK && st != RC_ERR_NOT_CONVERGED) memcpy(x, work + 5 * (size_t)n, (size_t)n * sizeof(double));
 done:
     rc__free(user, bp); rc__free(user, boff); rc__free(user, blk); rc__free(user, work);
     return st;
@@ -5978,8 +5986,8 @@ RCLOTHDEF RC__UNUSED rc_status rc_shell_energy(const rc_trimesh *m, const double
     rc_status st;
     rc__sh_edges E;
     rc__sh_coef c;
-    double *ph = NULL, *geo = NULL, S = 0.0, B = 0.0;
-    int nt, nv, t, k, converged = 1, flags;
+    double *ph = NULL, *geo = NULL, *gx = NULL, *gu = NULL, S = 0.0, B = 0.0;
+    int nt, nv, t, k, converged = 1, flags, finite;
     st = rc__sh_check_mesh(m);
     if (st != RC_OK) return st;
     if (!x || !u || !mat) return RC_ERR_INVALID_ARGUMENT;
@@ -6012,9 +6020,18 @@ RCLOTHDEF RC__UNUSED rc_status rc_shell_energy(const rc_trimesh *m, const double
         rc__free(NULL, geo);
         phi = ph;
     }
-    if (grad_x) memset(grad_x, 0, (size_t)(3 * nv) * sizeof(double));
-    if (grad_u) memset(grad_u, 0, (size_t)(2 * nv) * sizeof(double));
+    /* the gradients are summed in scratch and copied out only on success: on an error the
+       caller's arrays are untouched (a collapsed world triangle is found only after the sum) */
     flags = (grad_x || grad_u) ? RC__SH_GRAD : 0;
+    if (flags) {
+        gx = (double *)rc__calloc(NULL, (size_t)5 * (size_t)nv, sizeof(double));
+        gu = gx ? gx + (size_t)3 * (size_t)nv : NULL;
+        if (!gx) {
+            rc__free(NULL, ph);
+            rc__sh_free_edges(NULL, &E);
+            return RC_ERR_OUT_OF_MEMORY;
+        }
+    }
     for (t = 0; t < nt; ++t) {
         double xl[9], xf[9], ul[6], pl[3], gs[15], gb[27];
         const int *v = m->tris + 3 * t;
@@ -6026,31 +6043,32 @@ RCLOTHDEF RC__UNUSED rc_status rc_shell_energy(const rc_trimesh *m, const double
         if (!flags) continue;
         for (k = 0; k < 3; ++k) {
             int f = E.tri_flap[3 * t + k];
-            if (grad_x) {
-                for (j = 0; j < 3; ++j) grad_x[3 * v[k] + j] += gs[3 * k + j] + gb[3 * k + j];
-                if (f >= 0)
-                    for (j = 0; j < 3; ++j) grad_x[3 * f + j] += gb[9 + 3 * k + j];
-            }
-            if (grad_u)
-                for (j = 0; j < 2; ++j) grad_u[2 * v[k] + j] += gs[9 + 2 * k + j] + gb[21 + 2 * k + j];
+            for (j = 0; j < 3; ++j) gx[3 * v[k] + j] += gs[3 * k + j] + gb[3 * k + j];
+            if (f >= 0)
+                for (j = 0; j < 3; ++j) gx[3 * f + j] += gb[9 + 3 * k + j];
+            for (j = 0; j < 2; ++j) gu[2 * v[k] + j] += gs[9 + 2 * k + j] + gb[21 + 2 * k + j];
         }
     }
     rc__free(NULL, ph);
     rc__sh_free_edges(NULL, &E);
-    if (!rc__isfinite(S) || !rc__isfinite(B) || (grad_x && !rc__all_finite(grad_x, (size_t)(3 * nv))) ||
-        (grad_u && !rc__all_finite(grad_u, (size_t)(2 * nv))))
-        return RC_ERR_NON_FINITE;
-    if (stretch) *stretch = S;
-    if (bend) *bend = B;
+    finite = rc__isfinite(S) && rc__isfinite(B) && (!gx || rc__all_finite(gx, (size_t)5 * (size_t)nv));
+    if (finite) {
+        if (grad_x) memcpy(grad_x, gx, (size_t)(3 * nv) * sizeof(double));
+        if (grad_u) memcpy(grad_u, gu, (size_t)(2 * nv) * sizeof(double));
+        if (stretch) *stretch = S;
+        if (bend) *bend = B;
+    }
+    rc__free(NULL, gx);
+    if (!finite) return RC_ERR_NON_FINITE;
     return converged ? RC_OK : RC_ERR_NOT_CONVERGED;
 }
 
 RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double *u, const double *u0, double eps_q,
                                    double *energy, double *grad_u)
 {
-    rc_status st;
+    rc_status st = RC_OK;
     int t, k, nv;
-    double sum = 0.0;
+    double sum = 0.0, *g2 = NULL;
     st = rc__sh_check_mesh(m);
     if (st != RC_OK) return st;
     if (!u || !u0 || !energy) return RC_ERR_INVALID_ARGUMENT;
@@ -6061,7 +6079,8 @@ RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double 
         st = rc__sh_check_ref_tri(u0, m->tris + 3 * t);
         if (st == RC_ERR_MESH_DEGENERATE) return st;
     }
-    if (grad_u) memset(grad_u, 0, (size_t)(2 * nv) * sizeof(double));
+    /* the gradient is summed in scratch: on an error the caller's outputs are untouched */
+    if (grad_u && !(g2 = (double *)rc__calloc(NULL, (size_t)2 * (size_t)nv, sizeof(double)))) return RC_ERR_OUT_OF_MEMORY;
     for (t = 0; t < m->num_tris; ++t) {
         const int *v = m->tris + 3 * t;
         double ul[6], u0l[6], Dminv[4], g[6], e;
@@ -6071,19 +6090,23 @@ RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double 
             u0l[2 * k] = u0[2 * v[k]];
             u0l[2 * k + 1] = u0[2 * v[k] + 1];
         }
-        if (!rc__mips_dminv(u0l, Dminv)) return RC_ERR_MESH_DEGENERATE;
+        if (!rc__mips_dminv(u0l, Dminv)) { st = RC_ERR_MESH_DEGENERATE; break; }
         e = rc__mips_tri(ul, Dminv, 1.0, eps_q, grad_u ? RC__SH_GRAD : 0, g, NULL);
         sum += e;
         if (grad_u && e < HUGE_VAL)
             for (k = 0; k < 3; ++k) {
-                grad_u[2 * v[k]] += g[2 * k];
-                grad_u[2 * v[k] + 1] += g[2 * k + 1];
+                g2[2 * v[k]] += g[2 * k];
+                g2[2 * v[k] + 1] += g[2 * k + 1];
             }
     }
-    *energy = sum;
     /* a nearly flat triangle (det J ~ 1e-95) has a finite energy and an overflowing gradient */
-    if (grad_u && !rc__all_finite(grad_u, (size_t)(2 * nv))) return RC_ERR_NON_FINITE;
-    return RC_OK;
+    if (st == RC_OK && g2 && !rc__all_finite(g2, (size_t)(2 * nv))) st = RC_ERR_NON_FINITE;
+    if (st == RC_OK) {
+        *energy = sum;
+        if (grad_u) memcpy(grad_u, g2, (size_t)(2 * nv) * sizeof(double));
+    }
+    rc__free(NULL, g2);
+    return st;
 }
 
 #ifdef __cplusplus
@@ -7667,6 +7690,14 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     const rc_mesh_desc *m = &d->mesh;
     rc_status st;
 #define RC__DEFCHECK(cond, text) do { if (!(cond)) { snprintf(msg, len, "rc_sim_def: %s", text); return RC_ERR_INVALID_ARGUMENT; } } while (0)
+    /* NaN or inf in a scalar is RC_ERR_NON_FINITE (the status's meaning everywhere else), named */
+#define RC__DEFFINITE(v) do { if (!rc__isfinite(d->v)) { snprintf(msg, len, "rc_sim_def: " #v " is not finite (NaN or inf)"); return RC_ERR_NON_FINITE; } } while (0)
+    RC__DEFFINITE(dt); RC__DEFFINITE(gravity[0]); RC__DEFFINITE(gravity[1]); RC__DEFFINITE(gravity[2]);
+    RC__DEFFINITE(bending_scale); RC__DEFFINITE(tol); RC__DEFFINITE(pcg_tol); RC__DEFFINITE(itr_eps0);
+    RC__DEFFINITE(itr_lambda); RC__DEFFINITE(itr_energy_tol); RC__DEFFINITE(cache_eps); RC__DEFFINITE(itr_factor_eta);
+    RC__DEFFINITE(quality_threshold); RC__DEFFINITE(quality_weight); RC__DEFFINITE(travel_weight);
+    RC__DEFFINITE(contact_thickness); RC__DEFFINITE(contact_dhat); RC__DEFFINITE(friction); RC__DEFFINITE(friction_eps_v);
+#undef RC__DEFFINITE
     RC__DEFCHECK(m->num_verts >= 3 && m->num_tris >= 1, "mesh needs at least 3 vertices and 1 triangle");
     RC__DEFCHECK(m->ref_uv != NULL && m->tris != NULL, "mesh.ref_uv and mesh.tris must not be NULL");
     RC__DEFCHECK(m->num_verts <= 50000000 && m->num_tris <= 100000000, "mesh too large");
@@ -7685,6 +7716,8 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(rc__isfinite(d->itr_lambda) && d->itr_lambda > 0.0 && d->itr_lambda <= 1.0, "itr_lambda must be in (0, 1]");
     RC__DEFCHECK(d->itr_strict_every >= 1, "itr_strict_every must be >= 1");
     RC__DEFCHECK(d->itr_max_outer >= 1, "itr_max_outer must be >= 1");
+    RC__DEFCHECK(d->itr_schedule == 0 || d->itr_schedule == 1, "itr_schedule must be 0 or 1");
+    RC__DEFCHECK(d->itr_cache == 0 || d->itr_cache == 1, "itr_cache must be 0 or 1");
     RC__DEFCHECK(d->itr_exact_hessian == 0 || d->itr_exact_hessian == 1, "itr_exact_hessian must be 0 or 1");
     RC__DEFCHECK(rc__isfinite(d->itr_energy_tol) && d->itr_energy_tol >= 0.0 && d->itr_energy_tol < 1.0, "itr_energy_tol must be in [0, 1)");
     RC__DEFCHECK(rc__isfinite(d->cache_eps) && d->cache_eps >= 0.0, "cache_eps must be >= 0");
@@ -7701,6 +7734,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(d->self_contact == 0 || d->self_contact == 1, "self_contact must be 0 or 1");
 #undef RC__DEFCHECK
     st = rc_material_validate(&d->material);
+    if (st == RC_ERR_NON_FINITE) { snprintf(msg, len, "rc_sim_def.material: a parameter is not finite (NaN or inf)"); return st; }
     if (st != RC_OK) { snprintf(msg, len, "%s", d->material.model == RC_MATERIAL_ORTHOTROPIC ? "rc_sim_def.material (orthotropic): density, thickness, stiffnesses must be > 0, nu12^2 E2/E1 < 1, 4 bend_bias > bend_warp + bend_weft" : "rc_sim_def.material: density, thickness, young must be > 0 and poisson in (-1, 0.5); model 0 or 1"); return st; }
     if (!rc__all_finite(m->ref_uv, (size_t)2 * (size_t)m->num_verts) ||
         (m->pos && !rc__all_finite(m->pos, (size_t)3 * (size_t)m->num_verts))) {
@@ -7891,7 +7925,11 @@ RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3])
     if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin: target is NULL");
     if (vertex < 0 || vertex >= s->nv) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin: vertex out of range");
     if (!rc__all_finite(target, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_pin: target is not finite");
-    if (!s->pinned[vertex]) { s->pinned[vertex] = 1; rc__sim_invalidate_layout(s); }
+    if (!s->pinned[vertex]) {
+        s->pinned[vertex] = 1;
+        memset(s->reaction + 3 * vertex, 0, 3 * sizeof(double));   /* not pinned during the last step */
+        rc__sim_invalidate_layout(s);
+    }
     memcpy(s->pin_target + 3 * vertex, target, 3 * sizeof(double));
     return RC_OK;
 }
@@ -7900,7 +7938,11 @@ RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex)
 {
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (vertex < 0 || vertex >= s->nv) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_unpin: vertex out of range");
-    if (s->pinned[vertex]) { s->pinned[vertex] = 0; rc__sim_invalidate_layout(s); }
+    if (s->pinned[vertex]) {
+        s->pinned[vertex] = 0;
+        memset(s->reaction + 3 * vertex, 0, 3 * sizeof(double));   /* documented: zero when not pinned */
+        rc__sim_invalidate_layout(s);
+    }
     return RC_OK;
 }
 
@@ -7924,6 +7966,13 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
    outside the domain). The hint triangle is tried first and accepted when q is inside it, so a
    handle that stays in its triangle costs O(1); otherwise a scan of all triangles (handles are
    few; a walk would make this O(sqrt(nt)) if ever needed). */
+/* The triangle of the reference mesh u containing the point q: the one with the largest smallest
+   barycentric coordinate (*minbary), the first of equals. The result depends on (u, q) alone,
+   never on the hint (the triangle a handle was last found in): the hint is only taken when q lies
+   inside it by a margin no other triangle can also meet. Why: a handle at a mesh vertex or on an
+   edge lies in several triangles to round-off, and a hint-dependent choice changes the handle's
+   stencil, so a state loaded into a second sim (whose hints are those of its set-up) did not
+   replay the first sim's steps bit for bit (4.6 mm apart after 4 adaptive steps, pin + handle). */
 static RC__UNUSED int rc__sim_locate_uv(const rc_sim *s, const double *u, const double q[2], int hint, double *minbary)
 {
     int t, best = -1;
@@ -7938,8 +7987,11 @@ static RC__UNUSED int rc__sim_locate_uv(const rc_sim *s, const double *u, const 
         double m = 1.0 - l1 - l2;
         if (l1 < m) m = l1;
         if (l2 < m) m = l2;
+        if (t < 0) {
+            if (m > 1e-9) { bestm = m; best = tt; break; }   /* inside the hint, away from its edges */
+            continue;
+        }
         if (m > bestm) { bestm = m; best = tt; }
-        if (t < 0 && m >= 0.0) break;   /* inside the hint */
     }
     if (minbary) *minbary = bestm;
     return best;
@@ -8286,7 +8338,8 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu)
 {
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (id < 0 || id >= s->nobs) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_friction: no such obstacle");
-    if (!rc__isfinite(mu) || mu < 0.0) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_friction: mu must be >= 0");
+    if (!rc__isfinite(mu)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_obstacle_friction: mu is not finite");
+    if (mu < 0.0) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_friction: mu must be >= 0");
     s->obs[id].mu = mu;
     return RC_OK;
 }
@@ -12521,7 +12574,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     st->e_external = T.ext; st->e_contact = T.contact; st->e_friction = T.friction; st->e_quality = T.quality;
     st->e_travel = T.travel;
     st->min_contact_distance = T.min_dist;
-    st->min_self_distance = T.min_self;
+    st->min_self_distance = s->def.self_contact ? T.min_self : 0.0;   /* documented: zero when off */
     st->t_broad_phase = s->t_bp; st->t_narrow_phase = s->t_np; st->t_ccd = s->t_ccd;
     st->pattern_rebuilds = s->npat;
     if (s->kappa > 0.0) {

@@ -485,6 +485,9 @@ R_MUT(rm_dhat, d->contact_dhat = 0)
 R_MUT(rm_mu, d->friction = -0.1)
 R_MUT(rm_epsv, d->friction_eps_v = 0)
 R_MUT(rm_thr, d->num_threads = -2)
+R_MUT(rm_sched7, d->itr_schedule = 7)
+R_MUT(rm_cache_neg, d->itr_cache = -3)
+R_MUT(rm_epsv_nan, d->friction_eps_v = R_NAN)
 R_MUT(rm_rho, d->material.density = 0)
 R_MUT(rm_nu, d->material.poisson = 0.5)
 R_MUT(rm_E_nan, d->material.young = R_NAN)
@@ -507,9 +510,9 @@ static void test_rel_sim_def_table(void)
         { "ref_uv NULL", rm_uv_null, RC_ERR_INVALID_ARGUMENT },
         { "tris NULL", rm_tris_null, RC_ERR_INVALID_ARGUMENT },
         { "dt 0", rm_dt0, RC_ERR_INVALID_ARGUMENT },
-        { "dt NaN", rm_dt_nan, RC_ERR_INVALID_ARGUMENT },
-        { "dt inf", rm_dt_inf, RC_ERR_INVALID_ARGUMENT },
-        { "gravity NaN", rm_grav, RC_ERR_INVALID_ARGUMENT },
+        { "dt NaN", rm_dt_nan, RC_ERR_NON_FINITE },
+        { "dt inf", rm_dt_inf, RC_ERR_NON_FINITE },
+        { "gravity NaN", rm_grav, RC_ERR_NON_FINITE },
         { "bending_scale < 0", rm_bend, RC_ERR_INVALID_ARGUMENT },
         { "adaptive 2", rm_adapt, RC_ERR_INVALID_ARGUMENT },
         { "tol 0", rm_tol, RC_ERR_INVALID_ARGUMENT },
@@ -525,14 +528,17 @@ static void test_rel_sim_def_table(void)
         { "itr_factor_reuse -1", rm_reuse, RC_ERR_INVALID_ARGUMENT },
         { "itr_factor_eta 0", rm_eta0, RC_ERR_INVALID_ARGUMENT },
         { "itr_factor_eta 1", rm_eta1, RC_ERR_INVALID_ARGUMENT },
-        { "itr_factor_eta NaN", rm_etan, RC_ERR_INVALID_ARGUMENT },
+        { "itr_factor_eta NaN", rm_etan, RC_ERR_NON_FINITE },
         { "quality_threshold 2", rm_qthr, RC_ERR_INVALID_ARGUMENT },
-        { "quality_weight NaN", rm_qw, RC_ERR_INVALID_ARGUMENT },
+        { "quality_weight NaN", rm_qw, RC_ERR_NON_FINITE },
         { "contact_thickness < 0", rm_xi, RC_ERR_INVALID_ARGUMENT },
         { "contact_dhat 0", rm_dhat, RC_ERR_INVALID_ARGUMENT },
         { "friction < 0", rm_mu, RC_ERR_INVALID_ARGUMENT },
         { "friction_eps_v 0", rm_epsv, RC_ERR_INVALID_ARGUMENT },
         { "num_threads < 0", rm_thr, RC_ERR_INVALID_ARGUMENT },
+        { "itr_schedule 7", rm_sched7, RC_ERR_INVALID_ARGUMENT },
+        { "itr_cache -3", rm_cache_neg, RC_ERR_INVALID_ARGUMENT },
+        { "friction_eps_v NaN", rm_epsv_nan, RC_ERR_NON_FINITE },
         { "density 0", rm_rho, RC_ERR_BAD_MATERIAL },
         { "poisson 0.5", rm_nu, RC_ERR_BAD_MATERIAL },
         { "young NaN", rm_E_nan, RC_ERR_NON_FINITE },
@@ -581,6 +587,14 @@ static void test_rel_sim_def_table(void)
         d.dt = -1.0;
         CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && strstr(why, "dt") != NULL);
         d.dt = rc_default_sim_def().dt;
+        /* a NaN scalar is RC_ERR_NON_FINITE, named (session 20: dt NaN was RC_ERR_INVALID_ARGUMENT
+           while material.young NaN was RC_ERR_NON_FINITE) */
+        d.gravity[2] = R_NAN;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_NON_FINITE && strstr(why, "gravity[2] is not finite") != NULL);
+        d.gravity[2] = rc_default_sim_def().gravity[2];
+        d.material.young = R_NAN;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_NON_FINITE && strstr(why, "not finite") != NULL);
+        d.material.young = rc_default_sim_def().material.young;
         CHECK(rc_sim_def_check(NULL, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && why[0] != 0);
         CHECK(rc_sim_def_check(&d, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
         d.mesh.num_verts = 3;
@@ -654,7 +668,7 @@ static void test_rel_sim_calls_bad(void)
     R_BAD(rc_sim_set_obstacle_friction(s, 5, 0.1), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_set_obstacle_friction(s, -1, 0.1), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_set_obstacle_friction(s, sph, -0.1), RC_ERR_INVALID_ARGUMENT);
-    R_BAD(rc_sim_set_obstacle_friction(s, sph, R_NAN), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_set_obstacle_friction(s, sph, R_NAN), RC_ERR_NON_FINITE);
     R_BAD(rc_sim_move_obstacle(s, 9, zero, NULL), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_move_obstacle(s, sph, NULL, NULL), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_move_obstacle(s, sph, nanv, NULL), RC_ERR_NON_FINITE);
@@ -1025,6 +1039,105 @@ static void test_rel_lower_layers_s18(void)
     }
 }
 
+/* Session 20's contract audit (a helper checked every documented claim of the public API; each
+   of these failed on the session-19 header):
+   - a state loaded into a second sim did not replay bit for bit with a material handle and a pin
+     (the handle's triangle came from a hint the state does not hold: 0.6 mm after one step);
+   - min_self_distance was inf, not the documented zero, with self contact off;
+   - rc_sim_pin_reaction of an unpinned vertex returned the force of its old pin;
+   - rc_sim_set_obstacle_friction(NaN) was RC_ERR_INVALID_ARGUMENT, not RC_ERR_NON_FINITE;
+   - rc_pcg_solve overwrote the caller's x when it failed with RC_ERR_NOT_SPD;
+   - rc_shell_energy / rc_mips_energy wrote partial gradients (and MIPS its energy) before
+     failing with RC_ERR_NON_FINITE. */
+static rc_sim *t_rel_handle_scene(rc_mesh *m)
+{
+    rc_sim_def d = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double pin[3] = { 0, 0, 0 }, uv[2] = { 0.3, 0.37 }, target[3] = { 0.3, 0.37, 0.05 };
+    int id;
+    d.mesh.num_verts = m->num_verts; d.mesh.num_tris = m->num_tris;
+    d.mesh.ref_uv = m->ref_uv; d.mesh.pos = m->pos; d.mesh.tris = m->tris;
+    d.adaptive = 1;
+    d.num_threads = 1;
+    if (rc_sim_create(&d, &s) != RC_OK) return NULL;
+    if (rc_sim_pin(s, 0, pin) != RC_OK || rc_sim_add_material_handle(s, uv, target, 5.0, &id) != RC_OK) { rc_sim_destroy(s); return NULL; }
+    return s;
+}
+
+static void test_rel_contracts_s20(void)
+{
+    rc_mesh m;
+    if (rc_mesh_grid(&m, 0.5, 0.5, 8, 8, RC_DIAG_ALTERNATING) != RC_OK) { CHECK(0); return; }
+    {   /* branch: a fresh sim with the same set-up, the state loaded, repeats the step bit for bit */
+        rc_sim *a = t_rel_handle_scene(&m), *b = t_rel_handle_scene(&m);
+        double *state = NULL;
+        int k, nv = m.num_verts;
+        CHECK(a && b);
+        if (a && b && (state = (double *)malloc(rc_sim_state_size(a) * sizeof(double))) != NULL) {
+            for (k = 0; k < 3; ++k) CHECK_OK(rc_sim_step(a, NULL));
+            CHECK_OK(rc_sim_save_state(a, state));
+            CHECK_OK(rc_sim_step(a, NULL));
+            CHECK_OK(rc_sim_load_state(b, state));
+            CHECK_OK(rc_sim_step(b, NULL));
+            CHECK(memcmp(rc_sim_positions(a), rc_sim_positions(b), sizeof(double) * 3 * (size_t)nv) == 0);
+            CHECK(memcmp(rc_sim_reference(a), rc_sim_reference(b), sizeof(double) * 2 * (size_t)nv) == 0);
+        }
+        free(state);
+        rc_sim_destroy(a); rc_sim_destroy(b);
+    }
+    {   /* stats and reactions */
+        rc_sim_def d = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        double pin[3] = { 0, 0, 0 }, f[3] = { 1, 1, 1 }, c[3] = { 0.25, 0.25, -1 };
+        int id = -1;
+        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
+        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        CHECK_OK(rc_sim_create(&d, &s));
+        if (s) {
+            CHECK_OK(rc_sim_pin(s, 0, pin));
+            CHECK_OK(rc_sim_step(s, &st));
+            CHECKF(st.min_self_distance == 0.0, "self contact off: min_self_distance %g", st.min_self_distance);
+            CHECK_OK(rc_sim_pin_reaction(s, 0, f));
+            CHECK(f[2] > 0.0);   /* the pin holds the sheet up */
+            CHECK_OK(rc_sim_unpin(s, 0));
+            CHECK_OK(rc_sim_pin_reaction(s, 0, f));
+            CHECKF(f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0, "unpinned vertex: reaction %g %g %g", f[0], f[1], f[2]);
+            CHECK_OK(rc_sim_add_sphere(s, c, 0.1, &id));
+            CHECK(rc_sim_set_obstacle_friction(s, id, R_NAN) == RC_ERR_NON_FINITE && strstr(rc_sim_last_error(s), "not finite"));
+            CHECK(rc_sim_set_obstacle_friction(s, id, -1.0) == RC_ERR_INVALID_ARGUMENT);
+            rc_sim_destroy(s);
+        }
+    }
+    {   /* PCG on an indefinite matrix [[1 2 0] [2 1 0] [0 0 1]]: x stays the caller's guess */
+        static const int cp[4] = { 0, 1, 3, 5 }, ri[5] = { 0, 0, 1, 1, 2 };
+        static const double v[5] = { 1, 2, 1, 0, 1 }, b[3] = { 1, 2, 3 };
+        double x[3] = { 0.1, 0.2, 0.3 };
+        int it;
+        CHECK(rc_pcg_solve(3, cp, ri, v, NULL, 0, b, x, 1e-12, 100, &it, NULL) == RC_ERR_NOT_SPD);
+        CHECK(x[0] == 0.1 && x[1] == 0.2 && x[2] == 0.3);
+    }
+    {   /* energies failing with RC_ERR_NON_FINITE leave every output as it was */
+        static const int tri[3] = { 0, 1, 2 };
+        double u[6] = { 0, 0, 1, 0, 0, 1 }, xs[9] = { 0, 0, 0, 1, 0, 0, 2, 0, 0 };   /* world triangle on a line */
+        double um[6] = { 0, 0, 1, 0, 0.3, 1e-90 }, gx[9], gu[6], S = 7.0, B = 8.0, e = 9.0;
+        rc_material mat = rc_material_cotton();
+        rc_trimesh tm;
+        int k, same = 1;
+        tm.num_verts = 3; tm.num_tris = 1; tm.tris = tri;
+        for (k = 0; k < 9; ++k) gx[k] = 42.0;
+        for (k = 0; k < 6; ++k) gu[k] = 43.0;
+        CHECK(rc_shell_energy(&tm, xs, u, NULL, &mat, &S, &B, gx, gu) == RC_ERR_NON_FINITE);
+        for (k = 0; k < 9; ++k) same &= gx[k] == 42.0;
+        for (k = 0; k < 6; ++k) same &= gu[k] == 43.0;
+        CHECK(same && S == 7.0 && B == 8.0);
+        CHECK(rc_mips_energy(&tm, um, u, 2.5, &e, gu) == RC_ERR_NON_FINITE);
+        for (k = 0; k < 6; ++k) same &= gu[k] == 43.0;
+        CHECK(same && e == 9.0);
+    }
+    rc_mesh_free(&m);
+}
+
 static void suite_reliability(void)
 {
     RUN(test_rel_ldlt_analyze_bad);
@@ -1044,4 +1157,5 @@ static void suite_reliability(void)
     RUN(test_rel_determinism);
     RUN(test_rel_probes_s18);
     RUN(test_rel_lower_layers_s18);
+    RUN(test_rel_contracts_s20);
 }

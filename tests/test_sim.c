@@ -767,7 +767,7 @@ static void test_sim_bad_input(void)
     d2 = def; d2.dt = 0.0;
     CHECK(rc_sim_create(&d2, &bad) == RC_ERR_INVALID_ARGUMENT);
     d2 = def; d2.gravity[1] = INFINITY;
-    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_create(&d2, &bad) == RC_ERR_NON_FINITE);
     {
         double keep = m.pos[7];
         m.pos[7] = NAN;
