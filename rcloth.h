@@ -611,10 +611,12 @@ typedef struct rc_sim_def {
     double quality_threshold;   /* eps_q of the MIPS regulariser, default 2.5 */
     double quality_weight;      /* multiplier on the inertial-scale weight rho*tau*A0^2/h^2, default 1 */
     double travel_weight;       /* adaptive: weight of the travel term, default 1, 0 = off. A vertex
-                                   sliding more than one cell (its mean incident rest edge length l)
-                                   in u within one step pays w (m_i / h^2) l^2 (r - 1)^3, r = |u_i -
-                                   u_i^t| / l: the transfer of the previous step's state to the new u
-                                   is first order, accurate within about a cell (see rc__sim_travel) */
+                                   sliding more than r0 cells (l: its mean incident rest edge length)
+                                   in u within one step pays w (m_i / h^2) l^2 (r - r0)^3, r = |u_i -
+                                   u_i^t| / l, r0 = min(1, h / 0.01 s): the transfer of the previous
+                                   step's state to the new u is first order, accurate within about a
+                                   cell, and a cell per step at any h would let the material slide
+                                   arbitrarily fast as h shrinks (see rc__sim_travel) */
 
     /* contact (IPC): barrier active below thickness + dhat */
     double contact_thickness;   /* xi, m: cloth half-thickness offset kept from obstacles, default 1e-3 */
@@ -8997,17 +8999,25 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
    w m/h^2 l a'(r) n and Hessian w m/h^2 [a''(r) n n^T + a'(r) (l / |du|) (I - n n^T)], n = du/|du|.
    The same swinging sheet then gains in 1 of 150 steps at dt 0.01 (2.9e-5 J) and 8 of 150 at dt
    0.005 (the largest 1.6e-4 J): the transfer's own error within a cell, which the PL transfer
-   also has. */
+   also has.
+   Below h = 0.01 s the free travel is r0 = h / 0.01 s cells, not one (session 20): the transfer's
+   error costs ~ (m/h^2) |du|^4 per step, so with a step-independent allowance the error per unit
+   time grows like 1/h^3, and the allowance was taken: a cotton square released at rest above a
+   sphere at dt = 1 ms slid 1.3 cells per step (140 m/s through the material) and KE + V + barrier
+   rose on 32 steps to +0.049 J above its rest start (now a peak of +1.2e-3 J, ending at -5e-4 J;
+   the fixed mesh -1.8e-3 J; 3x faster). A material speed of one cell per 0.01 s keeps du ~ h and
+   the error per unit time ~ h. At h >= 0.01 s nothing changes. */
+#define RC__TRAVEL_H_REF 0.01
 static RC__UNUSED double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g, double *H)
 {
     double d0 = u[2 * i] - s->u0_step[2 * i], d1 = u[2 * i + 1] - s->u0_step[2 * i + 1], len = hypot(d0, d1);
-    double l = s->vert_len0[i], r = len / l, K, a1, a2, n0, n1, t;
+    double l = s->vert_len0[i], r = len / l, r0 = s->h < RC__TRAVEL_H_REF ? s->h / RC__TRAVEL_H_REF : 1.0, K, a1, a2, n0, n1, t;
     if (g) g[0] = g[1] = 0.0;
     if (H) H[0] = H[1] = H[2] = H[3] = 0.0;
-    if (!(r > 1.0)) return 0.0;
+    if (!(r > r0)) return 0.0;
     K = s->def.travel_weight * s->travel_mass[i] * s->inv_h2;
-    a1 = 3.0 * (r - 1.0) * (r - 1.0);
-    a2 = 6.0 * (r - 1.0);
+    a1 = 3.0 * (r - r0) * (r - r0);
+    a2 = 6.0 * (r - r0);
     n0 = d0 / len; n1 = d1 / len;
     if (g) { g[0] = K * l * a1 * n0; g[1] = K * l * a1 * n1; }
     if (H) {
@@ -9016,7 +9026,7 @@ static RC__UNUSED double rc__sim_travel(const rc_sim *s, int i, const double *u,
         H[1] = H[2] = K * (a2 - t) * n0 * n1;
         H[3] = K * (a2 * n1 * n1 + t * (1.0 - n1 * n1));
     }
-    return K * l * l * (r - 1.0) * (r - 1.0) * (r - 1.0);
+    return K * l * l * (r - r0) * (r - r0) * (r - r0);
 }
 
 /* the lumped masses m_i = rho tau sum_T A_T(u) / 3 at the step's start, for rc__sim_travel */

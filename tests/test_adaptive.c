@@ -710,6 +710,56 @@ static void test_adaptive_swing_no_energy_gain(void)
     rc_mesh_free(&m);
 }
 
+/* The travel allowance scales with the step below 0.01 s (session 20, helper probe): a 1 m cotton
+   square (100 vertices, cells ~0.11 m) released at rest 1 cm above a sphere, dt = 1 ms. With one
+   free cell per step whatever h, vertices slid 1.3 cells per 1 ms step (140 m/s through the
+   material), 120-220 outer iterations each, and KE + V + barrier rose on every step from 46 to 77
+   to +0.049 J above its rest start of 0 (the fixed mesh never gains); the centre of mass fell 1.8x
+   faster than free fall while resting on the sphere. The transfer's error per step grows with
+   |du|^2 at the inertial scale m/h^2, so a step-independent allowance makes the error per unit
+   time grow like 1/h^3; one cell per 0.01 s makes it vanish as h -> 0. */
+static void test_adaptive_small_dt_no_energy_gain(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats st;
+    double rho_tau = def.material.density * def.material.thickness, worst = -HUGE_VAL, *mv, c3[3] = { 0.5, 0.5, -0.26 };
+    int k, i, t, c, ok = 1;
+    CHECK_OK(rc_mesh_square(&m, 1.0, 100, 1u));
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.adaptive = 1;
+    def.num_threads = 1;
+    def.dt = 1e-3;
+    CHECK_OK(rc_sim_create(&def, &s));
+    mv = (double *)malloc(sizeof(double) * (size_t)m.num_verts);
+    if (!s || !mv) { rc_sim_destroy(s); free(mv); rc_mesh_free(&m); return; }
+    CHECK_OK(rc_sim_add_sphere(s, c3, 0.25, NULL));
+    for (k = 0; k < 60 && ok; ++k) {
+        const double *u = rc_sim_reference(s), *v = rc_sim_velocities(s);
+        const int *tr = rc_sim_tris(s);
+        double S, B, G, KE = 0.0, E;
+        ok = rc_sim_step(s, &st) == RC_OK;
+        CHECK(ok);
+        for (i = 0; i < m.num_verts; ++i) mv[i] = 0.0;
+        for (t = 0; t < rc_sim_num_tris(s); ++t) {
+            const double *a = u + 2 * tr[3 * t], *b = u + 2 * tr[3 * t + 1], *d = u + 2 * tr[3 * t + 2];
+            double A = 0.5 * ((b[0] - a[0]) * (d[1] - a[1]) - (d[0] - a[0]) * (b[1] - a[1]));
+            for (c = 0; c < 3; ++c) mv[tr[3 * t + c]] += rho_tau * A / 3.0;
+        }
+        for (i = 0; i < m.num_verts; ++i) for (c = 0; c < 3; ++c) KE += 0.5 * mv[i] * v[3 * i + c] * v[3 * i + c];
+        CHECK_OK(rc_sim_potential(s, &S, &B, &G));
+        E = KE + S + B + G + st.e_contact;   /* 0 at the start, at rest */
+        if (E > worst) worst = E;
+    }
+    printf("    60 steps of 1 ms: largest KE + V + barrier %+.2e J (the rest start: 0)\n", worst);
+    CHECKF(worst < 5e-3, "the sheet gained %.3g J", worst);
+    free(mv);
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+}
+
 /* rc_sim_save_state / rc_sim_load_state: stepping from a loaded state repeats the steps that
    followed its save bit for bit, in both modes, with a mesh obstacle moved by the caller every
    step (its vertices at the step's start are state). Until session 18 the solvers' kept
@@ -794,4 +844,5 @@ static void suite_adaptive(void)
     RUN(test_adaptive_state_replay);
     RUN(test_adaptive_travel_term_fd);
     RUN(test_adaptive_swing_no_energy_gain);
+    RUN(test_adaptive_small_dt_no_energy_gain);
 }
