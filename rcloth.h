@@ -7746,20 +7746,59 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     return RC_OK;
 }
 
-/* the supported length scale: the reference domain's size between 1 um and 1000 km. Far outside
-   it the energies' products of lengths (areas^2, inertia |dx|^2 / h^2) under- or overflow, and a
-   perfect grid scaled to 1e-20 or 1e40 m failed its first step with a misleading message.
-   After rc_mesh_validate (which refuses a degenerate domain first). */
-static RC__UNUSED rc_status rc__sim_check_scale(const rc_mesh_desc *m, char *msg, size_t len)
+/* The scales a step can represent in double precision. After rc_mesh_validate (which refuses a
+   degenerate domain first).
+   - The reference domain's size between 1 um and 1000 km. Far outside it the energies' products
+     of lengths (areas^2, inertia |dx|^2 / h^2) under- or overflow, and a perfect grid scaled to
+     1e-20 or 1e40 m failed its first step with a misleading message.
+   - The contact band xi + dhat at most 1e6 m, the largest supported domain: at 1e100 m the first
+     step failed blaming a degenerated world triangle (session 20 probe). (Relative to the cloth no
+     bound: a 10 um sheet with the default 1 mm thickness is a valid sim without obstacles.)
+   - The elastic stiffness against the inertia at the mesh's scale, membrane K_m h^2 / (sigma l^2)
+     and bending K_b h^2 / (sigma l^4) (K_m ~ E tau in N/m, K_b ~ E tau^3/12 in N m, sigma = rho
+     tau, l the mean reference edge), at most 1e15: beyond, the inertia's share of the Hessian is
+     below round-off and rigid motions are lost. Measured (session 20 probe): a free-falling
+     square with E = 1e22 Pa (ratio ~1e18), density 1e-20 or thickness 1e6 m stayed put, every step
+     "converged"; E = 1e18 (ratio ~1e14) still fell exactly. Cotton at dt 0.01: ~1e2. */
+static RC__UNUSED rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
 {
-    double lo[2] = { DBL_MAX, DBL_MAX }, hi[2] = { -DBL_MAX, -DBL_MAX }, size;
-    int i, c;
+    const rc_mesh_desc *m = &d->mesh;
+    const rc_material *mat = &d->material;
+    double lo[2] = { DBL_MAX, DBL_MAX }, hi[2] = { -DBL_MAX, -DBL_MAX }, size, l = 0.0, km, kb, sigma, rm, rb;
+    int i, c, t;
     for (i = 0; i < m->num_verts; ++i)
         for (c = 0; c < 2; ++c) { lo[c] = fmin(lo[c], m->ref_uv[2 * i + c]); hi[c] = fmax(hi[c], m->ref_uv[2 * i + c]); }
     size = m->num_verts > 0 ? fmax(hi[0] - lo[0], hi[1] - lo[1]) : 1.0;
     if (!(size >= 1e-6 && size <= 1e6)) {
         snprintf(msg, len, "rc_sim_def.mesh: the reference domain is %g m across; supported: 1e-6 to 1e6 m (rescale the units)", size);
         return RC_ERR_INVALID_ARGUMENT;
+    }
+    if (d->contact_thickness + d->contact_dhat > 1e6) {
+        snprintf(msg, len, "rc_sim_def: contact_thickness + contact_dhat = %g m; supported: up to 1e6 m (the cloth is %g m across)",
+                 d->contact_thickness + d->contact_dhat, size);
+        return RC_ERR_INVALID_ARGUMENT;
+    }
+    for (t = 0; t < m->num_tris; ++t)
+        for (c = 0; c < 3; ++c) {
+            const double *a = m->ref_uv + 2 * m->tris[3 * t + c], *b = m->ref_uv + 2 * m->tris[3 * t + (c + 1) % 3];
+            l += hypot(b[0] - a[0], b[1] - a[1]);
+        }
+    l /= 3.0 * m->num_tris;
+    if (mat->model == RC_MATERIAL_ORTHOTROPIC) {
+        km = fmax(fmax(mat->warp_stiffness, mat->weft_stiffness), mat->shear_stiffness);
+        kb = d->bending_scale * fmax(fmax(mat->bend_warp, mat->bend_weft), mat->bend_bias);
+    } else {
+        km = mat->young * mat->thickness;
+        kb = d->bending_scale * mat->young * mat->thickness * mat->thickness * mat->thickness / 12.0;
+    }
+    sigma = mat->density * mat->thickness;
+    rm = km * d->dt * d->dt / (sigma * l * l);
+    rb = kb * d->dt * d->dt / (sigma * l * l * l * l);
+    if (!(rm <= 1e15 && rb <= 1e15)) {
+        snprintf(msg, len, "rc_sim_def.material: %s stiffness over inertia at this dt and mesh is %.3g (supported: up to 1e15): the "
+                 "inertia would be lost to round-off (rigid motions frozen); check the units, or use a smaller dt",
+                 rm >= rb ? "membrane" : "bending", fmax(rm, rb));
+        return RC_ERR_BAD_MATERIAL;
     }
     return RC_OK;
 }
@@ -7774,7 +7813,7 @@ static RC__UNUSED rc_status rc__sim_def_checks(const rc_sim_def *def, char *msg,
     int i;
     rc_status st = rc__sim_check_def(def, msg, len);
     if (st == RC_OK) st = rc__mesh_validate(def->alloc_user, def->mesh.num_verts, def->mesh.num_tris, def->mesh.ref_uv, def->mesh.tris, flipped, msg, (int)len);
-    if (st == RC_OK) st = rc__sim_check_scale(&def->mesh, msg, len);
+    if (st == RC_OK) st = rc__sim_check_scale(def, msg, len);
     if (st != RC_OK) return st;
     used = (unsigned char *)rc__calloc(def->alloc_user, (size_t)def->mesh.num_verts + 1, 1);
     if (!used) { snprintf(msg, len, "out of memory checking the mesh"); return RC_ERR_OUT_OF_MEMORY; }
@@ -11070,7 +11109,7 @@ static RC__UNUSED rc_status rc__system_direction_shifted_mu(rc_sim *s, rc__syste
     if (attempt == 0) *mu_fail *= 0.5;
     if (st) st->t_factor += rc__now() - t0;
     if (rs == RC_ERR_NOT_SPD) return rs;   /* the caller falls back to projection */
-    if (rs != RC_OK) return rc__sim_fail(s, rs, "factorization of the joint system failed");
+    if (rs != RC_OK) return rc__sim_fail(s, rs, y == &s->sys_xpu ? "factorization of the joint (x, phi, u) system failed" : "factorization of the (x, phi) system failed");
     t0 = rc__now();
     for (i = 0; i < y->ndof; ++i) y->d[i] = -y->g[i];
     rs = rc_ldlt_solve(y->ldlt, y->d);

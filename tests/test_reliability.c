@@ -1109,6 +1109,33 @@ static void test_rel_contracts_s20(void)
             rc_sim_destroy(s);
         }
     }
+    {   /* the scales a step can represent (scale probe): stiffness over inertia beyond 1e15 froze a
+           free-falling sheet (E = 1e22 Pa, or density 1e-20) with every step "converged"; a
+           contact thickness of 1e100 m failed the first step blaming a world triangle */
+        rc_sim_def d = rc_default_sim_def();
+        char why[300];
+        rc_step_stats st;
+        rc_sim *s = NULL;
+        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
+        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        d.material.young = 1e22;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_BAD_MATERIAL && strstr(why, "stiffness over inertia") != NULL);
+        d.material.young = 1e6; d.material.density = 1e-20;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_BAD_MATERIAL);
+        d.material.density = 500.0; d.contact_thickness = 1e100;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && strstr(why, "contact_thickness") != NULL);
+        d.contact_thickness = 1e-3; d.material.young = 1e17;   /* ratio ~1e13: still falls exactly */
+        CHECK_OK(rc_sim_create(&d, &s));
+        if (s) {
+            int i;
+            double z = 0.0;
+            for (i = 0; i < 3; ++i) CHECK_OK(rc_sim_step(s, &st));
+            for (i = 0; i < m.num_verts; ++i) z += rc_sim_positions(s)[3 * i + 2];
+            z /= m.num_verts;   /* implicit Euler from rest: -g h^2 (1 + 2 + 3) */
+            CHECKF(fabs(z + 9.81 * 1e-4 * 6.0) < 1e-9, "stiff sheet after 3 steps: mean z %.9g", z);
+            rc_sim_destroy(s);
+        }
+    }
     {   /* PCG on an indefinite matrix [[1 2 0] [2 1 0] [0 0 1]]: x stays the caller's guess */
         static const int cp[4] = { 0, 1, 3, 5 }, ri[5] = { 0, 0, 1, 1, 2 };
         static const double v[5] = { 1, 2, 1, 0, 1 }, b[3] = { 1, 2, 3 };
