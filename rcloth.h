@@ -8003,17 +8003,16 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
 
 /* ---- material-space handles (DESIGN §5's material-space loads) ----
    Point location: the triangle of u whose barycentric coordinates of q have the largest minimum
-   (>= 0 inside; the largest also picks a triangle for a point on an edge or a round-off hair
-   outside the domain). The hint triangle is tried first and accepted when q is inside it, so a
-   handle that stays in its triangle costs O(1); otherwise a scan of all triangles (handles are
-   few; a walk would make this O(sqrt(nt)) if ever needed). */
-/* The triangle of the reference mesh u containing the point q: the one with the largest smallest
-   barycentric coordinate (*minbary), the first of equals. The result depends on (u, q) alone,
-   never on the hint (the triangle a handle was last found in): the hint is only taken when q lies
-   inside it by a margin no other triangle can also meet. Why: a handle at a mesh vertex or on an
-   edge lies in several triangles to round-off, and a hint-dependent choice changes the handle's
-   stencil, so a state loaded into a second sim (whose hints are those of its set-up) did not
-   replay the first sim's steps bit for bit (4.6 mm apart after 4 adaptive steps, pin + handle). */
+   (*minbary; >= 0 inside; the largest also picks a triangle for a point on an edge or a round-off
+   hair outside the domain), the first of equals. The hint triangle (where the handle was last
+   found) is tried first and taken when q lies inside it by a margin (1e-9) no other triangle can
+   also meet, so a handle that stays in its triangle costs O(1); otherwise a scan of all triangles
+   (handles are few; a walk would make this O(sqrt(nt)) if ever needed). So the result depends on
+   (u, q) alone, never on the hint. Why (session 20): a handle at a mesh vertex or on an edge lies
+   in several triangles to round-off, and taking the hint whenever q was inside it made the
+   handle's stencil depend on its history: a state loaded into a second sim (whose hints are those
+   of its set-up) did not replay the first sim's steps bit for bit (4.6 mm apart after 4 adaptive
+   steps, pin + handle). */
 static RC__UNUSED int rc__sim_locate_uv(const rc_sim *s, const double *u, const double q[2], int hint, double *minbary)
 {
     int t, best = -1;
