@@ -89,7 +89,8 @@ typedef enum rc_status {
     RC_ERR_MESH_DEGENERATE,    /* a reference triangle with (near) zero area, or a sliver */
     RC_ERR_MESH_ORIENTATION,   /* reference triangles of mixed orientation */
     RC_ERR_MESH_NON_MANIFOLD,  /* an edge shared by more than two triangles, or inconsistently wound */
-    RC_ERR_BAD_MATERIAL,       /* density/thickness/Young <= 0 or Poisson outside (-1, 0.5) */
+    RC_ERR_BAD_MATERIAL,       /* density/thickness/Young <= 0 or Poisson outside (-1, 0.5); in a sim, a
+                                  stiffness the inertia at dt cannot balance in double precision */
     RC_ERR_IO,                 /* a file could not be opened, read or written */
     RC_ERR_PARSE,              /* a file was read but its contents are malformed */
     RC_ERR_INTERSECTING,       /* the state given is in contact violation (penetrating / inside an obstacle) */
@@ -6053,7 +6054,8 @@ RCLOTHDEF RC__UNUSED rc_status rc_shell_energy(const rc_trimesh *m, const double
     }
     rc__free(NULL, ph);
     rc__sh_free_edges(NULL, &E);
-    finite = rc__isfinite(S) && rc__isfinite(B) && (!gx || rc__all_finite(gx, (size_t)5 * (size_t)nv));
+    finite = rc__isfinite(S) && rc__isfinite(B) && (!grad_x || rc__all_finite(gx, (size_t)3 * (size_t)nv)) &&
+             (!grad_u || rc__all_finite(gu, (size_t)2 * (size_t)nv));
     if (finite) {
         if (grad_x) memcpy(grad_x, gx, (size_t)(3 * nv) * sizeof(double));
         if (grad_u) memcpy(grad_u, gu, (size_t)(2 * nv) * sizeof(double));
@@ -6081,6 +6083,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double 
         st = rc__sh_check_ref_tri(u0, m->tris + 3 * t);
         if (st == RC_ERR_MESH_DEGENERATE) return st;
     }
+    st = RC_OK;   /* a clockwise u0 triangle is allowed (its map J is then orientation-reversing) */
     /* the gradient is summed in scratch: on an error the caller's outputs are untouched */
     if (grad_u && !(g2 = (double *)rc__calloc(NULL, (size_t)2 * (size_t)nv, sizeof(double)))) return RC_ERR_OUT_OF_MEMORY;
     for (t = 0; t < m->num_tris; ++t) {
@@ -7756,10 +7759,12 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
      bound: a 10 um sheet with the default 1 mm thickness is a valid sim without obstacles.)
    - The elastic stiffness against the inertia at the mesh's scale, membrane K_m h^2 / (sigma l^2)
      and bending K_b h^2 / (sigma l^4) (K_m ~ E tau in N/m, K_b ~ E tau^3/12 in N m, sigma = rho
-     tau, l the mean reference edge), at most 1e15: beyond, the inertia's share of the Hessian is
-     below round-off and rigid motions are lost. Measured (session 20 probe): a free-falling
-     square with E = 1e22 Pa (ratio ~1e18), density 1e-20 or thickness 1e6 m stayed put, every step
-     "converged"; E = 1e18 (ratio ~1e14) still fell exactly. Cotton at dt 0.01: ~1e2. */
+     tau, l the mean reference edge), at most 1e12: beyond, the inertia's share of the Hessian
+     nears round-off and rigid motions are lost. Measured (session 20 probes, a free-falling
+     cotton square, 3 steps at dt 0.01): E = 1e22 Pa (membrane ratio ~1e18) or density 1e-20 stayed
+     put, every step "converged"; on an 8 x 8 grid membrane ratios of 3e13 fell exactly and 3e14
+     were frozen, bending ratios of 4e12 fell and 1e13 were frozen (bending_scale 3e17). The
+     material presets reach at most 2e7 (dt 1e-3 to 0.1, edges of 3 mm and more). */
 static RC__UNUSED rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
 {
     const rc_mesh_desc *m = &d->mesh;
@@ -7794,8 +7799,8 @@ static RC__UNUSED rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, 
     sigma = mat->density * mat->thickness;
     rm = km * d->dt * d->dt / (sigma * l * l);
     rb = kb * d->dt * d->dt / (sigma * l * l * l * l);
-    if (!(rm <= 1e15 && rb <= 1e15)) {
-        snprintf(msg, len, "rc_sim_def.material: %s stiffness over inertia at this dt and mesh is %.3g (supported: up to 1e15): the "
+    if (!(rm <= 1e12 && rb <= 1e12)) {
+        snprintf(msg, len, "rc_sim_def.material: %s stiffness over inertia at this dt and mesh is %.3g (supported: up to 1e12): the "
                  "inertia would be lost to round-off (rigid motions frozen); check the units, or use a smaller dt",
                  rm >= rb ? "membrane" : "bending", fmax(rm, rb));
         return RC_ERR_BAD_MATERIAL;
@@ -9028,11 +9033,11 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
    energy; 5 of 150 steps at dt 0.01, 13 of 150 at dt 0.005), where the fixed mesh never gains.
    With the exact piecewise-linear transfer of DESIGN §2 (only C^0 in u, see below) the same steps
    slid at most 1.1 cells and gained nothing: the long slides are an artefact of the first-order
-   pricing. So a vertex pays for travel beyond one cell l_i (its mean incident rest edge length)
-   at the inertial scale,
-       T_i(u_i) = w (m_i^t / h^2) l_i^2 a(r),   r = |u_i - u_i^t| / l_i,   a(r) = (r - 1)^3 (r > 1), 0 else,
+   pricing. So a vertex pays for travel beyond r0 cells (l_i its mean incident rest edge length;
+   r0 = 1 until session 20, see below) at the inertial scale,
+       T_i(u_i) = w (m_i^t / h^2) l_i^2 a(r),   r = |u_i - u_i^t| / l_i,   a(r) = (r - r0)^3 (r > r0), 0 else,
    with m_i^t the lumped mass at the step's start (constant in the step). C^2, convex in u_i
-   (a', a'' >= 0), zero for travel within a cell (rigid motion, free flight and the flat unloaded
+   (a', a'' >= 0), zero for travel within r0 cells (rigid motion, free flight and the flat unloaded
    sheet keep u exactly as before), so it changes only the steps that slid further. Gradient
    w m/h^2 l a'(r) n and Hessian w m/h^2 [a''(r) n n^T + a'(r) (l / |du|) (I - n n^T)], n = du/|du|.
    The same swinging sheet then gains in 1 of 150 steps at dt 0.01 (2.9e-5 J) and 8 of 150 at dt
@@ -9049,8 +9054,8 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
    gain in a step / total at step 28, fixed mesh -0.043 J): one cell per 0.01 s 0.053 / +0.016 J,
    per 0.02 s 0.0096 / -0.022 J, per 0.04 s 0.0019 / -0.036 J; at 1 ms the cotton square peaks at
    +1.2e-3 J with 0.01 s. The eleven CLI scenes at dt 0.01 (100 steps, default sizes) converge
-   every step with 0.04 s as with 0.01 s, in 0.85-1.15x the time (seven of them faster); steps of
-   0.04 s and longer (the demo, the energy bench) are unchanged. Not removed: gains with little
+   every step with 0.04 s as with 0.01 s, in 0.76-1.15x the time (eight of them faster); steps of
+   0.04 s and longer (the demo, the energy bench) are unchanged unless split. Not removed: gains with little
    travel (a stretched annulus at dt 0.004: 3.7e-4 J in a step sliding 6 mm). */
 #define RC__TRAVEL_H_REF 0.04
 static RC__UNUSED double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g, double *H)
@@ -12948,13 +12953,17 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     s->err[0] = 0;
     rs = rc__sim_check_crossings(s);
     if (rs != RC_OK) { if (stats) memset(stats, 0, sizeof *stats); return rs; }
-    saved = (double *)rc__alloc(s->user, 2 * rc_sim_state_size(s), sizeof(double));
+    /* the state at the step's start, the substeps' scratch, and the pin reactions (not state, but
+       a failed step must not leave a succeeded half step's reactions behind) */
+    saved = (double *)rc__alloc(s->user, 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, sizeof(double));
     if (!saved) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_step");
     rc_sim_save_state(s, saved);
+    memcpy(saved + 2 * rc_sim_state_size(s), s->reaction, sizeof(double) * 3 * (size_t)s->nv);
     rs = rc__sim_advance(s, s->def.dt, s->def.max_substeps, saved + rc_sim_state_size(s), &st);
     if (rs != RC_OK) {
         /* a failed second half step leaves the midpoint: restore the state of the step start */
         rc__sim_restore_state(s, saved);
+        memcpy(s->reaction, saved + 2 * rc_sim_state_size(s), sizeof(double) * 3 * (size_t)s->nv);
         rc__free(s->user, saved);
         if (stats) memset(stats, 0, sizeof *stats);
         if (s->def.max_substeps > 0 && strcmp(s->err, s->err_whole) != 0) {
