@@ -1178,6 +1178,18 @@ static void test_rel_contracts_s20(void)
         for (k = 0; k < 6; ++k) same &= gu[k] == 43.0;
         CHECK(same && e == 9.0);
     }
+    {   /* a clockwise u0 triangle is allowed by rc_mips_energy wherever it is (the review of this
+           session's first version found RC_ERR_INVERTED returned when it was the last one) */
+        static const int tri2[6] = { 0, 1, 2, 1, 3, 2 };
+        double u2[8] = { 0, 0, 1, 0, 0, 1, 1, 1 }, g2[8], e2 = -1.0;
+        rc_trimesh tm2;
+        tm2.num_verts = 4; tm2.num_tris = 2; tm2.tris = tri2;
+        CHECK_OK(rc_mips_energy(&tm2, u2, u2, 2.5, &e2, g2));
+        CHECK(e2 == 0.0);
+        u2[6] = -1.0; u2[7] = -1.0;   /* the last triangle (1 3 2) turns clockwise in u0 = u */
+        CHECK_OK(rc_mips_energy(&tm2, u2, u2, 2.5, &e2, g2));
+        CHECK(e2 == 0.0);
+    }
     rc_mesh_free(&m);
 }
 
