@@ -1123,6 +1123,30 @@ static void test_rel_contracts_s20(void)
             rc_sim_destroy(s);
         }
     }
+    {   /* a failed step leaves the pin reactions of the last step (the review: a split step whose
+           first half succeeded left that half's reaction, -30.6 N here, after the restore) */
+        rc_sim_def d = rc_default_sim_def();
+        rc_sim *s = NULL;
+        double p0[3] = { 0, 0, 0 }, pe[3] = { -0.3, 0, 0 }, r1[3], r2[3];
+        int id;
+        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
+        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        d.max_substeps = 1;
+        d.num_threads = 1;
+        CHECK_OK(rc_sim_create(&d, &s));
+        if (s) {
+            CHECK_OK(rc_sim_pin(s, 0, p0));
+            CHECK_OK(rc_sim_step(s, NULL));
+            CHECK_OK(rc_sim_pin_reaction(s, 0, r1));
+            CHECK_OK(rc_sim_add_sphere(s, pe, 0.1, &id));
+            CHECK_OK(rc_sim_pin(s, 0, pe));   /* into the sphere: the first half step reaches its midpoint */
+            CHECK(rc_sim_step(s, NULL) == RC_ERR_INTERSECTING);
+            CHECK_OK(rc_sim_pin_reaction(s, 0, r2));
+            CHECKF(r1[0] == r2[0] && r1[1] == r2[1] && r1[2] == r2[2], "reaction after the failed step %g %g %g, before %g %g %g",
+                   r2[0], r2[1], r2[2], r1[0], r1[1], r1[2]);
+            rc_sim_destroy(s);
+        }
+    }
     {   /* the scales a step can represent (scale probe): stiffness over inertia beyond 1e15 froze a
            free-falling sheet (E = 1e22 Pa, or density 1e-20) with every step "converged"; a
            contact thickness of 1e100 m failed the first step blaming a world triangle */
