@@ -6028,12 +6028,12 @@ RCLOTHDEF RC__UNUSED rc_status rc_shell_energy(const rc_trimesh *m, const double
     flags = (grad_x || grad_u) ? RC__SH_GRAD : 0;
     if (flags) {
         gx = (double *)rc__calloc(NULL, (size_t)5 * (size_t)nv, sizeof(double));
-        gu = gx ? gx + (size_t)3 * (size_t)nv : NULL;
         if (!gx) {
             rc__free(NULL, ph);
             rc__sh_free_edges(NULL, &E);
             return RC_ERR_OUT_OF_MEMORY;
         }
+        gu = gx + (size_t)3 * (size_t)nv;
     }
     for (t = 0; t < nt; ++t) {
         double xl[9], xf[9], ul[6], pl[3], gs[15], gb[27];
@@ -7695,7 +7695,8 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     const rc_mesh_desc *m = &d->mesh;
     rc_status st;
 #define RC__DEFCHECK(cond, text) do { if (!(cond)) { snprintf(msg, len, "rc_sim_def: %s", text); return RC_ERR_INVALID_ARGUMENT; } } while (0)
-    /* NaN or inf in a scalar is RC_ERR_NON_FINITE (the status's meaning everywhere else), named */
+    /* NaN or inf in a scalar is RC_ERR_NON_FINITE (the status's meaning everywhere else), named;
+       the range checks below then see finite values only */
 #define RC__DEFFINITE(v) do { if (!rc__isfinite(d->v)) { snprintf(msg, len, "rc_sim_def: " #v " is not finite (NaN or inf)"); return RC_ERR_NON_FINITE; } } while (0)
     RC__DEFFINITE(dt); RC__DEFFINITE(gravity[0]); RC__DEFFINITE(gravity[1]); RC__DEFFINITE(gravity[2]);
     RC__DEFFINITE(bending_scale); RC__DEFFINITE(tol); RC__DEFFINITE(pcg_tol); RC__DEFFINITE(itr_eps0);
@@ -7706,35 +7707,34 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
     RC__DEFCHECK(m->num_verts >= 3 && m->num_tris >= 1, "mesh needs at least 3 vertices and 1 triangle");
     RC__DEFCHECK(m->ref_uv != NULL && m->tris != NULL, "mesh.ref_uv and mesh.tris must not be NULL");
     RC__DEFCHECK(m->num_verts <= 50000000 && m->num_tris <= 100000000, "mesh too large");
-    RC__DEFCHECK(rc__isfinite(d->dt) && d->dt > 0.0, "dt must be positive and finite");
-    RC__DEFCHECK(rc__all_finite(d->gravity, 3), "gravity must be finite");
-    RC__DEFCHECK(rc__isfinite(d->bending_scale) && d->bending_scale >= 0.0, "bending_scale must be >= 0");
+    RC__DEFCHECK(d->dt > 0.0, "dt must be positive");
+    RC__DEFCHECK(d->bending_scale >= 0.0, "bending_scale must be >= 0");
     RC__DEFCHECK(d->adaptive == 0 || d->adaptive == 1, "adaptive must be 0 or 1");
-    RC__DEFCHECK(rc__isfinite(d->tol) && d->tol > 0.0, "tol must be positive");
+    RC__DEFCHECK(d->tol > 0.0, "tol must be positive");
     RC__DEFCHECK(d->max_newton_iters >= 1, "max_newton_iters must be >= 1");
     RC__DEFCHECK(d->newton_exact_hessian == 0 || d->newton_exact_hessian == 1, "newton_exact_hessian must be 0 or 1");
     RC__DEFCHECK(d->max_substeps >= 0 && d->max_substeps <= 20, "max_substeps must be in [0, 20]");
     RC__DEFCHECK(d->static_load_steps >= 1 && d->static_load_steps <= 10000, "static_load_steps must be in [1, 10000]");
     RC__DEFCHECK(d->linear_solver == RC_SOLVER_LDLT || d->linear_solver == RC_SOLVER_PCG, "linear_solver must be RC_SOLVER_LDLT or RC_SOLVER_PCG");
-    RC__DEFCHECK(rc__isfinite(d->pcg_tol) && d->pcg_tol > 0.0 && d->pcg_tol < 1.0, "pcg_tol must be in (0, 1)");
-    RC__DEFCHECK(rc__isfinite(d->itr_eps0) && d->itr_eps0 >= d->tol, "itr_eps0 must be >= tol");
-    RC__DEFCHECK(rc__isfinite(d->itr_lambda) && d->itr_lambda > 0.0 && d->itr_lambda <= 1.0, "itr_lambda must be in (0, 1]");
+    RC__DEFCHECK(d->pcg_tol > 0.0 && d->pcg_tol < 1.0, "pcg_tol must be in (0, 1)");
+    RC__DEFCHECK(d->itr_eps0 >= d->tol, "itr_eps0 must be >= tol");
+    RC__DEFCHECK(d->itr_lambda > 0.0 && d->itr_lambda <= 1.0, "itr_lambda must be in (0, 1]");
     RC__DEFCHECK(d->itr_strict_every >= 1, "itr_strict_every must be >= 1");
     RC__DEFCHECK(d->itr_max_outer >= 1, "itr_max_outer must be >= 1");
     RC__DEFCHECK(d->itr_schedule == 0 || d->itr_schedule == 1, "itr_schedule must be 0 or 1");
     RC__DEFCHECK(d->itr_cache == 0 || d->itr_cache == 1, "itr_cache must be 0 or 1");
     RC__DEFCHECK(d->itr_exact_hessian == 0 || d->itr_exact_hessian == 1, "itr_exact_hessian must be 0 or 1");
-    RC__DEFCHECK(rc__isfinite(d->itr_energy_tol) && d->itr_energy_tol >= 0.0 && d->itr_energy_tol < 1.0, "itr_energy_tol must be in [0, 1)");
-    RC__DEFCHECK(rc__isfinite(d->cache_eps) && d->cache_eps >= 0.0, "cache_eps must be >= 0");
+    RC__DEFCHECK(d->itr_energy_tol >= 0.0 && d->itr_energy_tol < 1.0, "itr_energy_tol must be in [0, 1)");
+    RC__DEFCHECK(d->cache_eps >= 0.0, "cache_eps must be >= 0");
     RC__DEFCHECK(d->itr_factor_reuse >= 0, "itr_factor_reuse must be >= 0");
-    RC__DEFCHECK(rc__isfinite(d->itr_factor_eta) && d->itr_factor_eta > 0.0 && d->itr_factor_eta < 1.0, "itr_factor_eta must be in (0, 1)");
-    RC__DEFCHECK(rc__isfinite(d->quality_threshold) && d->quality_threshold > 2.0, "quality_threshold must be > 2 (MIPS >= 2)");
-    RC__DEFCHECK(rc__isfinite(d->quality_weight) && d->quality_weight >= 0.0, "quality_weight must be >= 0");
-    RC__DEFCHECK(rc__isfinite(d->travel_weight) && d->travel_weight >= 0.0, "travel_weight must be >= 0");
-    RC__DEFCHECK(rc__isfinite(d->contact_thickness) && d->contact_thickness >= 0.0, "contact_thickness must be >= 0");
-    RC__DEFCHECK(rc__isfinite(d->contact_dhat) && d->contact_dhat > 0.0, "contact_dhat must be > 0");
-    RC__DEFCHECK(rc__isfinite(d->friction) && d->friction >= 0.0, "friction must be >= 0");
-    RC__DEFCHECK(rc__isfinite(d->friction_eps_v) && d->friction_eps_v > 0.0, "friction_eps_v must be > 0");
+    RC__DEFCHECK(d->itr_factor_eta > 0.0 && d->itr_factor_eta < 1.0, "itr_factor_eta must be in (0, 1)");
+    RC__DEFCHECK(d->quality_threshold > 2.0, "quality_threshold must be > 2 (MIPS >= 2)");
+    RC__DEFCHECK(d->quality_weight >= 0.0, "quality_weight must be >= 0");
+    RC__DEFCHECK(d->travel_weight >= 0.0, "travel_weight must be >= 0");
+    RC__DEFCHECK(d->contact_thickness >= 0.0, "contact_thickness must be >= 0");
+    RC__DEFCHECK(d->contact_dhat > 0.0, "contact_dhat must be > 0");
+    RC__DEFCHECK(d->friction >= 0.0, "friction must be >= 0");
+    RC__DEFCHECK(d->friction_eps_v > 0.0, "friction_eps_v must be > 0");
     RC__DEFCHECK(d->num_threads >= 0, "num_threads must be >= 0");
     RC__DEFCHECK(d->self_contact == 0 || d->self_contact == 1, "self_contact must be 0 or 1");
 #undef RC__DEFCHECK
