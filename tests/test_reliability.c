@@ -499,6 +499,20 @@ R_MUT(rm_tri_flip1, { int *t = (int *)d->mesh.tris; int k = t[1]; t[1] = t[2]; t
 R_MUT(rm_degenerate, { double *u = (double *)d->mesh.ref_uv; int i; for (i = 0; i < d->mesh.num_verts; ++i) u[2 * i + 1] = 0; })
 R_MUT(rm_all_same, { double *u = (double *)d->mesh.ref_uv; memset(u, 0, sizeof(double) * 2 * (size_t)d->mesh.num_verts); })
 R_MUT(rm_huge, d->mesh.num_tris = 2000000000)
+/* session 21 (a mutation audit: deleting the travel_weight check passed every test): one row per
+   range check of rc_sim_def_check that had none */
+R_MUT(rm_newton_exact, d->newton_exact_hessian = 2)
+R_MUT(rm_load_big, d->static_load_steps = 10001)
+R_MUT(rm_solver, d->linear_solver = 7)
+R_MUT(rm_pcg0, d->pcg_tol = 0.0)
+R_MUT(rm_pcg1, d->pcg_tol = 1.0)
+R_MUT(rm_lambda0, d->itr_lambda = 0.0)
+R_MUT(rm_exact2, d->itr_exact_hessian = 2)
+R_MUT(rm_etol1, d->itr_energy_tol = 1.0)
+R_MUT(rm_etol_neg, d->itr_energy_tol = -0.1)
+R_MUT(rm_qw_neg, d->quality_weight = -1.0)
+R_MUT(rm_tw_neg, d->travel_weight = -1.0)
+R_MUT(rm_self2, d->self_contact = 2)
 #undef R_MUT
 
 static void test_rel_sim_def_table(void)
@@ -550,6 +564,18 @@ static void test_rel_sim_def_table(void)
         { "all reference points collinear", rm_degenerate, RC_ERR_MESH_DEGENERATE },
         { "all reference points equal", rm_all_same, RC_ERR_MESH_DEGENERATE },
         { "num_tris huge", rm_huge, RC_ERR_INVALID_ARGUMENT },
+        { "newton_exact_hessian 2", rm_newton_exact, RC_ERR_INVALID_ARGUMENT },
+        { "static_load_steps 10001", rm_load_big, RC_ERR_INVALID_ARGUMENT },
+        { "linear_solver 7", rm_solver, RC_ERR_INVALID_ARGUMENT },
+        { "pcg_tol 0", rm_pcg0, RC_ERR_INVALID_ARGUMENT },
+        { "pcg_tol 1", rm_pcg1, RC_ERR_INVALID_ARGUMENT },
+        { "itr_lambda 0", rm_lambda0, RC_ERR_INVALID_ARGUMENT },
+        { "itr_exact_hessian 2", rm_exact2, RC_ERR_INVALID_ARGUMENT },
+        { "itr_energy_tol 1", rm_etol1, RC_ERR_INVALID_ARGUMENT },
+        { "itr_energy_tol < 0", rm_etol_neg, RC_ERR_INVALID_ARGUMENT },
+        { "quality_weight < 0", rm_qw_neg, RC_ERR_INVALID_ARGUMENT },
+        { "travel_weight < 0", rm_tw_neg, RC_ERR_INVALID_ARGUMENT },
+        { "self_contact 2", rm_self2, RC_ERR_INVALID_ARGUMENT },
     };
     size_t i;
     rc_sim *s = (rc_sim *)&s;
