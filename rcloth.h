@@ -7463,6 +7463,9 @@ struct rc_sim {
     double *hinge_ref;                    /* ne: each edge's hinge angle at the last accepted iterate, unwrapped
                                              (the same from both sides; rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
+    int *panel;                           /* self contact: nv, the connected piece of the mesh a vertex belongs to
+                                             (its smallest vertex index); the reference-distance exclusion
+                                             acts within a piece only */
     double *travel_mass;                  /* nv lumped mass at the step's start (the travel term's m_i) */
     unsigned char *pinned, *phi_fixed, *u_fixed;
     double *pin_target, *force, *reaction;
@@ -7657,7 +7660,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x); rc__free(user, s->v); rc__free(user, s->u); rc__free(user, s->phi);
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->phi0); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
-    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
+    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -7891,7 +7894,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     if (def->adaptive) { RC__A(s->active_hist, def->itr_max_outer, double); s->active_cap = def->itr_max_outer; }
     if (def->self_contact) {
         size_t nb = (size_t)nv + (size_t)nt > (size_t)s->topo.ne ? (size_t)nv + (size_t)nt : (size_t)s->topo.ne;
-        RC__A(s->self_box, 6 * nb, double); RC__A(s->self_dx, 3 * nv, double);
+        RC__A(s->self_box, 6 * nb, double); RC__A(s->self_dx, 3 * nv, double); RC__A(s->panel, nv, int);
     }
 #undef RC__A
     memcpy(s->u, def->mesh.ref_uv, sizeof(double) * 2 * (size_t)nv);
@@ -7928,6 +7931,18 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         s->mean_edge /= (double)(ne > 0 ? ne : 1);
         for (i = 0; i < nv; ++i) s->vert_len0[i] = cnt[i] ? s->vert_len0[i] / cnt[i] : s->mean_edge;
         rc__free(user, cnt);
+    }
+    if (s->panel) {
+        /* connected pieces: union-find over the edges (path halving), labelled by their smallest vertex */
+        for (i = 0; i < nv; ++i) s->panel[i] = i;
+        for (e = 0; e < ne; ++e) {
+            int a = s->topo.edge_v[2 * e], b = s->topo.edge_v[2 * e + 1];
+            while (s->panel[a] != a) { s->panel[a] = s->panel[s->panel[a]]; a = s->panel[a]; }
+            while (s->panel[b] != b) { s->panel[b] = s->panel[s->panel[b]]; b = s->panel[b]; }
+            if (a < b) s->panel[b] = a; else s->panel[a] = b;
+        }
+        /* every link points to a smaller index, so one pass in index order labels by the root */
+        for (i = 0; i < nv; ++i) s->panel[i] = s->panel[s->panel[i]];
     }
     if (s->L <= 0.0) s->L = s->mean_edge;
     rc__sim_set_step_size(s, def->dt);
@@ -10015,6 +10030,11 @@ static RC__UNUSED int rc__sim_self_excluded_uv(const rc_sim *s, const double *uv
     double r[12], lim = s->def.contact_thickness + s->def.contact_dhat, lo[2][2], hi[2][2];
     const double *P[4];
     int k, c, na = kind == 0 ? 1 : 2;
+    /* only within one connected piece: separate panels may share reference coordinates (a front
+       and a back cut from one pattern piece). Session 21 probe: two 0.8 m panels with the same uv
+       dropped one onto the other passed through each other (336 crossing edges, every step RC_OK),
+       each vertex excused against the triangles around its twin. */
+    if (s->panel[v[0]] != s->panel[v[3]]) return 0;
     /* the reference boxes of the two primitives more than lim apart: not excluded (most calls) */
     for (c = 0; c < 2; ++c) {
         lo[0][c] = hi[0][c] = uv[2 * v[0] + c];

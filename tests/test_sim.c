@@ -1533,6 +1533,63 @@ static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
    layer pushed 1 mm (which the lists can serve) and 8 mm (which they cannot) down through the
    bottom one equals a brute-force one over every pair (in the lists' order, each bounded by the
    smallest time so far, as the conservative CCD is called). */
+/* Two panels in one mesh with the SAME reference coordinates (a front and a back cut from one
+   pattern piece), the second 2 cm above the first, dropped onto a sphere with self contact: the
+   reference-distance exclusion must act within a panel only (session 21 probe: each vertex was
+   excused against the triangles around its twin in the other panel, and the panels passed through
+   each other from step 7, every step RC_OK). Fixed and adaptive: no edge of the mesh crosses a
+   triangle at any step, and the panels stay at least the contact thickness apart. */
+static void test_sim_self_twin_panels_same_uv(void)
+{
+    enum { N = 7, NVP = N * N, NTP = 2 * (N - 1) * (N - 1) };
+    static double uv[4 * NVP], pos[6 * NVP];
+    static int tris[6 * NTP];
+    int p, i, j, t = 0, mode;
+    for (p = 0; p < 2; ++p)
+        for (j = 0; j < N; ++j)
+            for (i = 0; i < N; ++i) {
+                int v = p * NVP + j * N + i;
+                double a = 0.4 * i / (N - 1), b = 0.4 * j / (N - 1);
+                uv[2 * v] = a; uv[2 * v + 1] = b;
+                pos[3 * v] = a - 0.2; pos[3 * v + 1] = b - 0.2; pos[3 * v + 2] = 0.105 + (p ? 0.02 : 0.0);
+            }
+    for (p = 0; p < 2; ++p)
+        for (j = 0; j < N - 1; ++j)
+            for (i = 0; i < N - 1; ++i) {
+                int a = p * NVP + j * N + i, b = a + 1, c = a + N + 1, d = a + N;
+                tris[3 * t] = a; tris[3 * t + 1] = b; tris[3 * t + 2] = c; ++t;
+                tris[3 * t] = a; tris[3 * t + 1] = c; tris[3 * t + 2] = d; ++t;
+            }
+    for (mode = 0; mode < 2; ++mode) {
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        double c[3] = { 0, 0, 0 }, dmin = HUGE_VAL;
+        int k, worst = 0, ok = 1;
+        def.mesh.num_verts = 2 * NVP; def.mesh.num_tris = 2 * NTP;
+        def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+        def.self_contact = 1;
+        def.adaptive = mode;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) continue;
+        CHECK_OK(rc_sim_add_sphere(s, c, 0.1, NULL));
+        for (k = 0; k < 25 && ok; ++k) {
+            rc_step_stats st;
+            int n;
+            rc_status rs = rc_sim_step(s, &st);
+            CHECKF(rs == RC_OK, "%s step %d: %s (%s)", mode ? "adaptive" : "fixed", k + 1, rc_status_string(rs), rc_sim_last_error(s));
+            if (rs != RC_OK) { ok = 0; break; }
+            n = t_self_crossings(s, rc_sim_positions(s));
+            if (n > worst) worst = n;
+            if (st.min_self_distance < dmin) dmin = st.min_self_distance;
+        }
+        printf("    %s: %d steps, most crossing edges at a step %d, min self distance %.3g mm\n", mode ? "adaptive" : "fixed", k, worst,
+               1e3 * dmin);
+        CHECKF(worst == 0, "%s: %d edges cross triangles", mode ? "adaptive" : "fixed", worst);
+        CHECKF(dmin >= def.contact_thickness, "%s: cloth %.3g mm from cloth", mode ? "adaptive" : "fixed", 1e3 * dmin);
+        rc_sim_destroy(s);
+    }
+}
+
 static void test_sim_self_candidate_reuse(void)
 {
     rc_sim *s = t_make_two_layers(0, 0.0);
@@ -3005,6 +3062,7 @@ static void suite_sim(void)
     RUN(test_sim_self_gradient_adaptive);
     RUN(test_sim_self_ccd);
     RUN(test_sim_self_candidate_reuse);
+    RUN(test_sim_self_twin_panels_same_uv);
     RUN(test_sim_self_fold);
     RUN(test_sim_self_flat_flap_start);
     RUN(test_sim_static_obstacle_placement);
