@@ -34,9 +34,11 @@ $(BUILD)/run_tests_asan: rcloth.h $(TEST_SRC) | $(BUILD)
 # the header must compile cleanly as C99 and C++, with and without OpenMP, static, in two TUs, with
 # allocator macros that ignore the user pointer; every sim allocation must carry def.alloc_user
 check-compile: rcloth.h | $(BUILD)
-	@echo "compile checks: gcc/clang C99 (-O0 and -O2), C++, OpenMP, RCLOTH_STATIC, two translation units, allocator overrides"
+	@echo "compile checks: gcc/clang C99 (-O0, -O2, -O3, -O2 -ffast-math with NaN input), C++, OpenMP, RCLOTH_STATIC, two translation units, allocator overrides"
 	@gcc $(STRICT) -o $(BUILD)/cc_gcc tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc
 	@gcc $(STRICT) -O2 -o $(BUILD)/cc_gcc_o2 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_o2
+	@gcc $(STRICT) -O3 -o $(BUILD)/cc_gcc_o3 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_o3
+	@gcc $(STRICT) -O2 -ffast-math -o $(BUILD)/cc_fastmath tests/compile/tu_fastmath.c -lm && $(BUILD)/cc_fastmath
 	@gcc $(STRICT) -fopenmp -o $(BUILD)/cc_gcc_omp tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_omp
 	@gcc $(STRICT) -o $(BUILD)/cc_static tests/compile/tu_static.c -lm && $(BUILD)/cc_static
 	@gcc $(STRICT) -o $(BUILD)/cc_alloc_ignore tests/compile/tu_alloc_ignore.c -lm && $(BUILD)/cc_alloc_ignore
