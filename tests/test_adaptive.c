@@ -382,6 +382,32 @@ static void test_adaptive_cache_top_tenth_refreshed(void)
     rc_sim_destroy(a);
 }
 
+/* The schedule's strict inner solve every itr_strict_every-th outer iteration (DESIGN §4): two
+   runs of the same step capped at 10 outer iterations iterate identically through the 9th; with
+   itr_strict_every = 10 the 10th starts with a strict x-only Newton solve, so it ends with more
+   inner iterations than the run whose strict solves never come (itr_strict_every = 1000).
+   (Session 21, a mutation audit: never running the every-k solve passed every test: the tested
+   steps end in fewer than 10 outer iterations.) */
+static void test_adaptive_strict_every_k(void)
+{
+    rc_sim *a = ta_hanging(9, 1, 0.15, 1.0), *b = ta_hanging(9, 1, 0.15, 1.0);
+    rc_step_stats sa, sb;
+    CHECK(a != NULL && b != NULL);
+    if (!a || !b) { rc_sim_destroy(a); rc_sim_destroy(b); return; }
+    a->def.itr_energy_tol = b->def.itr_energy_tol = 0.0;   /* no early end: the cap decides */
+    a->def.itr_max_outer = b->def.itr_max_outer = 10;
+    a->def.itr_strict_every = 10;
+    b->def.itr_strict_every = 1000;
+    CHECK_OK(rc_sim_step(a, &sa));
+    CHECK_OK(rc_sim_step(b, &sb));
+    printf("    10 outer iterations: inner %d with a strict solve at the 10th, %d without (converged %d, %d)\n", sa.inner_iters,
+           sb.inner_iters, sa.converged, sb.converged);
+    CHECK(sa.outer_iters == 10 && sb.outer_iters == 10);
+    CHECKF(sa.inner_iters > sb.inner_iters, "inner iterations %d vs %d", sa.inner_iters, sb.inner_iters);
+    rc_sim_destroy(a);
+    rc_sim_destroy(b);
+}
+
 /* A step reported converged must be converged by the stopping rule of rc__sim_ritr measured on a
    FRESH exact joint direction at its end state (the step's incremental potential is still the
    sim's until the next step): the smallest of the rule's three ratios (step length over its
@@ -953,6 +979,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_schedule_cache_agree);
     RUN(test_adaptive_schedule_cache_agree_trajectory);
     RUN(test_adaptive_cache_top_tenth_refreshed);
+    RUN(test_adaptive_strict_every_k);
     RUN(test_adaptive_regulariser_ablation);
     RUN(test_adaptive_no_regulariser_collapse_bounded);
     RUN(test_adaptive_huge_kept_shift);
