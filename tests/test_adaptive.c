@@ -408,6 +408,46 @@ static void test_adaptive_strict_every_k(void)
     rc_sim_destroy(b);
 }
 
+/* A flat sheet lying at rest on a plane (inside the barrier band) has nothing that drives u: it
+   keeps u, as in the fixed mode, and every vertex rests at the same height. (Session 21 probe:
+   with the barrier unweighted by the vertices' u-dependent masses, piling mass onto a few vertices
+   lowered the potential; u slid at the travel limit for 62 steps, 12 cm, min area ratio 0.18.) */
+static void test_adaptive_rest_on_plane_keeps_u(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double p0[3] = { 0, 0, 0 }, nz[3] = { 0, 0, 1 }, du = 0.0, zlo = HUGE_VAL, zhi = -HUGE_VAL;
+    int i, k, nv, conv = 0;
+    CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, 11, 11, RC_DIAG_ALTERNATING));
+    for (i = 0; i < m.num_verts; ++i) m.pos[3 * i + 2] = def.contact_thickness + 0.5 * def.contact_dhat;
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.adaptive = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (!s) { rc_mesh_free(&m); return; }
+    nv = rc_sim_num_verts(s);
+    CHECK_OK(rc_sim_add_plane(s, p0, nz, NULL));
+    for (k = 0; k < 40; ++k) {
+        rc_step_stats st;
+        if (rc_sim_step(s, &st) != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
+        conv += st.converged;
+    }
+    for (i = 0; i < nv; ++i) {
+        du = fmax(du, hypot(rc_sim_reference(s)[2 * i] - m.ref_uv[2 * i], rc_sim_reference(s)[2 * i + 1] - m.ref_uv[2 * i + 1]));
+        zlo = fmin(zlo, rc_sim_positions(s)[3 * i + 2]);
+        zhi = fmax(zhi, rc_sim_positions(s)[3 * i + 2]);
+    }
+    printf("    40 steps at rest on a plane: max |u - u0| %.3g m, heights %.6f - %.6f mm, %d converged\n", du, 1e3 * zlo, 1e3 * zhi, conv);
+    /* bounds: the solver's tolerance on a u step is tol * mean edge * dt = 5e-8 m here; the
+       unweighted barrier slid u by centimetres */
+    CHECKF(du < 1e-6, "u moved by %.3g m", du);
+    CHECKF(zhi - zlo < 1e-9, "heights differ by %.3g m", zhi - zlo);
+    CHECK(conv == 40);
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+}
+
 /* A step reported converged must be converged by the stopping rule of rc__sim_ritr measured on a
    FRESH exact joint direction at its end state (the step's incremental potential is still the
    sim's until the next step): the smallest of the rule's three ratios (step length over its
@@ -980,6 +1020,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_schedule_cache_agree_trajectory);
     RUN(test_adaptive_cache_top_tenth_refreshed);
     RUN(test_adaptive_strict_every_k);
+    RUN(test_adaptive_rest_on_plane_keeps_u);
     RUN(test_adaptive_regulariser_ablation);
     RUN(test_adaptive_no_regulariser_collapse_bounded);
     RUN(test_adaptive_huge_kept_shift);
