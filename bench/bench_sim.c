@@ -15,6 +15,7 @@
             --energy-steps N (section 4: dynamic steps per mesh; default 40)
             --cache-eps X (def.cache_eps, the caching threshold eps_d, of every adaptive sim)
             --reuse N, --eta X (def.itr_factor_reuse / itr_factor_eta of the cached variants)
+            --reuse-alt N (section 3: one more variant, both-rN: schedule + cache with itr_factor_reuse = N)
             --etol X (section 3: def.itr_energy_tol of every sim; 0 = absolute tests only, so every
             variant converges to the same IP)
             --ablation-n N (section 3: the drape's grid side, N x N vertices; default 15)
@@ -89,6 +90,7 @@ static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 static int g_threads = 1, g_big = 0, g_no64k = 0, g_static = 0, g_only = -1, g_asteps = 0;
 static double g_cache_eps = -1.0;   /* --cache-eps X: def.cache_eps of the adaptive sims (< 0: library default) */
 static int g_reuse = -1;            /* --reuse N: def.itr_factor_reuse of the cached variants (< 0: default) */
+static int g_reuse_alt = -1;        /* --reuse-alt N: section 3 adds a variant "both-rN", both with itr_factor_reuse = N */
 static double g_eta = -1.0;         /* --eta X: def.itr_factor_eta (< 0: default) */
 static double g_etol = -1.0;        /* --etol X: def.itr_energy_tol of the ablation's sims (< 0: default) */
 static int g_abl_n = 15, g_reps = 3; /* --ablation-n N, --reps R */
@@ -115,6 +117,7 @@ static void solver_flags(rc_sim_def *def, int adaptive, int schedule, int cache,
     if (g_eta >= 0.0) def->itr_factor_eta = g_eta;
     if (g_etol >= 0.0) def->itr_energy_tol = g_etol;
     if (cache == 2) def->itr_factor_reuse = 0;
+    if (cache == 3) def->itr_factor_reuse = g_reuse_alt;
     if (g_projected) def->itr_exact_hessian = 0;
     if (g_cache_eps >= 0.0) def->cache_eps = g_cache_eps;
     def->dt = dt;
@@ -350,16 +353,18 @@ static void section_ablation(void)
        matter of where its own trajectory went (the drape buckles: trajectories of different
        solvers part after a step or two, and one lucky or unlucky fold moved a 3-step ratio by
        +-0.3 between builds that differed only in round-off). */
-    enum { NV = 5, NSTEP = 8 };
-    static const char *names[NV] = { "none", "schedule", "cache", "both", "both-blk" };
-    static const int sch[NV] = { 0, 1, 0, 1, 1 }, cac[NV] = { 0, 0, 1, 1, 2 };
+    enum { NVMAX = 6, NSTEP = 8 };
+    char names[NVMAX][16] = { "none", "schedule", "cache", "both", "both-blk", "both-r" };
+    static const int sch[NVMAX] = { 0, 1, 0, 1, 1, 1 }, cac[NVMAX] = { 0, 0, 1, 1, 2, 3 };
+    const int NV = g_reuse_alt >= 0 ? 6 : 5;
     const int n = g_abl_n, warm = g_abl_sphere == 1 ? 10 : 5, steps = NSTEP, reps = g_reps;
-    double *states[NSTEP] = { NULL }, ip_none[NSTEP], dev_max[NV], dev_sum[NV];
+    double *states[NSTEP] = { NULL }, ip_none[NSTEP], dev_max[NVMAX], dev_sum[NVMAX];
     size_t ssz;
     rc_sim *s;
-    rc_step_stats acc[NV];
-    double tt[NV];
-    int ok[NV], c, k, r;
+    rc_step_stats acc[NVMAX];
+    double tt[NVMAX];
+    int ok[NVMAX], c, k, r;
+    if (g_reuse_alt >= 0) sprintf(names[5], "both-r%d", g_reuse_alt % 1000);
     printf("\n== 3. r-ITR acceleration ablation: %s (%d verts), dt 0.01, %d thread(s)\n"
            "   %d fixed-mesh steps from the flat sheet, %d adaptive steps of the default solver, then %d more, its state"
            " saved before each;\n   every variant solves each of those %d steps from the saved state (fresh sim per step)\n",
@@ -534,6 +539,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--big") == 0) { g_big = 1; continue; }
         if (strcmp(argv[i], "--cache-eps") == 0 && i + 1 < argc) { g_cache_eps = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--reuse") == 0 && i + 1 < argc) { g_reuse = atoi(argv[++i]); continue; }
+        if (strcmp(argv[i], "--reuse-alt") == 0 && i + 1 < argc) { g_reuse_alt = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--eta") == 0 && i + 1 < argc) { g_eta = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--etol") == 0 && i + 1 < argc) { g_etol = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--ablation-skip") == 0 && i + 1 < argc) { g_abl_skip = int_arg(argv[++i], 0, 100000); continue; }
