@@ -7483,6 +7483,8 @@ struct rc_sim {
     double *hinge_ref;                    /* ne: each edge's hinge angle at the last accepted iterate, unwrapped
                                              (the same from both sides; rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
+    double *mesh_vb;                      /* mesh obstacles: 13 nv scratch, each cloth vertex's summed
+                                             vertex-triangle barrier (1), its gradient (3) and Hessian (9) */
     int *panel;                           /* self contact: nv, the connected piece of the mesh a vertex belongs to
                                              (its smallest vertex index); the reference-distance exclusion
                                              acts within a piece only */
@@ -7680,7 +7682,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x); rc__free(user, s->v); rc__free(user, s->u); rc__free(user, s->phi);
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->phi0); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
-    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
+    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->mesh_vb); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -8476,6 +8478,10 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
             double *nb = (double *)rc__realloc(s->user, s->bp_box, 6 * (nc + no), sizeof(double));
             if (!nb) goto oom;
             s->bp_box = nb;
+        }
+        if (!s->mesh_vb) {
+            s->mesh_vb = (double *)rc__calloc(s->user, (size_t)13 * s->nv, sizeof(double));
+            if (!s->mesh_vb) goto oom;
         }
     }
     st = rc__sim_add_obstacle(s, &o, id);
@@ -9526,17 +9532,67 @@ static RC__UNUSED double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle 
    Gradient: x_k: alpha A2 b_k' ; u: alpha dA2/du sum b. Hessian: x_k x_k: alpha A2 b_k'';
    x_k u: alpha b_k' dA2/du^T; u u: alpha sum b d2A2/du2 (constant). Added into element A's g and
    H (n = 9 or 15, u last); returns the energy (HUGE_VAL if a vertex is within the thickness). */
-static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const double *xl, const double *ul, double A2,
-                                                     double rho_tau, int n, double *g, double *H)
+/* A vertex quantity weighted by the vertices' lumped masses, as a triangle term (see below):
+   E_T = alpha A2(u) sum_k b_k with b_k, its gradient gb (9: vertex k's 3 coordinates) and Hessian
+   blocks Hb (27: vertex k's 3x3) given; adds E_T's gradient and Hessian in (x, u) to g and H
+   (n = 9 or 15, u last) and returns E_T. */
+static RC__UNUSED double rc__sim_tri_weighted(double alpha, const double *ul, double A2, const double *bk, const double *gb,
+                                              const double *Hb, int n, double *g, double *H)
 {
-    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, E = 0.0, alpha, bsum = 0.0, gb[9], dA[6];
-    int o, k, i, j, any = 0, with_u = n == 15;
-    alpha = s->kappa * rho_tau / (6.0 * (s->total_mass / s->nv));
-    memset(gb, 0, sizeof gb);
+    double dA[6], bsum = bk[0] + bk[1] + bk[2];
+    int i, j, k, with_u = n == 15;
     /* dA2/du in the order u0, u1, u2 */
     dA[0] = ul[3] - ul[5]; dA[1] = ul[4] - ul[2];
     dA[2] = ul[5] - ul[1]; dA[3] = ul[0] - ul[4];
     dA[4] = ul[1] - ul[3]; dA[5] = ul[2] - ul[0];
+    if (g) {
+        for (i = 0; i < 9; ++i) g[i] += alpha * A2 * gb[i];
+        if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += alpha * bsum * dA[j];
+    }
+    if (H) {
+        for (k = 0; k < 3; ++k)
+            for (i = 0; i < 3; ++i)
+                for (j = 0; j < 3; ++j) H[(3 * k + i) * n + 3 * k + j] += alpha * A2 * Hb[9 * k + 3 * i + j];
+        if (with_u) {
+            /* d2A2/du2: A2 = u1x u2y - u1x u0y - u0x u2y - u2x u1y + u2x u0y + u0x u1y */
+            static const int pp[6][2] = { { 2, 5 }, { 4, 1 }, { 0, 3 }, { 2, 1 }, { 0, 5 }, { 4, 3 } };
+            static const double sg[6] = { 1, 1, 1, -1, -1, -1 };
+            for (i = 0; i < 9; ++i)
+                for (j = 0; j < 6; ++j) {
+                    H[i * n + 9 + j] += alpha * gb[i] * dA[j];
+                    H[(9 + j) * n + i] += alpha * gb[i] * dA[j];
+                }
+            for (k = 0; k < 6; ++k) {
+                H[(9 + pp[k][0]) * n + 9 + pp[k][1]] += alpha * bsum * sg[k];
+                H[(9 + pp[k][1]) * n + 9 + pp[k][0]] += alpha * bsum * sg[k];
+            }
+        }
+    }
+    return alpha * A2 * bsum;
+}
+
+/* The barrier of planes, boxes and capsules on the cloth's vertices, weighted by their mass: vertex
+   i gets kappa (m_i(u) / m_avg) b(d_i^2), and as m_i = sum over its triangles of rho tau A_T(u) / 3,
+   that is a triangle term, as gravity's is:
+     E_T = kappa rho tau A_T(u) / (3 m_avg) sum_{k in T} b(d_k^2) = alpha A2(u) sum_k b_k,
+     alpha = kappa rho tau / (6 m_avg),  A2 = 2 A_T = (u1 - u0) x (u2 - u0).
+   Why weighted (session 21): gravity m_i(u) g.x_i depends on u, and with an unweighted barrier
+   min over z of (m g z + kappa b(z)) is concave in m, so adaptive cloth at rest on a floor lowered
+   its potential by piling mass onto a few vertices (a flat 225-vertex sheet slid u at the travel
+   limit for 62 steps, min area ratio 0.18, until the regulariser stopped it). Weighted, that
+   minimum is m times a constant: no drive. Under uniform load every vertex now rests at the same
+   distance (the barrier approximates a pressure over the cloth's area). kappa keeps its meaning:
+   m_avg = total mass / nv is the average vertex.
+   Gradient: x_k: alpha A2 b_k' ; u: alpha dA2/du sum b. Hessian: x_k x_k: alpha A2 b_k'';
+   x_k u: alpha b_k' dA2/du^T; u u: alpha sum b d2A2/du2 (constant) (rc__sim_tri_weighted).
+   Returns the energy (HUGE_VAL if a vertex is within the thickness). */
+static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const double *xl, const double *ul, double A2,
+                                                     double rho_tau, int n, double *g, double *H)
+{
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, bk[3] = { 0, 0, 0 }, gb[9], Hb[27];
+    int o, k, i, j, any = 0;
+    memset(gb, 0, sizeof gb);
+    memset(Hb, 0, sizeof Hb);
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         if (ob->shape.kind == RC__CT_SHAPE_SPHERE || ob->shape.kind == RC__OBS_TRIMESH) continue;
@@ -9544,38 +9600,31 @@ static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const doub
             double nrm[3], Hd[9], d = rc__sim_obs_sdf(ob, xl + 3 * k, g ? nrm : NULL, H ? Hd : NULL), db, d2b;
             if (!(d < xi_ + dh)) continue;
             if (d <= xi_) return HUGE_VAL;
-            bsum += rc_barrier(d * d, xi_, dh, &db, &d2b);
+            bk[k] += rc_barrier(d * d, xi_, dh, &db, &d2b);
             any = 1;
             if (g) for (i = 0; i < 3; ++i) gb[3 * k + i] += db * 2.0 * d * nrm[i];
             if (H)
                 for (i = 0; i < 3; ++i)
                     for (j = 0; j < 3; ++j)
-                        H[(3 * k + i) * n + 3 * k + j] +=
-                            alpha * A2 * (4.0 * d * d * d2b * nrm[i] * nrm[j] + 2.0 * db * (nrm[i] * nrm[j] + d * Hd[3 * i + j]));
+                        Hb[9 * k + 3 * i + j] += 4.0 * d * d * d2b * nrm[i] * nrm[j] + 2.0 * db * (nrm[i] * nrm[j] + d * Hd[3 * i + j]);
         }
     }
     if (!any) return 0.0;
-    E = alpha * A2 * bsum;
-    if (g) {
-        for (i = 0; i < 9; ++i) g[i] += alpha * A2 * gb[i];
-        if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += alpha * bsum * dA[j];
+    return rc__sim_tri_weighted(s->kappa * rho_tau / (6.0 * (s->total_mass / s->nv)), ul, A2, bk, gb, Hb, n, g, H);
+}
+
+/* vertex i's lumped mass at reference positions u over the average vertex's, m_i(u) / m_avg: the
+   weight of its barriers (rc__sim_tri_vertex_barriers; cloth-vertex pairs of mesh obstacles) */
+static RC__UNUSED double rc__sim_vertex_weight(const rc_sim *s, const double *u, int i)
+{
+    double A2 = 0.0;
+    int q;
+    for (q = s->topo.vt_ptr[i]; q < s->topo.vt_ptr[i + 1]; ++q) {
+        const int *tr = s->tris + 3 * s->topo.vt_idx[q];
+        const double *a = u + 2 * tr[0], *b = u + 2 * tr[1], *c = u + 2 * tr[2];
+        A2 += (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
     }
-    if (H && with_u) {
-        /* d2A2/du2: +1 at (u1x, u2y), (u2x, u0y), (u0x, u1y), -1 at their transposes in the
-           cross product: A2 = u1x u2y - u1x u0y - u0x u2y - u2x u1y + u2x u0y + u0x u1y */
-        static const int pp[6][2] = { { 2, 5 }, { 4, 1 }, { 0, 3 }, { 2, 1 }, { 0, 5 }, { 4, 3 } };
-        static const double sg[6] = { 1, 1, 1, -1, -1, -1 };
-        for (i = 0; i < 9; ++i)
-            for (j = 0; j < 6; ++j) {
-                H[i * n + 9 + j] += alpha * gb[i] * dA[j];
-                H[(9 + j) * n + i] += alpha * gb[i] * dA[j];
-            }
-        for (k = 0; k < 6; ++k) {
-            H[(9 + pp[k][0]) * n + 9 + pp[k][1]] += alpha * bsum * sg[k];
-            H[(9 + pp[k][1]) * n + 9 + pp[k][0]] += alpha * bsum * sg[k];
-        }
-    }
-    return E;
+    return A2 / 6.0 * s->def.material.density * s->def.material.thickness / (s->total_mass / s->nv);
 }
 
 static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const double *u, int with_u, double *a,
@@ -9919,10 +9968,10 @@ static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *o
    pairs are evaluated in parallel into ct_buf (with OpenMP, many pairs), then summed and scattered
    in pair order, so the result is the serial one bit for bit. *mind gets the smallest distance of
    the pairs within the band (pairs farther than xi + dhat may or may not count). */
-static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__system *y, double *mind)
+static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, rc__system *y, double *mind)
 {
     double E = 0.0, r = s->def.contact_thickness + s->def.contact_dhat;
-    int o, q, kind, np, *pairs, stride = y ? 158 : 2;
+    int o, q, kind, np, *pairs, stride = y ? 158 : 2, weighted = 0;
     size_t p;
     rc__sim_mesh_cands(s, x);
     if (s->contact_status != RC_OK) return HUGE_VAL;
@@ -9957,14 +10006,27 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
                 double Hl[81];
                 int a2, b2, k, off, nl;
                 if (sqrt(res[1]) < *mind) *mind = sqrt(res[1]);
+                if (kind == 0) {
+                    /* the cloth vertex's barrier weighted by its mass, as the analytic shapes'
+                       (rc__sim_tri_vertex_barriers; unweighted, adaptive cloth at rest on a mesh
+                       floor piled mass onto a few vertices): summed per vertex here, then added as
+                       triangle terms in (x, u) below */
+                    int v = pairs[2 * q], a3;
+                    double *vb = s->mesh_vb;
+                    E += rc__sim_vertex_weight(s, u, v) * res[0];
+                    if (!y || !(res[0] > 0.0)) continue;
+                    vb[v] += res[0];
+                    for (a2 = 0; a2 < 3; ++a2) {
+                        vb[s->nv + 3 * v + a2] += g[a2];
+                        for (a3 = 0; a3 < 3; ++a3) vb[4 * (size_t)s->nv + 9 * (size_t)v + 3 * a2 + a3] += H[a2 * 12 + a3];
+                    }
+                    weighted = 1;
+                    continue;
+                }
                 E += res[0];
                 if (!y || !(res[0] > 0.0)) continue;
                 m.n = 0;
-                if (kind == 0) {   /* the cloth vertex: local 0..2 */
-                    if (s->pinned[pairs[2 * q]]) continue;
-                    rc__map_x(y, pairs[2 * q], &m);
-                    off = 0;
-                } else if (kind == 1) {   /* the cloth triangle: local 3..11 */
+                if (kind == 1) {   /* the cloth triangle: local 3..11 */
                     for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * pairs[2 * q] + k], &m);
                     off = 3;
                 } else {   /* the cloth edge: local 0..5 */
@@ -9979,6 +10041,30 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, rc__sy
             }
             if (s->contact_status != RC_OK) return HUGE_VAL;
         }
+    }
+    if (weighted) {
+        double *vb = s->mesh_vb, alpha = s->def.material.density * s->def.material.thickness / (6.0 * (s->total_mass / s->nv));
+        int t, k, n = y->with_u ? 15 : 9;
+        for (t = 0; t < s->nt; ++t) {
+            const int *tr = s->tris + 3 * t;
+            double bk[3], gb[9], Hb[27], ul[6], A2, gl[15], Hl[225];
+            rc__dofmap m;
+            if (vb[tr[0]] == 0.0 && vb[tr[1]] == 0.0 && vb[tr[2]] == 0.0) continue;
+            for (k = 0; k < 3; ++k) {
+                bk[k] = vb[tr[k]];
+                memcpy(gb + 3 * k, vb + s->nv + 3 * (size_t)tr[k], 3 * sizeof(double));
+                memcpy(Hb + 9 * k, vb + 4 * (size_t)s->nv + 9 * (size_t)tr[k], 9 * sizeof(double));
+                ul[2 * k] = u[2 * tr[k]]; ul[2 * k + 1] = u[2 * tr[k] + 1];
+            }
+            A2 = (ul[2] - ul[0]) * (ul[5] - ul[1]) - (ul[4] - ul[0]) * (ul[3] - ul[1]);
+            memset(gl, 0, sizeof(double) * (size_t)n);
+            memset(Hl, 0, sizeof(double) * (size_t)(n * n));
+            rc__sim_tri_weighted(alpha, ul, A2, bk, gb, Hb, n, gl, Hl);
+            rc__map_triA(s, y, t, &m);
+            m.n = n;
+            rc__system_scatter(y, &m, gl, Hl);
+        }
+        memset(vb, 0, sizeof(double) * 13 * (size_t)s->nv);
     }
     return s->contact_status == RC_OK ? E : HUGE_VAL;
 }
@@ -10874,7 +10960,7 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
     if (s->nmh) T->ext += rc__sim_handles(s, x, u, NULL);   /* material-space handles and loads */
     if (s->nst) T->ext += rc__sim_seams(s, x, NULL);         /* seam stitches */
     if (s->has_mesh_obstacle) {
-        T->contact += rc__sim_mesh_contact(s, x, NULL, &T->min_dist);
+        T->contact += rc__sim_mesh_contact(s, x, u, NULL, &T->min_dist);
         T->friction += rc__sim_mesh_friction(s, x, NULL);
     }
     if (s->def.self_contact) {
@@ -11059,7 +11145,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
     if (s->nst) rc__sim_seams(s, x, y);        /* seam stitches */
     if (s->has_mesh_obstacle) {
         double mind = HUGE_VAL;
-        rc__sim_mesh_contact(s, x, y, &mind);
+        rc__sim_mesh_contact(s, x, u, y, &mind);
         rc__sim_mesh_friction(s, x, y);
     }
     if (s->def.self_contact) {
@@ -11949,7 +12035,7 @@ static RC__UNUSED void rc__sim_lag_mesh_friction(rc_sim *s)
             if (s->pinned[i]) continue;
             d2 = rc__ct_point_triangle_d2(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
-            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, 1.0);
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));   /* weighted as the barrier */
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
             rc__ct_pt_tangent(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], w, P);
             rc__sim_fm_add(s, o, 1, &i, w, 3, tv, w + 1, start.mu * lam, P);

@@ -1092,12 +1092,16 @@ static void test_sim_trimesh_box_edge(void)
     CHECK(ic.iterates > 40);
     CHECKF(ic.crossings == 0, "%d crossings at accepted iterates", ic.crossings);
     {
-        /* the middle of the sheet must rest on the top face (not fall through): |x|, |y| < 0.1 */
+        /* the middle of the sheet must rest on the top face (not fall through): |x|, |y| < 0.1.
+           The middle vertex of this coarse sheet sits just above the barrier band (xi + dhat =
+           3 mm), held by its neighbours: 3.97 mm with the unweighted barrier, 4.00 mm since the
+           barrier is weighted by the vertices' masses (session 21: the interior vertices of this
+           7 x 7 grid carry 1.36 average masses, so they rest a little higher); 5 mm bounds it */
         const double *x = rc_sim_positions(s);
         int on_top = 0, n_in = 0;
         for (i = 0; i < m.num_verts; ++i)
-            if (fabs(x[3 * i]) < 0.1 && fabs(x[3 * i + 1]) < 0.1) { n_in++; on_top += x[3 * i + 2] > 0.0 && x[3 * i + 2] < 0.004; }
-        printf("    %d of %d vertices above the top face rest on it (0 < z < 4 mm)\n", on_top, n_in);
+            if (fabs(x[3 * i]) < 0.1 && fabs(x[3 * i + 1]) < 0.1) { n_in++; on_top += x[3 * i + 2] > 0.0 && x[3 * i + 2] < 0.005; }
+        printf("    %d of %d vertices above the top face rest on it (0 < z < 5 mm)\n", on_top, n_in);
         CHECKF(n_in > 0 && on_top == n_in, "%d of %d top vertices rest on the face", on_top, n_in);
     }
     printf("    40 steps over the box edges: %d failed steps, %d edge-triangle crossings, lowest cloth point z = %.3f m\n", fails, crossings, zmin);
@@ -1172,7 +1176,7 @@ static void test_sim_trimesh_candidate_reuse(void)
             x[3 * i + 1] = m.pos[3 * i + 1] + 3e-4 * k * sin(th);
             x[3 * i + 2] = (k < 26 ? 0.008 - 2.5e-4 * k : 0.0015) + (k >= 34 ? 5e-4 : 0.0) + 3e-4 * sin(0.7 * k + i);
         }
-        E = rc__sim_mesh_contact(s, x, NULL, &mind);
+        E = rc__sim_mesh_contact(s, x, s->u, NULL, &mind);
         if (memcmp(s->mc_xb, x, sizeof(double) * 3 * (size_t)m.num_verts) == 0) { rebuilds++; if (k == 34) lift_rebuilt = 1; }
         else reuses++;
         for (kind = 0; kind < 3; ++kind)   /* brute force: every pair of the kind */
@@ -1181,7 +1185,7 @@ static void test_sim_trimesh_candidate_reuse(void)
                     int pair[2];
                     pair[0] = kind == 1 ? j : i; pair[1] = kind == 1 ? i : j;
                     rc__sim_mesh_pair_eval(s, ob, kind, pair, x, 0, res);
-                    Eb += res[0];
+                    Eb += (kind == 0 ? rc__sim_vertex_weight(s, s->u, pair[0]) : 1.0) * res[0];   /* weighted as the library does */
                 }
         if (Eb > 0.0) in_band++;
         if (fabs(E - Eb) > worst * (Eb > 0.0 ? Eb : 1.0)) worst = fabs(E - Eb) / (Eb > 0.0 ? Eb : 1.0);
