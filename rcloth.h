@@ -972,6 +972,12 @@ static RC__UNUSED int rc__isfinite(double v)
     memcpy(&b, &v, sizeof b);
     return (b & RC__EXP_MASK) != RC__EXP_MASK;
 }
+static RC__UNUSED int rc__isnan(double v)
+{
+    unsigned long long b;
+    memcpy(&b, &v, sizeof b);
+    return (b & RC__EXP_MASK) == RC__EXP_MASK && (b & 0x000fffffffffffffULL) != 0;
+}
 static RC__UNUSED int rc__all_finite(const double *v, size_t n)
 {
     /* (b & mask) + one exponent unit reaches the sign bit only for an all-ones exponent: OR those
@@ -6152,7 +6158,7 @@ extern "C" {
 RCLOTHDEF RC__UNUSED double rc_barrier(double d2, double xi, double dhat, double *db_dd2, double *d2b_dd22)
 {
     double shat, s, r, l;
-    if (!rc__isfinite(xi) || !rc__isfinite(dhat) || xi < 0.0 || dhat <= 0.0 || d2 != d2) {
+    if (!rc__isfinite(xi) || !rc__isfinite(dhat) || xi < 0.0 || dhat <= 0.0 || rc__isnan(d2)) {
         double nan = 0.0 * HUGE_VAL;
         if (db_dd2) *db_dd2 = nan;
         if (d2b_dd22) *d2b_dd22 = nan;
@@ -6208,7 +6214,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_barrier_stiffness_update(double prev_min_dist,
 {
     if (!kappa || !(*kappa > 0.0) || !rc__isfinite(*kappa) || !(frac > 0.0 && frac < 1.0) ||
         !(kappa_max > 0.0) || !(xi >= 0.0) || !(dhat > 0.0) || !rc__isfinite(dhat) ||
-        prev_min_dist != prev_min_dist || min_dist != min_dist)
+        rc__isnan(prev_min_dist) || rc__isnan(min_dist))
         return RC_ERR_INVALID_ARGUMENT;
     if (min_dist - xi < frac * dhat && min_dist < prev_min_dist) {
         double k = 2.0 * *kappa;
@@ -7249,7 +7255,7 @@ static RC__UNUSED rc_status rc__ct_bp_pairs(void *user, int na, const double *al
     if (!pairs || !npairs) return RC_ERR_INVALID_ARGUMENT;
     *pairs = NULL; *npairs = 0;
     if (na < 0 || (!self && nb < 0) || (na > 0 && (!alo || !ahi)) || (!self && nb > 0 && !bhi) || !(inflate >= 0.0))
-        return inflate != inflate ? RC_ERR_NON_FINITE : RC_ERR_INVALID_ARGUMENT;
+        return rc__isnan(inflate) ? RC_ERR_NON_FINITE : RC_ERR_INVALID_ARGUMENT;
     if (!rc__isfinite(inflate) || !rc__isfinite(cell)) return RC_ERR_NON_FINITE;
     if (self) nb = 0;
     if ((size_t)na + (size_t)nb > (size_t)INT_MAX / 2) return RC_ERR_INVALID_ARGUMENT;   /* counts stay ints */
@@ -9383,8 +9389,8 @@ static RC__UNUSED double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0
 }
 
 /* ---------------------------------------------------------------------------------------------
-   Vertex terms: external force -f.x, contact barrier kappa * b(d^2) against each obstacle, and
-   lagged friction mu * lambda * f0(|T^T (x - anchor)|) (DESIGN §2).
+   Vertex terms: external force -f.x and lagged friction mu * lambda * f0(|T^T (x - anchor)|)
+   against each obstacle (DESIGN §2); the obstacles' barriers are triangle terms of element A.
    In adaptive mode the anchor is that of the material point now at the vertex: its start x^t(u) =
    x^t + G0 du (rc__sim_slip_extend) carried by the obstacle's motion, anchor + Q G0 du with
    Q = R R_prev^T; so the vertex's slip uses Q G0 in place of G0.
@@ -9475,8 +9481,10 @@ static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const doubl
    the bending stencil (own + flap vertices + 3 edge angles). Each writes its gradient and
    Hessian (n x n, row stride n) over the DOFs of the mode: x then u (A: n = 9 or 15), x, phi then u
    (B: n = 21 or 27); the u DOFs come last, so an x-only layout is the full one cut short
-   (rc__sim_assemble scatters it with the full layout's position tables).
-   a[4] = stretch, inertia, gravity, quality energies.
+   (rc__sim_assemble scatters it with the full layout's position tables). Element A also carries
+   the analytic obstacles' barriers: spheres on the triangle, planes, boxes and capsules on its
+   vertices weighted by mass (rc__sim_tri_vertex_barriers).
+   a[0..4] = stretch, inertia, gravity, quality, contact energies.
    --------------------------------------------------------------------------------------------- */
 
 /* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
@@ -9597,12 +9605,14 @@ static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const doub
         const rc__obstacle *ob = s->obs + o;
         if (ob->shape.kind == RC__CT_SHAPE_SPHERE || ob->shape.kind == RC__OBS_TRIMESH) continue;
         for (k = 0; k < 3; ++k) {
-            double nrm[3], Hd[9], d = rc__sim_obs_sdf(ob, xl + 3 * k, g ? nrm : NULL, H ? Hd : NULL), db, d2b;
-            if (!(d < xi_ + dh)) continue;
+            double nrm[3], Hd[9], d = rc__sim_obs_sdf(ob, xl + 3 * k, NULL, NULL), db, d2b;
+            if (!(d < xi_ + dh)) continue;   /* most vertices: the distance alone */
             if (d <= xi_) return HUGE_VAL;
             bk[k] += rc_barrier(d * d, xi_, dh, &db, &d2b);
             any = 1;
-            if (g) for (i = 0; i < 3; ++i) gb[3 * k + i] += db * 2.0 * d * nrm[i];
+            if (!g && !H) continue;
+            d = rc__sim_obs_sdf(ob, xl + 3 * k, nrm, H ? Hd : NULL);
+            for (i = 0; i < 3; ++i) gb[3 * k + i] += db * 2.0 * d * nrm[i];   /* H's x-u block needs it too */
             if (H)
                 for (i = 0; i < 3; ++i)
                     for (j = 0; j < 3; ++j)
@@ -10361,7 +10371,7 @@ static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int co
             for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
             if (!rc__ct_plane_bound_ok(kind, P, r * (1.0 + 1e-9))) continue;   /* d > r: no term (a NaN x never gets here) */
             d2 = rc__sim_self_d2(kind, P);
-            if (!(d2 < r * r)) { if (d2 != d2) E = d2; continue; }
+            if (!(d2 < r * r)) { if (rc__isnan(d2)) E = d2; continue; }
             if (rc__sim_self_excluded(s, kind, v)) continue;
             if (sqrt(d2) < *mind) *mind = sqrt(d2);
             b = rc_barrier(d2, xi_, dh, NULL, NULL);
@@ -12822,7 +12832,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     rc__sim_track_hinges(s, 1);   /* on the solve's first iterate: after the pins and the CCD-safe start moved x */
     E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-    if (!rc__isfinite(E) && (!rc__isfinite(T.inertia + T.stretch + T.bend + T.gravity + T.quality + T.ext + T.friction) || T.contact != T.contact)) {
+    if (!rc__isfinite(E) && (!rc__isfinite(T.inertia + T.stretch + T.bend + T.gravity + T.quality + T.ext + T.friction) || rc__isnan(T.contact))) {
         /* not the barrier alone: name the terms, and only the causes this sim can have (until
            session 18 the message blamed a pin in sims without pins) */
         char msg[300];

@@ -1590,14 +1590,6 @@ static void test_sim_obstacle_gradient(void)
 static void test_sim_self_gradient(void) { t_self_gradient(0); }
 static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
 
-/* The self-contact candidate lists kept over evaluations (rc__sim_self_cands): the two layers'
-   top layer lifted to 7 mm (beyond the lists' reach of 2 (xi + dhat) = 6 mm) descends 0.25 mm per
-   evaluation to the 2.6 mm gap (then holds) while sliding 0.15 mm per evaluation along x, its heights varied
-   by 0.3 mm: at every position the self barrier equals a brute-force sum over every pair
-   (non-adjacent, not excluded in the reference, within xi + dhat), and the self CCD of the top
-   layer pushed 1 mm (which the lists can serve) and 8 mm (which they cannot) down through the
-   bottom one equals a brute-force one over every pair (in the lists' order, each bounded by the
-   smallest time so far, as the conservative CCD is called). */
 /* Two panels in one mesh with the SAME reference coordinates (a front and a back cut from one
    pattern piece), the second 2 cm above the first, dropped onto a sphere with self contact: the
    reference-distance exclusion must act within a panel only (session 21 probe: each vertex was
@@ -1655,6 +1647,14 @@ static void test_sim_self_twin_panels_same_uv(void)
     }
 }
 
+/* The self-contact candidate lists kept over evaluations (rc__sim_self_cands): the two layers'
+   top layer lifted to 7 mm (beyond the lists' reach of 2 (xi + dhat) = 6 mm) descends 0.25 mm per
+   evaluation to the 2.6 mm gap (then holds) while sliding 0.15 mm per evaluation along x, its heights varied
+   by 0.3 mm: at every position the self barrier equals a brute-force sum over every pair
+   (non-adjacent, not excluded in the reference, within xi + dhat), and the self CCD of the top
+   layer pushed 1 mm (which the lists can serve) and 8 mm (which they cannot) down through the
+   bottom one equals a brute-force one over every pair (in the lists' order, each bounded by the
+   smallest time so far, as the conservative CCD is called). */
 static void test_sim_self_candidate_reuse(void)
 {
     rc_sim *s = t_make_two_layers(0, 0.0);

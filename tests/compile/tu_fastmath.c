@@ -29,6 +29,12 @@ int main(int argc, char **argv)
     f[0] = 0.0; f[1] = nan_; f[2] = 0.0;
     fails += rc_sim_set_force(s, 3, f) != RC_ERR_NON_FINITE;
     fails += rc_sim_pin(s, 3, f) != RC_ERR_NON_FINITE;
+    {
+        double kappa = 1.0;   /* the public barrier helpers too (the review: x != x folded away here) */
+        fails += rc_barrier_stiffness_update(1.0, nan_, 1e-3, 2e-3, 0.1, 1e6, &kappa) != RC_ERR_INVALID_ARGUMENT;
+        fails += rc_barrier_stiffness_update(nan_, 1.0, 1e-3, 2e-3, 0.1, 1e6, &kappa) != RC_ERR_INVALID_ARGUMENT;
+        fails += rc__isfinite(rc_barrier(nan_, 1e-3, 2e-3, NULL, NULL));
+    }
     z0 = rc_sim_positions(s)[2];
     fails += rc_sim_step(s, &st) != RC_OK || !(rc_sim_positions(s)[2] < z0);   /* it falls */
     if (fails) printf("fast-math: %d checks failed\n", fails);
