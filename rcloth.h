@@ -9525,21 +9525,6 @@ static RC__UNUSED double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle 
     return E;
 }
 
-/* The barrier of planes, boxes and capsules on the cloth's vertices, weighted by their mass: vertex
-   i gets kappa (m_i(u) / m_avg) b(d_i^2), and as m_i = sum over its triangles of rho tau A_T(u) / 3,
-   that is a triangle term, as gravity's is:
-     E_T = kappa rho tau A_T(u) / (3 m_avg) sum_{k in T} b(d_k^2) = alpha A2(u) sum_k b_k,
-     alpha = kappa rho tau / (6 m_avg),  A2 = 2 A_T = (u1 - u0) x (u2 - u0).
-   Why weighted (session 21): gravity m_i(u) g.x_i depends on u, and with an unweighted barrier
-   min over z of (m g z + kappa b(z)) is concave in m, so adaptive cloth at rest on a floor lowered
-   its potential by piling mass onto a few vertices (a flat 225-vertex sheet slid u at the travel
-   limit for 62 steps, min area ratio 0.18, until the regulariser stopped it). Weighted, that
-   minimum is m times a constant: no drive. Under uniform load every vertex now rests at the same
-   distance (the barrier approximates a pressure over the cloth's area). kappa keeps its meaning:
-   m_avg = total mass / nv is the average vertex.
-   Gradient: x_k: alpha A2 b_k' ; u: alpha dA2/du sum b. Hessian: x_k x_k: alpha A2 b_k'';
-   x_k u: alpha b_k' dA2/du^T; u u: alpha sum b d2A2/du2 (constant). Added into element A's g and
-   H (n = 9 or 15, u last); returns the energy (HUGE_VAL if a vertex is within the thickness). */
 /* A vertex quantity weighted by the vertices' lumped masses, as a triangle term (see below):
    E_T = alpha A2(u) sum_k b_k with b_k, its gradient gb (9: vertex k's 3 coordinates) and Hessian
    blocks Hb (27: vertex k's 3x3) given; adds E_T's gradient and Hessian in (x, u) to g and H
