@@ -823,6 +823,66 @@ static void test_sim_vertex_barrier_fd(void)
     rc_sim_destroy(s);
 }
 
+/* The sphere's barrier inside element A (on whole triangles), for triangles resting on a sphere,
+   against central differences of its energy and gradient, in x and in u (adaptive, the exact
+   Hessian: s->proj = -1). */
+static double t_elemA(rc_sim *s, int t, double *g, double *H)
+{
+    /* the contact part alone: element A with the obstacles minus element A without them (the
+       inertia and stretch terms would otherwise dwarf its errors in a relative comparison) */
+    double a[5], a0[5], g0[15], H0[225];
+    int nobs = s->nobs, k;
+    rc__sim_kernel_A(s, t, s->x, s->u, 1, a, g, H);
+    s->nobs = 0;
+    rc__sim_kernel_A(s, t, s->x, s->u, 1, a0, g ? g0 : NULL, H ? H0 : NULL);
+    s->nobs = nobs;
+    if (g) for (k = 0; k < 15; ++k) g[k] -= g0[k];
+    if (H) for (k = 0; k < 225; ++k) H[k] -= H0[k];
+    return a[4];
+}
+static void test_sim_element_A_sphere_fd(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double o[3] = { -0.05, -0.05, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, c[3] = { 0.0123, 0.0071, -0.5 };   /* off the grid lines: no FD step crosses a closest-feature boundary */
+    double worst_g = 0.0, worst_h = 0.0;
+    int t, ntested = 0, saved;
+    def.adaptive = 1;
+    s = t_sim_grid(&def, 5, 5, 0.1, 0.1, o, ex, ey);
+    if (!s) return;
+    CHECK_OK(rc_sim_add_sphere(s, c, 0.5 - 0.0022, NULL));   /* the sheet's centre 2.2 mm above it */
+    s->kappa = 3.7;
+    rc__sim_update_xtil(s, s->u);
+    saved = s->proj;
+    s->proj = -1;
+    for (t = 0; t < s->nt; ++t) {
+        double g[15], H[225], gp[15], gm[15], E, a[5];
+        int k, i, j;
+        rc__sim_kernel_A(s, t, s->x, s->u, 1, a, NULL, NULL);
+        if (!(a[4] > 0.0) || !(a[4] < HUGE_VAL)) continue;
+        ntested++;
+        E = t_elemA(s, t, g, H);
+        (void)E;
+        for (k = 0; k < 15; ++k) {
+            int v = s->tris[3 * t + (k < 9 ? k / 3 : (k - 9) / 2)];
+            double *z = k < 9 ? s->x + 3 * v + k % 3 : s->u + 2 * v + (k - 9) % 2, keep = *z, h = 1e-7, ep, em, sg = 0.0, sh = 0.0;
+            *z = keep + h; ep = t_elemA(s, t, gp, NULL);
+            *z = keep - h; em = t_elemA(s, t, gm, NULL);
+            *z = keep;
+            for (j = 0; j < 15; ++j) sg = fmax(sg, fabs(g[j]));
+            for (j = 0; j < 225; ++j) sh = fmax(sh, fabs(H[j]));
+            worst_g = fmax(worst_g, fabs((ep - em) / (2.0 * h) - g[k]) / sg);
+            for (i = 0; i < 15; ++i) worst_h = fmax(worst_h, fabs((gp[i] - gm[i]) / (2.0 * h) - H[15 * i + k]) / sh);
+        }
+    }
+    s->proj = saved;
+    printf("    %d triangles on the sphere: contact gradient error %.2e, Hessian error %.2e (relative to the largest entry)\n",
+           ntested, worst_g, worst_h);
+    CHECK(ntested > 3);
+    CHECKF(worst_g < 1e-5 && worst_h < 1e-5, "gradient %.2e, Hessian %.2e", worst_g, worst_h);
+    rc_sim_destroy(s);
+}
+
 /* ---- 9. bad input ------------------------------------------------------------------------------ */
 static void test_sim_bad_input(void)
 {
@@ -3117,6 +3177,7 @@ static void suite_sim(void)
     RUN(test_sim_roll);
     RUN(test_sim_friction_slope);
     RUN(test_sim_vertex_barrier_fd);
+    RUN(test_sim_element_A_sphere_fd);
     RUN(test_sim_bad_input);
     RUN(test_sim_pcg_matches_ldlt);
     RUN(test_sim_capsule_dip_warning);
