@@ -9525,6 +9525,14 @@ static RC__UNUSED double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle 
     return E;
 }
 
+/* A vertex's lumped mass over the average vertex's, per unit of A2 = 2 A_T of each incident
+   triangle: m_i / m_avg = sum over its triangles of A2 rho tau / (6 m_avg). The weight of the
+   vertex barriers (rc__sim_tri_vertex_barriers, the mesh obstacles' cloth-vertex pairs). */
+static RC__UNUSED double rc__sim_weight_per_A2(const rc_sim *s)
+{
+    return s->def.material.density * s->def.material.thickness / (6.0 * (s->total_mass / s->nv));
+}
+
 /* A vertex quantity weighted by the vertices' lumped masses, as a triangle term (see below):
    E_T = alpha A2(u) sum_k b_k with b_k, its gradient gb (9: vertex k's 3 coordinates) and Hessian
    blocks Hb (27: vertex k's 3x3) given; adds E_T's gradient and Hessian in (x, u) to g and H
@@ -9579,8 +9587,8 @@ static RC__UNUSED double rc__sim_tri_weighted(double alpha, const double *ul, do
    Gradient: x_k: alpha A2 b_k' ; u: alpha dA2/du sum b. Hessian: x_k x_k: alpha A2 b_k'';
    x_k u: alpha b_k' dA2/du^T; u u: alpha sum b d2A2/du2 (constant) (rc__sim_tri_weighted).
    Returns the energy (HUGE_VAL if a vertex is within the thickness). */
-static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const double *xl, const double *ul, double A2,
-                                                     double rho_tau, int n, double *g, double *H)
+static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const double *xl, const double *ul, double A2, int n,
+                                                     double *g, double *H)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, bk[3] = { 0, 0, 0 }, gb[9], Hb[27];
     int o, k, i, j, any = 0;
@@ -9605,7 +9613,7 @@ static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const doub
         }
     }
     if (!any) return 0.0;
-    return rc__sim_tri_weighted(s->kappa * rho_tau / (6.0 * (s->total_mass / s->nv)), ul, A2, bk, gb, Hb, n, g, H);
+    return rc__sim_tri_weighted(s->kappa * rc__sim_weight_per_A2(s), ul, A2, bk, gb, Hb, n, g, H);
 }
 
 /* vertex i's lumped mass at reference positions u over the average vertex's, m_i(u) / m_avg: the
@@ -9619,7 +9627,7 @@ static RC__UNUSED double rc__sim_vertex_weight(const rc_sim *s, const double *u,
         const double *a = u + 2 * tr[0], *b = u + 2 * tr[1], *c = u + 2 * tr[2];
         A2 += (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
     }
-    return A2 / 6.0 * s->def.material.density * s->def.material.thickness / (s->total_mass / s->nv);
+    return A2 * rc__sim_weight_per_A2(s);
 }
 
 static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const double *u, int with_u, double *a,
@@ -9653,7 +9661,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
             if (H) for (i = 0; i < 6; ++i) for (j = 0; j < 6; ++j) H[(9 + i) * n + 9 + j] += Hm[6 * i + j];
         }
     }
-    a[4] = rc__sim_tri_vertex_barriers(s, xl, ul, A2, rho_tau, n, g, H);
+    a[4] = rc__sim_tri_vertex_barriers(s, xl, ul, A2, n, g, H);
     for (k = 0; k < s->nobs; ++k)
         if (s->obs[k].shape.kind == RC__CT_SHAPE_SPHERE) {
             double gc[9], Hc[81];
@@ -10038,7 +10046,7 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, const 
         }
     }
     if (weighted) {
-        double *vb = s->mesh_vb, alpha = s->def.material.density * s->def.material.thickness / (6.0 * (s->total_mass / s->nv));
+        double *vb = s->mesh_vb, alpha = rc__sim_weight_per_A2(s);
         int t, k, n = y->with_u ? 15 : 9;
         for (t = 0; t < s->nt; ++t) {
             const int *tr = s->tris + 3 * t;
@@ -12150,7 +12158,6 @@ static RC__UNUSED void rc__sim_lag_friction(rc_sim *s)
 {
     int o, i;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
-    if (s->nobs > 0) rc__sim_travel_masses(s);   /* the vertices' masses at the step start: the barrier's weights */
     for (o = 0; o < s->nobs; ++o) {
         rc__obstacle *ob = s->obs + o;
         int sphere = ob->shape.kind == RC__CT_SHAPE_SPHERE;
@@ -12168,7 +12175,7 @@ static RC__UNUSED void rc__sim_lag_friction(rc_sim *s)
             } else {
                 /* the barrier's force on the vertex, weighted by its mass (rc__sim_tri_vertex_barriers) */
                 if (!(d > xi_ && d < xi_ + dh)) continue;
-                lam[i] = rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, s->travel_mass[i] / (s->total_mass / s->nv));
+                lam[i] = rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));
             }
             /* tangent basis orthogonal to n, rotated with the obstacle to its end pose */
             if (fabs(n[0]) < 0.9) { double ex[3] = { 1, 0, 0 }; rc__cross3(t1, n, ex); } else { double ey[3] = { 0, 1, 0 }; rc__cross3(t1, n, ey); }

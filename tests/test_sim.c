@@ -765,13 +765,13 @@ static void test_sim_friction_slope(void)
 /* The mass-weighted barrier of planes, boxes and capsules (rc__sim_tri_vertex_barriers, a triangle
    term in x and u): gradient and Hessian against central differences, in x and in u, on triangles
    whose vertices sit inside the barrier band of a plane, a box and a capsule at once. */
-static double t_vb_energy(const rc_sim *s, const double *z, double rho_tau, double *g, double *H)
+static double t_vb_energy(const rc_sim *s, const double *z, double *g, double *H)
 {
     const double *ul = z + 9;
     double A2 = (ul[2] - ul[0]) * (ul[5] - ul[1]) - (ul[4] - ul[0]) * (ul[3] - ul[1]);
     if (g) memset(g, 0, 15 * sizeof(double));
     if (H) memset(H, 0, 225 * sizeof(double));
-    return rc__sim_tri_vertex_barriers(s, z, ul, A2, rho_tau, 15, g, H);
+    return rc__sim_tri_vertex_barriers(s, z, ul, A2, 15, g, H);
 }
 static void test_sim_vertex_barrier_fd(void)
 {
@@ -779,12 +779,11 @@ static void test_sim_vertex_barrier_fd(void)
     rc_sim *s;
     double o[3] = { 0, 0, 0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, p0[3] = { 0, 0, 0 }, nz[3] = { 0, 0, 1 };
     double bc[3] = { 0.05, 0.05, -0.1 }, bh[3] = { 0.2, 0.2, 0.1 }, ca[3] = { -0.1, 0.05, -0.03 }, cb[3] = { 0.3, 0.06, -0.03 };
-    double rho_tau, worst_g = 0.0, worst_h = 0.0;
+    double worst_g = 0.0, worst_h = 0.0;
     int t, ntested = 0;
     def.adaptive = 1;
     s = t_sim_grid(&def, 5, 5, 0.1, 0.1, o, ex, ey);
     if (!s) return;
-    rho_tau = def.material.density * def.material.thickness;
     CHECK_OK(rc_sim_add_plane(s, p0, nz, NULL));
     CHECK_OK(rc_sim_add_box(s, bc, bh, NULL));
     CHECK_OK(rc_sim_add_capsule(s, ca, cb, 0.03, NULL));   /* its top along y = 0.05 at z = 0 */
@@ -800,14 +799,14 @@ static void test_sim_vertex_barrier_fd(void)
             z[3 * k + 2] = 0.0023 + 0.0002 * k + 0.0001 * (t % 3);
             z[9 + 2 * k] = s->u[2 * v] * (1.0 + 0.05 * k); z[10 + 2 * k] = s->u[2 * v + 1];
         }
-        E = t_vb_energy(s, z, rho_tau, g, H);
+        E = t_vb_energy(s, z, g, H);
         if (!(E > 0.0) || !(E < HUGE_VAL)) continue;
         ntested++;
         for (i = 0; i < 15; ++i) {
             double keep = z[i], h = i < 9 ? hx : hu, ep, em, scale = 0.0;
             int j;
-            z[i] = keep + h; ep = t_vb_energy(s, z, rho_tau, gp, NULL);
-            z[i] = keep - h; em = t_vb_energy(s, z, rho_tau, gm, NULL);
+            z[i] = keep + h; ep = t_vb_energy(s, z, gp, NULL);
+            z[i] = keep - h; em = t_vb_energy(s, z, gm, NULL);
             z[i] = keep;
             for (j = 0; j < 15; ++j) if (fabs(g[j]) > scale) scale = fabs(g[j]);
             worst_g = fmax(worst_g, fabs((ep - em) / (2.0 * h) - g[i]) / scale);
