@@ -31,7 +31,8 @@
    ERROR REPORTING
        Every fallible call returns rc_status (RC_OK == 0); rc_status_string() gives a readable
        text; a sim also keeps a message (rc_sim_last_error) and warnings (rc_sim_last_warning).
-       Nothing aborts or exits, there is no global state, and on error the caller's data is
+       Nothing aborts or exits (RCLOTH_ASSERT guards only internal invariants, never input),
+       there is no global state, and on error the caller's data is
        untouched (a failed rc_sim_step leaves the state exactly as at the start of the step).
 
    SECTIONS (public API, then implementation in the same order)
@@ -327,7 +328,8 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
      RC_ERR_MESH_NON_MANIFOLD  an edge in more than two triangles, or two triangles traversing their
                                shared edge in the same direction (inconsistent winding)
    *flipped (if not NULL) is 0 unless set as above. msg (if not NULL and msg_len > 0) receives a
-   NUL-terminated description with the offending triangle index ("" when RC_OK). */
+   NUL-terminated description with the offending triangle index ("" when RC_OK, except
+   "all triangles clockwise: flip them" when it sets *flipped = 1). */
 RCLOTHDEF rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
                                      char *msg, int msg_len);
 
@@ -344,7 +346,7 @@ RCLOTHDEF rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const
    element kernels (value, gradient, Hessian, optional PSD projection) that
    the simulator assembles. Every kernel is a function of world positions x
    AND reference positions u (r-adaptivity differentiates the rest shape).
-   Calls: BASE only (until MESH's rc__topo replaces rc__sh_build_edges).
+   Calls: BASE only (rc_shell_energy numbers its edges itself, rc__sh_build_edges).
    ========================================================================== */
 
 #ifdef __cplusplus
@@ -568,7 +570,8 @@ typedef struct rc_sim_def {
     int adaptive;               /* 0: fixed mesh (u frozen, the baseline); 1: r-adaptive (default 0) */
 
     /* Newton on (x, phi): converged when max |dx| <= tol * L * dt, L = bounding-box diagonal of
-       the initial world mesh, tol in 1/s (IPC-style velocity tolerance). */
+       the initial world mesh, tol in 1/s (IPC-style velocity tolerance; dt is def.dt also inside
+       substeps and statics, so the bound is one length per solve). */
     double tol;                 /* default 1e-4 (this is eps* of the r-ITR schedule too) */
     int max_newton_iters;       /* per (inner) solve, default 100 */
     int newton_exact_hessian;   /* 1 (default): Newton directions from the exact Hessian, plus a
@@ -620,7 +623,8 @@ typedef struct rc_sim_def {
                                    (see rc__sim_travel) */
 
     /* contact (IPC): barrier active below thickness + dhat */
-    double contact_thickness;   /* xi, m: cloth half-thickness offset kept from obstacles, default 1e-3 */
+    double contact_thickness;   /* xi, m: the gap kept between cloth and obstacles, and between two
+                                   layers of cloth (self contact), default 1e-3 */
     double contact_dhat;        /* dhat, m: barrier activation distance beyond xi, default 2e-3 */
     double friction;            /* default Coulomb coefficient mu for obstacles added later, default 0.3 */
     double friction_eps_v;      /* static/dynamic smoothing speed eps_v, m/s, default 1e-3: "static"
@@ -631,8 +635,11 @@ typedef struct rc_sim_def {
                                    vertex-triangle and edge-edge pairs, same xi / dhat / kappa as the
                                    obstacles, lagged friction with mu = friction); 0: off. Default 0
                                    (opt-in; rc_default_sim_def says why). Pairs sharing a vertex are never in
-                                   contact, nor pairs closer than xi + dhat in the flat reference
-                                   (u at the step start): those would be in the barrier band at rest */
+                                   contact, nor pairs of one connected piece closer than xi + dhat in
+                                   the flat reference (u at the step start): those would be in the
+                                   barrier band at rest; nor pairs within two rings of each other that
+                                   start a step closer than xi in x (a hinge folded flat: its bending
+                                   energy holds it, rc__sim_self_excluded) */
 
     int num_threads;            /* OpenMP threads, default 1 (no thread is started); N > 1: N
                                    threads; 0: OpenMP's default (omp_get_max_threads()).
@@ -658,11 +665,13 @@ typedef struct rc_step_stats {
     int outer_iters;            /* r-ITR outer (joint) iterations; 0 in fixed mode */
     int inner_iters;            /* Newton iterations inside inner solves */
     int linear_solves;
-    int substeps;               /* 1 unless automatic substepping split the step */
+    int substeps;               /* 1 unless automatic substepping split the step; rc_sim_solve_static:
+                                   the number of pseudo steps */
     double ip_start, ip_end;    /* incremental potential at the start iterate and at the end */
     double e_inertia, e_stretch, e_bend, e_gravity, e_external, e_contact, e_friction, e_quality;
     double e_travel;            /* adaptive: the travel term (rc_sim_def.travel_weight), 0 in fixed mode */
-    double active_rate;         /* mean fraction of stencils whose Hessian was recomputed */
+    double active_rate;         /* fraction of stencils whose Hessian was recomputed, mean over the
+                                   outer iterations (of all substeps or pseudo steps) */
     double min_quality, max_quality, mean_quality;   /* MIPS of the reference triangles */
     double min_area_ratio;      /* min over triangles of A(u)/A(u0) */
     double ref_travel;          /* max |u_i - u_i^t| over the step, m */
@@ -756,6 +765,13 @@ RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], d
    material domain and every panel keeps its area. No bending acts across a seam (a free hinge).
    Stitched vertices should start at (nearly) the same world position. */
 RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness);
+/* Analytic obstacles (kinematic: rc_sim_move_obstacle / rc_sim_teleport_obstacle), friction
+   def.friction until rc_sim_set_obstacle_friction (mu >= 0). A plane's free side is the one its
+   normal points to (any finite nonzero length); a box is axis-aligned in its own frame (rotate it
+   with rc_sim_move_obstacle), half extents > 0; radii > 0. *id (may be NULL) gets the obstacle's
+   index, shared with the triangle meshes. Errors: RC_ERR_INVALID_ARGUMENT (NULL, a zero normal, a
+   size <= 0, no such id), RC_ERR_NON_FINITE, RC_ERR_OUT_OF_MEMORY. Cloth already inside a new
+   obstacle is pushed out at the next step's start (a placement, no velocity). */
 RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const double normal[3], int *id);
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id);
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id);
@@ -792,11 +808,19 @@ RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double tra
    contact) or a mesh obstacle's triangle, nor an obstacle edge through a cloth triangle: the
    barrier keeps a state free of crossings but cannot untangle one, so a tangled start is
    RC_ERR_INTERSECTING, naming the edge and triangle. Every step in which a mesh obstacle moves
-   checks the same after carrying the cloth it ran over (a failure splits the step). */
+   checks the same after carrying the cloth it ran over (a failure splits the step).
+   stats may be NULL; on an error it is zeroed and the state is as before the call. Errors:
+   RC_ERR_INVALID_ARGUMENT (s NULL), RC_ERR_INTERSECTING (above, or a crossing no split removed),
+   RC_ERR_NON_FINITE (the step's start energy is not finite, the message names the term; or the
+   solve produced NaN), RC_ERR_NO_DESCENT (no split found a decrease above round-off),
+   RC_ERR_NOT_SPD (RC_SOLVER_PCG only: a system it cannot solve), RC_ERR_OUT_OF_MEMORY;
+   rc_sim_last_error says which and where. A step that ends
+   at an iteration cap is RC_OK with stats->converged = 0. */
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
 /* equilibrium (no inertia) under the current pins, forces and contact; def.dt is the pseudo step.
    Up to 400 pseudo steps (per load increment, def.static_load_steps) whose size doubles after
-   each converged one; stats->converged = 0 (with RC_OK) when they end without an equilibrium,
+   each converged one (up to 1e6 dt) and halves after one that did not converge (down to dt);
+   stats->substeps counts them; stats->converged = 0 (with RC_OK) when they end without an equilibrium,
    e.g. when none exists (a sheet that slides off its support falls without bound: check
    converged before using the state as an equilibrium). Equilibrium: a pseudo step that moved less
    than tol L dt and left a residual force below 1e-3 of the weight (|g|). Friction does not hold
@@ -810,6 +834,8 @@ RCLOTHDEF int           rc_sim_num_edges(const rc_sim *s);
 RCLOTHDEF const int    *rc_sim_tris(const rc_sim *s);        /* 3*nt (counter-clockwise in uv) */
 RCLOTHDEF const double *rc_sim_positions(const rc_sim *s);   /* 3*nv */
 RCLOTHDEF const double *rc_sim_velocities(const rc_sim *s);  /* 3*nv */
+RCLOTHDEF double        rc_sim_time(const rc_sim *s);        /* simulated time, s: the sum of the steps taken
+                                                               (restored by rc_sim_load_state; statics add none) */
 RCLOTHDEF const double *rc_sim_reference(const rc_sim *s);   /* 2*nv, current u */
 RCLOTHDEF const double *rc_sim_directors(const rc_sim *s);   /* ne director angles, radians */
 /* reaction force the pin exerts on the cloth at the end of the last step, N (zero for a vertex
@@ -872,6 +898,9 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *buffer);
 
 #define RC__PI 3.14159265358979323846
 
+/* RC__UNUSED marks the few private functions the library itself may not call: the scalar
+   triangular-solve kernels in SIMD builds and rc__sp_fill (tests and benches). Every other
+   private function is plain static, so the compiler reports it once it goes unused. */
 #if defined(__GNUC__) || defined(__clang__)
 #define RC__UNUSED __attribute__((unused))
 #else
@@ -935,27 +964,27 @@ RCLOTHDEF const char *rc_status_string(rc_status s)
 }
 
 /* Allocation of n elements of size sz with overflow check; NULL on failure or n*sz overflow. */
-static RC__UNUSED void *rc__alloc(void *user, size_t n, size_t sz)
+static void *rc__alloc(void *user, size_t n, size_t sz)
 {
     (void)user;   /* an RCLOTH_MALLOC that ignores it must still build with -Wextra -Werror */
     if (n == 0) n = 1;
     if (sz != 0 && n > (size_t)-1 / sz) return NULL;
     return RCLOTH_MALLOC(n * sz, user);
 }
-static RC__UNUSED void *rc__calloc(void *user, size_t n, size_t sz)
+static void *rc__calloc(void *user, size_t n, size_t sz)
 {
     void *p = rc__alloc(user, n, sz);
     if (p) memset(p, 0, (n ? n : 1) * sz);
     return p;
 }
-static RC__UNUSED void *rc__realloc(void *user, void *p, size_t n, size_t sz)
+static void *rc__realloc(void *user, void *p, size_t n, size_t sz)
 {
     (void)user;
     if (n == 0) n = 1;
     if (sz != 0 && n > (size_t)-1 / sz) return NULL;
     return RCLOTH_REALLOC(p, n * sz, user);
 }
-static RC__UNUSED void rc__free(void *user, void *p)
+static void rc__free(void *user, void *p)
 {
     (void)user;
     if (p) RCLOTH_FREE(p, user);
@@ -966,19 +995,19 @@ static RC__UNUSED void rc__free(void *user, void *p)
    no NaN or inf exists and fold such tests to "finite" (session 21 probe: dt = NaN was accepted and
    a step returned RC_OK with a NaN energy, the cloth frozen); the bits cannot be optimised away. */
 #define RC__EXP_MASK 0x7ff0000000000000ULL
-static RC__UNUSED int rc__isfinite(double v)
+static int rc__isfinite(double v)
 {
     unsigned long long b;
     memcpy(&b, &v, sizeof b);
     return (b & RC__EXP_MASK) != RC__EXP_MASK;
 }
-static RC__UNUSED int rc__isnan(double v)
+static int rc__isnan(double v)
 {
     unsigned long long b;
     memcpy(&b, &v, sizeof b);
     return (b & RC__EXP_MASK) == RC__EXP_MASK && (b & 0x000fffffffffffffULL) != 0;
 }
-static RC__UNUSED int rc__all_finite(const double *v, size_t n)
+static int rc__all_finite(const double *v, size_t n)
 {
     /* (b & mask) + one exponent unit reaches the sign bit only for an all-ones exponent: OR those
        over four independent accumulators (no branch, no dependent chain; measured 1.4x faster than
@@ -997,22 +1026,22 @@ static RC__UNUSED int rc__all_finite(const double *v, size_t n)
 typedef char rc__double_is_binary64[sizeof(double) == 8 && sizeof(unsigned long long) == 8 ? 1 : -1];
 
 /* ---- 3-vectors (double[3]) ---- */
-static RC__UNUSED double rc__dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static RC__UNUSED void rc__sub3(double *r, const double *a, const double *b) { r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2]; }
-static RC__UNUSED void rc__add3(double *r, const double *a, const double *b) { r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2]; }
-static RC__UNUSED void rc__scale3(double *r, double s, const double *a) { r[0] = s * a[0]; r[1] = s * a[1]; r[2] = s * a[2]; }
-static RC__UNUSED void rc__axpy3(double *r, double s, const double *a) { r[0] += s * a[0]; r[1] += s * a[1]; r[2] += s * a[2]; }
-static RC__UNUSED void rc__cross3(double *r, const double *a, const double *b)
+static double rc__dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static void rc__sub3(double *r, const double *a, const double *b) { r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2]; }
+static void rc__add3(double *r, const double *a, const double *b) { r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2]; }
+static void rc__scale3(double *r, double s, const double *a) { r[0] = s * a[0]; r[1] = s * a[1]; r[2] = s * a[2]; }
+static void rc__axpy3(double *r, double s, const double *a) { r[0] += s * a[0]; r[1] += s * a[1]; r[2] += s * a[2]; }
+static void rc__cross3(double *r, const double *a, const double *b)
 {
     double t0 = a[1] * b[2] - a[2] * b[1], t1 = a[2] * b[0] - a[0] * b[2], t2 = a[0] * b[1] - a[1] * b[0];
     r[0] = t0; r[1] = t1; r[2] = t2;
 }
-static RC__UNUSED double rc__norm3(const double *a) { return sqrt(rc__dot3(a, a)); }
+static double rc__norm3(const double *a) { return sqrt(rc__dot3(a, a)); }
 
 /* ---- dense Cholesky M = R^T R in place, n small: R in the row-major upper triangle of M (the
    strictly lower part is left as it was). Returns 0 (M partly overwritten) when a pivot is not
    positive. Used by the PSD projection's definiteness test and the PCG's block preconditioner. */
-static RC__UNUSED int rc__chol_upper(int n, double *M)
+static int rc__chol_upper(int n, double *M)
 {
     int i, j, k;
     for (i = 0; i < n; ++i) {
@@ -1034,7 +1063,7 @@ static RC__UNUSED int rc__chol_upper(int n, double *M)
    A: n*n row-major symmetric, destroyed. evals[n]; evecs[n*n] row-major with eigenvector k in
    column k (evecs[i*n+k]). Jacobi is chosen for accuracy on the tiny eigenvalues that decide the
    clamping; its cost is measured in bench/. */
-static RC__UNUSED void rc__sym_eig(int n, double *A, double *evals, double *evecs)
+static void rc__sym_eig(int n, double *A, double *evals, double *evecs)
 {
     int i, j, k, sweep;
     for (i = 0; i < n; ++i)
@@ -1087,7 +1116,7 @@ enum { RC__PROJECT_CLAMP = 0, RC__PROJECT_ABS = 1 };
    diagonal-dominance test skips the eigen-decomposition for matrices that are already PSD.
    The reference projection (any n, Jacobi): used for the 3x3 and 4x4 blocks of contact and
    friction, as the fast path's fallback, and by the tests as the exact answer. */
-static RC__UNUSED int rc__psd_project_jacobi(int n, double *H, int mode, double *work)
+static int rc__psd_project_jacobi(int n, double *H, int mode, double *work)
 {
     double *A = work, *V = work + n * n, *lam = work + 2 * n * n;
     int i, j, k, neg = 0, dominant = 1;
@@ -1144,7 +1173,7 @@ static RC__UNUSED int rc__psd_project_jacobi(int n, double *H, int mode, double 
    tol = eps |A|_inf this perturbs the eigenvalues by round-off only, and it keeps the singular
    stencils' null-space noise (~1e-18 |A|) out of the arithmetic, where its products went
    subnormal and made the reduction ~20x slower. */
-static RC__UNUSED void rc__sym_tridiag(int n, double *A, double *d, double *e, double *V, double *beta, double tol)
+static void rc__sym_tridiag(int n, double *A, double *d, double *e, double *V, double *beta, double tol)
 {
     int i, j, k;
     for (k = 0; k + 2 < n; ++k) {
@@ -1193,7 +1222,7 @@ static RC__UNUSED void rc__sym_tridiag(int n, double *A, double *d, double *e, d
    products and sums as the scalar loop, so the same result unless the compiler contracts the
    scalar tail into fused multiply-adds, e.g. -march=native with gcc's default -ffp-contract=fast;
    deterministic either way) */
-static RC__UNUSED void rc__rotate_rows(int n, double *z0, double *z1, double c, double s)
+static void rc__rotate_rows(int n, double *z0, double *z1, double c, double s)
 {
     int k = 0;
 #ifdef RC__SP_SSE2
@@ -1221,7 +1250,7 @@ static RC__UNUSED void rc__rotate_rows(int n, double *z0, double *z1, double c, 
    its shadow; measured on 10k bending Schur complements (18 x 18, 8.6 negative eigenvalues
    each), this replaced inverse iteration for the negative ones at lower total cost (see
    rc__psd_project_core). */
-static RC__UNUSED int rc__tridiag_ql(int n, double *d, double *e, double *Zt)
+static int rc__tridiag_ql(int n, double *d, double *e, double *Zt)
 {
     int i, l, m, iter;
     double anorm = 0.0;
@@ -1275,7 +1304,7 @@ static RC__UNUSED int rc__tridiag_ql(int n, double *d, double *e, double *Zt)
 }
 
 /* steps 3-4 on a matrix without zero rows */
-static RC__UNUSED int rc__psd_project_core(int n, double *H, int mode)
+static int rc__psd_project_core(int n, double *H, int mode)
 {
     double A[27 * 27], V[27 * 27], d[27], e[27], lam[27], e2[27], beta[27], Y[27 * 27], delta = 0.0, tnorm = 0.0;
     double anorm = 0.0, Z[27 * 27], cz[27];
@@ -1337,7 +1366,7 @@ static RC__UNUSED int rc__psd_project_core(int n, double *H, int mode)
     return 1;
 }
 
-static RC__UNUSED int rc__psd_project(int n, double *H, int mode)
+static int rc__psd_project(int n, double *H, int mode)
 {
     double Hc[27 * 27];
     int idx[27], i, j, m = 0, dominant = 1, changed;
@@ -1377,8 +1406,6 @@ static RC__UNUSED int rc__psd_project(int n, double *H, int mode)
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* RC__UNUSED on public definitions: with RCLOTH_STATIC they are static and may be unused. */
 
 /* A pivot d_j counts as zero when |d_j| <= RC__SP_PIVOT_TOL * s_j, s_j = max(|a_jj|, max_i a_ij^2 /
    |a_ii|) over A + shift I (f->adiag, set by rc__sp_factor; s_j = a_jj for an SPD matrix). The
@@ -2006,7 +2033,7 @@ static size_t rc__sp_colcounts(int n, const int *upp, const int *upi, const int 
 
 /* Exact nnz(L) (strictly lower) for ordering perm (NULL = natural): used by tests and benches. */
 static RC__UNUSED rc_status rc__sp_fill(void *user, int n, const int *colptr, const int *rowind,
-                                        const int *perm, size_t *nnz_l)
+                             const int *perm, size_t *nnz_l)
 {
     int *w = NULL, *up = NULL, *lp = NULL, *ui = NULL, *li = NULL, j;
     size_t nz = (size_t)colptr[n];
@@ -2029,7 +2056,7 @@ static RC__UNUSED rc_status rc__sp_fill(void *user, int n, const int *colptr, co
 
 /* ---------------------------------------------------------------------------------------------
    analyze */
-RC__UNUSED RCLOTHDEF void rc_ldlt_destroy(rc_ldlt *f)
+RCLOTHDEF void rc_ldlt_destroy(rc_ldlt *f)
 {
     void *u;
     if (!f) return;
@@ -2136,7 +2163,7 @@ done:
     return ok;
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const int *colptr, const int *rowind,
+RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const int *colptr, const int *rowind,
                                        const int *perm_in, void *user)
 {
     rc_ldlt *f;
@@ -2423,7 +2450,7 @@ fail:
     return st;
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const int *rowind)
+RCLOTHDEF rc_status rc_ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const int *rowind)
 {
     return rc_ldlt_analyze_ex(out, n, colptr, rowind, NULL, NULL);
 }
@@ -2942,14 +2969,14 @@ static rc_status rc__sp_factor(rc_ldlt *f, const double *values, double shift)
     return f->nneg > 0 ? RC_ERR_NOT_SPD : RC_OK;
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_ldlt_factor_shifted(rc_ldlt *f, const double *values, double shift)
+RCLOTHDEF rc_status rc_ldlt_factor_shifted(rc_ldlt *f, const double *values, double shift)
 {
     if (!f || (!values && f->nnz_a > 0)) return RC_ERR_INVALID_ARGUMENT;
     if (f->n == 0) { f->valid = 1; f->npos = f->nneg = 0; return RC_OK; }
     return rc__sp_factor(f, values, shift);
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_ldlt_factor(rc_ldlt *f, const double *values)
+RCLOTHDEF rc_status rc_ldlt_factor(rc_ldlt *f, const double *values)
 {
     return rc_ldlt_factor_shifted(f, values, 0.0);
 }
@@ -3184,7 +3211,7 @@ static void rc__sp_solve_perm(const rc_ldlt *f, double *x)
     rc__sp_solve_groups(f, 0, x, x1, dot4);
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
+RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
 {
     int k, n;
     double *x;
@@ -3218,7 +3245,7 @@ static void rc__sp_symv(int n, const int *colptr, const int *rowind, const doubl
     }
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_ldlt_solve_refined(const rc_ldlt *f, const double *values, double *b, int iters)
+RCLOTHDEF rc_status rc_ldlt_solve_refined(const rc_ldlt *f, const double *values, double *b, int iters)
 {
     int n, k, it;
     double *x, *r;
@@ -3244,9 +3271,9 @@ RC__UNUSED RCLOTHDEF rc_status rc_ldlt_solve_refined(const rc_ldlt *f, const dou
     return RC_OK;
 }
 
-RC__UNUSED RCLOTHDEF int rc_ldlt_n(const rc_ldlt *f) { return f ? f->n : 0; }
-RC__UNUSED RCLOTHDEF size_t rc_ldlt_nnz_l(const rc_ldlt *f) { return f ? f->nnz_l : 0; }
-RC__UNUSED RCLOTHDEF void rc_ldlt_inertia(const rc_ldlt *f, int *num_positive, int *num_negative)
+RCLOTHDEF int rc_ldlt_n(const rc_ldlt *f) { return f ? f->n : 0; }
+RCLOTHDEF size_t rc_ldlt_nnz_l(const rc_ldlt *f) { return f ? f->nnz_l : 0; }
+RCLOTHDEF void rc_ldlt_inertia(const rc_ldlt *f, int *num_positive, int *num_negative)
 {
     if (num_positive) *num_positive = f ? f->npos : 0;
     if (num_negative) *num_negative = f ? f->nneg : 0;
@@ -3264,7 +3291,7 @@ static rc_status rc__sp_check_matrix(void *user, int n, const int *colptr, const
     return colptr[n] > 0 && !values ? RC_ERR_INVALID_ARGUMENT : RC_OK;
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, const double *values,
+RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, const double *values,
                                    const double *x, double *y)
 {
     rc_status st;
@@ -3283,11 +3310,10 @@ RC__UNUSED RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const in
      z = M^-1 r, beta = r.z_new / r.z_old, p = z + beta p.
    The recursive residual drifts from b - A x, so the true residual is recomputed every 50
    iterations and at the end (the returned rel_residual is always the true one). */
-static rc_status rc__pcg_precond_setup(int n, const int *colptr, const int *rowind, const double *values,
+static rc_status rc__pcg_precond_setup(const int *colptr, const int *rowind, const double *values,
                                        const int *bp, int nb, double *blk, size_t *boff)
 {
     int b, j, p, i;
-    (void)n;
     for (b = 0; b < nb; ++b) {
         int b0 = bp[b], m = bp[b + 1] - b0;
         double *M = blk + boff[b];
@@ -3440,7 +3466,7 @@ static int rc__pcg_jacobi_apply(void *ctx, const double *r, double *z)
     return 1;
 }
 
-static RC__UNUSED rc_status rc__pcg_solve(void *user, int n, const int *colptr, const int *rowind, const double *values,
+static rc_status rc__pcg_solve(void *user, int n, const int *colptr, const int *rowind, const double *values,
                                            const int *block_ptr, int num_blocks, const double *b, double *x,
                                            double rel_tol, int max_iter, int *iterations, double *rel_residual)
 {
@@ -3477,7 +3503,7 @@ static RC__UNUSED rc_status rc__pcg_solve(void *user, int n, const int *colptr, 
     blk = (double *)rc__alloc(user, total, sizeof(double));
     work = (double *)rc__alloc(user, 6 * (size_t)n, sizeof(double));   /* CG's 5 vectors + the initial guess */
     if (!blk || !work) goto done;
-    st = rc__pcg_precond_setup(n, colptr, rowind, values, bp, nb, blk, boff);
+    st = rc__pcg_precond_setup(colptr, rowind, values, bp, nb, blk, boff);
     if (st != RC_OK) goto done;
     jac.bp = bp; jac.nb = nb; jac.blk = blk; jac.boff = boff;
     memcpy(work + 5 * (size_t)n, x, (size_t)n * sizeof(double));
@@ -3490,7 +3516,7 @@ done:
     return st;
 }
 
-RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, const double *values,
+RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, const double *values,
                                  const int *block_ptr, int num_blocks, const double *b, double *x,
                                  double rel_tol, int max_iter, int *iterations, double *rel_residual)
 {
@@ -3509,8 +3535,6 @@ RC__UNUSED RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* RC__UNUSED on public definitions: with RCLOTH_STATIC they are static and may be unused. */
 
 /* ---- private topology ------------------------------------------------------------------
    Built once per connectivity (connectivity never changes in rcloth) and indexed in hot loops.
@@ -3548,7 +3572,7 @@ typedef struct rc__topo {
    with a million boundary vertices turns by 6e-6 per vertex). */
 #define RC__MESH_COLLINEAR_TOL 1e-9
 
-static RC__UNUSED void rc__topo_free(rc__topo *t, void *user)
+static void rc__topo_free(rc__topo *t, void *user)
 {
     if (!t) return;
     rc__free(user, t->tri_v); rc__free(user, t->tri_edge); rc__free(user, t->edge_v); rc__free(user, t->edge_tri);
@@ -3611,7 +3635,7 @@ static rc_status rc__mesh_number_edges(void *user, int nt, const int *tris, int 
     return RC_OK;
 }
 
-RCLOTHDEF RC__UNUSED int rc_trimesh_num_edges(const rc_trimesh *m)
+RCLOTHDEF int rc_trimesh_num_edges(const rc_trimesh *m)
 {
     int *te, ne = -1;
     if (!m || m->num_verts < 0 || m->num_tris < 0) return -1;
@@ -3635,8 +3659,8 @@ static double rc__mesh_orient2(const double *a, const double *b, const double *c
    (NULL, nv < 1, nt < 1), RC_ERR_MESH_INDEX, RC_ERR_NON_FINITE (ref_uv), RC_ERR_MESH_NON_MANIFOLD
    (an edge in > 2 triangles or traversed twice in the same direction), RC_ERR_OUT_OF_MEMORY.
    Orientation and degeneracy are not checked here (rc_mesh_validate does). On error *t is zeroed. */
-static RC__UNUSED rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const int *tris,
-                                           const double *ref_uv)
+static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const int *tris,
+                                const double *ref_uv)
 {
     rc_status st = RC_OK;
     int i, e, v, n3, nb = 0, *tmp = NULL, *stack = NULL, *mark = NULL, *bout_ptr = NULL, *bout = NULL;
@@ -3843,8 +3867,8 @@ static void rc__mesh_msg(char *msg, int msg_len, const char *what, int tri)
     else snprintf(msg, (size_t)msg_len, "%s", what);
 }
 
-static RC__UNUSED rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
-                                              char *msg, int msg_len)
+static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
+                                   char *msg, int msg_len)
 {
     int t, bad, npos = 0, nneg = 0, first_diff = -1;
     double lo[2], hi[2], box;
@@ -3952,7 +3976,7 @@ static RC__UNUSED rc_status rc__mesh_validate(void *user, int nv, int nt, const 
     return RC_OK;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
+RCLOTHDEF rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
                                      char *msg, int msg_len)
 {
     return rc__mesh_validate(NULL, nv, nt, ref_uv, tris, flipped, msg, msg_len);
@@ -3960,7 +3984,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_validate(int nv, int nt, const double *re
 
 /* ---- owning meshes and generators --------------------------------------------------------- */
 
-RCLOTHDEF RC__UNUSED void rc_mesh_free(rc_mesh *m)
+RCLOTHDEF void rc_mesh_free(rc_mesh *m)
 {
     if (!m) return;
     rc__free(NULL, m->ref_uv);
@@ -4089,7 +4113,7 @@ static rc_status rc__mesh_generated_ok(rc_mesh *out)
     return st;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_grid(rc_mesh *out, double width, double height, int nx, int ny, int diagonals)
+RCLOTHDEF rc_status rc_mesh_grid(rc_mesh *out, double width, double height, int nx, int ny, int diagonals)
 {
     int i, j;
     rc_status st;
@@ -4112,7 +4136,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_grid(rc_mesh *out, double width, double h
     return rc__mesh_generated_ok(out);
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_square(rc_mesh *out, double size, int target_verts, unsigned seed)
+RCLOTHDEF rc_status rc_mesh_square(rc_mesh *out, double size, int target_verts, unsigned seed)
 {
     int m, i, j, n;
     unsigned s;
@@ -4174,7 +4198,7 @@ static int rc__mesh_stitch(int *tris, int t, int a0, int na, int b0, int nb, int
     return t;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_disk(rc_mesh *out, double radius, int target_verts)
+RCLOTHDEF rc_status rc_mesh_disk(rc_mesh *out, double radius, int target_verts)
 {
     int K, k, nv, nt, t = 0, v = 1;
     rc_status st;
@@ -4225,7 +4249,7 @@ static int rc__mesh_ring_count(double r_inner, double w, int M, int k, double h)
     return n > 1e8 ? 100000000 : (int)n;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit)
+RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit)
 {
     const double pi = 3.14159265358979323846;
     double h, w, rm;
@@ -4277,7 +4301,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, dou
 
 /* ---- OBJ ------------------------------------------------------------------------------------ */
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_write_obj(const char *path, int nv, const double *pos, const double *ref_uv,
+RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *pos, const double *ref_uv,
                                       int nt, const int *tris)
 {
     FILE *f;
@@ -4501,7 +4525,7 @@ done:
     return st;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mesh_read_obj(rc_mesh *out, const char *path)
+RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path)
 {
     FILE *f;
     char *buf = NULL;
@@ -4590,7 +4614,7 @@ typedef struct rc__sh_coef {
     double Cb[4];   /* bending_scale * (B11, B12 = 0, B22, B33) (N m) in the uv frame */
 } rc__sh_coef;
 
-static RC__UNUSED rc__sh_coef rc__sh_make_coef(const rc_material *mat, double bending_scale)
+static rc__sh_coef rc__sh_make_coef(const rc_material *mat, double bending_scale)
 {
     rc__sh_coef c;
     double E = mat->young, nu = mat->poisson, t = mat->thickness;
@@ -4641,8 +4665,8 @@ typedef struct rc__sh_wd {
 } rc__sh_wd;
 
 /* order: 0 value, 1 + gradient, 2 + Hessian */
-static RC__UNUSED void rc__sh_W(const double abar[3], const double mm[3], double c, double shift, double alpha,
-                                double beta, int order, rc__sh_wd *W)
+static void rc__sh_W(const double abar[3], const double mm[3], double c, double shift, double alpha,
+                     double beta, int order, rc__sh_wd *W)
 {
     const double p = abar[0], r = abar[1], s = abar[2];
     const double x = mm[0] - shift * p, y = mm[1] - shift * r, z = mm[2] - shift * s;
@@ -4716,7 +4740,7 @@ static RC__UNUSED void rc__sh_W(const double abar[3], const double mm[3], double
 }
 /* ---- first fundamental form of a triangle p0 p1 p2 in dimension d (2 for u, 3 for x):
    m = (e1.e1, e1.e2, e2.e2), e1 = p1 - p0, e2 = p2 - p0; J (3 x 3d) = dm/dp. */
-static RC__UNUSED void rc__sh_fff(const double *p, int d, double m[3], double *J)
+static void rc__sh_fff(const double *p, int d, double m[3], double *J)
 {
     double e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
     int k, nd = 3 * d;
@@ -4743,7 +4767,7 @@ static RC__UNUSED void rc__sh_fff(const double *p, int d, double m[3], double *J
 /* H[off.., off..] += sum_c w_c d^2 m_c / dp^2 (constant): with vertex coefficient vectors
    c1 = (-1, 1, 0), c2 = (-1, 0, 1) of e1, e2: K = 2 w11 c1 c1^T + w12 (c1 c2^T + c2 c1^T) + 2 w22 c2 c2^T,
    block (v, w) = K_vw I_d. */
-static RC__UNUSED void rc__sh_fff_hess_add(int d, const double w[3], double *H, int ld, int off)
+static void rc__sh_fff_hess_add(int d, const double w[3], double *H, int ld, int off)
 {
     static const double c1[3] = {-1, 1, 0}, c2[3] = {-1, 0, 1};
     int v, q, k;
@@ -4757,7 +4781,7 @@ static RC__UNUSED void rc__sh_fff_hess_add(int d, const double w[3], double *H, 
 /* H[0..nw, 0..nw] = Jm^T T (Jm, T: 3 x nw, T = W_mm Jm with W_mm symmetric): the upper triangle,
    then mirrored, so the block is exactly symmetric at half the products (its lower entries
    differed from the upper ones by rounding before) */
-static RC__UNUSED void rc__sh_chain_mm(int nw, const double *Jm, const double *T, double *H, int ld)
+static void rc__sh_chain_mm(int nw, const double *Jm, const double *T, double *H, int ld)
 {
     int i, j;
     for (i = 0; i < nw; ++i) {
@@ -4771,7 +4795,7 @@ static RC__UNUSED void rc__sh_chain_mm(int nw, const double *Jm, const double *T
 /* ---- the generic chain rule: E = W(abar(u), m(q_w)) with Jm (3 x nw) = dm/dq_w and Ja (3 x 6) =
    dabar/du. Writes g (n = nw + 6*withu) and the first-order part of H (ld = n):
    H = J^T W'' J. The caller adds the second-order parts sum_c W_c d^2 m_c and the abar ones. */
-static RC__UNUSED void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm, int withu, const double *Ja,
+static void rc__sh_chain(const rc__sh_wd *W, int nw, const double *Jm, int withu, const double *Ja,
                          double *g, double *H, int ld)
 {
     int i, j, k, l;
@@ -4846,8 +4870,8 @@ typedef struct rc__sh_wo {
 } rc__sh_wo;
 
 /* order: 0 value, 1 + gradient, 2 + Hessian */
-static RC__UNUSED void rc__sh_Wo(const double u[6], const double mm[3], double c, double shift, const double C[4], int order,
-                                 rc__sh_wo *W)
+static void rc__sh_Wo(const double u[6], const double mm[3], double c, double shift, const double C[4], int order,
+                      rc__sh_wo *W)
 {
     const double w1 = u[5] - u[1], w2 = u[1] - u[3], w3 = u[0] - u[4], w4 = u[2] - u[0];
     const double e1x = u[2] - u[0], e1y = u[3] - u[1], e2x = u[4] - u[0], e2y = u[5] - u[1];
@@ -4917,7 +4941,7 @@ static RC__UNUSED void rc__sh_Wo(const double u[6], const double mm[3], double c
 
 /* the chain rule for rc__sh_Wo: E = W(w(u), m(q_w)), Jm (3 x nw) = dm/dq_w, w linear in u.
    Writes g (n = nw + 6 withu) and H = J^T W'' J (ld = n); the caller adds sum_c W_mc d^2 m_c. */
-static RC__UNUSED void rc__sh_chain_o(const rc__sh_wo *W, int nw, const double *Jm, int withu, double *g, double *H, int ld)
+static void rc__sh_chain_o(const rc__sh_wo *W, int nw, const double *Jm, int withu, double *g, double *H, int ld)
 {
     int i, j, k, l;
     if (g) {
@@ -4960,7 +4984,7 @@ static RC__UNUSED void rc__sh_chain_o(const rc__sh_wo *W, int nw, const double *
 
 /* d2W/dm2 (3 x 3) of the bending law at reference u (constant in m): what the director-angle
    minimisation needs, for either material model */
-static RC__UNUSED void rc__sh_bend_Wmm(const double u[6], const rc__sh_coef *c, double Wmm[9])
+static void rc__sh_bend_Wmm(const double u[6], const rc__sh_coef *c, double Wmm[9])
 {
     static const double zero[3] = {0, 0, 0};
     int k, l;
@@ -4991,7 +5015,7 @@ static RC__UNUSED void rc__sh_bend_Wmm(const double u[6], const rc__sh_coef *c, 
    21 x 21).
    Returns 0 and leaves H alone when C is not clearly positive definite (leading minors below 1e-6
    of their scale): the caller then projects the whole stencil. */
-static RC__UNUSED int rc__sh_project_schur21(double *H)
+static int rc__sh_project_schur21(double *H)
 {
     double C[9], Ci[9], det, m2, cmax, BCi[18 * 3], S[18 * 18];
     int i, j, k;
@@ -5025,7 +5049,7 @@ static RC__UNUSED int rc__sh_project_schur21(double *H)
     return 1;
 }
 
-static RC__UNUSED void rc__sh_finish_hess(int n, double *H, int flags)
+static void rc__sh_finish_hess(int n, double *H, int flags)
 {
     if (n == 21 && (flags & RC__SH_PROJECT) && rc__sh_project_schur21(H)) return;
     if (flags & (RC__SH_PROJECT | RC__SH_PROJECT_ABS))
@@ -5033,8 +5057,8 @@ static RC__UNUSED void rc__sh_finish_hess(int n, double *H, int flags)
 }
 
 /* ---- stretch: S = (tau/4) A |abar^-1 a - I|^2_SV; DOFs [x0 x1 x2 | u0 u1 u2]. */
-static RC__UNUSED double rc__sh_stretch_tri(const double x[9], const double u[6], const rc__sh_coef *c, int flags,
-                                            double *grad, double *hess)
+static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc__sh_coef *c, int flags,
+                                 double *grad, double *hess)
 {
     double a[3], abar[3], Ja[27], Jb[18];
     rc__sh_wd W;
@@ -5103,7 +5127,7 @@ typedef struct rc__sh_edged {
 } rc__sh_edged;
 
 /* the angle th + 2 pi k nearest to ref; th itself (bit for bit) when it is within pi of ref */
-static RC__UNUSED double rc__angle_near(double th, double ref)
+static double rc__angle_near(double th, double ref)
 {
     double d = th - ref;
     if (d > RC__PI) return th - 2.0 * RC__PI * ceil((d - RC__PI) / (2.0 * RC__PI));
@@ -5122,7 +5146,7 @@ static RC__UNUSED double rc__angle_near(double th, double ref)
    The tangent keeps II increasing and phi convex everywhere. It changes the energy only of folds
    sharper than psi0: at a flat fold II is 6.6% above sin's. Gives S, S', S''. */
 #define RC__FOLD_PSI0 1.2
-static RC__UNUSED void rc__sh_fold_profile(double psi, double *S, double *S1, double *S2)
+static void rc__sh_fold_profile(double psi, double *S, double *S1, double *S2)
 {
     double a = fabs(psi);
     if (a <= RC__FOLD_PSI0) {
@@ -5136,8 +5160,8 @@ static RC__UNUSED void rc__sh_fold_profile(double psi, double *S, double *S1, do
     }
 }
 
-static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const double *B, const double *p, double phi,
-                                        double s, double th_ref, int order, rc__sh_edged *E)
+static void rc__sh_edge_eval(const double *q, const double *A, const double *B, const double *p, double phi,
+                             double s, double th_ref, int order, rc__sh_edged *E)
 {
     double psi, th = 0.0;
     int k;
@@ -5220,8 +5244,8 @@ static RC__UNUSED void rc__sh_edge_eval(const double *q, const double *A, const 
 /* H (leading dimension ld) += w d2II over the stencil: own-vertex offsets pA, pB, pq, flap offset
    pp, angle index iphi. z = (e, a, c) = (B - A, q - A, p - A), so the point Hessian is L^T M L:
    blocks of B, q, p are those of e, a, c, and A's row/column is minus the sum of the others. */
-static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, double *H, int ld, int pA, int pB, int pq,
-                                            int pp, int iphi)
+static void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, double *H, int ld, int pA, int pB, int pq,
+                                 int pp, int iphi)
 {
     double M[81], K[16], KV[4][9], mphi[9], sY, sX, sN, sEE, ws = w * E->sn, wc = w * E->cs, w2 = w * E->s2, h = E->h;
     int i, j, k, nz = E->flap ? 3 : 2, nb = E->flap ? 4 : 2;
@@ -5358,7 +5382,7 @@ static RC__UNUSED void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, dou
     }
 }
 /* plain-double h_i and theta_i of the same edge (used by the angle minimiser) */
-static RC__UNUSED void rc__sh_edge_geom(const double *q, const double *A, const double *B, const double *p, double *h, double *theta)
+static void rc__sh_edge_geom(const double *q, const double *A, const double *B, const double *p, double *h, double *theta)
 {
     double e[3], a[3], c[3], ax[3], ee, ea, aa, ec, ac, D;
     rc__sub3(e, B, A);
@@ -5381,7 +5405,7 @@ static RC__UNUSED void rc__sh_edge_geom(const double *q, const double *A, const 
 
 /* edge orientation sign of edge i of a triangle with global vertex ids vid: +1 when the edge runs
    (in the triangle's traversal i+1 -> i+2) from its lower to its higher global vertex */
-static RC__UNUSED double rc__sh_edge_sign(const int vid[3], int i)
+static double rc__sh_edge_sign(const int vid[3], int i)
 {
     return vid[(i + 1) % 3] < vid[(i + 2) % 3] ? 1.0 : -1.0;
 }
@@ -5401,22 +5425,22 @@ static RC__UNUSED double rc__sh_edge_sign(const int vid[3], int i)
    is PSD by construction and replaces a per-stencil eigen-projection as the convex model of the
    (x, phi) Newton fallback (rc__sim_kernel_B). With u the W_ab, W_aa terms are indefinite, so the
    flag is ignored there. */
-static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int flap_mask, const double phi[3],
-                                             const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
-                                             const double *th_ref, double *grad, double *hess);
+static double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int flap_mask, const double phi[3],
+                                  const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
+                                  const double *th_ref, double *grad, double *hess);
 /* the hinge angles in (-pi, pi] (stateless callers: a single configuration) */
-static RC__UNUSED double rc__sh_bend_tri(const double x[9], const double xf[9], int flap_mask, const double phi[3],
-                                         const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
-                                         double *grad, double *hess)
+static double rc__sh_bend_tri(const double x[9], const double xf[9], int flap_mask, const double phi[3],
+                              const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
+                              double *grad, double *hess)
 {
     return rc__sh_bend_tri_ref(x, xf, flap_mask, phi, vid, u, c, flags, NULL, grad, hess);
 }
 
 /* th_ref (3, may be NULL): the edges' hinge angles as tracked by the simulator; each hinge angle is
    taken within pi of its th_ref, so the energy stays continuous through a flat fold */
-static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int flap_mask, const double phi[3],
-                                             const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
-                                             const double *th_ref, double *grad, double *hess)
+static double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int flap_mask, const double phi[3],
+                                  const int vid[3], const double u[6], const rc__sh_coef *c, int flags,
+                                  const double *th_ref, double *grad, double *hess)
 {
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}}; /* b_k = sum_i L[k][i] II_i */
     rc__sh_edged Ed[3];
@@ -5479,7 +5503,7 @@ static RC__UNUSED double rc__sh_bend_tri_ref(const double x[9], const double xf[
    DOFs [u0 u1 u2]. Dminv: Dm^-1 (row-major 2x2, precomputed by the caller; rc__mips_dminv).
    Projection: the 4x4 Hessian in J is projected (numerically, rc__psd_project_jacobi) and pulled back,
    H_u = B^T proj(H_J) B with B = dvecJ/du, which is PSD whenever proj(H_J) is. */
-static RC__UNUSED int rc__mips_dminv(const double u0[6], double Dminv[4])
+static int rc__mips_dminv(const double u0[6], double Dminv[4])
 {
     double a = u0[2] - u0[0], b = u0[4] - u0[0], c = u0[3] - u0[1], d = u0[5] - u0[1];
     double det = a * d - b * c; /* Dm = [[a, b], [c, d]] (columns = edges) */
@@ -5490,8 +5514,8 @@ static RC__UNUSED int rc__mips_dminv(const double u0[6], double Dminv[4])
     Dminv[3] = a / det;
     return 1;
 }
-static RC__UNUSED double rc__mips_tri(const double u[6], const double Dminv[4], double w, double eps, int flags,
-                                      double *grad, double *hess)
+static double rc__mips_tri(const double u[6], const double Dminv[4], double w, double eps, int flags,
+                           double *grad, double *hess)
 {
     double Du[4], J[4], f, d, Psi, z, cof[4], gP[4], HJ[16], Bm[4 * 6];
     int i, j, k, l, r;
@@ -5559,12 +5583,12 @@ static RC__UNUSED double rc__mips_tri(const double u[6], const double Dminv[4], 
 /* ---- inertia + gravity of one triangle with lumped mass m_i = rho tau sum A_T / 3:
      E_T = (rho tau A(u) / 3) sum_i [ |x_i - xt_i|^2 / (2 h^2) - g . x_i ],  A(u) = det D_u / 2 (signed)
    xt_i = x~(u_i) (9 doubles) and G_i = dx~/du_i (3x2 row-major each, 18 doubles) are given by the
-   caller; x~ is linear in u_i inside one old triangle, so d^2 x~/du^2 = 0.
+   caller; x~ is affine in u_i (the first-order transfer of rc__sim_update_xtil), so d^2 x~/du^2 = 0.
    DOFs [x0 x1 x2 | u0 u1 u2] (15; 9 with RC__SH_NO_U). The exact Hessian is returned (it is
    indefinite in u in general); the PSD flags project it. */
-static RC__UNUSED double rc__inertia_tri(const double x[9], const double u[6], const double xt[9], const double G[18],
-                                         double rho_tau, double h, const double grav[3], int flags, double *grad,
-                                         double *hess)
+static double rc__inertia_tri(const double x[9], const double u[6], const double xt[9], const double G[18],
+                              double rho_tau, double h, const double grav[3], int flags, double *grad,
+                              double *hess)
 {
     double A2, dA2[6], r[9], phi[3], Phi, m, dm[6], gphi[6], ih2 = 1.0 / (h * h), c = rho_tau / 6.0;
     int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9, i, j, k, l;
@@ -5641,8 +5665,8 @@ static RC__UNUSED double rc__inertia_tri(const double x[9], const double u[6], c
        H_(uj,b),(uk,a) = k w_j w_k (F^T F)_ba + w_k l_j,a (s.F_b) + w_j l_k,b (s.F_a)
    (the u-u part from d2X/du_j,b du_k,a = w_k l_j,a F_b + w_j l_k,b F_a). Exact, unprojected; valid
    for q anywhere (extrapolates outside the triangle). Returns E; g, H may be NULL. */
-static RC__UNUSED double rc__mp_tri(const double x[9], const double u[6], const double q[2], double k, const double p[3],
-                                    const double f[3], double *g, double *H)
+static double rc__mp_tri(const double x[9], const double u[6], const double q[2], double k, const double p[3],
+                         const double f[3], double *g, double *H)
 {
     double D00 = u[2] - u[0], D01 = u[4] - u[0], D10 = u[3] - u[1], D11 = u[5] - u[1];
     double J = D00 * D11 - D01 * D10, P[4], xi0, xi1, w[3], l[3][2], F[6], X[3], r[3], sv[3], E = 0.0;
@@ -5708,14 +5732,14 @@ typedef struct rc__sh_edges {
 typedef struct rc__sh_hkey {
     int lo, hi, he; /* he = 3t + k */
 } rc__sh_hkey;
-static RC__UNUSED int rc__sh_hkey_cmp(const void *pa, const void *pb)
+static int rc__sh_hkey_cmp(const void *pa, const void *pb)
 {
     const rc__sh_hkey *a = (const rc__sh_hkey *)pa, *b = (const rc__sh_hkey *)pb;
     if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
     if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
     return a->he < b->he ? -1 : (a->he > b->he);
 }
-static RC__UNUSED void rc__sh_free_edges(void *user, rc__sh_edges *E)
+static void rc__sh_free_edges(void *user, rc__sh_edges *E)
 {
     rc__free(user, E->tri_edge);
     rc__free(user, E->tri_flap);
@@ -5725,7 +5749,7 @@ static RC__UNUSED void rc__sh_free_edges(void *user, rc__sh_edges *E)
 }
 /* Requires valid indices. RC_ERR_MESH_NON_MANIFOLD if an edge has > 2 triangles or its two
    triangles traverse it in the same direction. */
-static RC__UNUSED rc_status rc__sh_build_edges(void *user, const rc_trimesh *m, rc__sh_edges *E)
+static rc_status rc__sh_build_edges(void *user, const rc_trimesh *m, rc__sh_edges *E)
 {
     int nt = m->num_tris, nh = 3 * nt, i, j, ne = 0;
     rc__sh_hkey *K = NULL;
@@ -5820,10 +5844,10 @@ static rc_material rc__material(double density, double thickness, double young, 
     m.poisson = poisson;
     return m;
 }
-RCLOTHDEF RC__UNUSED rc_material rc_material_cotton(void) { return rc__material(500.0, 0.3e-3, 1.0e6, 0.3); }
-RCLOTHDEF RC__UNUSED rc_material rc_material_silk(void) { return rc__material(600.0, 0.1e-3, 5.0e5, 0.3); }
-RCLOTHDEF RC__UNUSED rc_material rc_material_denim(void) { return rc__material(600.0, 0.8e-3, 3.0e6, 0.3); }
-RCLOTHDEF RC__UNUSED rc_material rc_material_proto(void) { return rc__material(200.0, 1.0e-3, 1.0e5, 0.3); }
+RCLOTHDEF rc_material rc_material_cotton(void) { return rc__material(500.0, 0.3e-3, 1.0e6, 0.3); }
+RCLOTHDEF rc_material rc_material_silk(void) { return rc__material(600.0, 0.1e-3, 5.0e5, 0.3); }
+RCLOTHDEF rc_material rc_material_denim(void) { return rc__material(600.0, 0.8e-3, 3.0e6, 0.3); }
+RCLOTHDEF rc_material rc_material_proto(void) { return rc__material(200.0, 1.0e-3, 1.0e5, 0.3); }
 
 /* A fabric preset from one material of the Wang et al. 2011 database in ARCSim's JSON layout:
    areal density (kg/m^2); s = the first "stretching" row (the small-strain sample, used by ARCSim
@@ -5856,16 +5880,16 @@ static rc_material rc__fabric(double areal, double s0, double s1, double s2, dou
     return m;
 }
 /* the numbers as they appear in the data files (materials/<name>.json) */
-RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_denim(void)   /* 11oz-black-denim */
+RCLOTHDEF rc_material rc_material_fabric_denim(void)   /* 11oz-black-denim */
 { return rc__fabric(0.324, 205.352005, 10.234077, 1013.88629, 53.387184, 64.196457e-6, 73.384567e-6, 96.951576e-6); }
-RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_interlock(void)   /* gray-interlock */
+RCLOTHDEF rc_material rc_material_fabric_interlock(void)   /* gray-interlock */
 { return rc__fabric(0.187, 16.593832, -14.695990, 34.477123, 36.860302, 23.191698e-6, 24.749964e-6, 14.267624e-6); }
-RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_ponte(void)   /* camel-ponte-roma */
+RCLOTHDEF rc_material rc_material_fabric_ponte(void)   /* camel-ponte-roma */
 { return rc__fabric(0.284, 31.146198, -12.802702, 44.028667, 31.896357, 36.348366e-6, 33.013252e-6, 37.157593e-6); }
-RCLOTHDEF RC__UNUSED rc_material rc_material_fabric_cotton_poly(void)   /* royal-target */
+RCLOTHDEF rc_material rc_material_fabric_cotton_poly(void)   /* royal-target */
 { return rc__fabric(0.220, 2016.55456, 9.170511, 2034.97644, 104.759674, 125.409805e-6, 107.997696e-6, 125.409805e-6); }
 
-RCLOTHDEF RC__UNUSED rc_status rc_material_validate(const rc_material *mat)
+RCLOTHDEF rc_status rc_material_validate(const rc_material *mat)
 {
     if (!mat) return RC_ERR_INVALID_ARGUMENT;
     if (mat->model == RC_MATERIAL_ORTHOTROPIC) {
@@ -5892,7 +5916,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_material_validate(const rc_material *mat)
 }
 
 /* index validation shared by the public kernels */
-static RC__UNUSED rc_status rc__sh_check_mesh(const rc_trimesh *m)
+static rc_status rc__sh_check_mesh(const rc_trimesh *m)
 {
     int t, k;
     if (!m || m->num_verts <= 0 || m->num_tris < 0 || (m->num_tris > 0 && !m->tris)) return RC_ERR_INVALID_ARGUMENT;
@@ -5905,7 +5929,7 @@ static RC__UNUSED rc_status rc__sh_check_mesh(const rc_trimesh *m)
     return RC_OK;
 }
 /* reference triangle t: degenerate if 2|A| <= 1e-12 * (longest edge)^2, inverted if A < 0 */
-static RC__UNUSED rc_status rc__sh_check_ref_tri(const double *u, const int *v)
+static rc_status rc__sh_check_ref_tri(const double *u, const int *v)
 {
     const double *a = u + 2 * v[0], *b = u + 2 * v[1], *c = u + 2 * v[2];
     double e1x = b[0] - a[0], e1y = b[1] - a[1], e2x = c[0] - a[0], e2y = c[1] - a[1];
@@ -5918,7 +5942,7 @@ static RC__UNUSED rc_status rc__sh_check_ref_tri(const double *u, const int *v)
     return RC_OK;
 }
 
-static RC__UNUSED void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u, int t,
+static void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u, int t,
                           double xl[9], double xf[9], double ul[6], int *mask)
 {
     int k;
@@ -5945,7 +5969,7 @@ static RC__UNUSED void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E,
    over-relaxed by 1.2 (measured: 1.0 -> 54 sweeps, 1.2 -> 31, 1.4 -> 41, 1.6 -> 66).
    Stops when no angle moved more than 1e-12 rad in a sweep (returns the number of sweeps, >= 1)
    or after 1000 sweeps (returns 0). phi holds the starting angles (warm start) on entry. */
-static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u,
+static int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u,
                                const rc__sh_coef *c, double *geo /* 18 per triangle */, double *phi)
 {
     static const double L[3][3] = {{1, 1, 0}, {1, 0, 0}, {1, 0, 1}};
@@ -6008,7 +6032,7 @@ static RC__UNUSED int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edge
     return 0;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const double *u, const double *phi,
+RCLOTHDEF rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const double *u, const double *phi,
                                     const rc_material *mat, double *stretch, double *bend, double *grad_x,
                                     double *grad_u)
 {
@@ -6093,7 +6117,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_shell_energy(const rc_trimesh *m, const double
     return converged ? RC_OK : RC_ERR_NOT_CONVERGED;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_mips_energy(const rc_trimesh *m, const double *u, const double *u0, double eps_q,
+RCLOTHDEF rc_status rc_mips_energy(const rc_trimesh *m, const double *u, const double *u0, double eps_q,
                                    double *energy, double *grad_u)
 {
     rc_status st = RC_OK;
@@ -6155,7 +6179,7 @@ extern "C" {
 
 /* ---------------------------------------------------------------- barrier */
 
-RCLOTHDEF RC__UNUSED double rc_barrier(double d2, double xi, double dhat, double *db_dd2, double *d2b_dd22)
+RCLOTHDEF double rc_barrier(double d2, double xi, double dhat, double *db_dd2, double *d2b_dd22)
 {
     double shat, s, r, l;
     if (!rc__isfinite(xi) || !rc__isfinite(dhat) || xi < 0.0 || dhat <= 0.0 || rc__isnan(d2)) {
@@ -6184,7 +6208,7 @@ RCLOTHDEF RC__UNUSED double rc_barrier(double d2, double xi, double dhat, double
     return -r * r * l;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_barrier_stiffness_init(double xi, double dhat, double k_ref, double gE_dot_gB,
+RCLOTHDEF rc_status rc_barrier_stiffness_init(double xi, double dhat, double k_ref, double gE_dot_gB,
                                               double gB_dot_gB, double *kappa, double *kappa_min,
                                               double *kappa_max)
 {
@@ -6208,7 +6232,7 @@ RCLOTHDEF RC__UNUSED rc_status rc_barrier_stiffness_init(double xi, double dhat,
     return RC_OK;
 }
 
-RCLOTHDEF RC__UNUSED rc_status rc_barrier_stiffness_update(double prev_min_dist, double min_dist, double xi,
+RCLOTHDEF rc_status rc_barrier_stiffness_update(double prev_min_dist, double min_dist, double xi,
                                                 double dhat, double frac, double kappa_max,
                                                 double *kappa)
 {
@@ -6225,17 +6249,14 @@ RCLOTHDEF RC__UNUSED rc_status rc_barrier_stiffness_update(double prev_min_dist,
 
 /* ---------------------------------------------------------------- distances
    DOF orders (stacked xyz per vertex, row-major Hessians):
-     point-point     (p, q)                   6
-     point-edge      (p, e0, e1)              9
      point-triangle  (p, t0, t1, t2)          12
      edge-edge       (ea0, ea1, eb0, eb1)     12
    Every type's squared distance is d2(x) = min_th |r(x, th)|^2 with r = sum_k c_k(th) x_k and the
    c_k affine in the 0, 1 or 2 parameters th (the closest point's position on an edge, a triangle's
    plane, or both edges' lines). Envelope theorem: grad d2 = df/dx at th*. Implicit function
-   theorem on df/dth = 0: Hess d2 = f_xx - f_xth (f_thth)^-1 f_thx. One kernel serves all 19 types. */
+   theorem on df/dth = 0: Hess d2 = f_xx - f_xth (f_thth)^-1 f_thx. One kernel serves all 16 types
+   (7 point-triangle, 9 edge-edge; a closest point at a vertex or on an edge is one of them). */
 
-enum { RC__CT_PP = 0 };
-enum { RC__CT_PE_V0 = 0, RC__CT_PE_V1, RC__CT_PE_INT };
 enum { RC__CT_P_T0 = 0, RC__CT_P_T1, RC__CT_P_T2, RC__CT_P_E0, RC__CT_P_E1, RC__CT_P_E2, RC__CT_P_T };
 enum { RC__CT_EA0_EB0 = 0, RC__CT_EA0_EB1, RC__CT_EA1_EB0, RC__CT_EA1_EB1, RC__CT_EA_EB0,
        RC__CT_EA_EB1, RC__CT_EA0_EB, RC__CT_EA1_EB, RC__CT_EA_EB };
@@ -6254,7 +6275,7 @@ typedef struct rc__ct_aff {
     double a[4][2];
 } rc__ct_aff;
 
-static RC__UNUSED void rc__ct_aff_set(rc__ct_aff *A, int m, int np, int s0, int s1, int s2, int s3)
+static void rc__ct_aff_set(rc__ct_aff *A, int m, int np, int s0, int s1, int s2, int s3)
 {
     int k;
     A->m = m; A->np = np;
@@ -6266,8 +6287,8 @@ static RC__UNUSED void rc__ct_aff_set(rc__ct_aff *A, int m, int np, int s0, int 
    th[] receives the parameters, w[nst] the closest-vector weights (r = sum w_i X_i); grad (3 nst)
    and hess (3nst)^2 are overwritten when non-NULL. *ok = 0 if the parameter system is singular
    (then d2 is the value at th = 0). */
-static RC__UNUSED double rc__ct_aff_eval(const rc__ct_aff *A, const double *X[4], int nst, double th[2],
-                                         double *w, double *grad, double *hess, int *ok)
+static double rc__ct_aff_eval(const rc__ct_aff *A, const double *X[4], int nst, double th[2],
+                              double *w, double *grad, double *hess, int *ok)
 {
     double e[2][3] = {{0, 0, 0}, {0, 0, 0}}, r[3] = {0, 0, 0}, c[4], G[2][2], Gi[2][2], d2;
     double B[12][2];
@@ -6336,20 +6357,20 @@ static RC__UNUSED double rc__ct_aff_eval(const rc__ct_aff *A, const double *X[4]
 }
 
 /* ---- the affine family of each type ---- */
-static RC__UNUSED void rc__ct_aff_pp(rc__ct_aff *A, int sp, int sq)
+static void rc__ct_aff_pp(rc__ct_aff *A, int sp, int sq)
 {
     rc__ct_aff_set(A, 2, 0, sp, sq, 0, 0);
     A->c0[0] = 1.0; A->c0[1] = -1.0;
 }
 /* r = p - e0 - th (e1 - e0) */
-static RC__UNUSED void rc__ct_aff_pe(rc__ct_aff *A, int sp, int s0, int s1)
+static void rc__ct_aff_pe(rc__ct_aff *A, int sp, int s0, int s1)
 {
     rc__ct_aff_set(A, 3, 1, sp, s0, s1, 0);
     A->c0[0] = 1.0; A->c0[1] = -1.0;
     A->a[1][0] = 1.0; A->a[2][0] = -1.0;
 }
 /* r = p - t0 - th0 (t1 - t0) - th1 (t2 - t0) */
-static RC__UNUSED void rc__ct_aff_ptplane(rc__ct_aff *A)
+static void rc__ct_aff_ptplane(rc__ct_aff *A)
 {
     rc__ct_aff_set(A, 4, 2, 0, 1, 2, 3);
     A->c0[0] = 1.0; A->c0[1] = -1.0;
@@ -6357,7 +6378,7 @@ static RC__UNUSED void rc__ct_aff_ptplane(rc__ct_aff *A)
     A->a[1][1] = 1.0; A->a[3][1] = -1.0;
 }
 /* r = ea0 + th0 (ea1 - ea0) - eb0 - th1 (eb1 - eb0) */
-static RC__UNUSED void rc__ct_aff_eeline(rc__ct_aff *A)
+static void rc__ct_aff_eeline(rc__ct_aff *A)
 {
     rc__ct_aff_set(A, 4, 2, 0, 1, 2, 3);
     A->c0[0] = 1.0; A->c0[2] = -1.0;
@@ -6365,21 +6386,21 @@ static RC__UNUSED void rc__ct_aff_eeline(rc__ct_aff *A)
     A->a[2][1] = 1.0; A->a[3][1] = -1.0;
 }
 /* vertex eb_j (slot 2+j) against edge a's line: r = ea0 + th (ea1 - ea0) - eb_j */
-static RC__UNUSED void rc__ct_aff_ea_ebj(rc__ct_aff *A, int j)
+static void rc__ct_aff_ea_ebj(rc__ct_aff *A, int j)
 {
     rc__ct_aff_set(A, 3, 1, 0, 1, 2 + j, 0);
     A->c0[0] = 1.0; A->c0[2] = -1.0;
     A->a[0][0] = -1.0; A->a[1][0] = 1.0;
 }
 
-static RC__UNUSED void rc__ct_pt_aff(rc__ct_aff *A, int type)
+static void rc__ct_pt_aff(rc__ct_aff *A, int type)
 {
     static const int ei[3] = {0, 1, 2}, ej[3] = {1, 2, 0};
     if (type <= RC__CT_P_T2) rc__ct_aff_pp(A, 0, 1 + type);
     else if (type <= RC__CT_P_E2) rc__ct_aff_pe(A, 0, 1 + ei[type - RC__CT_P_E0], 1 + ej[type - RC__CT_P_E0]);
     else rc__ct_aff_ptplane(A);
 }
-static RC__UNUSED void rc__ct_ee_aff(rc__ct_aff *A, int type)
+static void rc__ct_ee_aff(rc__ct_aff *A, int type)
 {
     switch (type) {
     case RC__CT_EA0_EB0: rc__ct_aff_pp(A, 0, 2); break;
@@ -6396,7 +6417,7 @@ static RC__UNUSED void rc__ct_ee_aff(rc__ct_aff *A, int type)
 
 /* Point vs segment (stencil slots sp, s0, s1): classification by the clamped projection parameter.
    Returns 0 (vertex s0), 1 (vertex s1) or 2 (interior) and the squared distance. */
-static RC__UNUSED int rc__ct_pe_case(const double *X[4], int sp, int s0, int s1, double *d2)
+static int rc__ct_pe_case(const double *X[4], int sp, int s0, int s1, double *d2)
 {
     double e[3], v[3], ee, t;
     rc__sub3(e, X[s1], X[s0]);
@@ -6411,18 +6432,8 @@ static RC__UNUSED int rc__ct_pe_case(const double *X[4], int sp, int s0, int s1,
 }
 
 /* ---- classification ---- */
-static RC__UNUSED int rc__ct_point_edge_type(const double p[3], const double e0[3], const double e1[3])
-{
-    const double *X[4];
-    double d2;
-    int c;
-    X[0] = p; X[1] = e0; X[2] = e1; X[3] = p;
-    c = rc__ct_pe_case(X, 0, 1, 2, &d2);
-    return c == 0 ? RC__CT_PE_V0 : (c == 1 ? RC__CT_PE_V1 : RC__CT_PE_INT);
-}
-
-static RC__UNUSED int rc__ct_point_triangle_type(const double p[3], const double t0[3], const double t1[3],
-                                                 const double t2[3])
+static int rc__ct_point_triangle_type(const double p[3], const double t0[3], const double t1[3],
+                                      const double t2[3])
 {
     static const int ei[3] = {0, 1, 2}, ej[3] = {1, 2, 0};
     const double *X[4];
@@ -6450,8 +6461,8 @@ static RC__UNUSED int rc__ct_point_triangle_type(const double p[3], const double
     return type;
 }
 
-static RC__UNUSED int rc__ct_edge_edge_type(const double ea0[3], const double ea1[3], const double eb0[3],
-                                            const double eb1[3])
+static int rc__ct_edge_edge_type(const double ea0[3], const double ea1[3], const double eb0[3],
+                                 const double eb1[3])
 {
     /* candidates (vertex slot vs edge slots) and the types they map to: interior, clamped to
        the edge's first vertex, clamped to its second vertex */
@@ -6478,40 +6489,10 @@ static RC__UNUSED int rc__ct_edge_edge_type(const double ea0[3], const double ea
 }
 
 /* ---- typed and classified distances. grad/hess may be NULL. ---- */
-static RC__UNUSED double rc__ct_point_point_d2(const double p[3], const double q[3], double grad[6], double hess[36])
-{
-    const double *X[4];
-    double th[2];
-    rc__ct_aff A;
-    X[0] = p; X[1] = q; X[2] = X[3] = p;
-    rc__ct_aff_pp(&A, 0, 1);
-    return rc__ct_aff_eval(&A, X, 2, th, NULL, grad, hess, NULL);
-}
-
-static RC__UNUSED double rc__ct_point_edge_d2_typed(const double p[3], const double e0[3], const double e1[3],
-                                                    int type, double w[3], double grad[9], double hess[81])
-{
-    const double *X[4];
-    double th[2];
-    rc__ct_aff A;
-    X[0] = p; X[1] = e0; X[2] = e1; X[3] = p;
-    if (type == RC__CT_PE_V0) rc__ct_aff_pp(&A, 0, 1);
-    else if (type == RC__CT_PE_V1) rc__ct_aff_pp(&A, 0, 2);
-    else rc__ct_aff_pe(&A, 0, 1, 2);
-    return rc__ct_aff_eval(&A, X, 3, th, w, grad, hess, NULL);
-}
-static RC__UNUSED double rc__ct_point_edge_d2(const double p[3], const double e0[3], const double e1[3], int *type,
-                                              double grad[9], double hess[81])
-{
-    int t = rc__ct_point_edge_type(p, e0, e1);
-    if (type) *type = t;
-    return rc__ct_point_edge_d2_typed(p, e0, e1, t, NULL, grad, hess);
-}
-
 /* w (optional, 4): closest-vector weights, r = w0 p + w1 t0 + w2 t1 + w3 t2 = p - closest point */
-static RC__UNUSED double rc__ct_point_triangle_d2_typed(const double p[3], const double t0[3], const double t1[3],
-                                                        const double t2[3], int type, double w[4],
-                                                        double grad[12], double hess[144])
+static double rc__ct_point_triangle_d2_typed(const double p[3], const double t0[3], const double t1[3],
+                                             const double t2[3], int type, double w[4],
+                                             double grad[12], double hess[144])
 {
     const double *X[4];
     double th[2];
@@ -6520,8 +6501,8 @@ static RC__UNUSED double rc__ct_point_triangle_d2_typed(const double p[3], const
     rc__ct_pt_aff(&A, type);
     return rc__ct_aff_eval(&A, X, 4, th, w, grad, hess, NULL);
 }
-static RC__UNUSED double rc__ct_point_triangle_d2(const double p[3], const double t0[3], const double t1[3],
-                                                  const double t2[3], int *type, double grad[12], double hess[144])
+static double rc__ct_point_triangle_d2(const double p[3], const double t0[3], const double t1[3],
+                                       const double t2[3], int *type, double grad[12], double hess[144])
 {
     int t = rc__ct_point_triangle_type(p, t0, t1, t2);
     if (type) *type = t;
@@ -6529,9 +6510,9 @@ static RC__UNUSED double rc__ct_point_triangle_d2(const double p[3], const doubl
 }
 
 /* w (optional, 4): r = sum w_i x_i = (closest point on a) - (closest point on b) */
-static RC__UNUSED double rc__ct_edge_edge_d2_typed(const double ea0[3], const double ea1[3], const double eb0[3],
-                                                   const double eb1[3], int type, double w[4],
-                                                   double grad[12], double hess[144])
+static double rc__ct_edge_edge_d2_typed(const double ea0[3], const double ea1[3], const double eb0[3],
+                                        const double eb1[3], int type, double w[4],
+                                        double grad[12], double hess[144])
 {
     const double *X[4];
     double th[2], d2;
@@ -6542,8 +6523,8 @@ static RC__UNUSED double rc__ct_edge_edge_d2_typed(const double ea0[3], const do
     d2 = rc__ct_aff_eval(&A, X, 4, th, w, grad, hess, NULL);
     return d2;
 }
-static RC__UNUSED double rc__ct_edge_edge_d2(const double ea0[3], const double ea1[3], const double eb0[3],
-                                             const double eb1[3], int *type, double grad[12], double hess[144])
+static double rc__ct_edge_edge_d2(const double ea0[3], const double ea1[3], const double eb0[3],
+                                  const double eb1[3], int *type, double grad[12], double hess[144])
 {
     int t = rc__ct_edge_edge_type(ea0, ea1, eb0, eb1);
     if (type) *type = t;
@@ -6554,19 +6535,17 @@ static RC__UNUSED double rc__ct_edge_edge_d2(const double ea0[3], const double e
    m(c) = (2 - c/eps_x)(c/eps_x) for c < eps_x, 1 otherwise (C^1 at c = eps_x), with
    eps_x = 1e-3 |ea_rest|^2 |eb_rest|^2. It multiplies the edge-edge barrier so that the energy
    and its gradient vanish smoothly as the edges become parallel (where the EA_EB distance type's
-   Hessian is discontinuous). */
-static RC__UNUSED double rc__ct_ee_mollifier_eps(const double ra0[3], const double ra1[3], const double rb0[3],
-                                                 const double rb1[3])
+   Hessian is discontinuous). The simulator's rest length of a cloth edge is its initial reference
+   (uv) length; a kinematic obstacle edge has no rest shape and uses its length at the evaluation.
+   la2, lb2: the two edges' squared rest lengths. */
+static double rc__ct_ee_mollifier_eps(double la2, double lb2)
 {
-    double u[3], v[3];
-    rc__sub3(u, ra1, ra0);
-    rc__sub3(v, rb1, rb0);
-    return 1e-3 * rc__dot3(u, u) * rc__dot3(v, v);
+    return 1e-3 * la2 * lb2;
 }
 
 /* Value m, gradient (12) and Hessian (144) w.r.t. (ea0, ea1, eb0, eb1); grad/hess may be NULL. */
-static RC__UNUSED double rc__ct_ee_mollifier(const double ea0[3], const double ea1[3], const double eb0[3],
-                                             const double eb1[3], double eps_x, double grad[12], double hess[144])
+static double rc__ct_ee_mollifier(const double ea0[3], const double ea1[3], const double eb0[3],
+                                  const double eb1[3], double eps_x, double grad[12], double hess[144])
 {
     double u[3], v[3], uu, vv, uv, c, m, m1, m2, gu[3], gv[3], Huu[9], Hvv[9], Huv[9];
     static const double sg[2] = {-1.0, 1.0};
@@ -6622,7 +6601,7 @@ static RC__UNUSED double rc__ct_ee_mollifier(const double ea0[3], const double e
    eigen-decomposed and H = Q V clamp(L) V^T Q^T. Equal to the full projection up to that
    tolerance; for a full-rank H it degrades gracefully to the same cost. mode: RC__PROJECT_CLAMP
    or RC__PROJECT_ABS. Returns 1 if H was changed. */
-static RC__UNUSED int rc__ct_psd_project_lowrank(int n, double *H, int mode)
+static int rc__ct_psd_project_lowrank(int n, double *H, int mode)
 {
     double R[144], Q[144], T[144], S[144], nrm[12], tol2 = 0.0;
     int used[12], k = 0, i, j, l, m;
@@ -6706,9 +6685,9 @@ static RC__UNUSED int rc__ct_psd_project_lowrank(int n, double *H, int mode)
    where g, Hd are the gradient/Hessian of d2 and m, gm, Hm the mollifier's (gm == NULL: m = 1).
    project: -1 leaves H as is, else RC__PROJECT_CLAMP or RC__PROJECT_ABS. grad/hess may be NULL.
    Returns E (0 outside the band, +inf at s <= 0 with grad/hess left zero). */
-static RC__UNUSED double rc__ct_barrier_local(int n, double d2, const double *g, const double *Hd, double xi,
-                                              double dhat, double kappa, double m, const double *gm,
-                                              const double *Hm, int project, double *grad, double *hess)
+static double rc__ct_barrier_local(int n, double d2, const double *g, const double *Hd, double xi,
+                                   double dhat, double kappa, double m, const double *gm,
+                                   const double *Hm, int project, double *grad, double *hess)
 {
     double b, b1, b2;
     int i, j;
@@ -6735,18 +6714,18 @@ static RC__UNUSED double rc__ct_barrier_local(int n, double d2, const double *g,
 /* Whole-pair barrier energies (classify, distance, compose, project), the form the simulator
    assembles. DOF orders as above; project as in rc__ct_barrier_local; grad/hess may be NULL.
    *type (optional) receives the distance type, *d2_out (optional) the squared distance. */
-static RC__UNUSED double rc__ct_pt_barrier(const double p[3], const double t0[3], const double t1[3], const double t2[3],
-                                           double xi, double dhat, double kappa, int project, int *type,
-                                           double *d2_out, double grad[12], double hess[144])
+static double rc__ct_pt_barrier(const double p[3], const double t0[3], const double t1[3], const double t2[3],
+                                double xi, double dhat, double kappa, int project, int *type,
+                                double *d2_out, double grad[12], double hess[144])
 {
     double g[12], H[144], d2 = rc__ct_point_triangle_d2(p, t0, t1, t2, type, g, hess ? H : NULL);
     if (d2_out) *d2_out = d2;
     return rc__ct_barrier_local(12, d2, g, H, xi, dhat, kappa, 1.0, NULL, NULL, project, grad, hess);
 }
-/* Edge-edge with the mollifier; eps_x from rc__ct_ee_mollifier_eps on the rest positions. */
-static RC__UNUSED double rc__ct_ee_barrier(const double ea0[3], const double ea1[3], const double eb0[3],
-                                           const double eb1[3], double eps_x, double xi, double dhat, double kappa,
-                                           int project, int *type, double *d2_out, double grad[12], double hess[144])
+/* Edge-edge with the mollifier; eps_x from rc__ct_ee_mollifier_eps on the rest lengths. */
+static double rc__ct_ee_barrier(const double ea0[3], const double ea1[3], const double eb0[3],
+                                const double eb1[3], double eps_x, double xi, double dhat, double kappa,
+                                int project, int *type, double *d2_out, double grad[12], double hess[144])
 {
     double g[12], H[144], gm[12], Hm[144], m, d2 = rc__ct_edge_edge_d2(ea0, ea1, eb0, eb1, type, g, hess ? H : NULL);
     if (d2_out) *d2_out = d2;
@@ -6768,7 +6747,7 @@ static RC__UNUSED double rc__ct_ee_barrier(const double ea0[3], const double ea1
    healthy contacts stay clear of the floor. */
 #define RC__FRICTION_MIN_GAP 1e-3
 /* the same at distance d with d2 = d^2 given (the analytic obstacles have d, the pairs d^2) */
-static RC__UNUSED double rc__ct_normal_force_at(double d, double d2, double xi, double dhat, double kappa, double m)
+static double rc__ct_normal_force_at(double d, double d2, double xi, double dhat, double kappa, double m)
 {
     double b1, dmin = xi + RC__FRICTION_MIN_GAP * dhat;
     if (!(d2 > 0.0)) return 0.0;
@@ -6777,7 +6756,7 @@ static RC__UNUSED double rc__ct_normal_force_at(double d, double d2, double xi, 
     if (!rc__isfinite(b1)) return HUGE_VAL;
     return kappa * m * (-b1) * 2.0 * d;
 }
-static RC__UNUSED double rc__ct_normal_force(double d2, double xi, double dhat, double kappa, double m)
+static double rc__ct_normal_force(double d2, double xi, double dhat, double kappa, double m)
 {
     return rc__ct_normal_force_at(sqrt(d2 > 0.0 ? d2 : 0.0), d2, xi, dhat, kappa, m);
 }
@@ -6803,8 +6782,8 @@ typedef struct rc__ct_shape {
 
 /* d = |v| - r with v = x - q(x), where q is the closest point of a set whose Hessian of |v| is
    (P - g g^T)/|v|, P the projector on the directions in which q does not move with x. */
-static RC__UNUSED void rc__ct_sdf_radial(const double v[3], const double P[9], double r, double *d, double grad[3],
-                                         double hess[9])
+static void rc__ct_sdf_radial(const double v[3], const double P[9], double r, double *d, double grad[3],
+                              double hess[9])
 {
     double rho = rc__norm3(v), g[3];
     int i, j;
@@ -6818,8 +6797,8 @@ static RC__UNUSED void rc__ct_sdf_radial(const double v[3], const double P[9], d
 }
 
 /* Returns 1, or 0 for an unknown kind or a degenerate shape (zero plane normal, non-finite data). */
-static RC__UNUSED int rc__ct_shape_sdf(const rc__ct_shape *s, const double x[3], double *d, double grad[3],
-                                       double hess[9])
+static int rc__ct_shape_sdf(const rc__ct_shape *s, const double x[3], double *d, double grad[3],
+                            double hess[9])
 {
     double v[3], P[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     int i, j;
@@ -6919,14 +6898,14 @@ static RC__UNUSED int rc__ct_shape_sdf(const rc__ct_shape *s, const double x[3],
 #define RC__CT_CCD_RESCALE 0.9
 #define RC__CT_CCD_MAXIT 100000
 
-static RC__UNUSED double rc__ct_ccd_dist(int ee, const double *X[4])
+static double rc__ct_ccd_dist(int ee, const double *X[4])
 {
     double d2 = ee ? rc__ct_edge_edge_d2(X[0], X[1], X[2], X[3], NULL, NULL, NULL)
                    : rc__ct_point_triangle_d2(X[0], X[1], X[2], X[3], NULL, NULL, NULL);
     return sqrt(d2);
 }
 
-static RC__UNUSED double rc__ct_accd(int ee, const double *x0[4], const double *dx[4], double xi, double tmax)
+static double rc__ct_accd(int ee, const double *x0[4], const double *dx[4], double xi, double tmax)
 {
     double v[4][3], mean[3] = {0, 0, 0}, xt[4][3], la = 0.0, lb = 0.0, l, gap0, gap, target, t = 0.0;
     const double *X[4];
@@ -6968,9 +6947,9 @@ static RC__UNUSED double rc__ct_accd(int ee, const double *x0[4], const double *
 }
 
 /* Point p (moving by dp) against triangle (t0, t1, t2) moving by (dt0, dt1, dt2). */
-static RC__UNUSED double rc__ct_ccd_point_triangle(const double p0[3], const double t00[3], const double t10[3],
-                                                   const double t20[3], const double dp[3], const double dt0[3],
-                                                   const double dt1[3], const double dt2[3], double xi, double tmax)
+static double rc__ct_ccd_point_triangle(const double p0[3], const double t00[3], const double t10[3],
+                                        const double t20[3], const double dp[3], const double dt0[3],
+                                        const double dt1[3], const double dt2[3], double xi, double tmax)
 {
     const double *x0[4], *dx[4];
     x0[0] = p0; x0[1] = t00; x0[2] = t10; x0[3] = t20;
@@ -6979,9 +6958,9 @@ static RC__UNUSED double rc__ct_ccd_point_triangle(const double p0[3], const dou
 }
 
 /* Edge (ea0, ea1) moving by (dea0, dea1) against edge (eb0, eb1) moving by (deb0, deb1). */
-static RC__UNUSED double rc__ct_ccd_edge_edge(const double ea0[3], const double ea1[3], const double eb0[3],
-                                              const double eb1[3], const double dea0[3], const double dea1[3],
-                                              const double deb0[3], const double deb1[3], double xi, double tmax)
+static double rc__ct_ccd_edge_edge(const double ea0[3], const double ea1[3], const double eb0[3],
+                                   const double eb1[3], const double dea0[3], const double dea1[3],
+                                   const double deb0[3], const double deb1[3], double xi, double tmax)
 {
     const double *x0[4], *dx[4];
     x0[0] = ea0; x0[1] = ea1; x0[2] = eb0; x0[3] = eb1;
@@ -6998,8 +6977,8 @@ static RC__UNUSED double rc__ct_ccd_edge_edge(const double ea0[3], const double 
    0 when the start is not separated by more than xi and the point moves inward (f'(0) < 0),
    tmax when it moves outward. Stops when within 1e-3 of the target band or after 100 Newton
    steps (linear convergence only for exactly grazing motion); the iterate is safe either way. */
-static RC__UNUSED double rc__ct_ccd_point_shape(const rc__ct_shape *s, const double x0[3], const double dx[3],
-                                                double xi, double tmax)
+static double rc__ct_ccd_point_shape(const rc__ct_shape *s, const double x0[3], const double dx[3],
+                                     double xi, double tmax)
 {
     double d, g[3], x[3], t = 0.0, gap0, target, f, fp;
     int it;
@@ -7033,19 +7012,19 @@ static RC__UNUSED double rc__ct_ccd_point_shape(const rc__ct_shape *s, const dou
    stencil is D = mu lambda f0(|u|), u = P^T sum_k w_k dx_k (2-vector), where lambda is the
    lagged normal force, w the lagged closest-point weights (relative displacement = sum w_k dx_k)
    and P (3x2, row-major) an orthonormal basis of the lagged tangent plane. */
-static RC__UNUSED double rc__ct_f0(double y, double eps)
+static double rc__ct_f0(double y, double eps)
 {
     if (y >= eps) return y;
     return -y * y * y / (3.0 * eps * eps) + y * y / eps + eps / 3.0;
 }
 /* f1(y)/y, finite at y = 0 (2/eps) */
-static RC__UNUSED double rc__ct_f1_over_y(double y, double eps)
+static double rc__ct_f1_over_y(double y, double eps)
 {
     if (y >= eps) return 1.0 / y;
     return 2.0 / eps - y / (eps * eps);
 }
 /* f1'(y) = f0''(y) >= 0 */
-static RC__UNUSED double rc__ct_f1_dy(double y, double eps)
+static double rc__ct_f1_dy(double y, double eps)
 {
     if (y >= eps) return 0.0;
     return 2.0 / eps - 2.0 * y / (eps * eps);
@@ -7053,7 +7032,7 @@ static RC__UNUSED double rc__ct_f1_dy(double y, double eps)
 
 /* Orthonormal basis P (3x2 row-major, columns t1, t2) of the plane orthogonal to n (any length > 0;
    a zero n gives the xy plane). */
-static RC__UNUSED void rc__ct_basis_from_normal(const double n_in[3], double P[6])
+static void rc__ct_basis_from_normal(const double n_in[3], double P[6])
 {
     double n[3], a[3] = {0, 0, 0}, t1[3], t2[3], nn = rc__norm3(n_in), s;
     int k = 0;
@@ -7077,14 +7056,14 @@ static RC__UNUSED void rc__ct_basis_from_normal(const double n_in[3], double P[6
    The in-plane rotation of P is arbitrary; |P^T v| does not depend on it (isotropic friction).
    When the closest vector vanishes (touching), the fall-back normal is the triangle normal or
    ea x eb, else the xy plane. Each returns the distance type. */
-static RC__UNUSED void rc__ct_combine4(double r[3], const double w[4], const double *a, const double *b,
-                                       const double *c, const double *d)
+static void rc__ct_combine4(double r[3], const double w[4], const double *a, const double *b,
+                            const double *c, const double *d)
 {
     int i;
     for (i = 0; i < 3; ++i) r[i] = w[0] * a[i] + w[1] * b[i] + w[2] * c[i] + w[3] * d[i];
 }
-static RC__UNUSED int rc__ct_pt_tangent(const double p[3], const double t0[3], const double t1[3], const double t2[3],
-                                        double w[4], double P[6])
+static int rc__ct_pt_tangent(const double p[3], const double t0[3], const double t1[3], const double t2[3],
+                             double w[4], double P[6])
 {
     int type = rc__ct_point_triangle_type(p, t0, t1, t2);
     double r[3], u[3], v[3];
@@ -7094,8 +7073,8 @@ static RC__UNUSED int rc__ct_pt_tangent(const double p[3], const double t0[3], c
     rc__ct_basis_from_normal(r, P);
     return type;
 }
-static RC__UNUSED int rc__ct_ee_tangent(const double ea0[3], const double ea1[3], const double eb0[3],
-                                        const double eb1[3], double w[4], double P[6])
+static int rc__ct_ee_tangent(const double ea0[3], const double ea1[3], const double eb0[3],
+                             const double eb1[3], double w[4], double P[6])
 {
     int type = rc__ct_edge_edge_type(ea0, ea1, eb0, eb1);
     double r[3], u[3], v[3];
@@ -7112,8 +7091,8 @@ static RC__UNUSED int rc__ct_ee_tangent(const double ea0[3], const double ea1[3]
    M = (f1/y)(I - uh uh^T) + f1'(y) uh uh^T: its eigenvalues f1/y >= 0 and f1' >= 0 make it PSD
    as is, and it is the exact Hessian of D wherever y != eps (no projection needed).
    grad/hess may be NULL. */
-static RC__UNUSED double rc__ct_friction(int nv, const double *w, const double P[6], const double *dx,
-                                         double mu_lambda, double eps, double *grad, double *hess)
+static double rc__ct_friction(int nv, const double *w, const double P[6], const double *dx,
+                              double mu_lambda, double eps, double *grad, double *hess)
 {
     double rel[3] = {0, 0, 0}, u[2], y, M[4], PM[6], Q[9], f1y, f1p;
     int k, l, i, j, n = 3 * nv;
@@ -7172,7 +7151,7 @@ typedef struct rc__ct_bp_entry {
     int c0[3];   /* the box's lowest cell */
 } rc__ct_bp_entry;
 
-static RC__UNUSED int rc__ct_pair_cmp(const void *pa, const void *pb)
+static int rc__ct_pair_cmp(const void *pa, const void *pb)
 {
     const int *a = (const int *)pa, *b = (const int *)pb;
     if (a[0] != b[0]) return (a[0] > b[0]) - (a[0] < b[0]);
@@ -7185,7 +7164,7 @@ static RC__UNUSED int rc__ct_pair_cmp(const void *pa, const void *pb)
    36% of a 1k spikes-drape run in a perf profile). *tmp: n entries
    of scratch; returns whichever of the two buffers holds the result. (The 2048 counters take 16 KiB
    of stack.) */
-static RC__UNUSED rc__ct_bp_entry *rc__ct_bp_sort(rc__ct_bp_entry *a, rc__ct_bp_entry *tmp, size_t n, unsigned long long maxkey)
+static rc__ct_bp_entry *rc__ct_bp_sort(rc__ct_bp_entry *a, rc__ct_bp_entry *tmp, size_t n, unsigned long long maxkey)
 {
     size_t cnt[2048];
     int shift;
@@ -7205,7 +7184,7 @@ static RC__UNUSED rc__ct_bp_entry *rc__ct_bp_sort(rc__ct_bp_entry *a, rc__ct_bp_
    sort of the keys a nb + b, 11-bit digits over the bits they use, O(n) per digit (the qsort
    with rc__ct_pair_cmp it replaces was 15% of a dress-scene run in a perf profile). qsort if the
    scratch cannot be had; the order is the same. */
-static RC__UNUSED void rc__ct_pair_sort(void *user, int *out, size_t n, int nb)
+static void rc__ct_pair_sort(void *user, int *out, size_t n, int nb)
 {
     unsigned long long *k = n > 1 ? (unsigned long long *)rc__alloc(user, n, 2 * sizeof(unsigned long long)) : NULL, *a, *t, mx = 0;
     size_t cnt[2048], i;
@@ -7241,9 +7220,9 @@ static RC__UNUSED void rc__ct_pair_sort(void *user, int *out, size_t n, int nb)
    primitives near it, not all of them. Memory: at most 32 grid entries of 32 bytes per entered
    box, as much again of radix-sort scratch, and one int per box. Boxes so far apart that
    the grid's extent overflows give RC_ERR_NON_FINITE. */
-static RC__UNUSED rc_status rc__ct_bp_pairs(void *user, int na, const double *alo, const double *ahi, int nb,
-                                            const double *blo, const double *bhi, double inflate, double cell,
-                                            int **pairs, int *npairs)
+static rc_status rc__ct_bp_pairs(void *user, int na, const double *alo, const double *ahi, int nb,
+                                 const double *blo, const double *bhi, double inflate, double cell,
+                                 int **pairs, int *npairs)
 {
     double glo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, ghi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     double slo[2][3], shi[2][3];   /* each set's bounding box, boxes inflated */
@@ -7461,8 +7440,6 @@ typedef struct rc__system {
        (kind 0: element A, 1: element B; local pair (a, b)) */
     int *el_off, *el_pos;
     unsigned short *el_loc;
-    long long *xkeys;  /* self-contact: vertex pairs a*nv+b (a < b) added to the mesh pattern, sorted */
-    size_t nxkeys;
 } rc__system;
 
 /* a material-space handle or load: point uv of the reference domain, spring k to target, dead
@@ -7480,7 +7457,7 @@ struct rc_sim {
     rc__topo topo;
     int flipped;
     double *x, *v, *u, *phi;             /* state at the current time */
-    double *x0, *u0_step, *phi0;         /* state at the start of the step (x^t, u^t) */
+    double *x0, *u0_step;                /* state at the start of the step (x^t, u^t) */
     double *xt;                           /* predicted field x^t + h v^t at old vertices */
     double *u_init;                       /* the initial reference (MIPS measures against it) */
     double *Dinv0;                        /* 4*nt inverse of the initial D_u */
@@ -7512,17 +7489,17 @@ struct rc_sim {
     double itr_mu;                        /* Levenberg-Marquardt shift of the exact outer Hessian (N/m), kept across steps */
     double itr_mu_fail;                   /* the last shift its LDL^T rejected (rc__system_direction_shifted_mu) */
     double newton_mu, newton_mu_fail;     /* the same pair for the inner (x, phi) Newton (rc__sim_newton_xp) */
-    int exact_newton;                     /* def.newton_exact_hessian: exact (shifted) Hessian first, the convex model as fallback */
     rc__system sys_xp, sys_xpu;
-    /* per-vertex inertia target at the current u: xtil (3), dxtil/du (3x2), old triangle hint */
+    /* per-vertex inertia target at the current u: xtil (3) and dxtil/du (3x2) (rc__sim_update_xtil) */
     double *xtil, *xtil_G;
     double *x0_G;                         /* 6*nv recovered u-gradient of x^t (material-point velocities) */
     /* friction slip at material points (adaptive): G0 = recovered u-gradient of x^t over u^t (6*nv,
        once per step), and the offset G0 (u - u^t) of the material point's start x^t(u) from x^t
        at the current u (3*nv, with x~) */
     double *fr_G, *fr_off;
-    /* derivative cache (r-ITR, DESIGN §6): the projected Hessians in bufA/bufB are kept with the
-       stencil state they were computed at (x of 6 vertices, u of 3, phi of 3 = 27 numbers) */
+    /* derivative cache (r-ITR, DESIGN §6): the stencil Hessians in cacheA/cacheB (exact, or
+       PSD-projected with itr_exact_hessian = 0) are kept with the stencil state they were computed
+       at (x of 6 vertices, u of 3, phi of 3 = 27 numbers) */
     double *cache_state;                  /* nt*27 */
     unsigned char *cache_valid;           /* nt */
     double *cache_score;                  /* nt scratch: relative displacement since caching */
@@ -7566,7 +7543,6 @@ struct rc_sim {
     int nfs, cap_fs;                      /*   4 weights, mu*lambda, tangent basis P (3x2) */
     double t_bp, t_np, t_ccd;             /* phase timers of the current solve (seconds) */
     int npat;                             /* pattern rebuilds of the current solve */
-    double quality_h;                     /* the h of the regulariser weight rho*tau*A0^2/h^2 */
     int nmh, cap_mh;                      /* material-space handles / loads (rc_sim_add_material_handle) */
     unsigned char *u_lock;                /* nv: adaptive, a vertex that reached a handle's point keeps u (rc__sim_update_handle_locks) */
     int nst, cap_st;                      /* seam stitches (rc_sim_add_seam): vertex pairs and stiffness */
@@ -7577,8 +7553,7 @@ struct rc_sim {
     double *u_dir;                        /* 2*nv with seams: u direction of a one-DOF vertex (slide_dir,
                                              or the scaled seam tangent of a shared pair); NULL: slide_dir */
     struct rc__mhandle *mh;
-    double time;
-    int steps;
+    double time;                          /* simulated time, s (rc_sim_time) */
     char err[1024];
     char err_whole[1024];   /* why the whole step (before any split) failed */
     char warn[256];
@@ -7587,11 +7562,11 @@ struct rc_sim {
 /* ---------------------------------------------------------------------------------------------
    Errors: a readable message kept in the sim; the status is returned.
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED void rc__sim_set_step_size(rc_sim *s, double h);
-static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s);
-static RC__UNUSED double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y);
+static void rc__sim_set_step_size(rc_sim *s, double h);
+static void rc__sim_pin_reactions(rc_sim *s);
+static double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y);
 
-static RC__UNUSED rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
+static rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
 {
     if (s) {
         size_t n = strlen(msg);
@@ -7604,12 +7579,12 @@ static RC__UNUSED rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *ms
 
 /* The same from a const entry point: the message buffer is the only thing written (every rc_sim is
    heap-allocated, never a const object, so the cast is well defined). */
-static RC__UNUSED rc_status rc__sim_fail_c(const rc_sim *s, rc_status st, const char *msg)
+static rc_status rc__sim_fail_c(const rc_sim *s, rc_status st, const char *msg)
 {
     return rc__sim_fail((rc_sim *)s, st, msg);
 }
 
-static RC__UNUSED double rc__now(void)
+static double rc__now(void)
 {
 #ifdef _OPENMP
     return omp_get_wtime();
@@ -7668,12 +7643,12 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
 /* ---------------------------------------------------------------------------------------------
    Creation and destruction
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED void rc__system_free(rc__system *y, void *user)
+static void rc__system_free(rc__system *y, void *user)
 {
     rc__free(user, y->dof_x); rc__free(user, y->dof_phi); rc__free(user, y->dof_u); rc__free(user, y->nu);
     rc__free(user, y->colptr); rc__free(user, y->rowind); rc__free(user, y->val);
     rc__free(user, y->g); rc__free(user, y->d); rc__free(user, y->rhs_scratch); rc__free(user, y->pcg_work);
-    rc__free(user, y->el_off); rc__free(user, y->el_pos); rc__free(user, y->el_loc); rc__free(user, y->xkeys);
+    rc__free(user, y->el_off); rc__free(user, y->el_pos); rc__free(user, y->el_loc);
     if (y->ldlt) rc_ldlt_destroy(y->ldlt);
     memset(y, 0, sizeof *y);
 }
@@ -7686,7 +7661,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->tris);
     rc__topo_free(&s->topo, user);
     rc__free(user, s->x); rc__free(user, s->v); rc__free(user, s->u); rc__free(user, s->phi);
-    rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->phi0); rc__free(user, s->xt);
+    rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
     rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->mesh_vb); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
@@ -7721,7 +7696,7 @@ RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s) { return s ? s->err : "
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s) { return s ? s->warn : "no sim"; }
 RCLOTHDEF int rc_sim_mesh_was_flipped(const rc_sim *s) { return s ? s->flipped : 0; }
 
-static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
+static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
 {
     const rc_mesh_desc *m = &d->mesh;
     rc_status st;
@@ -7796,7 +7771,7 @@ static RC__UNUSED rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, si
      put, every step "converged"; on an 8 x 8 grid membrane ratios of 3e13 fell exactly and 3e14
      were frozen, bending ratios of 4e12 fell and 1e13 were frozen (bending_scale 3e17). The
      material presets reach at most 2e7 (dt 1e-3 to 0.1, edges of 3 mm and more). */
-static RC__UNUSED rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
+static rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
 {
     const rc_mesh_desc *m = &d->mesh;
     const rc_material *mat = &d->material;
@@ -7843,7 +7818,7 @@ static RC__UNUSED rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, 
    scale, and that every vertex is in a triangle: one in none has no mass, no elastic energy and
    no incident triangle for the inertia transfer, so the step would be singular or read out of
    bounds). Shared by rc_sim_create and rc_sim_def_check. */
-static RC__UNUSED rc_status rc__sim_def_checks(const rc_sim_def *def, char *msg, size_t len, int *flipped)
+static rc_status rc__sim_def_checks(const rc_sim_def *def, char *msg, size_t len, int *flipped)
 {
     unsigned char *used;
     int i;
@@ -7907,7 +7882,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
 
 #define RC__A(ptr, n, type) do { (ptr) = (type *)rc__calloc(user, (size_t)(n), sizeof(type)); if (!(ptr)) goto oom; } while (0)
     RC__A(s->x, 3 * nv, double); RC__A(s->v, 3 * nv, double); RC__A(s->u, 2 * nv, double); RC__A(s->phi, ne, double);
-    RC__A(s->x0, 3 * nv, double); RC__A(s->u0_step, 2 * nv, double); RC__A(s->phi0, ne, double); RC__A(s->xt, 3 * nv, double);
+    RC__A(s->x0, 3 * nv, double); RC__A(s->u0_step, 2 * nv, double); RC__A(s->xt, 3 * nv, double);
     RC__A(s->u_init, 2 * nv, double); RC__A(s->Dinv0, 4 * nt, double); RC__A(s->A0, nt, double);
     RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->travel_mass, nv, double); RC__A(s->hinge_ref, ne, double);
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char); RC__A(s->u_lock, nv, unsigned char);
@@ -7917,8 +7892,10 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_dx, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
     RC__A(s->tri_e, 6 * nt, double);
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
-    if (def->adaptive && def->itr_cache) { RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double); }
-    RC__A(s->cache_state, (size_t)nt * 27, double); RC__A(s->cache_valid, nt, unsigned char); RC__A(s->cache_score, nt, double);
+    if (def->adaptive && def->itr_cache) {   /* the derivative cache and its bookkeeping */
+        RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double);
+        RC__A(s->cache_state, (size_t)nt * 27, double); RC__A(s->cache_valid, nt, unsigned char); RC__A(s->cache_score, nt, double);
+    }
     if (def->adaptive) { RC__A(s->active_hist, def->itr_max_outer, double); s->active_cap = def->itr_max_outer; }
     if (def->self_contact) {
         size_t nb = (size_t)nv + (size_t)nt > (size_t)s->topo.ne ? (size_t)nv + (size_t)nt : (size_t)s->topo.ne;
@@ -7974,10 +7951,8 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     }
     if (s->L <= 0.0) s->L = s->mean_edge;
     rc__sim_set_step_size(s, def->dt);
-    s->quality_h = def->dt;
     s->coef = rc__sh_make_coef(&def->material, def->bending_scale);
     s->proj = RC__PROJECT_CLAMP;
-    s->exact_newton = def->newton_exact_hessian;
     s->kappa = 0.0;   /* set from the mass scale when the first contact appears */
     s->kappa_prev_dist = 1e300;
     *out = s;
@@ -7993,6 +7968,7 @@ RCLOTHDEF int rc_sim_num_edges(const rc_sim *s) { return s ? s->ne : 0; }
 RCLOTHDEF const int *rc_sim_tris(const rc_sim *s) { return s ? s->tris : NULL; }
 RCLOTHDEF const double *rc_sim_positions(const rc_sim *s) { return s ? s->x : NULL; }
 RCLOTHDEF const double *rc_sim_velocities(const rc_sim *s) { return s ? s->v : NULL; }
+RCLOTHDEF double rc_sim_time(const rc_sim *s) { return s ? s->time : 0.0; }
 RCLOTHDEF const double *rc_sim_reference(const rc_sim *s) { return s ? s->u : NULL; }
 RCLOTHDEF const double *rc_sim_directors(const rc_sim *s) { return s ? s->phi : NULL; }
 
@@ -8000,7 +7976,7 @@ RCLOTHDEF const double *rc_sim_directors(const rc_sim *s) { return s ? s->phi : 
    Pins, forces, obstacles. Changing the set of pinned vertices or of loaded vertices changes the
    DOF layout; the systems are rebuilt lazily at the next step.
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED void rc__sim_invalidate_layout(rc_sim *s)
+static void rc__sim_invalidate_layout(rc_sim *s)
 {
     rc__system_free(&s->sys_xp, s->user);
     rc__system_free(&s->sys_xpu, s->user);
@@ -8061,7 +8037,7 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
    handle's stencil depend on its history: a state loaded into a second sim (whose hints are those
    of its set-up) did not replay the first sim's steps bit for bit (4.6 mm apart after 4 adaptive
    steps, pin + handle). */
-static RC__UNUSED int rc__sim_locate_uv(const rc_sim *s, const double *u, const double q[2], int hint, double *minbary)
+static int rc__sim_locate_uv(const rc_sim *s, const double *u, const double q[2], int hint, double *minbary)
 {
     int t, best = -1;
     double bestm = -HUGE_VAL;
@@ -8085,7 +8061,7 @@ static RC__UNUSED int rc__sim_locate_uv(const rc_sim *s, const double *u, const 
     return best;
 }
 
-static RC__UNUSED void rc__sim_gather_A(const rc_sim *s, int t, const double *x, const double *u, double xl[9], double ul[6])
+static void rc__sim_gather_A(const rc_sim *s, int t, const double *x, const double *u, double xl[9], double ul[6])
 {
     int k, c;
     for (k = 0; k < 3; ++k) {
@@ -8157,7 +8133,7 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
    a stitched pair sits at zero distance by design, so the self-contact pair search must skip it
    (and, with a thickness, the few stencils around it). O(1) for a vertex stitched once, a scan
    over the stitches for a vertex stitched several times (seam corners, rare). */
-static RC__UNUSED int rc__sim_stitched(const rc_sim *s, int a, int b)
+static int rc__sim_stitched(const rc_sim *s, int a, int b)
 {
     int i;
     if (!s->st_mate || a < 0 || b < 0 || a >= s->nv || b >= s->nv) return 0;
@@ -8167,7 +8143,7 @@ static RC__UNUSED int rc__sim_stitched(const rc_sim *s, int a, int b)
     return 0;
 }
 
-static RC__UNUSED rc_status rc__sim_check_uv(const rc_sim *s, const double uv[2], int *tri, const char *fn)
+static rc_status rc__sim_check_uv(const rc_sim *s, const double uv[2], int *tri, const char *fn)
 {
     double mb;
     char msg[160];
@@ -8181,8 +8157,8 @@ static RC__UNUSED rc_status rc__sim_check_uv(const rc_sim *s, const double uv[2]
     return RC_OK;
 }
 
-static RC__UNUSED rc_status rc__sim_add_mh(rc_sim *s, const double uv[2], const double target[3], double k, const double f[3], int *id,
-                                           const char *fn)
+static rc_status rc__sim_add_mh(rc_sim *s, const double uv[2], const double target[3], double k, const double f[3], int *id,
+                                const char *fn)
 {
     int tri, slot;
     rc_status st = rc__sim_check_uv(s, uv, &tri, fn);
@@ -8228,7 +8204,7 @@ RCLOTHDEF rc_status rc_sim_add_material_load(rc_sim *s, const double uv[2], cons
     return rc__sim_add_mh(s, uv, zero, 0.0, force, id, "rc_sim_add_material_load");
 }
 
-static RC__UNUSED rc_status rc__sim_mh_get(rc_sim *s, int id, const double v[3], const char *fn, rc__mhandle **out)
+static rc_status rc__sim_mh_get(rc_sim *s, int id, const double v[3], const char *fn, rc__mhandle **out)
 {
     char msg[128];
     if (id < 0 || id >= s->nmh || s->mh[id].tri < 0) {
@@ -8309,7 +8285,7 @@ RCLOTHDEF rc_status rc_sim_pin_reaction(const rc_sim *s, int vertex, double forc
     return RC_OK;
 }
 
-static RC__UNUSED rc_status rc__sim_add_obstacle(rc_sim *s, const rc__obstacle *o, int *id)
+static rc_status rc__sim_add_obstacle(rc_sim *s, const rc__obstacle *o, int *id)
 {
     if (s->nobs == s->cap_obs) {
         int cap = s->cap_obs ? 2 * s->cap_obs : 4;
@@ -8335,7 +8311,7 @@ static RC__UNUSED rc_status rc__sim_add_obstacle(rc_sim *s, const rc__obstacle *
     return RC_OK;
 }
 
-static RC__UNUSED void rc__obstacle_init(rc__obstacle *o, int kind, double mu)
+static void rc__obstacle_init(rc__obstacle *o, int kind, double mu)
 {
     memset(o, 0, sizeof *o);
     o->shape.kind = kind;
@@ -8393,11 +8369,9 @@ RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const doub
 RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const double b[3], double radius, int *id)
 {
     rc__obstacle o;
-    double d[3];
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!a || !b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: an end point is NULL");
     if (!rc__all_finite(a, 3) || !rc__all_finite(b, 3) || !rc__isfinite(radius)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_capsule: non-finite input");
-    rc__sub3(d, b, a);
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: radius must be > 0");
     {
         /* a straight cloth edge of rest length l between two vertices outside a cylinder of
@@ -8432,7 +8406,7 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu)
     return RC_OK;
 }
 
-static RC__UNUSED int rc__cmp_int2(const void *a, const void *b)
+static int rc__cmp_int2(const void *a, const void *b)
 {
     const int *x = (const int *)a, *y = (const int *)b;
     if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
@@ -8514,7 +8488,7 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
 }
 
 /* NULL if R (finite) is a rotation: orthonormal to 1e-6 with det +1; else what it is not */
-static RC__UNUSED const char *rc__rotation_problem(const double R[9])
+static const char *rc__rotation_problem(const double R[9])
 {
     int i, j, k;
     for (i = 0; i < 3; ++i)
@@ -8591,7 +8565,7 @@ RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double tra
    unchanged. Seam ends (corners, pinned or once-stitched neighbours) and vertices stitched several
    times keep u fixed; so does every stitched vertex that cannot share (u_fixed). Fills st_share
    and u_dir; to be called after the base u_fixed is set. */
-static RC__UNUSED void rc__sim_seam_shares(rc_sim *s)
+static void rc__sim_seam_shares(rc_sim *s)
 {
     const rc__topo *tp = &s->topo;
     int i;
@@ -8627,13 +8601,13 @@ static RC__UNUSED void rc__sim_seam_shares(rc_sim *s)
 
 /* u direction of a one-DOF vertex (u moves by d * dir): the boundary tangent, or the scaled seam
    tangent of a shared pair (rc__sim_seam_shares) */
-static RC__UNUSED const double *rc__sim_u_dir(const rc_sim *s, int v)
+static const double *rc__sim_u_dir(const rc_sim *s, int v)
 {
     return (s->u_dir ? s->u_dir : s->topo.slide_dir) + 2 * v;
 }
 
 /* the u displacement of vertex v along direction y->d (zero for a fixed u) */
-static RC__UNUSED void rc__sim_dof_du(const rc_sim *s, const rc__system *y, int v, double du[2])
+static void rc__sim_dof_du(const rc_sim *s, const rc__system *y, int v, double du[2])
 {
     du[0] = du[1] = 0.0;
     if (!y->with_u || y->dof_u[v] < 0) return;
@@ -8645,7 +8619,7 @@ static RC__UNUSED void rc__sim_dof_du(const rc_sim *s, const rc__system *y, int 
    pinned vertices, vertices carrying an external force, vertices locked to a material handle's
    point (rc__sim_update_handle_locks), and stitched vertices that do not slide with their
    partner (rc__sim_seam_shares). */
-static RC__UNUSED void rc__sim_update_u_fixed(rc_sim *s)
+static void rc__sim_update_u_fixed(rc_sim *s)
 {
     int i;
     for (i = 0; i < s->nv; ++i) {
@@ -8657,7 +8631,7 @@ static RC__UNUSED void rc__sim_update_u_fixed(rc_sim *s)
 
 /* A clamp clamps rotation too: every edge of a triangle whose three vertices are pinned keeps its
    director angle (DESIGN §2). */
-static RC__UNUSED void rc__sim_update_phi_fixed(rc_sim *s)
+static void rc__sim_update_phi_fixed(rc_sim *s)
 {
     int t, k;
     memset(s->phi_fixed, 0, (size_t)s->ne);
@@ -8668,14 +8642,14 @@ static RC__UNUSED void rc__sim_update_phi_fixed(rc_sim *s)
     }
 }
 
-static RC__UNUSED int rc__cmp_ll(const void *a, const void *b)
+static int rc__cmp_ll(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
     return (x > y) - (x < y);
 }
 
 /* the up-to-9 nodes of triangle t's stencil: own vertices, flap vertices (-1 if boundary), edges */
-static RC__UNUSED int rc__sim_tri_nodes(const rc_sim *s, int t, int *nodes)
+static int rc__sim_tri_nodes(const rc_sim *s, int t, int *nodes)
 {
     int k, n = 0;
     for (k = 0; k < 3; ++k) nodes[n++] = s->tris[3 * t + k];
@@ -8688,9 +8662,9 @@ static RC__UNUSED int rc__sim_tri_nodes(const rc_sim *s, int t, int *nodes)
    (self-contact) the vertex pairs keys[0..nkeys) (a*nv + b, a < b), whose node blocks are added so
    contact pairs between non-adjacent vertices have their entries. The layout does not depend on
    the keys, so a pattern can be regrown without touching the DOF numbering. */
-static RC__UNUSED int rc__sim_threads(const rc_sim *s);   /* OpenMP threads of this sim (defined below) */
+static int rc__sim_threads(const rc_sim *s);   /* OpenMP threads of this sim (defined below) */
 
-static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int with_u, const long long *keys, size_t nkeys)
+static rc_status rc__system_build_x(rc_sim *s, rc__system *y, int with_u, const long long *keys, size_t nkeys)
 {
     void *user = s->user;
     int nv = s->nv, ne = s->ne, nn, nsh = 0, i, e, t, ndof = 0;
@@ -8785,13 +8759,11 @@ static RC__UNUSED rc_status rc__system_build_x(rc_sim *s, rc__system *y, int wit
     for (p = 0; p < np; ++p) adj_ptr[(int)(pairs[p] % nn) + 1]++;
     for (i = 0; i < nn; ++i) adj_ptr[i + 1] += adj_ptr[i];
     {
-        int *fill = node_cnt;   /* reuse as a cursor after saving counts in adj order */
-        int *cur = (int *)rc__alloc(user, (size_t)nn, sizeof(int));
+        int *cur = (int *)rc__alloc(user, (size_t)nn, sizeof(int));   /* next free slot of each bucket */
         if (!cur) goto done;
         memcpy(cur, adj_ptr, sizeof(int) * (size_t)nn);
         for (p = 0; p < np; ++p) { int b = (int)(pairs[p] % nn), a = (int)(pairs[p] / nn); adj[cur[b]++] = a; }
         rc__free(user, cur);
-        (void)fill;
     }
     /* pairs are sorted by a then b, so bucket b receives its a in increasing order */
     y->colptr = (int *)rc__calloc(user, (size_t)ndof + 1, sizeof(int));
@@ -8843,13 +8815,13 @@ done:
     return st;
 }
 
-static RC__UNUSED rc_status rc__system_build(rc_sim *s, rc__system *y, int with_u)
+static rc_status rc__system_build(rc_sim *s, rc__system *y, int with_u)
 {
     return rc__system_build_x(s, y, with_u, NULL, 0);
 }
 
 /* position of (row, col), row <= col, in the CSC values; -1 if absent */
-static RC__UNUSED int rc__system_find(const rc__system *y, int row, int col)
+static int rc__system_find(const rc__system *y, int row, int col)
 {
     int lo = y->colptr[col], hi = y->colptr[col + 1] - 1;
     while (lo <= hi) {
@@ -8863,12 +8835,12 @@ static RC__UNUSED int rc__system_find(const rc__system *y, int row, int col)
 /* Local stencil DOF -> (global DOF, coefficient). */
 typedef struct rc__dofmap { int n; int g[27]; double c[27]; } rc__dofmap;
 
-static RC__UNUSED void rc__map_x(const rc__system *y, int v, rc__dofmap *m)
+static void rc__map_x(const rc__system *y, int v, rc__dofmap *m)
 {
     int c;
     for (c = 0; c < 3; ++c) { m->g[m->n] = (v >= 0) ? y->dof_x[3 * v + c] : -1; m->c[m->n++] = 1.0; }
 }
-static RC__UNUSED void rc__map_u(const rc_sim *s, const rc__system *y, int v, rc__dofmap *m)
+static void rc__map_u(const rc_sim *s, const rc__system *y, int v, rc__dofmap *m)
 {
     int c;
     for (c = 0; c < 2; ++c) {
@@ -8903,7 +8875,7 @@ static void rc__map_triB(const rc_sim *s, const rc__system *y, int t, rc__dofmap
 
 /* add a local gradient g (n = m->n) and Hessian H (n*n, symmetric, may be NULL) into the global
    system, searching the CSC positions (the triangles use their table: rc__system_scatter_tris) */
-static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H)
+static void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H)
 {
     int a, b, n = m->n, pb, gp;
     for (a = 0; a < n; ++a) {
@@ -8933,7 +8905,7 @@ static RC__UNUSED void rc__system_scatter(rc__system *y, const rc__dofmap *m, co
    sorted. Generated column by column in the order of the global indices, so they come out sorted
    but for the pairs of a global index that two local ones share (sliding u): an insertion sort
    fixes those few. Returns the count. */
-static RC__UNUSED int rc__system_table_keys(const rc__system *y, const rc__dofmap *m, int ld, int rank0, long long *key)
+static int rc__system_table_keys(const rc__system *y, const rc__dofmap *m, int ld, int rank0, long long *key)
 {
     int ord[27], cnt = 0, i, j, k, n = 0;
     for (i = 0; i < m->n; ++i) {   /* local indices with a DOF, by global index (ties: local index) */
@@ -8956,7 +8928,7 @@ static RC__UNUSED int rc__system_table_keys(const rc__system *y, const rc__dofma
 }
 
 /* pairs (a, b) of map m that land in the stored upper triangle: g_a >= 0, g_b >= g_a */
-static RC__UNUSED int rc__dofmap_upper_pairs(const rc__dofmap *m)
+static int rc__dofmap_upper_pairs(const rc__dofmap *m)
 {
     int a, b, n = 0;
     for (a = 0; a < m->n; ++a)
@@ -8972,7 +8944,7 @@ static RC__UNUSED int rc__dofmap_upper_pairs(const rc__dofmap *m)
    threads write disjoint values while each value still sums its terms in the serial order: the
    parallel assembly is bit-identical to the serial one for any thread count. Skipped (binary
    search instead) when the table would exceed 256 MB (6 bytes per entry, <= 498 per triangle). */
-static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
+static void rc__system_build_tables(const rc_sim *s, rc__system *y)
 {
     long long keyA[225], keyB[729];
     int t;
@@ -9023,8 +8995,8 @@ static RC__UNUSED void rc__system_build_tables(const rc_sim *s, rc__system *y)
    range: all of them), from element blocks bA + 240 (t - t0) and bB + 756 (t - t0) (gradient, then
    the Hessian with row stride 15 and 27, or 9 and 21 without u). The gradients: rc__system_scatter
    with H = NULL. Needs the table. */
-static RC__UNUSED void rc__system_scatter_tris(const rc_sim *s, rc__system *y, int c0, int c1, const double *bA,
-                                               const double *bB, int t0, size_t lo, size_t hi)
+static void rc__system_scatter_tris(const rc_sim *s, rc__system *y, int c0, int c1, const double *bA,
+                                    const double *bB, int t0, size_t lo, size_t hi)
 {
     int t, nA = y->with_u ? 15 : 9, nB = y->with_u ? 27 : 21;
     for (t = c0; t < c1; ++t) {
@@ -9053,7 +9025,7 @@ static RC__UNUSED void rc__system_scatter_tris(const rc_sim *s, rc__system *y, i
    element A's map of the containing triangle (the pattern holds every pair of a triangle). The
    15x15 Hessian is projected like element A's when u is a DOF (s->proj); in x alone it is
    k w w^T (x) I, PSD already. Updates the location hints. */
-static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__system *y)
+static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__system *y)
 {
     double E = 0.0;
     int h;
@@ -9108,7 +9080,7 @@ static RC__UNUSED double rc__sim_handles(rc_sim *s, const double *x, const doubl
    0.04 s and longer (the demo, the energy bench) are unchanged unless split. Not removed: gains with little
    travel (a stretched annulus at dt 0.004: 3.7e-4 J in a step sliding 6 mm). */
 #define RC__TRAVEL_H_REF 0.04
-static RC__UNUSED double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g, double *H)
+static double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g, double *H)
 {
     double d0 = u[2 * i] - s->u0_step[2 * i], d1 = u[2 * i + 1] - s->u0_step[2 * i + 1], len = hypot(d0, d1);
     double l = s->vert_len0[i], r = len / l, r0 = s->h < RC__TRAVEL_H_REF ? s->h / RC__TRAVEL_H_REF : 1.0, K, a1, a2, n0, n1, t;
@@ -9130,7 +9102,7 @@ static RC__UNUSED double rc__sim_travel(const rc_sim *s, int i, const double *u,
 }
 
 /* the lumped masses m_i = rho tau sum_T A_T(u) / 3 at the step's start, for rc__sim_travel */
-static RC__UNUSED void rc__sim_travel_masses(rc_sim *s)
+static void rc__sim_travel_masses(rc_sim *s)
 {
     int t, k;
     double rho_tau = s->def.material.density * s->def.material.thickness;
@@ -9145,7 +9117,7 @@ static RC__UNUSED void rc__sim_travel_masses(rc_sim *s)
 
 /* Seam stitches: E = k/2 |x_a - x_b|^2 per pair; with y, gradient (k d, -k d) and Hessian
    k [I -I; -I I] (PSD) scattered into the (a, b) blocks the pattern reserves for them. */
-static RC__UNUSED double rc__sim_seams(const rc_sim *s, const double *x, rc__system *y)
+static double rc__sim_seams(const rc_sim *s, const double *x, rc__system *y)
 {
     double E = 0.0;
     int i, c;
@@ -9185,7 +9157,7 @@ static RC__UNUSED double rc__sim_seams(const rc_sim *s, const double *x, rc__sys
    affine fields, so free flight and rigid motion stay exact, and O(h |du|) from the piecewise
    linear interpolant elsewhere. The same rule gives the material-point velocity after the step.
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED void rc__sim_recover_gradients(const rc_sim *s, const double *uref, const double *field, double *Gbar)
+static void rc__sim_recover_gradients(const rc_sim *s, const double *uref, const double *field, double *Gbar)
 {
     int i, c, k;
     memset(Gbar, 0, sizeof(double) * 6 * (size_t)s->nv);
@@ -9212,7 +9184,7 @@ static RC__UNUSED void rc__sim_recover_gradients(const rc_sim *s, const double *
 }
 
 /* x~ and its u-gradient at the current u (fixed mode: the old vertex values, zero gradient) */
-static RC__UNUSED void rc__sim_update_xtil(rc_sim *s, const double *u)
+static void rc__sim_update_xtil(rc_sim *s, const double *u)
 {
     int i, c;
     if (!s->def.adaptive) {
@@ -9239,7 +9211,7 @@ static RC__UNUSED void rc__sim_update_xtil(rc_sim *s, const double *u)
    (J^T H J: PSD stays PSD). rc__sim_slip_extend builds that (5n) system in the local order x of
    the n vertices, then u of the n vertices (the order of rc__map_x ... rc__map_u); G[k] is the
    3x2 row-major G_k (entry (c, a) at 2c + a). */
-static RC__UNUSED void rc__sim_slip_extend(int n, const double *const *G, const double *g, const double *H, double *ge, double *He)
+static void rc__sim_slip_extend(int n, const double *const *G, const double *g, const double *H, double *ge, double *He)
 {
     int m = 5 * n, nx = 3 * n, i, j, k, l, a, b, c, d;
     double HG[12 * 8];   /* H G (3n x 2n) */
@@ -9277,7 +9249,7 @@ static RC__UNUSED void rc__sim_slip_extend(int n, const double *const *G, const 
    (sliding vertices' direction, seam-shared parameters); every (x, u) block a vertex pair needs is
    in the pattern: pairs of one triangle from the stencils, self-contact pairs from their keys
    (rc__system_build_x adds the shared seam nodes of both vertices). */
-static RC__UNUSED void rc__sim_slip_scatter(const rc_sim *s, rc__system *y, int n, const int *v, const double *g, const double *H)
+static void rc__sim_slip_scatter(const rc_sim *s, rc__system *y, int n, const int *v, const double *g, const double *H)
 {
     rc__dofmap m;
     int k;
@@ -9295,14 +9267,14 @@ static RC__UNUSED void rc__sim_slip_scatter(const rc_sim *s, rc__system *y, int 
 /* ---------------------------------------------------------------------------------------------
    Obstacles in their end-of-step pose: p_world = R p_rest + t.
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED void rc__obs_to_rest(const double *R, const double *t, const double *x, double *xr)
+static void rc__obs_to_rest(const double *R, const double *t, const double *x, double *xr)
 {
     double d[3];
     int i;
     rc__sub3(d, x, t);
     for (i = 0; i < 3; ++i) xr[i] = R[i] * d[0] + R[3 + i] * d[1] + R[6 + i] * d[2];   /* R^T d */
 }
-static RC__UNUSED void rc__obs_from_rest_vec(const double *R, const double *vr, double *v)
+static void rc__obs_from_rest_vec(const double *R, const double *vr, double *v)
 {
     int i;
     for (i = 0; i < 3; ++i) v[i] = R[3 * i] * vr[0] + R[3 * i + 1] * vr[1] + R[3 * i + 2] * vr[2];
@@ -9314,7 +9286,7 @@ static RC__UNUSED void rc__obs_from_rest_vec(const double *R, const double *vr, 
    Rf = Rot(n, f theta) Ra by Rodrigues, Rot(n, a) = cos(a) I + sin(a) [n]x + (1 - cos(a)) n n^T.
    Returns theta. Near theta = pi the axis comes from the symmetric part of Q (the skew part
    vanishes there); a rotation below 1e-9 rad is not resolved: Rf is then the nearer of Ra, Rb. */
-static RC__UNUSED double rc__sim_rot_frac(const double *Ra, const double *Rb, double f, double *Rf)
+static double rc__sim_rot_frac(const double *Ra, const double *Rb, double f, double *Rf)
 {
     double Q[9], w[3], c, sn, th, n[3], ch, sh, Rh[9];
     int i, j, k;
@@ -9356,7 +9328,7 @@ static RC__UNUSED double rc__sim_rot_frac(const double *Ra, const double *Rb, do
 }
 
 /* signed distance of world point x to obstacle o at pose (R, t); gradient and Hessian of d w.r.t. x */
-static RC__UNUSED double rc__sim_obs_sdf_pose(const rc__obstacle *o, const double *R, const double *t, const double *x, double *grad, double *hess)
+static double rc__sim_obs_sdf_pose(const rc__obstacle *o, const double *R, const double *t, const double *x, double *grad, double *hess)
 {
     double xr[3], gr[3], Hr[9], d;
     int i, j, k, l;
@@ -9373,14 +9345,14 @@ static RC__UNUSED double rc__sim_obs_sdf_pose(const rc__obstacle *o, const doubl
             }
     return d;
 }
-static RC__UNUSED double rc__sim_obs_sdf(const rc__obstacle *o, const double *x, double *grad, double *hess)
+static double rc__sim_obs_sdf(const rc__obstacle *o, const double *x, double *grad, double *hess)
 {
     return rc__sim_obs_sdf_pose(o, o->R, o->t, x, grad, hess);
 }
 
 /* conservative CCD of the path x0 -> x0 + a dx, a in [0, amax], against the obstacle at its end
    pose (the map to the rest frame is affine, so the path stays a segment) */
-static RC__UNUSED double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0, const double *dx, double xi, double amax)
+static double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0, const double *dx, double xi, double amax)
 {
     double xr[3], dr[3], z[3] = { 0, 0, 0 };
     rc__obs_to_rest(o->R, o->t, x0, xr);
@@ -9396,13 +9368,13 @@ static RC__UNUSED double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0
    Q = R R_prev^T; so the vertex's slip uses Q G0 in place of G0.
    --------------------------------------------------------------------------------------------- */
 /* Q v = R R_prev^T v: a vector of the obstacle's start pose carried to its end pose */
-static RC__UNUSED void rc__sim_obs_carry(const rc__obstacle *ob, const double *v, double *q)
+static void rc__sim_obs_carry(const rc__obstacle *ob, const double *v, double *q)
 {
     double r[3], z[3] = { 0, 0, 0 };
     rc__obs_to_rest(ob->R_prev, z, v, r);
     rc__obs_from_rest_vec(ob->R, r, q);
 }
-static RC__UNUSED double rc__sim_vertex_energy(const rc_sim *s, int i, const double *xi, double *ext, double *con, double *fri, double *mind)
+static double rc__sim_vertex_energy(const rc_sim *s, int i, const double *xi, double *ext, double *con, double *fri, double *mind)
 {
     int o;
     double e_ext = -rc__dot3(s->force + 3 * i, xi), e_con = 0.0, e_fri = 0.0;
@@ -9432,8 +9404,8 @@ static RC__UNUSED double rc__sim_vertex_energy(const rc_sim *s, int i, const dou
 /* gradient (3) and projected Hessian (3x3) of the vertex terms; with gu (adaptive), also the
    u-parts of the friction in the vertex's 2 u coordinates: gu (2), Hxu (3x2 row-major) and Huu
    (2x2), from rc__sim_slip_extend with the carried gradient Q G0 */
-static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, double *g, double *H,
-                                             double *gu, double *Hxu, double *Huu)
+static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, double *g, double *H,
+                                  double *gu, double *Hxu, double *Huu)
 {
     int o, a, b;
     for (a = 0; a < 3; ++a) g[a] = -s->force[3 * i + a];
@@ -9491,7 +9463,7 @@ static RC__UNUSED void rc__sim_vertex_derivs(const rc_sim *s, int i, const doubl
    and r-adaptivity would slide the vertices off it): d = dist(c, T) - r with the point-triangle
    distance of the CONTACT section, barrier kappa b(d^2) with the thickness offset. Returns the
    energy; g (9) and H (9x9, unprojected; element A projects its sum) w.r.t. the 3 vertices. */
-static RC__UNUSED double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const double *xl, double *g, double *H)
+static double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const double *xl, double *g, double *H)
 {
     double c[3], d2, dist, ds, db, d2b, g12[12], H144[144], lo = HUGE_VAL, emax = 0.0, E, dd[9];
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
@@ -9528,7 +9500,7 @@ static RC__UNUSED double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle 
 /* A vertex's lumped mass over the average vertex's, per unit of A2 = 2 A_T of each incident
    triangle: m_i / m_avg = sum over its triangles of A2 rho tau / (6 m_avg). The weight of the
    vertex barriers (rc__sim_tri_vertex_barriers, the mesh obstacles' cloth-vertex pairs). */
-static RC__UNUSED double rc__sim_weight_per_A2(const rc_sim *s)
+static double rc__sim_weight_per_A2(const rc_sim *s)
 {
     return s->def.material.density * s->def.material.thickness / (6.0 * (s->total_mass / s->nv));
 }
@@ -9537,8 +9509,8 @@ static RC__UNUSED double rc__sim_weight_per_A2(const rc_sim *s)
    E_T = alpha A2(u) sum_k b_k with b_k, its gradient gb (9: vertex k's 3 coordinates) and Hessian
    blocks Hb (27: vertex k's 3x3) given; adds E_T's gradient and Hessian in (x, u) to g and H
    (n = 9 or 15, u last) and returns E_T. */
-static RC__UNUSED double rc__sim_tri_weighted(double alpha, const double *ul, double A2, const double *bk, const double *gb,
-                                              const double *Hb, int n, double *g, double *H)
+static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, const double *bk, const double *gb,
+                                   const double *Hb, int n, double *g, double *H)
 {
     double dA[6], bsum = bk[0] + bk[1] + bk[2];
     int i, j, k, with_u = n == 15;
@@ -9587,8 +9559,8 @@ static RC__UNUSED double rc__sim_tri_weighted(double alpha, const double *ul, do
    Gradient: x_k: alpha A2 b_k' ; u: alpha dA2/du sum b. Hessian: x_k x_k: alpha A2 b_k'';
    x_k u: alpha b_k' dA2/du^T; u u: alpha sum b d2A2/du2 (constant) (rc__sim_tri_weighted).
    Returns the energy (HUGE_VAL if a vertex is within the thickness). */
-static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const double *xl, const double *ul, double A2, int n,
-                                                     double *g, double *H)
+static double rc__sim_tri_vertex_barriers(const rc_sim *s, const double *xl, const double *ul, double A2, int n,
+                                          double *g, double *H)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, bk[3] = { 0, 0, 0 }, gb[9], Hb[27];
     int o, k, i, j, any = 0;
@@ -9618,7 +9590,7 @@ static RC__UNUSED double rc__sim_tri_vertex_barriers(const rc_sim *s, const doub
 
 /* vertex i's lumped mass at reference positions u over the average vertex's, m_i(u) / m_avg: the
    weight of its barriers (rc__sim_tri_vertex_barriers; cloth-vertex pairs of mesh obstacles) */
-static RC__UNUSED double rc__sim_vertex_weight(const rc_sim *s, const double *u, int i)
+static double rc__sim_vertex_weight(const rc_sim *s, const double *u, int i)
 {
     double A2 = 0.0;
     int q;
@@ -9653,7 +9625,8 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
     if (H) for (i = 0; i < n * n; ++i) H[i] += Hi[i];
     a[3] = 0.0;
     if (s->def.adaptive && s->def.quality_weight > 0.0) {
-        double w = s->def.quality_weight * rho_tau * s->A0[t] * s->A0[t] / (s->quality_h * s->quality_h);
+        /* the regulariser's h is def.dt, also in substeps and statics: one weight for the sim */
+        double w = s->def.quality_weight * rho_tau * s->A0[t] * s->A0[t] / (s->def.dt * s->def.dt);
         a[3] = rc__mips_tri(ul, s->Dinv0 + 4 * t, w, s->def.quality_threshold, with_u ? (flags & (RC__SH_GRAD | RC__SH_HESS)) : 0,
                             gm, Hm);
         if (with_u) {
@@ -9717,7 +9690,7 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
 /* threads for the element loops: def.num_threads, or the OpenMP default when 0. Small loops, and
    every loop when this is 1, run outside any OpenMP region: thread start-up costs more than a few
    hundred elements (see rc__sp_gemm_lower). */
-static RC__UNUSED int rc__sim_threads(const rc_sim *s)
+static int rc__sim_threads(const rc_sim *s)
 {
 #ifdef _OPENMP
     return s->def.num_threads > 0 ? s->def.num_threads : omp_get_max_threads();
@@ -9736,8 +9709,8 @@ static RC__UNUSED int rc__sim_threads(const rc_sim *s)
    --------------------------------------------------------------------------------------------- */
 /* Boxes of primitives (nverts vertices each, indices idx, or the identity when idx == NULL) at
    positions x, swept to x + a dx when dx != NULL. */
-static RC__UNUSED void rc__sim_boxes(int n, int nverts, const int *idx, const double *x, const double *dx, double a,
-                                     double *lo, double *hi)
+static void rc__sim_boxes(int n, int nverts, const int *idx, const double *x, const double *dx, double a,
+                          double *lo, double *hi)
 {
     int p, k, c;
     for (p = 0; p < n; ++p)
@@ -9759,8 +9732,8 @@ static RC__UNUSED void rc__sim_boxes(int n, int nverts, const int *idx, const do
    the CONTACT section: kind 0 cloth vertex - obstacle triangle, 1 obstacle vertex - cloth
    triangle, 2 cloth edge - obstacle edge. Cloth boxes swept by a dx (if dx), inflated by r.
    Sets s->contact_status on out-of-memory (the solve then stops with that status). */
-static RC__UNUSED int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const double *x, const double *dx, double a,
-                                         double r, int **pairs)
+static int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const double *x, const double *dx, double a,
+                              double r, int **pairs)
 {
     int na, nb, np = 0;
     rc_status st;
@@ -9781,8 +9754,8 @@ static RC__UNUSED int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int 
    distance, with derivs also r[2..14) its gradient and r[14..158) its PSD Hessian over the
    pair's 12 coordinates (kind 0: cloth vertex, then the triangle; 1: obstacle vertex, then the
    cloth triangle; 2: the cloth edge, then the obstacle edge). */
-static RC__UNUSED void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
-                                              int derivs, double *r)
+static void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
+                                   int derivs, double *r)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, *g = derivs ? r + 2 : NULL, *H = derivs ? r + 14 : NULL;
     const double *X = ob->mesh_x, *v[3];
@@ -9797,7 +9770,7 @@ static RC__UNUSED void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacl
         const int *ev = s->topo.edge_v + 2 * pair[0], *fv = ob->mesh_edges + 2 * pair[1];
         double lb2 = 0.0, eps_x;
         for (c = 0; c < 3; ++c) lb2 += (X[3 * fv[1] + c] - X[3 * fv[0] + c]) * (X[3 * fv[1] + c] - X[3 * fv[0] + c]);
-        eps_x = 1e-3 * s->edge_len0[pair[0]] * s->edge_len0[pair[0]] * lb2;
+        eps_x = rc__ct_ee_mollifier_eps(s->edge_len0[pair[0]] * s->edge_len0[pair[0]], lb2);
         r[0] = rc__ct_ee_barrier(x + 3 * ev[0], x + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], eps_x, xi_, dh, s->kappa, proj, &type,
                                  r + 1, g, H);
     }
@@ -9807,8 +9780,8 @@ static RC__UNUSED void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacl
    vertices ia of xa, swept to xa + a dxa when dxa) and B (nb vertices ib of xb, swept likewise
    when dxb), each box grown by infl; 1 if they meet on every axis. The same arithmetic as the
    search, so a kept list filtered with it yields exactly the pairs a fresh search would. */
-static RC__UNUSED int rc__sim_boxes_meet(const double *xa, const double *dxa, const int *ia, int na, const double *xb,
-                                         const double *dxb, const int *ib, int nb, double a, double infl)
+static int rc__sim_boxes_meet(const double *xa, const double *dxa, const int *ia, int na, const double *xb,
+                              const double *dxb, const int *ib, int nb, double a, double infl)
 {
     const double *xs[2], *ds[2];
     const int *is[2];
@@ -9834,8 +9807,8 @@ static RC__UNUSED int rc__sim_boxes_meet(const double *xa, const double *dxa, co
 
 /* The vertices of candidate pair (a, b) of kind k of the mesh-obstacle search (rc__sim_mesh_pairs):
    the cloth side ia (na of them, indices into x), the obstacle side ib (nb, into its mesh_x) */
-static RC__UNUSED void rc__sim_mesh_pair_verts(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const int **ia,
-                                               int *na, const int **ib, int *nb)
+static void rc__sim_mesh_pair_verts(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const int **ia,
+                                    int *na, const int **ib, int *nb)
 {
     if (kind == 0) { *ia = pair; *na = 1; *ib = ob->mesh_tris + 3 * pair[1]; *nb = 3; }
     else if (kind == 1) { *ia = s->tris + 3 * pair[0]; *na = 3; *ib = pair + 1; *nb = 1; }
@@ -9844,7 +9817,7 @@ static RC__UNUSED void rc__sim_mesh_pair_verts(const rc_sim *s, const rc__obstac
 
 /* Room for n pairs in *list (capacity *cap pairs, grown to want when short); 0 and the status set
    on out-of-memory */
-static RC__UNUSED int rc__sim_pairs_reserve(rc_sim *s, int **list, size_t *cap, size_t n, size_t want)
+static int rc__sim_pairs_reserve(rc_sim *s, int **list, size_t *cap, size_t n, size_t want)
 {
     int *nb;
     if (n <= *cap) return 1;
@@ -9858,7 +9831,7 @@ static RC__UNUSED int rc__sim_pairs_reserve(rc_sim *s, int **list, size_t *cap, 
 /* Appends the np pairs of a fresh search (freed here) to a kept list of *total pairs, growing it.
    0 (and nothing appended) when the contact status is already an error (the search's, or an
    earlier one) or memory runs out (then the status says so). */
-static RC__UNUSED int rc__sim_pairs_append(rc_sim *s, int **list, size_t *cap, size_t *total, int *pairs, int np)
+static int rc__sim_pairs_append(rc_sim *s, int **list, size_t *cap, size_t *total, int *pairs, int np)
 {
     if (s->contact_status == RC_OK) (void)rc__sim_pairs_reserve(s, list, cap, *total + (size_t)np, 2 * (*total + (size_t)np));
     if (s->contact_status == RC_OK && np) memcpy(*list + 2 * *total, pairs, (size_t)np * 2 * sizeof(int));
@@ -9879,7 +9852,7 @@ static RC__UNUSED int rc__sim_pairs_append(rc_sim *s, int **list, size_t *cap, s
    the build's copy (obstacles move between steps, or through the API), or when r or the obstacles
    change. Sets s->contact_status on out-of-memory or a non-finite position. */
 #define RC__MC_REUSE 0.9
-static RC__UNUSED void rc__sim_mesh_cands(rc_sim *s, const double *x)
+static void rc__sim_mesh_cands(rc_sim *s, const double *x)
 {
     double r = s->def.contact_thickness + s->def.contact_dhat;
     size_t nX = 0, k, n3 = (size_t)3 * s->nv, total = 0;
@@ -9935,7 +9908,7 @@ static RC__UNUSED void rc__sim_mesh_cands(rc_sim *s, const double *x)
    plane, or the distance of the two edges' lines, |w.n| / |n| with n the plane normal or ea x eb.
    Used only where the triangle or the pair is far from degenerate (sin^2 > 1e-6), where its
    rounding error is below 1e-13 m; 1 (may be) otherwise. */
-static RC__UNUSED int rc__ct_plane_bound_ok(int ee, const double *P[4], double r)
+static int rc__ct_plane_bound_ok(int ee, const double *P[4], double r)
 {
     double e[3], f[3], n[3], w[3], nn, h;
     if (!ee) { rc__sub3(e, P[2], P[1]); rc__sub3(f, P[3], P[1]); rc__sub3(w, P[0], P[1]); }
@@ -9951,8 +9924,8 @@ static RC__UNUSED int rc__ct_plane_bound_ok(int ee, const double *P[4], double r
    bounds of its distance d: the gap of its two primitives' boxes (at x and at the obstacle's
    vertices; each grown by r/2), then rc__ct_plane_bound_ok. A pair that fails has d > r and a
    barrier of exactly zero (the margin 1e-9 r keeps rounding of d^2 out of it). */
-static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
-                                          double r)
+static int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind, const int *pair, const double *x,
+                               double r)
 {
     const int *ia, *ib;
     const double *X = ob->mesh_x, *P[4];
@@ -9971,7 +9944,7 @@ static RC__UNUSED int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *o
    pairs are evaluated in parallel into ct_buf (with OpenMP, many pairs), then summed and scattered
    in pair order, so the result is the serial one bit for bit. *mind gets the smallest distance of
    the pairs within the band (pairs farther than xi + dhat may or may not count). */
-static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, rc__system *y, double *mind)
+static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, rc__system *y, double *mind)
 {
     double E = 0.0, r = s->def.contact_thickness + s->def.contact_dhat;
     int o, q, kind, np, *pairs, stride = y ? 158 : 2, weighted = 0;
@@ -10078,8 +10051,8 @@ static RC__UNUSED double rc__sim_mesh_contact(rc_sim *s, const double *x, const 
    same order: the lists hold every pair whose boxes were within 2 (xi + dhat) at their build, and
    the caller has checked that no vertex of the sweep leaves 2 dhat of the build, so no pair is
    missed. Otherwise a fresh search (*fresh = 1: free the result). */
-static RC__UNUSED int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const double *bx, const double *dx, double a, int reuse,
-                                             int **pairs, int *fresh)
+static int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const double *bx, const double *dx, double a, int reuse,
+                                  int **pairs, int *fresh)
 {
     const rc__obstacle *ob = s->obs + o;
     const double *X = ob->mesh_x, xi_ = s->def.contact_thickness;
@@ -10101,7 +10074,7 @@ static RC__UNUSED int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const d
 
 /* CCD of the cloth sweep bx -> bx + amax dx (dx: 3 nv) against the (static, end-pose) mesh
    obstacles: the largest step <= amax that keeps every pair at distance >= xi */
-static RC__UNUSED double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, double amax)
+static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, double amax)
 {
     double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, lim = RC__MC_REUSE * 2.0 * s->def.contact_dhat;
     int o, q, np, *pairs, fresh, reuse = 1;
@@ -10151,11 +10124,12 @@ static RC__UNUSED double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const dou
    reference at the step start (u^t lifted to z = 0): such a pair (the 2-ring of a mesh finer than
    the barrier band) would sit in the band with the cloth at rest and push flat cloth apart. The
    exclusion is fixed over a step, so E is one fixed sum of pair terms during the step's solve.
-   Candidates come from the spatial hash of the CONTACT section, rebuilt at every evaluation; CCD
+   Candidates come from the spatial hash of the CONTACT section, kept over evaluations until a
+   vertex has moved 0.45 of xi + dhat (rc__sim_self_cands) and filtered exactly at each one; CCD
    bounds every line search for both kinds.
    Unlike the obstacle pairs (one cloth vertex, edge or triangle each, always inside one triangle
    stencil's block), a self pair couples vertices far apart in the mesh, so its Hessian blocks are
-   not in the mesh pattern. Each system keeps the vertex-pair blocks it was grown with (xkeys). An
+   not in the mesh pattern. A system's pattern holds the vertex-pair blocks it was last grown with. An
    assembly first collects its active pairs (rc__sim_self_prepare); if one of them, or a lagged
    friction pair, needs a block the pattern lacks, the pattern is regrown with every pair then
    within 2 (xi + dhat) (so pairs about to touch are in already) and the symbolic analysis is
@@ -10163,7 +10137,7 @@ static RC__UNUSED double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const dou
    system its u rows are zero.
    --------------------------------------------------------------------------------------------- */
 /* the 4 vertices of pair (kind, a, b): kind 0 p, t0, t1, t2; kind 1 ea0, ea1, eb0, eb1 */
-static RC__UNUSED void rc__sim_self_verts(const rc_sim *s, int kind, int a, int b, int *v)
+static void rc__sim_self_verts(const rc_sim *s, int kind, int a, int b, int *v)
 {
     if (kind == 0) { v[0] = a; v[1] = s->tris[3 * b]; v[2] = s->tris[3 * b + 1]; v[3] = s->tris[3 * b + 2]; }
     else { v[0] = s->topo.edge_v[2 * a]; v[1] = s->topo.edge_v[2 * a + 1]; v[2] = s->topo.edge_v[2 * b]; v[3] = s->topo.edge_v[2 * b + 1]; }
@@ -10172,7 +10146,7 @@ static RC__UNUSED void rc__sim_self_verts(const rc_sim *s, int kind, int a, int 
 /* adjacent pairs (sharing a vertex) are never in contact */
 /* primitives that share a vertex, or a seam stitch (the two stitched vertices are one material
    point held together by the seam: a vertex and a triangle across the seam touch by design) */
-static RC__UNUSED int rc__sim_self_adjacent(const rc_sim *s, int kind, const int *v)
+static int rc__sim_self_adjacent(const rc_sim *s, int kind, const int *v)
 {
     int na = kind == 0 ? 1 : 2, i, j;
     for (i = 0; i < na; ++i)
@@ -10181,7 +10155,7 @@ static RC__UNUSED int rc__sim_self_adjacent(const rc_sim *s, int kind, const int
     return 0;
 }
 
-static RC__UNUSED double rc__sim_self_d2(int kind, const double *P[4])
+static double rc__sim_self_d2(int kind, const double *P[4])
 {
     return kind == 0 ? rc__ct_point_triangle_d2(P[0], P[1], P[2], P[3], NULL, NULL, NULL)
                      : rc__ct_edge_edge_d2(P[0], P[1], P[2], P[3], NULL, NULL, NULL);
@@ -10189,7 +10163,7 @@ static RC__UNUSED double rc__sim_self_d2(int kind, const double *P[4])
 
 /* 1 if the pair is within xi + dhat in the reference uv (2 per vertex; the solver passes u at the
    step start, see above) */
-static RC__UNUSED int rc__sim_self_excluded_uv(const rc_sim *s, const double *uv, int kind, const int *v)
+static int rc__sim_self_excluded_uv(const rc_sim *s, const double *uv, int kind, const int *v)
 {
     double r[12], lim = s->def.contact_thickness + s->def.contact_dhat, lo[2][2], hi[2][2];
     const double *P[4];
@@ -10220,7 +10194,7 @@ static RC__UNUSED int rc__sim_self_excluded_uv(const rc_sim *s, const double *uv
 
 /* 1 if a vertex of one primitive and a vertex of the other are joined by a mesh edge (the pair
    lies within the 2-ring: a hinge's flap vertex and the triangle across it, say) */
-static RC__UNUSED int rc__sim_self_joined(const rc_sim *s, int kind, const int *v)
+static int rc__sim_self_joined(const rc_sim *s, int kind, const int *v)
 {
     int na = kind == 0 ? 1 : 2, i, j, k;
     for (i = 0; i < na; ++i)
@@ -10242,7 +10216,7 @@ static RC__UNUSED int rc__sim_self_joined(const rc_sim *s, int kind, const int *
    and gets its barrier back at the first step's start it is clear of it. Pairs farther apart in
    the mesh are never excused: cloth inside the thickness there is a real error. In the fixed
    mode the clause acts only on a state given within the thickness (a pre-creased garment). */
-static RC__UNUSED int rc__sim_self_excluded(const rc_sim *s, int kind, const int *v)
+static int rc__sim_self_excluded(const rc_sim *s, int kind, const int *v)
 {
     const double *P[4];
     double xi_ = s->def.contact_thickness;
@@ -10253,17 +10227,17 @@ static RC__UNUSED int rc__sim_self_excluded(const rc_sim *s, int kind, const int
     return rc__sim_self_d2(kind, P) <= xi_ * xi_;
 }
 
-/* edge-edge mollifier threshold from the rest lengths (as for the mesh obstacles' edges) */
-static RC__UNUSED double rc__sim_self_eps_x(const rc_sim *s, int kind, int a, int b)
+/* edge-edge mollifier threshold from the two cloth edges' rest lengths */
+static double rc__sim_self_eps_x(const rc_sim *s, int kind, int a, int b)
 {
-    return kind == 1 ? 1e-3 * s->edge_len0[a] * s->edge_len0[a] * s->edge_len0[b] * s->edge_len0[b] : 0.0;
+    return kind == 1 ? rc__ct_ee_mollifier_eps(s->edge_len0[a] * s->edge_len0[a], s->edge_len0[b] * s->edge_len0[b]) : 0.0;
 }
 
 /* Candidate pairs of one kind at x (boxes swept to x + a dx when dx) whose boxes are less than r
    apart (each box grown by r/2; the box gap is a lower bound of the distance): kind 0 (vertex,
    triangle), kind 1 (edge e, edge f) with e < f. Timed into t_bp; sets contact_status on
    out-of-memory. */
-static RC__UNUSED int rc__sim_self_pairs(rc_sim *s, int kind, const double *x, const double *dx, double a, double r, int **pairs)
+static int rc__sim_self_pairs(rc_sim *s, int kind, const double *x, const double *dx, double a, double r, int **pairs)
 {
     int np = 0;
     double t0 = rc__now(), *lo = s->self_box, *hi, *blo, *bhi;
@@ -10291,7 +10265,7 @@ static RC__UNUSED int rc__sim_self_pairs(rc_sim *s, int kind, const double *x, c
    evaluation filters them with the fresh search's own box test, in the same sorted order, so it
    sees exactly the pairs a fresh search would. Sets contact_status on out-of-memory (a NaN x
    rebuilds, and the search reports it). */
-static RC__UNUSED void rc__sim_self_cands(rc_sim *s, const double *x)
+static void rc__sim_self_cands(rc_sim *s, const double *x)
 {
     double r = s->def.contact_thickness + s->def.contact_dhat;
     size_t k, n3 = (size_t)3 * s->nv, total = 0;
@@ -10324,7 +10298,7 @@ static RC__UNUSED void rc__sim_self_cands(rc_sim *s, const double *x)
    or swept to x + a dx when dx) come within 2 infl, each grown by infl: the test of
    rc__ct_bp_pairs on the boxes of rc__sim_boxes, as rc__sim_self_pairs would run it (the energy:
    infl = r/2 at x; the CCD: infl = xi over the sweep). */
-static RC__UNUSED int rc__sim_self_filter(rc_sim *s, int kind, const double *x, const double *dx, double a, double infl)
+static int rc__sim_self_filter(rc_sim *s, int kind, const double *x, const double *dx, double a, double infl)
 {
     double t0 = rc__now();
     size_t p;
@@ -10343,7 +10317,7 @@ static RC__UNUSED int rc__sim_self_filter(rc_sim *s, int kind, const double *x, 
 
 /* Self-contact energy at x. collect = 1 also records the active pairs (non-adjacent, not excluded,
    d < xi + dhat) in s->self_act for rc__sim_self_derivs. *mind gets the smallest pair distance. */
-static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int collect, double *mind)
+static double rc__sim_self_contact(rc_sim *s, const double *x, int collect, double *mind)
 {
     double E = 0.0, xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
     int kind, q, k, np, *pairs;
@@ -10396,7 +10370,7 @@ static RC__UNUSED double rc__sim_self_contact(rc_sim *s, const double *x, int co
    Measured: a 1k skirt_panels step had a friction pair holding two flaps of one triangle, one of
    them a seam vertex (x blocks present, the shared u's block absent), and stopped on the
    scatter's pattern assertion (test_garment_seam_self_friction_pattern). */
-static RC__UNUSED int rc__sim_self_covered(const rc__system *y, const int *v, int with_u)
+static int rc__sim_self_covered(const rc__system *y, const int *v, int with_u)
 {
     int a, b;
     for (a = 0; a < 4; ++a)
@@ -10419,7 +10393,7 @@ static RC__UNUSED int rc__sim_self_covered(const rc__system *y, const int *v, in
     return 1;
 }
 
-static RC__UNUSED int rc__sim_self_addkeys(rc_sim *s, const int *v, long long **keys, size_t *nk, size_t *cap)
+static int rc__sim_self_addkeys(rc_sim *s, const int *v, long long **keys, size_t *nk, size_t *cap)
 {
     int a, b;
     if (*nk + 6 > *cap) {
@@ -10438,7 +10412,7 @@ static RC__UNUSED int rc__sim_self_addkeys(rc_sim *s, const int *v, long long **
 
 /* Regrow y's pattern with the blocks of every pair within 2 (xi + dhat) at x and of the lagged
    friction pairs; redoes the symbolic analysis and the scatter tables. The DOF layout is unchanged. */
-static RC__UNUSED rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const double *x)
+static rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const double *x)
 {
     double r2 = 2.0 * (s->def.contact_thickness + s->def.contact_dhat);
     long long *keys = NULL;
@@ -10469,8 +10443,8 @@ static RC__UNUSED rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const 
     for (p = 0, n = 0; p < nk; ++p)
         if (n == 0 || keys[p] != keys[n - 1]) keys[n++] = keys[p];
     st = rc__system_build_x(s, y, y == &s->sys_xpu ? 1 : 0, keys, n);
-    if (st != RC_OK) { rc__free(s->user, keys); return st; }
-    y->xkeys = keys; y->nxkeys = n;
+    rc__free(s->user, keys);
+    if (st != RC_OK) return st;
     rc__system_build_tables(s, y);
     s->npat++;
     return RC_OK;
@@ -10479,7 +10453,7 @@ static RC__UNUSED rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const 
 /* Before an assembly of y at x: collect the active pairs and make sure the pattern has their
    blocks and those of the lagged friction pairs (regrow otherwise). Sets contact_status on error
    (y is then freed and rebuilt by the next step). The angle-only system has no x DOFs: nothing. */
-static RC__UNUSED void rc__sim_self_prepare(rc_sim *s, rc__system *y, const double *x)
+static void rc__sim_self_prepare(rc_sim *s, rc__system *y, const double *x)
 {
     double mind = HUGE_VAL;
     int q, k, covered = 1;
@@ -10507,7 +10481,7 @@ static RC__UNUSED void rc__sim_self_prepare(rc_sim *s, rc__system *y, const doub
    vertex are consecutive and its rows are consecutive in every column of the pattern (one node
    block), so one search per (vertex, column) finds three entries. Every block must be in the
    pattern (rc__sim_self_prepare made sure). */
-static RC__UNUSED void rc__sim_scatter_x4(rc__system *y, const int *v, const double *g, const double *H)
+static void rc__sim_scatter_x4(rc__system *y, const int *v, const double *g, const double *H)
 {
     int a, b, j, r;
     for (a = 0; a < 4; ++a) {
@@ -10540,7 +10514,7 @@ static RC__UNUSED void rc__sim_scatter_x4(rc__system *y, const int *v, const dou
 }
 
 /* gradient and PSD-projected Hessian of the active pairs (from rc__sim_self_prepare) into y */
-static RC__UNUSED void rc__sim_self_derivs(rc_sim *s, rc__system *y, const double *x)
+static void rc__sim_self_derivs(rc_sim *s, rc__system *y, const double *x)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, t0 = rc__now();
     int q, k;
@@ -10561,7 +10535,7 @@ static RC__UNUSED void rc__sim_self_derivs(rc_sim *s, rc__system *y, const doubl
 /* CCD of the cloth against itself along the x part of y's direction from bx. Relative motion is
    all that matters, so the boxes are swept by the direction minus its mean: a sheet in free fall
    sweeps thin boxes and gets few candidates. */
-static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const double *bx, double amax)
+static double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const double *bx, double amax)
 {
     double xi_ = s->def.contact_thickness, mean[3] = { 0, 0, 0 }, *dx = s->ls_dx, *dr = s->self_dx, big = 0.0;
     int i, c, kind, q, k, np, *pairs, reuse = 1;
@@ -10610,7 +10584,7 @@ static RC__UNUSED double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const 
 /* Whether the linear motion X0[k] -> X0[k] + D[k] (k < 4; kind 0 point-triangle, 1 edge-edge)
    brings the pair within `touch`: additive CCD at thickness 0, restarted from each of its stops
    (each keeps 10% of the gap it starts from, so a real contact is approached geometrically). */
-static RC__UNUSED int rc__sim_motion_touches(int kind, const double *X0[4], const double *D[4], double touch)
+static int rc__sim_motion_touches(int kind, const double *X0[4], const double *D[4], double touch)
 {
     double P[12], t = 0.0;
     const double *X[4];
@@ -10644,7 +10618,7 @@ static RC__UNUSED int rc__sim_motion_touches(int kind, const double *X0[4], cons
    rest of the cloth follows, and a target truly beyond fails at the last level. Analytic shapes
    are not checked: a pin ending inside one fails the start anyway, and boxes and capsules see
    only vertices (README). */
-static RC__UNUSED int rc__sim_pin_motion_touches(rc_sim *s, int *what)
+static int rc__sim_pin_motion_touches(rc_sim *s, int *what)
 {
     double *dx = s->ls_dx, *dr = s->self_dx, mean[3] = { 0.0, 0.0, 0.0 }, big = 0.0, touch = 1e-3 * s->def.contact_thickness;
     const double *x0 = s->x0;
@@ -10728,7 +10702,7 @@ static RC__UNUSED int rc__sim_pin_motion_touches(rc_sim *s, int *what)
    1e-12 |b - a| |c - a| |d - a| of zero is returned as 0: for coplanar points the determinant is
    rounding noise of either sign (measured: a flat sheet tilted about two axes had in-plane edges
    "crossing" triangles two rings away in 4 orientations of 8). */
-static RC__UNUSED double rc__orient3(const double *a, const double *b, const double *c, const double *d)
+static double rc__orient3(const double *a, const double *b, const double *c, const double *d)
 {
     double u[3], v[3], w[3], n[3], det;
     rc__sub3(u, b, a); rc__sub3(v, c, a); rc__sub3(w, d, a);
@@ -10738,7 +10712,7 @@ static RC__UNUSED double rc__orient3(const double *a, const double *b, const dou
 }
 /* 1 if segment pq passes through the interior of triangle abc: p and q strictly on opposite
    sides of its plane and the line pq strictly inside its three edges (touching does not count) */
-static RC__UNUSED int rc__seg_crosses_tri(const double *p, const double *q, const double *a, const double *b, const double *c)
+static int rc__seg_crosses_tri(const double *p, const double *q, const double *a, const double *b, const double *c)
 {
     double op = rc__orient3(a, b, c, p), oq = rc__orient3(a, b, c, q), s1, s2, s3;
     if (!((op > 0.0 && oq < 0.0) || (op < 0.0 && oq > 0.0))) return 0;
@@ -10749,8 +10723,8 @@ static RC__UNUSED int rc__seg_crosses_tri(const double *p, const double *q, cons
 /* Edges of set E (ne edges, ev pairs into X) against triangles of set T (nt, tv triples into Y)
    through the broad phase: the first edge through a triangle's interior, as (edge, triangle), or
    -1. same != 0: both sets are the cloth (pairs sharing a vertex or a seam stitch are skipped). */
-static RC__UNUSED int rc__sim_first_crossing(rc_sim *s, int ne, const int *ev, const double *X, int nt, const int *tv,
-                                             const double *Y, int same, int *edge, int *tri)
+static int rc__sim_first_crossing(rc_sim *s, int ne, const int *ev, const double *X, int nt, const int *tv,
+                                  const double *Y, int same, int *edge, int *tri)
 {
     double *box = (double *)rc__alloc(s->user, (size_t)6 * ((size_t)ne + nt) + 1, sizeof(double));
     int *pairs = NULL, np = 0, q, found = 0;
@@ -10792,7 +10766,7 @@ static RC__UNUSED int rc__sim_first_crossing(rc_sim *s, int ne, const int *ev, c
    triangles (the obstacle as at the step's start). Writes the first crossing into msg; 1 if any.
    With end_pose: only the mesh obstacles that move in this step, at their end pose, against the
    cloth after their carry (rc__sim_solve's start; see there). */
-static RC__UNUSED int rc__sim_find_crossing(rc_sim *s, char *msg, size_t len, int end_pose)
+static int rc__sim_find_crossing(rc_sim *s, char *msg, size_t len, int end_pose)
 {
     int o, e, t;
     if (!end_pose && s->def.self_contact && rc__sim_first_crossing(s, s->ne, s->topo.edge_v, s->x, s->nt, s->tris, s->x, 1, &e, &t)) {
@@ -10822,7 +10796,7 @@ static RC__UNUSED int rc__sim_find_crossing(rc_sim *s, char *msg, size_t len, in
 
 /* the check above as a status: RC_OK, or RC_ERR_INTERSECTING / RC_ERR_OUT_OF_MEMORY with the
    message (after the prefix, if any) */
-static RC__UNUSED rc_status rc__sim_crossing_status(rc_sim *s, int end_pose, const char *prefix)
+static rc_status rc__sim_crossing_status(rc_sim *s, int end_pose, const char *prefix)
 {
     char msg[sizeof(s->err)], full[sizeof(s->err)];
     int found;
@@ -10838,7 +10812,7 @@ static RC__UNUSED rc_status rc__sim_crossing_status(rc_sim *s, int end_pose, con
 }
 
 /* ... once, at the first step or static solve after creation or an added mesh obstacle */
-static RC__UNUSED rc_status rc__sim_check_crossings(rc_sim *s)
+static rc_status rc__sim_check_crossings(rc_sim *s)
 {
     rc_status rs;
     if (s->crossings_checked) return RC_OK;
@@ -10851,7 +10825,7 @@ static RC__UNUSED rc_status rc__sim_check_crossings(rc_sim *s)
    mu*lambda (lambda = kappa m |b'| 2d), closest-point weights w (relative displacement
    sum_k w_k dx_k, dx_k = x_k - x^t_k, minus G0_k du_k in adaptive mode: rc__sim_slip_extend) and
    tangent basis P, fixed over the step. */
-static RC__UNUSED void rc__sim_lag_self_friction(rc_sim *s)
+static void rc__sim_lag_self_friction(rc_sim *s)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh, mu = s->def.friction;
     int kind, q, k, np, *pairs;
@@ -10890,7 +10864,7 @@ static RC__UNUSED void rc__sim_lag_self_friction(rc_sim *s)
 }
 
 /* energy of the lagged self friction; with y, gradient and (PSD) Hessian added */
-static RC__UNUSED double rc__sim_self_friction(const rc_sim *s, const double *x, rc__system *y)
+static double rc__sim_self_friction(const rc_sim *s, const double *x, rc__system *y)
 {
     double E = 0.0;
     int q, k, c;
@@ -10924,13 +10898,13 @@ typedef struct rc__terms {
     double min_self;   /* smallest self-contact pair distance (inf if none within the band) */
 } rc__terms;
 
-static RC__UNUSED double rc__terms_total(const rc__terms *T)
+static double rc__terms_total(const rc__terms *T)
 {
     return T->inertia + T->stretch + T->bend + T->gravity + T->quality + T->travel + T->ext + T->contact + T->friction;
 }
 
 /* the per-triangle energies of stencils A and B into tri_e (6 per triangle) */
-static RC__UNUSED void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
+static void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
 {
     double a[5], b;
     rc__sim_kernel_A(s, t, x, u, 0, a, NULL, NULL);
@@ -10939,7 +10913,7 @@ static RC__UNUSED void rc__sim_energy_tri(rc_sim *s, int t, const double *x, con
     s->tri_e[6 * t + 3] = a[3]; s->tri_e[6 * t + 4] = b; s->tri_e[6 * t + 5] = a[4];
 }
 
-static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double *u, const double *phi, rc__terms *T)
+static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const double *phi, rc__terms *T)
 {
     int t, i, nt = s->nt;
     memset(T, 0, sizeof *T);
@@ -10975,7 +10949,7 @@ static RC__UNUSED double rc__sim_energy(rc_sim *s, const double *x, const double
 
 /* the 27 numbers a triangle's cached Hessians depend on: x of its 6 stencil vertices, u of its
    own 3, phi of its 3 edges (absent flaps read as zero) */
-static RC__UNUSED void rc__sim_stencil_state(const rc_sim *s, int t, const double *x, const double *u, const double *phi, double *st)
+static void rc__sim_stencil_state(const rc_sim *s, int t, const double *x, const double *u, const double *phi, double *st)
 {
     int k, c;
     for (k = 0; k < 6; ++k) {
@@ -10988,7 +10962,7 @@ static RC__UNUSED void rc__sim_stencil_state(const rc_sim *s, int t, const doubl
 
 /* relative displacement of a stencil since its cache was made (DESIGN §6): vertices by their mean
    incident rest edge length, angles in radians */
-static RC__UNUSED double rc__sim_stencil_displacement(const rc_sim *s, int t, const double *now)
+static double rc__sim_stencil_displacement(const rc_sim *s, int t, const double *now)
 {
     const double *old = s->cache_state + (size_t)27 * t;
     double dmax = 0.0;
@@ -11012,16 +10986,18 @@ static RC__UNUSED double rc__sim_stencil_displacement(const rc_sim *s, int t, co
     return dmax;
 }
 
-static RC__UNUSED int rc__cmp_desc_double(const void *a, const void *b)
+static int rc__cmp_desc_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x < y) - (x > y);
 }
 
-/* Gradient and PSD-projected Hessian of E over the DOFs of system y at (x, u, phi).
+/* Gradient and Hessian of E over the DOFs of system y at (x, u, phi); the Hessian is exact or
+   per-stencil PSD-projected as the caller's mode (s->proj) asks.
    use_cache (joint system only): reuse a triangle's Hessians when its stencil moved less than
    cache_eps (relative) since they were computed, except the 10% that moved most (DESIGN §6);
-   gradients are always exact, so a stale PSD Hessian still gives a descent direction. Element
+   gradients are always exact, so a stale PSD Hessian still gives a descent direction, and a
+   stale exact one that does not is caught by rc__sim_ritr (g.d >= 0: refresh all, retry). Element
    derivatives are computed in parallel in chunks; each value of the matrix sums its terms in
    triangle order whether the chunk is scattered by one thread or by several (each taking one range
    of CSC positions), so the result is bit-identical for any thread count. Returns the active rate (recomputed / all). */
@@ -11029,7 +11005,7 @@ static RC__UNUSED int rc__cmp_desc_double(const void *a, const void *b)
 /* derivatives of triangle t's stencils A and B: into the cache (use_cache; Hessians only when the
    stencil moved, thresh = the 10%-most-moved score) or into the chunk buffers (chunk start c0).
    Returns 1 if the Hessians were recomputed. */
-static RC__UNUSED int rc__sim_assemble_tri(rc_sim *s, int t, int c0, const double *x, const double *u, const double *phi,
+static int rc__sim_assemble_tri(rc_sim *s, int t, int c0, const double *x, const double *u, const double *phi,
                                           int with_u, int use_cache, double thresh)
 {
     double a[5], b;
@@ -11051,7 +11027,7 @@ static RC__UNUSED int rc__sim_assemble_tri(rc_sim *s, int t, int c0, const doubl
     return recompute;
 }
 
-static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const double *u, const double *phi, int use_cache)
+static double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const double *u, const double *phi, int use_cache)
 {
     int t, i, nt = s->nt, nactive = 0, with_u = y->with_u, c0;
     double thresh = HUGE_VAL;
@@ -11167,7 +11143,7 @@ static RC__UNUSED double rc__sim_assemble(rc_sim *s, rc__system *y, const double
 /* factor y->val and solve y->d = -H^{-1} g. A projected Hessian is PSD, but it can be singular
    (u DOFs of an unstressed flat region have no stiffness): then retry with a growing diagonal
    shift relative to the mean diagonal. */
-static RC__UNUSED rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_step_stats *st)
+static rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_step_stats *st)
 {
     int i, attempt;
     double diag = 0.0, t0 = rc__now();
@@ -11240,7 +11216,7 @@ static int rc__pcg_ldlt_apply(void *ctx, const double *r, double *z)
    far are positive is a descent direction (g.d = -sum alpha_k r_k.z_k < 0), so an early stop still
    serves the line search. Returns 1 with y->d set, or 0 (not converged in max_it iterations, or a
    non-positive curvature: the caller refactors). */
-static RC__UNUSED int rc__system_solve_stale(rc__system *y, double mu, double eta, int max_it, int *iters)
+static int rc__system_solve_stale(rc__system *y, double mu, double eta, int max_it, int *iters)
 {
     int i;
     *iters = 0;
@@ -11267,7 +11243,7 @@ static RC__UNUSED int rc__system_solve_stale(rc__system *y, double mu, double et
    failed before, 71 of 197 with the memory; outer iterations 720 -> 557, inner 1443 -> 1323.
    Returns RC_ERR_NOT_SPD if no shift up to 1e6 x the mean diagonal works (the caller then falls
    back to projection). */
-static RC__UNUSED rc_status rc__system_direction_shifted_mu(rc_sim *s, rc__system *y, double *mu, double *mu_fail, rc_step_stats *st)
+static rc_status rc__system_direction_shifted_mu(rc_sim *s, rc__system *y, double *mu, double *mu_fail, rc_step_stats *st)
 {
     int i, attempt;
     double diag = 0.0, t0 = rc__now();
@@ -11315,13 +11291,13 @@ static RC__UNUSED rc_status rc__system_direction_shifted_mu(rc_sim *s, rc__syste
 }
 
 /* the outer joint system's shift */
-static RC__UNUSED rc_status rc__system_direction_shifted(rc_sim *s, rc__system *y, rc_step_stats *st)
+static rc_status rc__system_direction_shifted(rc_sim *s, rc__system *y, rc_step_stats *st)
 {
     return rc__system_direction_shifted_mu(s, y, &s->itr_mu, &s->itr_mu_fail, st);
 }
 
 /* state = base + alpha * d (x, phi and, for the joint system, u) */
-static RC__UNUSED void rc__sim_apply(const rc_sim *s, const rc__system *y, double alpha, const double *bx, const double *bu, const double *bphi,
+static void rc__sim_apply(const rc_sim *s, const rc__system *y, double alpha, const double *bx, const double *bu, const double *bphi,
                           double *x, double *u, double *phi)
 {
     int i, c, e;
@@ -11341,7 +11317,7 @@ static RC__UNUSED void rc__sim_apply(const rc_sim *s, const rc__system *y, doubl
 }
 
 /* largest displacement of the direction: x (m), u (m), edge-scaled angle l_e phi (m) */
-static RC__UNUSED void rc__sim_dir_size(const rc_sim *s, const rc__system *y, double *dx, double *du, double *dphi)
+static void rc__sim_dir_size(const rc_sim *s, const rc__system *y, double *dx, double *du, double *dphi)
 {
     int i, c, e;
     *dx = *du = *dphi = 0.0;
@@ -11358,7 +11334,7 @@ static RC__UNUSED void rc__sim_dir_size(const rc_sim *s, const rc__system *y, do
 
 /* largest alpha in (0, 1] such that the vertex paths base -> base + alpha d stay outside every
    obstacle inflated by the contact thickness (conservative CCD) */
-static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const double *bx)
+static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const double *bx)
 {
     double amax = 1.0;
     int i, o, c, t, k;
@@ -11417,7 +11393,7 @@ static RC__UNUSED double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y,
    RC_OK, unconverged; an area floor of 1e-6 alone still ended in NaN at step 23, MIPS 2.8e6).
    With the regulariser on (threshold 2.5), no triangle comes near the cap. */
 #define RC__MIPS_CAP 1e4
-static RC__UNUSED double rc__sim_inversion_bound(const rc_sim *s, const rc__system *y, const double *bu)
+static double rc__sim_inversion_bound(const rc_sim *s, const rc__system *y, const double *bu)
 {
     double amax = 1.0;
     int t, k;
@@ -11481,7 +11457,7 @@ static RC__UNUSED double rc__sim_inversion_bound(const rc_sim *s, const rc__syst
    entry); an alpha above 1 also keeps rc__sim_newton_xp from trying the exact Hessian next, which
    is right: the curvature along d was below the projected model's. The CCD bound and the energy
    test (the barrier is +inf inside the contact thickness) keep every trial as safe as alpha <= 1. */
-static RC__UNUSED double rc__sim_extrapolate(rc_sim *s, const rc__system *y, double *E, rc__terms *T)
+static double rc__sim_extrapolate(rc_sim *s, const rc__system *y, double *E, rc__terms *T)
 {
     double amax, a = 1.0;
     int k;
@@ -11502,11 +11478,11 @@ static RC__UNUSED double rc__sim_extrapolate(rc_sim *s, const rc__system *y, dou
     return a;
 }
 
-static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start);
+static void rc__sim_track_hinges(rc_sim *s, int at_step_start);
 /* Backtracking Armijo from alpha_max on the exact E. On success the sim state is the accepted
    iterate and *E the new energy; returns 0 if no decrease was found (stall at round-off).
    An accepted iterate that moved x re-centres the tracked hinge angles on itself. */
-static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__terms *T, double *alpha_out, rc_step_stats *st)
+static int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__terms *T, double *alpha_out, rc_step_stats *st)
 {
     double gTd = 0.0, alpha, E0 = *E, t0 = rc__now();
     int i, ok = 0, tried = 0, finite = 0, roundoff = 0;
@@ -11550,7 +11526,7 @@ static RC__UNUSED int rc__sim_line_search(rc_sim *s, const rc__system *y, double
 }
 
 
-static RC__UNUSED rc_status rc__sim_ensure_systems(rc_sim *s)
+static rc_status rc__sim_ensure_systems(rc_sim *s)
 {
     rc_status st;
     if (!s->sys_xp.dof_x) {
@@ -11573,7 +11549,7 @@ static RC__UNUSED rc_status rc__sim_ensure_systems(rc_sim *s)
    max l_e|dphi| <= tol L h. *conv = 1 on convergence; a cap or a stalled line search leaves
    *conv = 0 and returns RC_OK. */
 /* Newton on the director angles alone (x, u fixed), at most 10 iterations, until l_e |dphi| <= bound. */
-static RC__UNUSED rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *E, rc__terms *T, rc_step_stats *st)
+static rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *E, rc__terms *T, rc_step_stats *st)
 {
     rc__system *y = &s->sys_p;
     int it;
@@ -11593,7 +11569,7 @@ static RC__UNUSED rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *
     return RC_OK;
 }
 
-static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, double *E, rc__terms *T, int *iters, int *conv, rc_step_stats *st)
+static rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, double *E, rc__terms *T, int *iters, int *conv, rc_step_stats *st)
 {
     rc__system *y = &s->sys_xp;
     double bound = tol * s->L * s->def.dt;
@@ -11623,7 +11599,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
            below, added since, and the fold profile end those.) */
         int saved_proj = s->proj, used_exact = 0, used_shift = 0;
         s->dir_fallback = 0;
-        if (exact && s->exact_newton && s->def.linear_solver == RC_SOLVER_LDLT) { s->proj = -1; used_exact = 1; }
+        if (exact && s->def.newton_exact_hessian && s->def.linear_solver == RC_SOLVER_LDLT) { s->proj = -1; used_exact = 1; }
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
         s->proj = saved_proj;
         if (st) st->t_assemble += rc__now() - t0;
@@ -11714,7 +11690,7 @@ static RC__UNUSED rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_ite
    through the material by du drags x along the surface by (grad_u x) du without moving any
    material point; only the remainder is physical motion, so that remainder (not |dx|) says
    whether x still needs an inner solve. Uses x0_G as scratch (rc__sim_finish refills it). */
-static RC__UNUSED double rc__sim_material_step(rc_sim *s, const rc__system *y)
+static double rc__sim_material_step(rc_sim *s, const rc__system *y)
 {
     double m = 0.0, *G = s->x0_G;
     int i, c;
@@ -11733,7 +11709,7 @@ static RC__UNUSED double rc__sim_material_step(rc_sim *s, const rc__system *y)
 
 /* The outer direction from a new factorization of the assembled exact joint matrix (shifted); if
    no shift makes it definite, from the projected blocks, reassembled. */
-static RC__UNUSED rc_status rc__sim_outer_fresh(rc_sim *s, rc__system *y, rc_step_stats *st)
+static rc_status rc__sim_outer_fresh(rc_sim *s, rc__system *y, rc_step_stats *st)
 {
     double t0;
     rc_status rs = rc__system_direction_shifted(s, y, st);
@@ -11748,7 +11724,7 @@ static RC__UNUSED rc_status rc__sim_outer_fresh(rc_sim *s, rc__system *y, rc_ste
 /* One outer joint direction: assemble the joint system (exact stencil Hessians when exact, else
    projected; cached stencils when use_cache) and solve it (shifted when exact; if no shift makes
    the exact Hessian definite, reassemble projected and take that step). *rate: active rate. */
-static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, int use_cache, double *rate, int *stale, rc_step_stats *st)
+static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, int use_cache, double *rate, int *stale, rc_step_stats *st)
 {
     int saved_proj = s->proj;
     double t0 = rc__now(), r;
@@ -11793,7 +11769,7 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
    the same steps converge in 50-200 outer iterations with a lower IP. In this mode the loose inner
    solves are skipped (the joint step contains x's Newton step); the strict every-k and the
    confirming inner solves remain, so "unaccelerated" (itr_schedule = 0) still means a strict inner
-   solve at every outer iteration. Convergence: the joint step below eps* L h (x, phi) and eps* l h
+   solve at every outer iteration. Convergence: the joint step below eps* L dt (x, phi) and eps* l dt
    (u), or its Newton decrement -g.d below M (eps* L)^2 (the same tolerance in the inertia norm,
    which also ends steps whose u is flat), or -g.d below itr_energy_tol (1e-3) times the IP
    decrease the step has made so far; then a strict inner solve that takes at most one step (if
@@ -11819,7 +11795,7 @@ static RC__UNUSED rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, in
    1.87x, both 1.86x. At 1k it pays on top of the schedule, through the factor reuse: schedule
    1.49x, both 1.75x, blocks only 1.48x; alone it is a net loss (0.85x).
    --------------------------------------------------------------------------------------------- */
-static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats *st, int *conv)
+static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats *st, int *conv)
 {
     const rc_sim_def *d = &s->def;
     rc__system *y = &s->sys_xpu;
@@ -11946,7 +11922,7 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
    (x2, x2, /2) then contacted with a different kappa (9% off) and left the fixed-mesh trajectory
    it repeats to the bit without contact. After each step, IPC's growth rule
    (rc_barrier_stiffness_update, frac 1e-2): kappa doubles when the closest pair (obstacles and
-   self contact) ended deeper than xi + dhat/100 and closer than at the end of the previous step,
+   self contact) ended with a gap d - xi below dhat/100 and closer than at the end of the previous step,
    capped at 100 kappa_min. Until session 15 the simulator doubled kappa after every step that ended
    that deep, without the approach test and the cap: where a collapsed sheet could not leave the
    band (the didactic drape without the regulariser) kappa doubled at every step and the step's
@@ -11954,19 +11930,19 @@ static RC__UNUSED rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_
 /* the scene's acceleration scale: |g| as created, or 1e-4 L / dt^2 without gravity (a length over
    a time squared that scales with the scene; not a floor under |g|, which at dt = 1e-4 s would be
    1.4e4 m/s^2 for a 1 m square) */
-static RC__UNUSED double rc__sim_accel_scale(const rc_sim *s)
+static double rc__sim_accel_scale(const rc_sim *s)
 {
     return s->gravity_norm > 0.0 ? s->gravity_norm : 1e-4 * s->L / (s->def.dt * s->def.dt);
 }
 
-static RC__UNUSED double rc__sim_kappa_min(const rc_sim *s)
+static double rc__sim_kappa_min(const rc_sim *s)
 {
     double dm = s->def.contact_thickness + 0.5 * s->def.contact_dhat, db, m_avg = s->total_mass / s->nv;
     double a = rc__sim_accel_scale(s);
     rc_barrier(dm * dm, s->def.contact_thickness, s->def.contact_dhat, &db, NULL);
     return 10.0 * m_avg * a / (fabs(db) * 2.0 * dm);
 }
-static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
+static void rc__sim_init_kappa(rc_sim *s)
 {
     s->kappa = rc__sim_kappa_min(s);
     s->kappa_prev_dist = 1e300;
@@ -11988,7 +11964,7 @@ static RC__UNUSED void rc__sim_init_kappa(rc_sim *s)
    and the self friction, the cloth displacement is the slip of the material point at vertex k,
    x_k - x^t_k - G0_k (u_k - u^t_k) in adaptive mode (rc__sim_slip_extend), x_k - x^t_k otherwise. */
 #define RC__FM_STRIDE 17
-static RC__UNUSED double *rc__sim_fm_push(rc_sim *s)
+static double *rc__sim_fm_push(rc_sim *s)
 {
     if (s->nfm == s->cap_fm) {
         int cap = s->cap_fm ? 2 * s->cap_fm : 64;
@@ -12001,8 +11977,8 @@ static RC__UNUSED double *rc__sim_fm_push(rc_sim *s)
 
 /* one lagged pair: n cloth vertices cv with weights cw, m obstacle vertices ov (of obstacle o)
    with weights ow */
-static RC__UNUSED void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double *cw, int m, const int *ov,
-                                      const double *ow, double mu_lambda, const double P[6])
+static void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double *cw, int m, const int *ov,
+                           const double *ow, double mu_lambda, const double P[6])
 {
     const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
     double *rec = rc__sim_fm_push(s);
@@ -12018,7 +11994,7 @@ static RC__UNUSED void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, co
     }
 }
 
-static RC__UNUSED void rc__sim_lag_mesh_friction(rc_sim *s)
+static void rc__sim_lag_mesh_friction(rc_sim *s)
 {
     int o, q, np, *pairs, c;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
@@ -12072,7 +12048,7 @@ static RC__UNUSED void rc__sim_lag_mesh_friction(rc_sim *s)
             d2 = rc__ct_edge_edge_d2(a0, a1, b0, b1, NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
             for (c = 0; c < 3; ++c) lb2 += (b1[c] - b0[c]) * (b1[c] - b0[c]);
-            mol = rc__ct_ee_mollifier(a0, a1, b0, b1, 1e-3 * s->edge_len0[e] * s->edge_len0[e] * lb2, NULL, NULL);
+            mol = rc__ct_ee_mollifier(a0, a1, b0, b1, rc__ct_ee_mollifier_eps(s->edge_len0[e] * s->edge_len0[e], lb2), NULL, NULL);
             lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol);
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
             rc__ct_ee_tangent(a0, a1, b0, b1, w, P);
@@ -12086,7 +12062,7 @@ static RC__UNUSED void rc__sim_lag_mesh_friction(rc_sim *s)
    Hessian over the pair's cloth vertices. The obstacle side enters rc__ct_friction as one more
    stencil "vertex" with weight 1 and displacement c; its rows are dropped: the cloth block of the
    PSD stencil Hessian (a principal submatrix) is PSD, and exact wherever y != eps_v h. */
-static RC__UNUSED double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *x, double *g, double *H)
+static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *x, double *g, double *H)
 {
     int n = (int)rec[0], k, l, c, a, b, m;
     double w[4], dx[12], gl[12], Hl[144], E;
@@ -12109,7 +12085,7 @@ static RC__UNUSED double rc__sim_fm_pair(const rc_sim *s, const double *rec, con
 }
 
 /* energy of the lagged mesh friction; with y, gradient and (PSD) Hessian added to the cloth x DOFs */
-static RC__UNUSED double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y)
+static double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y)
 {
     double E = 0.0;
     int q, k;
@@ -12135,7 +12111,7 @@ static RC__UNUSED double rc__sim_mesh_friction(const rc_sim *s, const double *x,
    to ~46% of the cloth's weight (probe: a patch on a 10 degree slope of a 2.5 m sphere with mu = 0.3
    slid 0.9 m in 1.5 s, where the tilted plane holds it; the sphere drape slid off at any mu).)
    lam: nv, accumulated. */
-static RC__UNUSED void rc__sim_sphere_normal_forces(const rc_sim *s, const rc__obstacle *ob, double *lam)
+static void rc__sim_sphere_normal_forces(const rc_sim *s, const rc__obstacle *ob, double *lam)
 {
     double c[3], xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
     int t, k;
@@ -12154,7 +12130,7 @@ static RC__UNUSED void rc__sim_sphere_normal_forces(const rc_sim *s, const rc__o
     }
 }
 
-static RC__UNUSED void rc__sim_lag_friction(rc_sim *s)
+static void rc__sim_lag_friction(rc_sim *s)
 {
     int o, i;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
@@ -12199,7 +12175,7 @@ static RC__UNUSED void rc__sim_lag_friction(rc_sim *s)
    base + a (target - base), passes no cloth primitive through another (self-contact CCD). The
    step-start moves that shift some vertices and not their neighbours (the carry by kinematic
    meshes, the push-out of analytic shapes) are limited by it. Uses sys_xp's direction. */
-static RC__UNUSED double rc__sim_self_move_bound(rc_sim *s, const double *base, const double *target)
+static double rc__sim_self_move_bound(rc_sim *s, const double *base, const double *target)
 {
     rc__system *y = &s->sys_xp;
     int i, c;
@@ -12226,7 +12202,7 @@ static RC__UNUSED double rc__sim_self_move_bound(rc_sim *s, const double *base, 
    cloth spans a thin obstacle between its vertices). Not
    checked by CCD (as the analytic push-out and the pin targets are not): the step's start energy
    and the exact-geometry tests are the check. */
-static RC__UNUSED void rc__sim_mesh_frame(const double *a, const double *b, const double *c, double F[9])
+static void rc__sim_mesh_frame(const double *a, const double *b, const double *c, double F[9])
 {
     double e1[3], e2[3], n[3], l;
     int k;
@@ -12238,7 +12214,7 @@ static RC__UNUSED void rc__sim_mesh_frame(const double *a, const double *b, cons
     for (k = 0; k < 3; ++k) { F[3 * k] = e1[k]; F[3 * k + 1] = e2[k]; F[3 * k + 2] = n[k]; }   /* columns e1, e2, n */
 }
 
-static RC__UNUSED void rc__sim_resolve_start_mesh(rc_sim *s)
+static void rc__sim_resolve_start_mesh(rc_sim *s)
 {
     double xi_ = s->def.contact_thickness, zone = xi_ + s->def.contact_dhat;
     int o, i, q, k, c, np, *pairs, *best_t, kind;
@@ -12359,7 +12335,7 @@ static RC__UNUSED void rc__sim_resolve_start_mesh(rc_sim *s)
    carried[i] marks the vertices. */
 /* the obstacle's pose a fraction tau of the way through the step: R(tau) = Rot(n, tau theta) R_prev,
    t(tau) = t_prev + tau (t - t_prev) (also the substeps' midpoint pose, tau = 1/2) */
-static RC__UNUSED void rc__sim_obs_pose_at(const rc__obstacle *ob, double tau, double *R, double *t)
+static void rc__sim_obs_pose_at(const rc__obstacle *ob, double tau, double *R, double *t)
 {
     int k;
     (void)rc__sim_rot_frac(ob->R_prev, ob->R, tau, R);
@@ -12367,7 +12343,7 @@ static RC__UNUSED void rc__sim_obs_pose_at(const rc__obstacle *ob, double tau, d
 }
 /* world point x in the obstacle's frame at pose (R, t): r = R^T (x - t); a sphere's shape does not
    turn, so only its centre c = R p + t counts: r = R_end^T (x - c) + p */
-static RC__UNUSED void rc__sim_rest_point(const rc__obstacle *ob, int sphere, const double *R, const double *t, const double *x, double *r)
+static void rc__sim_rest_point(const rc__obstacle *ob, int sphere, const double *R, const double *t, const double *x, double *r)
 {
     if (sphere) {
         double c[3];
@@ -12386,7 +12362,7 @@ typedef struct rc__path {
     double tau0, tau1;
     const double *tri, *c0, *dc;
 } rc__path;
-static RC__UNUSED double rc__sim_path_dist(const rc__path *p, double u)
+static double rc__sim_path_dist(const rc__path *p, double u)
 {
     double r[3], d;
     if (!p->ob) {
@@ -12405,7 +12381,7 @@ static RC__UNUSED double rc__sim_path_dist(const rc__path *p, double u)
 /* whether the distance along the path for u in [a, 1] falls to fmax: golden-section search for its
    minimum (exact for a convex distance: a point moving linearly against a convex set; on an arc
    as short as 0.05 rad, the path is that up to its sag), stopping at the first value <= fmax */
-static RC__UNUSED int rc__sim_path_enters(const rc__path *p, double a, double fmax)
+static int rc__sim_path_enters(const rc__path *p, double a, double fmax)
 {
     const double g = 0.6180339887498949;
     double lo = a, hi = 1.0, m1, m2, f1, f2;
@@ -12421,7 +12397,7 @@ static RC__UNUSED int rc__sim_path_enters(const rc__path *p, double a, double fm
     return f1 <= fmax || f2 <= fmax;
 }
 
-static RC__UNUSED int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
+static int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
 {
     enum { MAXK = 64 };   /* theta <= pi: at most 63 chords */
     double xi_ = s->def.contact_thickness, enter = xi_ + 1e-3 * s->def.contact_dhat, pose[MAXK + 1][12];
@@ -12499,7 +12475,7 @@ static RC__UNUSED int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
 }
 
 /* 1 if an analytic obstacle has not moved since the last step's end (or was added since) */
-static RC__UNUSED int rc__sim_obs_static(const rc__obstacle *ob)
+static int rc__sim_obs_static(const rc__obstacle *ob)
 {
     return ob->shape.kind != RC__OBS_TRIMESH && memcmp(ob->R, ob->R_prev, sizeof ob->R) == 0 &&
            memcmp(ob->t, ob->t_prev, sizeof ob->t) == 0;
@@ -12512,7 +12488,7 @@ static RC__UNUSED int rc__sim_obs_static(const rc__obstacle *ob)
    before its carry and this push) is taken only as far as the cloth-cloth CCD allows; carried:
    NULL, or the vertices the caller's carry moved (a carried vertex is pushed to xi + dhat/2);
    any_carried: the carry moved something (then the CCD limit applies even without a push). */
-static RC__UNUSED void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_carried, int only_static)
+static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_carried, int only_static)
 {
     int o, i, pass, pushed = any_carried;
     double xi_ = s->def.contact_thickness, target = xi_ + 0.5 * s->def.contact_dhat;
@@ -12572,7 +12548,7 @@ static RC__UNUSED void rc__sim_push_out(rc_sim *s, const unsigned char *carried,
    without gravity threw a vertex up at 1.3 m/s, a sheet lying on its floor hopped 1.1 cm. Velocities
    are kept as they are. An obstacle's motion (rc_sim_move_obstacle) still carries and pushes the
    cloth within the step, which is the momentum it imparts. */
-static RC__UNUSED void rc__sim_place_static(rc_sim *s)
+static void rc__sim_place_static(rc_sim *s)
 {
     int o, any = 0;
     for (o = 0; o < s->nobs; ++o) any |= rc__sim_obs_static(s->obs + o);
@@ -12584,7 +12560,7 @@ static RC__UNUSED void rc__sim_place_static(rc_sim *s)
 /* A start inside the contact offset of an obstacle that moved onto the cloth: the vertices it ran
    over are carried (rc__sim_carry_analytic), then every vertex inside the offset (a carried one:
    within dhat/2 of it) is pushed out along the obstacle normal to xi + dhat/2. */
-static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
+static void rc__sim_resolve_start(rc_sim *s)
 {
     unsigned char *carried = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
     if (!carried) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
@@ -12594,7 +12570,7 @@ static RC__UNUSED void rc__sim_resolve_start(rc_sim *s)
     rc__free(s->user, carried);
 }
 
-static RC__UNUSED void rc__sim_quality_stats(const rc_sim *s, rc_step_stats *st)
+static void rc__sim_quality_stats(const rc_sim *s, rc_step_stats *st)
 {
     int t;
     double mn = HUGE_VAL, mx = 0.0, sum = 0.0, amin = HUGE_VAL;
@@ -12616,7 +12592,7 @@ static RC__UNUSED void rc__sim_quality_stats(const rc_sim *s, rc_step_stats *st)
     st->min_quality = mn; st->max_quality = mx; st->mean_quality = sum / s->nt; st->min_area_ratio = amin;
 }
 
-static RC__UNUSED void rc__sim_set_step_size(rc_sim *s, double h)
+static void rc__sim_set_step_size(rc_sim *s, double h)
 {
     s->h = h;
     s->inv_h2 = 1.0 / (h * h);
@@ -12640,7 +12616,7 @@ static RC__UNUSED void rc__sim_set_step_size(rc_sim *s, double h)
    whole turns (8 rad by step 96) and kept the energy of a multiple fold while lying flat; the
    reset changes the energy between steps, never inside a solve. */
 #define RC__HINGE_MEMORY (1.5 * RC__PI)
-static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start)
+static void rc__sim_track_hinges(rc_sim *s, int at_step_start)
 {
     int t, k;
     for (t = 0; t < s->nt; ++t)
@@ -12663,7 +12639,7 @@ static RC__UNUSED void rc__sim_track_hinges(rc_sim *s, int at_step_start)
    obstacles from an obstacle moving too far per step; the bare status could not. */
 #define RC__MSG_APPEND(...) do { if (n >= 0 && (size_t)n < sizeof msg) { int w__ = snprintf(msg + n, sizeof msg - (size_t)n, __VA_ARGS__); \
                                  n = w__ < 0 ? -1 : n + w__; } } while (0)
-static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
+static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
 {
     char msg[sizeof(s->err)];
     double xi_ = s->def.contact_thickness, dmin = HUGE_VAL;
@@ -12710,7 +12686,7 @@ static RC__UNUSED rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
    exactly); the weights are then (1, 0, 0) whatever the other vertices do, and the energy is
    smooth. The lock ends with the handle (rc_sim_remove_material_handle). Returns 1 if the set
    of locked vertices changed (the DOF layout must be rebuilt). */
-static RC__UNUSED int rc__sim_update_handle_locks(rc_sim *s)
+static int rc__sim_update_handle_locks(rc_sim *s)
 {
     int h, i, k, changed = 0;
     if (!s->def.adaptive) return 0;
@@ -12735,7 +12711,7 @@ static RC__UNUSED int rc__sim_update_handle_locks(rc_sim *s)
 }
 
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
-static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
+static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 {
     rc__terms T;
     double E, alpha = 1.0;
@@ -12757,7 +12733,6 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     }
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
-    memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     if (s->def.adaptive) rc__sim_travel_masses(s);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
     if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
@@ -12836,7 +12811,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         for (i = 0; i < s->nv; ++i) any_pin |= s->pinned[i];
         n = snprintf(msg, sizeof msg, "the energy of the step's start is not finite (");
         for (k = 0; k < 8 && n > 0 && (size_t)n < sizeof msg; ++k)
-            if (!rc__isfinite(vals[k])) n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s %s", listed++ ? ", " : "", names[k], vals[k] != vals[k] ? "NaN" : "inf");
+            if (!rc__isfinite(vals[k])) n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s %s", listed++ ? ", " : "", names[k], rc__isnan(vals[k]) ? "NaN" : "inf");
         if (n > 0 && (size_t)n < sizeof msg)
             snprintf(msg + n, sizeof msg - (size_t)n, "): %s%s", !rc__isfinite(vals[4]) ? "a reference triangle inverted; " : "",
                      any_pin ? "a world triangle degenerated (a pin moved onto a neighbour?), or velocities or loads too large"
@@ -12871,7 +12846,7 @@ static RC__UNUSED rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 }
 
 /* velocities at material points, v_i = (x_i - x^t(u_i)) / h, and pin reactions */
-static RC__UNUSED void rc__sim_finish(rc_sim *s, rc_step_stats *st)
+static void rc__sim_finish(rc_sim *s, rc_step_stats *st)
 {
     int i, c;
     double travel = 0.0, *G0 = s->x0_G;
@@ -12901,7 +12876,7 @@ static RC__UNUSED void rc__sim_finish(rc_sim *s, rc_step_stats *st)
 
 /* f_pin = dE/dx_i at a pinned vertex: the force the pin applies to the cloth (the momentum
    balance M(x - x~)/h^2 = -grad V + f_pin). */
-static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
+static void rc__sim_pin_reactions(rc_sim *s)
 {
     int t, i, k, c, any = 0;
     for (i = 0; i < s->nv; ++i) any |= s->pinned[i];
@@ -12954,7 +12929,7 @@ static RC__UNUSED void rc__sim_pin_reactions(rc_sim *s)
    at the start of the step (6 per mesh vertex), hinge_ref (ne). */
 #define RC__STATE_TAG 7.2630e4      /* "rc" */
 #define RC__STATE_VERSION 2.0
-static RC__UNUSED size_t rc__sim_state_mesh_verts(const rc_sim *s)
+static size_t rc__sim_state_mesh_verts(const rc_sim *s)
 {
     size_t n = 0;
     int o;
@@ -13001,7 +12976,7 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
 
 /* the copy of a state known to be valid (saved by this sim: rc_sim_step's and
    rc_sim_solve_static's restores after an error) */
-static RC__UNUSED void rc__sim_restore_state(rc_sim *s, const double *b)
+static void rc__sim_restore_state(rc_sim *s, const double *b)
 {
     int o;
     size_t nv = (size_t)s->nv;
@@ -13080,9 +13055,14 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
     return RC_OK;
 }
 
-static RC__UNUSED void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st, int first)
+static void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st, int first)
 {
     if (first) { double ip0 = st->ip_start; *acc = *st; acc->ip_start = ip0; return; }
+    /* the active rate is a mean over outer iterations: weight each part by its count (taken
+       before the counts add up) */
+    if (acc->outer_iters + st->outer_iters > 0)
+        acc->active_rate = (acc->active_rate * acc->outer_iters + st->active_rate * st->outer_iters) /
+                           (double)(acc->outer_iters + st->outer_iters);
     acc->newton_iters += st->newton_iters; acc->outer_iters += st->outer_iters; acc->inner_iters += st->inner_iters;
     acc->linear_solves += st->linear_solves; acc->substeps += st->substeps;
     acc->converged = acc->converged && st->converged;
@@ -13090,7 +13070,6 @@ static RC__UNUSED void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st
     acc->e_inertia = st->e_inertia; acc->e_stretch = st->e_stretch; acc->e_bend = st->e_bend; acc->e_gravity = st->e_gravity;
     acc->e_external = st->e_external; acc->e_contact = st->e_contact; acc->e_friction = st->e_friction; acc->e_quality = st->e_quality;
     acc->e_travel = st->e_travel;
-    acc->active_rate = 0.5 * (acc->active_rate + st->active_rate);
     acc->active_rate_per_iter = st->active_rate_per_iter; acc->num_active_rates = st->num_active_rates;
     if (st->ref_travel > acc->ref_travel) acc->ref_travel = st->ref_travel;
     acc->min_contact_distance = st->min_contact_distance;
@@ -13103,7 +13082,7 @@ static RC__UNUSED void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st
 
 /* advance by h; on error restore and, while levels remain, do two half steps with pin targets
    and obstacle poses interpolated to the midpoint (rotations along the shortest arc). */
-static RC__UNUSED rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved, rc_step_stats *st)
+static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved, rc_step_stats *st)
 {
     rc_status rs;
     memset(st, 0, sizeof *st);
@@ -13170,10 +13149,11 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     rc_step_stats st;
     double *saved, t0 = rc__now();
     rc_status rs;
+    if (stats) memset(stats, 0, sizeof *stats);   /* zero on every error return */
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     s->err[0] = 0;
     rs = rc__sim_check_crossings(s);
-    if (rs != RC_OK) { if (stats) memset(stats, 0, sizeof *stats); return rs; }
+    if (rs != RC_OK) return rs;
     /* the state at the step's start, the substeps' scratch, and the pin reactions (not state, but
        a failed step must not leave a succeeded half step's reactions behind) */
     saved = (double *)rc__alloc(s->user, 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, sizeof(double));
@@ -13186,7 +13166,6 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
         rc__sim_restore_state(s, saved);
         memcpy(s->reaction, saved + 2 * rc_sim_state_size(s), sizeof(double) * 3 * (size_t)s->nv);
         rc__free(s->user, saved);
-        if (stats) memset(stats, 0, sizeof *stats);
         if (s->def.max_substeps > 0 && strcmp(s->err, s->err_whole) != 0) {
             /* the whole step's reason may name the cause (a pin or an obstacle moving through the
                cloth) where the finest split's is often only "too close": report both */
@@ -13200,7 +13179,6 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     s->err[0] = 0;   /* a step that succeeded after splitting leaves no message of the failed whole step */
     rc__sim_quality_stats(s, &st);
     st.t_total = rc__now() - t0;
-    s->steps++;
     if (stats) *stats = st;
     return RC_OK;
 }
@@ -13209,10 +13187,11 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
 /* Statics (ours): a proximal-point sequence of pseudo time steps with zero velocity. Pseudo step
    k minimises V(x, u) + sum_i m_i/(2 h_k^2)|x_i - x_i^k|^2 (+ C(u) with the regulariser's h =
    def.dt), so V never increases from one pseudo step to the next; h_k starts at def.dt and
-   doubles after every converged pseudo step, so late steps are plain (projected) Newton on V.
+   doubles after every converged pseudo step (up to 1e6 def.dt; it halves after an unconverged
+   one, down to def.dt), so late steps are plain Newton on V. At most 400 pseudo steps.
    Converged when a pseudo step moves no vertex more than tol * L * dt (and no u more than
    tol * l * dt). Velocities are zero afterwards. Accumulates into acc; *conv = 1 on equilibrium. */
-static RC__UNUSED rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *first, int *conv)
+static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *first, int *conv)
 {
     rc_step_stats st;
     double h = s->def.dt;
@@ -13223,6 +13202,7 @@ static RC__UNUSED rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats 
         double move = 0.0, umove = 0.0;
         memset(s->v, 0, sizeof(double) * 3 * (size_t)s->nv);
         memset(&st, 0, sizeof st);
+        st.substeps = 1;   /* the stats count pseudo steps here */
         rc__sim_set_step_size(s, h);
         rs = rc__sim_solve(s, &st);
         if (rs != RC_OK) break;
@@ -13264,10 +13244,11 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     int n, i, c, first = 1, conv = 0, steps;
     size_t n3;
     rc_status rs = RC_OK;
+    if (stats) memset(stats, 0, sizeof *stats);   /* zero on every error return */
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     s->err[0] = 0;
     rs = rc__sim_check_crossings(s);
-    if (rs != RC_OK) { if (stats) memset(stats, 0, sizeof *stats); return rs; }
+    if (rs != RC_OK) return rs;
     steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
     n3 = (size_t)3 * s->nv;
     saved = (double *)rc__alloc(s->user, rc_sim_state_size(s), sizeof(double));
@@ -13319,7 +13300,6 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     if (rs != RC_OK) {
         rc__sim_restore_state(s, saved);
         rc__free(s->user, saved);
-        if (stats) memset(stats, 0, sizeof *stats);
         return rs;
     }
     rc__free(s->user, saved);

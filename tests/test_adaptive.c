@@ -989,7 +989,10 @@ static void test_adaptive_state_replay(void)
                 memcpy(us + (size_t)2 * nv * (k - 4), rc_sim_reference(s), sizeof(double) * 2 * nv);
             }
         }
+        /* rc_sim_time: the sum of the steps taken, restored with the state */
+        CHECKF(fabs(rc_sim_time(s) - (4 + nsteps) * 0.01) < 1e-12, "time %.17g after %d steps of 0.01 s", rc_sim_time(s), 4 + nsteps);
         CHECK_OK(rc_sim_load_state(s, state));
+        CHECKF(fabs(rc_sim_time(s) - 4 * 0.01) < 1e-12, "time %.17g after loading the state of step 4", rc_sim_time(s));
         for (k = 4; k < 4 + nsteps; ++k) {
             ta_plate(-0.90 + 0.012 * k, pv);
             CHECK_OK(rc_sim_set_obstacle_vertices(s, id, pv));

@@ -46,14 +46,13 @@ static void t_ct_fd(t_ct_fn f, void *ctx, const double *x0, int n, int check_hes
 }
 
 /* typed distance wrappers: ctx points to the type */
-static double t_ct_pp_fn(const double *x, void *ctx, double *g, double *H)
+/* the edge-edge mollifier's threshold of edges (x0, x1), (x2, x3) taken at their current lengths */
+static double t_ct_mollifier_eps(const double *x)
 {
-    (void)ctx;
-    return rc__ct_point_point_d2(x, x + 3, g, H);
-}
-static double t_ct_pe_fn(const double *x, void *ctx, double *g, double *H)
-{
-    return rc__ct_point_edge_d2_typed(x, x + 3, x + 6, *(int *)ctx, NULL, g, H);
+    double a[3], b[3];
+    rc__sub3(a, x + 3, x);
+    rc__sub3(b, x + 9, x + 6);
+    return rc__ct_ee_mollifier_eps(rc__dot3(a, a), rc__dot3(b, b));
 }
 static double t_ct_pt_fn(const double *x, void *ctx, double *g, double *H)
 {
@@ -97,44 +96,6 @@ static double t_ct_brute_ee(const double *x)
             if (rc__dot3(r, r) < best) best = rc__dot3(r, r);
         }
     return best;
-}
-
-static void test_ct_point_point(void)
-{
-    double x[6] = {0.1, 0.2, 0.3, -0.4, 0.5, 0.9}, eg, eh;
-    int dummy = 0;
-    CHECK_NEAR(rc__ct_point_point_d2(x, x + 3, NULL, NULL), 0.25 + 0.09 + 0.36, 1e-15);
-    t_ct_fd(t_ct_pp_fn, &dummy, x, 6, 1, &eg, &eh);
-    CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pp fd %g %g", eg, eh);
-}
-
-static void test_ct_point_edge_types(void)
-{
-    /* edge (0,0,0)-(1,0,0); points beyond e0, beyond e1, over the interior */
-    static const double pts[3][3] = {{-0.5, 0.3, 0.2}, {1.6, -0.2, 0.3}, {0.4, 0.3, 0.2}};
-    static const int want[3] = {RC__CT_PE_V0, RC__CT_PE_V1, RC__CT_PE_INT};
-    int c;
-    for (c = 0; c < 3; ++c) {
-        double x[9] = {0, 0, 0, 0, 0, 0, 1, 0, 0}, eg, eh, d2, ref;
-        int type;
-        memcpy(x, pts[c], sizeof pts[c]);
-        t_ct_jitter(x, 9, 0.05);
-        d2 = rc__ct_point_edge_d2(x, x + 3, x + 6, &type, NULL, NULL);
-        CHECKF(type == want[c], "case %d type %d", c, type);
-        {   /* independent value: min over a fine sample of the segment */
-            int i;
-            ref = HUGE_VAL;
-            for (i = 0; i <= 20000; ++i) {
-                double s = i / 20000.0, r[3];
-                int k;
-                for (k = 0; k < 3; ++k) r[k] = x[k] - (1 - s) * x[3 + k] - s * x[6 + k];
-                if (rc__dot3(r, r) < ref) ref = rc__dot3(r, r);
-            }
-        }
-        CHECKF(d2 <= ref + 1e-14 && d2 > ref - 1e-6, "pe d2 %g vs sampled %g", d2, ref);
-        t_ct_fd(t_ct_pe_fn, &type, x, 9, 1, &eg, &eh);
-        CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pe type %d fd %g %g", type, eg, eh);
-    }
 }
 
 static void test_ct_point_triangle_types(void)
@@ -239,7 +200,7 @@ static void test_ct_mollifier(void)
 {
     double x[12] = {0, 0, 0, 1, 0, 0, 0, 0.01, 0.3, 1, 0.03, 0.32}, eps, eg, eh, m, g[12];
     int k;
-    eps = rc__ct_ee_mollifier_eps(x, x + 3, x + 6, x + 9);
+    eps = t_ct_mollifier_eps(x);
     m = rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, eps, NULL, NULL);
     CHECKF(m > 0.0 && m < 1.0, "m = %g", m);
     t_ct_fd(t_ct_moll_fn, &eps, x, 12, 1, &eg, &eh);
@@ -253,7 +214,7 @@ static void test_ct_mollifier(void)
     /* C^1 across c = eps_x: m and |grad m| continuous (m' = 0 at c = eps_x) */
     {
         double y[12] = {0, 0, 0, 1, 0, 0, 0, 0, 0.3, 1, 0, 0.3}, lo, hi, glo[12], ghi[12];
-        double ep = rc__ct_ee_mollifier_eps(y, y + 3, y + 6, y + 9);
+        double ep = t_ct_mollifier_eps(y);
         /* choose the tilt t with c = t^2 |ea|^2 = ep (1 -/+ 1e-7) */
         y[10] = sqrt(ep * (1.0 - 1e-7));
         lo = rc__ct_ee_mollifier(y, y + 3, y + 6, y + 9, ep, glo, NULL);
@@ -375,7 +336,7 @@ static void test_ct_barrier_local(void)
     t_ct_bctx c;
     int k;
     c.type = rc__ct_edge_edge_type(x, x + 3, x + 6, x + 9);
-    c.eps = rc__ct_ee_mollifier_eps(x, x + 3, x + 6, x + 9);
+    c.eps = t_ct_mollifier_eps(x);
     c.xi = 0.005; c.dhat = 0.03; c.kappa = 10.0; c.project = -1;
     CHECK(c.type == RC__CT_EA_EB);
     CHECK(rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, c.eps, NULL, NULL) < 1.0);
@@ -397,13 +358,6 @@ static void test_ct_barrier_local(void)
         c.project = -1;
         t_ct_fd(t_ct_pt_barrier_fn, &c, y, 12, 1, &eg, &eh);
         CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pt barrier type %d fd %g %g", k, eg, eh);
-    }
-    {
-        double p[9] = {0.3, 0.02, 0.0, 0, 0, 0, 1, 0, 0}, gd[9], Hd[81], g[9], H9[81];
-        double d2 = rc__ct_point_edge_d2(p, p + 3, p + 6, NULL, gd, Hd);
-        rc__ct_barrier_local(9, d2, gd, Hd, c.xi, c.dhat, c.kappa, 1.0, NULL, NULL, RC__PROJECT_CLAMP, g, H9);
-        t_ct_min_eig(9, H9, &lmin, &lmax);
-        CHECKF(lmin > -1e-10 * lmax && lmax > 0.0, "pe projected %g %g", lmin, lmax);
     }
     /* outside the band: zero energy and derivatives; at s <= 0: +inf */
     {
@@ -439,7 +393,7 @@ static void test_ct_lowrank_projection(void)
             rc__ct_barrier_local(12, d2, g, Hd, 0.005, 0.03, 1.0, 1.0, NULL, NULL, -1, NULL, A);
         } else if (kind == 1) {   /* a mollified edge-edge one (higher rank) */
             double x[12] = {0, 0, 0, 1, 0, 0, 0.2, -0.01, 0.02, 1.1, 0.01, 0.02}, g[12], Hd[144], gm[12], Hm[144], d2, m, e;
-            e = rc__ct_ee_mollifier_eps(x, x + 3, x + 6, x + 9);
+            e = t_ct_mollifier_eps(x);
             x[7] += 0.01 * (t_rand() - 0.5); x[8] += 0.01 * t_rand();
             d2 = rc__ct_edge_edge_d2(x, x + 3, x + 6, x + 9, NULL, g, Hd);
             m = rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, e, gm, Hm);
@@ -1064,9 +1018,7 @@ static void test_ct_broad_phase(void)
 
 static void suite_contact(void)
 {
-    RUN(test_ct_point_point);
     RUN(test_ct_normal_force_floor);
-    RUN(test_ct_point_edge_types);
     RUN(test_ct_point_triangle_types);
     RUN(test_ct_edge_edge_types);
     RUN(test_ct_edge_edge_parallel);

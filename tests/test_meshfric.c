@@ -80,7 +80,6 @@ static void t_tents_prepare(rc_sim *s, const int *ids, double dy)
     CHECK_OK(rc__sim_ensure_systems(s));
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
-    memcpy(s->phi0, s->phi, sizeof(double) * (size_t)s->ne);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
     if (s->def.adaptive) {
         rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
