@@ -346,7 +346,7 @@ RCLOTHDEF rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const
    element kernels (value, gradient, Hessian, optional PSD projection) that
    the simulator assembles. Every kernel is a function of world positions x
    AND reference positions u (r-adaptivity differentiates the rest shape).
-   Calls: BASE only (rc_shell_energy numbers its edges itself, rc__sh_build_edges).
+   Calls: BASE, and MESH's rc__topo for the edge tables (rc__sh_build_edges).
    ========================================================================== */
 
 #ifdef __cplusplus
@@ -500,7 +500,9 @@ extern "C" {
    d2 is NaN, xi < 0, dhat <= 0 or a parameter is not finite. Units: d2 in m^2, b in m^4. */
 RCLOTHDEF double rc_barrier(double d2, double xi, double dhat, double *db_dd2, double *d2b_dd22);
 
-/* Adaptive barrier stiffness kappa (IPC's rule, in our scale-explicit reading).
+/* Adaptive barrier stiffness kappa (IPC's rule, in our scale-explicit reading), for callers that
+   build their own solver on rc_barrier. rc_sim starts kappa by its own force balance (ten vertex
+   weights at mid-band, rc__sim_kappa_min) and grows it with rc_barrier_stiffness_update.
    Initial value: kappa_min is the kappa for which the barrier's normal stiffness
        S(d) = d^2/dd^2 [kappa b(d^2 - xi^2)] = kappa (4 d^2 b''(s) + 2 b'(s))
    at the reference distance d = xi + dhat/2 equals k_ref (N/m: the caller's stiffness scale,
@@ -699,7 +701,7 @@ typedef struct rc_step_stats {
 
 /* Threads: sims are independent (no global or static mutable state), so different sims may be
    created, stepped and destroyed concurrently from different threads, each with its own
-   allocator context (a session-21 probe: 2-4 threads, results bit-identical to sequential runs,
+   allocator context (a probe: 2-4 threads, results bit-identical to sequential runs,
    ThreadSanitizer clean). One sim must not be used from two threads at once, not even through
    its const functions: their error paths record the message in the sim. */
 RCLOTHDEF rc_sim_def rc_default_sim_def(void);
@@ -992,7 +994,7 @@ static void rc__free(void *user, void *p)
 
 /* Finiteness from the bits (IEEE 754 binary64: exponent all ones = inf or NaN), not from
    arithmetic such as v - v == 0: under -ffast-math (-ffinite-math-only) the compiler may assume
-   no NaN or inf exists and fold such tests to "finite" (session 21 probe: dt = NaN was accepted and
+   no NaN or inf exists and fold such tests to "finite" (a probe: dt = NaN was accepted and
    a step returned RC_OK with a NaN energy, the cloth frozen); the bits cannot be optimised away. */
 #define RC__EXP_MASK 0x7ff0000000000000ULL
 static int rc__isfinite(double v)
@@ -1156,7 +1158,7 @@ static int rc__psd_project_jacobi(int n, double *H, int mode, double *work)
         of T by implicit QL with Wilkinson shifts, the rotations accumulated (rc__tridiag_ql),
         the negative ones' eigenvectors back-transformed by the reflectors; then
         H += sum_{lambda<0} (lambda' - lambda) v v^T, lambda' = 0 (clamp) or -lambda (abs).
-        (Session 12: accumulating the rotations replaced inverse iteration on T for the negative
+        (Accumulating the rotations replaced inverse iteration on T for the negative
         eigenvalues, 15.6 -> 9.4 us per 18 x 18 bending Schur complement, same distance to the
         exact clamp, 1.8e-14 |S|, on 10k stencils of the bench_energy sheet.)
    Negatives at round-off level (|lambda| <= 1e-13 max|lambda|) are skipped.
@@ -3436,7 +3438,7 @@ static rc_status rc__pcg_core(int n, const int *colptr, const int *rowind, const
     rnorm = rc__norm2_scaled(n, q);
     if (st == RC_OK && rnorm > rel_tol) {
         /* the recursion claimed convergence the true residual does not confirm: the better of x
-           and the best iterate, with its true residual, and not converged (until session 18 this
+           and the best iterate, with its true residual, and not converged (earlier versions
            returned RC_OK with the recursive residual: true residuals 2-200x the tolerance) */
         double rb;
         rc__sp_symv_shift(n, colptr, rowind, values, shift, xbest, q);
@@ -4483,7 +4485,7 @@ static rc_status rc__mesh_obj_build(rc_mesh *out, const rc__mesh_objbuf *B)
         if (B->cvt_idx[c] >= 0 && assigned[B->cv_idx[c]] < 0) assigned[B->cv_idx[c]] = B->cvt_idx[c];
     /* a vertex no face uses has no vt of its own; where the file has one vt per v (as
        rc_mesh_write_obj writes it) it takes the vt of its index, so the round trip is exact for
-       unused vertices too (until session 18 their uv became (x, y)) */
+       unused vertices too (earlier their uv became (x, y)) */
     if (B->nvt == B->nv)
         for (c = 0; c < B->nv; ++c) if (assigned[c] < 0) assigned[c] = c;
     for (c = 0; c < B->nc; ++c) {   /* other (v, vt) pairs become extra vertices nv + x */
@@ -5503,29 +5505,48 @@ static double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int fla
    DOFs [u0 u1 u2]. Dminv: Dm^-1 (row-major 2x2, precomputed by the caller; rc__mips_dminv).
    Projection: the 4x4 Hessian in J is projected (numerically, rc__psd_project_jacobi) and pulled back,
    H_u = B^T proj(H_J) B with B = dvecJ/du, which is PSD whenever proj(H_J) is. */
+/* D = [u1 - u0, u2 - u0] (columns = edges, row-major [[a, b], [c, d]]) of the uv triangle (u0, u1,
+   u2): returns det D = 2 A (signed) and D^-1 in Dinv (zeros when det is zero or not finite). One
+   source for the inverse the MIPS term, the initial areas and the gradient recovery use. */
+static double rc__uv_dinv(const double u0[2], const double u1[2], const double u2[2], double Dinv[4])
+{
+    double a = u1[0] - u0[0], b = u2[0] - u0[0], c = u1[1] - u0[1], d = u2[1] - u0[1];
+    double det = a * d - b * c;
+    if (det != 0.0 && rc__isfinite(det)) {
+        Dinv[0] = d / det;
+        Dinv[1] = -b / det;
+        Dinv[2] = -c / det;
+        Dinv[3] = a / det;
+    } else {
+        Dinv[0] = Dinv[1] = Dinv[2] = Dinv[3] = 0.0;
+    }
+    return det;
+}
 static int rc__mips_dminv(const double u0[6], double Dminv[4])
 {
-    double a = u0[2] - u0[0], b = u0[4] - u0[0], c = u0[3] - u0[1], d = u0[5] - u0[1];
-    double det = a * d - b * c; /* Dm = [[a, b], [c, d]] (columns = edges) */
-    if (!(det != 0.0) || !rc__isfinite(det)) return 0;
-    Dminv[0] = d / det;
-    Dminv[1] = -b / det;
-    Dminv[2] = -c / det;
-    Dminv[3] = a / det;
-    return 1;
+    double det = rc__uv_dinv(u0, u0 + 2, u0 + 4, Dminv);
+    return det != 0.0 && rc__isfinite(det);
 }
-static double rc__mips_tri(const double u[6], const double Dminv[4], double w, double eps, int flags,
-                           double *grad, double *hess)
+/* J = D_u Dm^-1 (row-major 2x2), the map from the initial to the current reference triangle;
+   returns det J = A(u) / A(u0). MIPS = |J|_F^2 / det J. */
+static double rc__mips_jacobian(const double u[6], const double Dminv[4], double J[4])
 {
-    double Du[4], J[4], f, d, Psi, z, cof[4], gP[4], HJ[16], Bm[4 * 6];
-    int i, j, k, l, r;
+    double Du[4];
+    int i, j;
     Du[0] = u[2] - u[0];
     Du[1] = u[4] - u[0];
     Du[2] = u[3] - u[1];
     Du[3] = u[5] - u[1];
     for (i = 0; i < 2; ++i)
         for (j = 0; j < 2; ++j) J[2 * i + j] = Du[2 * i] * Dminv[j] + Du[2 * i + 1] * Dminv[2 + j];
-    d = J[0] * J[3] - J[1] * J[2];
+    return J[0] * J[3] - J[1] * J[2];
+}
+static double rc__mips_tri(const double u[6], const double Dminv[4], double w, double eps, int flags,
+                           double *grad, double *hess)
+{
+    double J[4], f, d, Psi, z, cof[4], gP[4], HJ[16], Bm[4 * 6];
+    int i, j, k, l, r;
+    d = rc__mips_jacobian(u, Dminv, J);
     if ((flags & RC__SH_GRAD) && grad) memset(grad, 0, 6 * sizeof(double));
     if ((flags & RC__SH_HESS) && hess) memset(hess, 0, 36 * sizeof(double));
     if (!(d > 0.0)) return HUGE_VAL;
@@ -5722,114 +5743,34 @@ static double rc__mp_tri(const double x[9], const double u[6], const double q[2]
 
 /* ---- a minimal edge/flap builder. TEMPORARY: it will be replaced by MESH's rc__topo (same
    numbering: edges by first appearance scanning tris[3t+k], edge k of t opposite vertex k). */
+/* The edge tables the energy kernels read: a view of MESH's rc__topo (the library's one edge
+   numbering, first appearance scanning tris[3t+k]), which also refuses non-manifold edges and
+   inconsistent winding (RC_ERR_MESH_NON_MANIFOLD). Requires valid indices. */
 typedef struct rc__sh_edges {
     int ne;
     int *tri_edge; /* 3*nt: edge id of edge k of triangle t */
     int *tri_flap; /* 3*nt: vertex across edge k (in the neighbouring triangle), or -1 on the boundary */
     int *edge_tri; /* 2*ne: the (up to) two triangles of the edge, -1 if none */
+    rc__topo topo; /* owns the arrays */
 } rc__sh_edges;
 
-typedef struct rc__sh_hkey {
-    int lo, hi, he; /* he = 3t + k */
-} rc__sh_hkey;
-static int rc__sh_hkey_cmp(const void *pa, const void *pb)
-{
-    const rc__sh_hkey *a = (const rc__sh_hkey *)pa, *b = (const rc__sh_hkey *)pb;
-    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
-    return a->he < b->he ? -1 : (a->he > b->he);
-}
 static void rc__sh_free_edges(void *user, rc__sh_edges *E)
 {
-    rc__free(user, E->tri_edge);
-    rc__free(user, E->tri_flap);
-    rc__free(user, E->edge_tri);
+    rc__topo_free(&E->topo, user);
     E->tri_edge = E->tri_flap = E->edge_tri = NULL;
     E->ne = 0;
 }
-/* Requires valid indices. RC_ERR_MESH_NON_MANIFOLD if an edge has > 2 triangles or its two
-   triangles traverse it in the same direction. */
 static rc_status rc__sh_build_edges(void *user, const rc_trimesh *m, rc__sh_edges *E)
 {
-    int nt = m->num_tris, nh = 3 * nt, i, j, ne = 0;
-    rc__sh_hkey *K = NULL;
-    int *gid = NULL, *first = NULL;
-    E->ne = 0;
-    E->tri_edge = (int *)rc__alloc(user, (size_t)nh, sizeof(int));
-    E->tri_flap = (int *)rc__alloc(user, (size_t)nh, sizeof(int));
-    E->edge_tri = (int *)rc__alloc(user, (size_t)nh * 2, sizeof(int));
-    K = (rc__sh_hkey *)rc__alloc(user, (size_t)nh, sizeof(rc__sh_hkey));
-    gid = (int *)rc__alloc(user, (size_t)nh, sizeof(int));
-    first = (int *)rc__alloc(user, (size_t)nh, sizeof(int));
-    if (!E->tri_edge || !E->tri_flap || !E->edge_tri || !K || !gid || !first) {
-        rc__free(user, K);
-        rc__free(user, gid);
-        rc__free(user, first);
-        rc__sh_free_edges(user, E);
-        return RC_ERR_OUT_OF_MEMORY;
-    }
-    for (i = 0; i < nh; ++i) {
-        int t = i / 3, k = i % 3, a = m->tris[3 * t + (k + 1) % 3], b = m->tris[3 * t + (k + 2) % 3];
-        K[i].lo = a < b ? a : b;
-        K[i].hi = a < b ? b : a;
-        K[i].he = i;
-    }
-    qsort(K, (size_t)nh, sizeof(rc__sh_hkey), rc__sh_hkey_cmp);
-    /* groups of equal (lo, hi): group index g, first (smallest) half-edge first[g] */
-    for (i = 0; i < nh;) {
-        int g = ne++, cnt = 0;
-        for (j = i; j < nh && K[j].lo == K[i].lo && K[j].hi == K[i].hi; ++j) {
-            gid[K[j].he] = g;
-            ++cnt;
-        }
-        first[g] = K[i].he;
-        if (cnt > 2) goto nonmanifold;
-        if (cnt == 2) {
-            int h0 = K[i].he, h1 = K[i + 1].he, t0 = h0 / 3, t1 = h1 / 3;
-            int a0 = m->tris[3 * t0 + (h0 % 3 + 1) % 3], a1 = m->tris[3 * t1 + (h1 % 3 + 1) % 3];
-            if (a0 == a1 || t0 == t1) goto nonmanifold; /* same direction: inconsistent winding */
-            E->tri_flap[h0] = m->tris[3 * t1 + h1 % 3];
-            E->tri_flap[h1] = m->tris[3 * t0 + h0 % 3];
-        } else {
-            E->tri_flap[K[i].he] = -1;
-        }
-        i = j;
-    }
-    /* renumber groups by first appearance: scanning half-edges in order, a group gets the next id
-       at its smallest half-edge */
-    {
-        int next = 0;
-        int *rank = (int *)rc__alloc(user, (size_t)(ne > 0 ? ne : 1), sizeof(int));
-        if (!rank) {
-            rc__free(user, K);
-            rc__free(user, gid);
-            rc__free(user, first);
-            rc__sh_free_edges(user, E);
-            return RC_ERR_OUT_OF_MEMORY;
-        }
-        for (i = 0; i < ne; ++i) rank[i] = -1;
-        for (i = 0; i < nh; ++i)
-            if (rank[gid[i]] < 0) rank[gid[i]] = next++;
-        for (i = 0; i < 2 * ne; ++i) E->edge_tri[i] = -1;
-        for (i = 0; i < nh; ++i) {
-            int e = rank[gid[i]];
-            E->tri_edge[i] = e;
-            if (E->edge_tri[2 * e] < 0) E->edge_tri[2 * e] = i / 3;
-            else E->edge_tri[2 * e + 1] = i / 3;
-        }
-        rc__free(user, rank);
-    }
-    E->ne = ne;
-    rc__free(user, K);
-    rc__free(user, gid);
-    rc__free(user, first);
+    rc_status st;
+    memset(E, 0, sizeof *E);
+    st = rc__topo_build(&E->topo, user, m->num_verts, m->num_tris, m->tris, NULL);
+    if (st != RC_OK) return st;
+    E->ne = E->topo.ne;
+    E->tri_edge = E->topo.tri_edge;
+    E->tri_flap = E->topo.tri_flap;
+    E->edge_tri = E->topo.edge_tri;
     return RC_OK;
-nonmanifold:
-    rc__free(user, K);
-    rc__free(user, gid);
-    rc__free(user, first);
-    rc__sh_free_edges(user, E);
-    return RC_ERR_MESH_NON_MANIFOLD;
 }
 
 /* ---- public API ---- */
@@ -7761,12 +7702,12 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
      of lengths (areas^2, inertia |dx|^2 / h^2) under- or overflow, and a perfect grid scaled to
      1e-20 or 1e40 m failed its first step with a misleading message.
    - The contact band xi + dhat at most 1e6 m, the largest supported domain: at 1e100 m the first
-     step failed blaming a degenerated world triangle (session 20 probe). (Relative to the cloth no
+     step failed blaming a degenerated world triangle (a probe). (Relative to the cloth no
      bound: a 10 um sheet with the default 1 mm thickness is a valid sim without obstacles.)
    - The elastic stiffness against the inertia at the mesh's scale, membrane K_m h^2 / (sigma l^2)
      and bending K_b h^2 / (sigma l^4) (K_m ~ E tau in N/m, K_b ~ E tau^3/12 in N m, sigma = rho
      tau, l the mean reference edge), at most 1e12: beyond, the inertia's share of the Hessian
-     nears round-off and rigid motions are lost. Measured (session 20 probes, a free-falling
+     nears round-off and rigid motions are lost. Measured (probes, a free-falling
      cotton square, 3 steps at dt 0.01): E = 1e22 Pa (membrane ratio ~1e18) or density 1e-20 stayed
      put, every step "converged"; on an 8 x 8 grid membrane ratios of 3e13 fell exactly and 3e14
      were frozen, bending ratios of 4e12 fell and 1e13 were frozen (bending_scale 3e17). The
@@ -7913,13 +7854,8 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     s->L = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
     for (t = 0; t < nt; ++t) {
         const int *tri = s->tris + 3 * t;
-        const double *a = s->u + 2 * tri[0], *b = s->u + 2 * tri[1], *c = s->u + 2 * tri[2];
-        double D[4], det;
-        D[0] = b[0] - a[0]; D[1] = c[0] - a[0]; D[2] = b[1] - a[1]; D[3] = c[1] - a[1];   /* [e1 e2] */
-        det = D[0] * D[3] - D[1] * D[2];
-        s->A0[t] = 0.5 * det;
-        s->Dinv0[4 * t + 0] = D[3] / det; s->Dinv0[4 * t + 1] = -D[1] / det;
-        s->Dinv0[4 * t + 2] = -D[2] / det; s->Dinv0[4 * t + 3] = D[0] / det;
+        /* the mesh was validated: det > 0 */
+        s->A0[t] = 0.5 * rc__uv_dinv(s->u + 2 * tri[0], s->u + 2 * tri[1], s->u + 2 * tri[2], s->Dinv0 + 4 * t);
         s->total_mass += def->material.density * def->material.thickness * s->A0[t];
     }
     {
@@ -8032,7 +7968,7 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
    found) is tried first and taken when q lies inside it by a margin (1e-9) no other triangle can
    also meet, so a handle that stays in its triangle costs O(1); otherwise a scan of all triangles
    (handles are few; a walk would make this O(sqrt(nt)) if ever needed). So the result depends on
-   (u, q) alone, never on the hint. Why (session 20): a handle at a mesh vertex or on an edge lies
+   (u, q) alone, never on the hint. Why: a handle at a mesh vertex or on an edge lies
    in several triangles to round-off, and taking the hint whenever q was inside it made the
    handle's stencil depend on its history: a state loaded into a second sim (whose hints are those
    of its set-up) did not replay the first sim's steps bit for bit (4.6 mm apart after 4 adaptive
@@ -8164,7 +8100,7 @@ static rc_status rc__sim_add_mh(rc_sim *s, const double uv[2], const double targ
     rc_status st = rc__sim_check_uv(s, uv, &tri, fn);
     if (st != RC_OK) return st;
     /* a removed handle's slot (and id) is reused: an editor adding and removing a grab every
-       frame grew the array without bound until session 19 (100k pairs: adaptive steps 30% slower) */
+       frame grew the array without bound before this (100k pairs: adaptive steps 30% slower) */
     for (slot = 0; slot < s->nmh; ++slot)
         if (s->mh[slot].tri < 0) break;
     if (slot == s->nmh && s->nmh == s->cap_mh) {
@@ -9049,14 +8985,14 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    through the first-order transfer x~_i + Gbar_i (u_i - u_i^t) (rc__sim_recover_gradients below),
    whose error grows like |u_i - u_i^t|^2 times the curvature of the field: accurate within about a
    cell, it under-prices the inertia of a longer slide, and the optimiser then takes such slides.
-   Measured (session 19 probe, a 0.5 m cotton square on a 15 x 15 grid pinned at two corners,
+   Measured (a probe, a 0.5 m cotton square on a 15 x 15 grid pinned at two corners,
    swinging without damping): vertices slid 8-15 cm (2-4 cells of 3.6 cm) per step, and in the
    steps with such slides the total energy KE + V ROSE, by up to 3.9e-4 J (2.5% of the kinetic
    energy; 5 of 150 steps at dt 0.01, 13 of 150 at dt 0.005), where the fixed mesh never gains.
    With the exact piecewise-linear transfer of DESIGN §2 (only C^0 in u, see below) the same steps
    slid at most 1.1 cells and gained nothing: the long slides are an artefact of the first-order
    pricing. So a vertex pays for travel beyond r0 cells (l_i its mean incident rest edge length;
-   r0 = 1 until session 20, see below) at the inertial scale,
+   r0 was 1 at first, see below) at the inertial scale,
        T_i(u_i) = w (m_i^t / h^2) l_i^2 a(r),   r = |u_i - u_i^t| / l_i,   a(r) = (r - r0)^3 (r > r0), 0 else,
    with m_i^t the lumped mass at the step's start (constant in the step). C^2, convex in u_i
    (a', a'' >= 0), zero for travel within r0 cells (rigid motion, free flight and the flat unloaded
@@ -9065,7 +9001,7 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    The same swinging sheet then gains in 1 of 150 steps at dt 0.01 (2.9e-5 J) and 8 of 150 at dt
    0.005 (the largest 1.6e-4 J): the transfer's own error within a cell, which the PL transfer
    also has.
-   Session 20: the free travel is r0 = min(1, h / 0.04 s) cells, a material speed limit, not one
+   The free travel is r0 = min(1, h / 0.04 s) cells, a material speed limit, not one
    cell per step. Why: the transfer's error costs ~ (m/h^2) |du|^4 per step, so with a
    step-independent allowance the error per unit time grows like 1/h^3, and the allowance was
    taken (helper probes): a cotton square released at rest above a sphere at dt = 1 ms slid 1.3
@@ -9166,12 +9102,8 @@ static void rc__sim_recover_gradients(const rc_sim *s, const double *uref, const
         int q;
         for (q = s->topo.vt_ptr[i]; q < s->topo.vt_ptr[i + 1]; ++q) {
             const int *tri = s->tris + 3 * s->topo.vt_idx[q];
-            const double *a = uref + 2 * tri[0], *b = uref + 2 * tri[1], *cc = uref + 2 * tri[2];
-            double D[4], det, Di[4];
-            D[0] = b[0] - a[0]; D[1] = cc[0] - a[0]; D[2] = b[1] - a[1]; D[3] = cc[1] - a[1];
-            det = D[0] * D[3] - D[1] * D[2];
-            if (!(det > 0.0)) continue;
-            Di[0] = D[3] / det; Di[1] = -D[1] / det; Di[2] = -D[2] / det; Di[3] = D[0] / det;
+            double Di[4], det = rc__uv_dinv(uref + 2 * tri[0], uref + 2 * tri[1], uref + 2 * tri[2], Di);
+            if (!(det > 0.0) || !rc__isfinite(det)) continue;
             /* grad_T f = [f1 - f0, f2 - f0] D^{-1}, weighted by 2A_T = det */
             for (c = 0; c < 3; ++c) {
                 double f1 = field[3 * tri[1] + c] - field[3 * tri[0] + c], f2 = field[3 * tri[2] + c] - field[3 * tri[0] + c];
@@ -9549,7 +9481,7 @@ static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, co
    that is a triangle term, as gravity's is:
      E_T = kappa rho tau A_T(u) / (3 m_avg) sum_{k in T} b(d_k^2) = alpha A2(u) sum_k b_k,
      alpha = kappa rho tau / (6 m_avg),  A2 = 2 A_T = (u1 - u0) x (u2 - u0).
-   Why weighted (session 21): gravity m_i(u) g.x_i depends on u, and with an unweighted barrier
+   Why weighted: gravity m_i(u) g.x_i depends on u, and with an unweighted barrier
    min over z of (m g z + kappa b(z)) is concave in m, so adaptive cloth at rest on a floor lowered
    its potential by piling mass onto a few vertices (a flat 225-vertex sheet slid u at the travel
    limit for 62 steps, min area ratio 0.18, until the regulariser stopped it). Weighted, that
@@ -10169,7 +10101,7 @@ static int rc__sim_self_excluded_uv(const rc_sim *s, const double *uv, int kind,
     const double *P[4];
     int k, c, na = kind == 0 ? 1 : 2;
     /* only within one connected piece: separate panels may share reference coordinates (a front
-       and a back cut from one pattern piece). Session 21 probe: two 0.8 m panels with the same uv
+       and a back cut from one pattern piece). A probe: two 0.8 m panels with the same uv
        dropped one onto the other passed through each other (336 crossing edges, every step RC_OK),
        each vertex excused against the triangles around its twin. */
     if (s->panel[v[0]] != s->panel[v[3]]) return 0;
@@ -10209,7 +10141,7 @@ static int rc__sim_self_joined(const rc_sim *s, int kind, const int *v)
    consistent from step to step when u moves: an excluded pair has no barrier, so a sharp fold can
    bring it inside the thickness during the step, and if the vertices then slide apart in u it
    would return at the next step's start inside the thickness (infinite energy, the step failing
-   at every split). Measured (session 19): the 1k adaptive fold scene, step 24, a flap vertex
+   at every split). Measured: the 1k adaptive fold scene, step 24, a flap vertex
    0.56 mm from the triangle across its hinge (5.6 mm apart in u, excluded at step 23's start)
    ended the run with RC_ERR_INTERSECTING. Such a pair stays excluded while it is within the
    thickness at a step's start (the hinge's bending energy governs it, as for any excluded pair),
@@ -11389,7 +11321,7 @@ static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const doub
    ablation) the plain filter let a triangle lose 80% of its area per line search, and triangles
    collapsed geometrically into needles: on an adaptive sphere drape (144 vertices) MIPS reached
    3e7 and the smallest reference area 6e-8 of its rest value by step 13, and from step 21 every
-   step failed with a non-finite gradient, for good (session 19 probe; steps 13-20 had returned
+   step failed with a non-finite gradient, for good (a probe; steps 13-20 had returned
    RC_OK, unconverged; an area floor of 1e-6 alone still ended in NaN at step 23, MIPS 2.8e6).
    With the regulariser on (threshold 2.5), no triangle comes near the cap. */
 #define RC__MIPS_CAP 1e4
@@ -11656,7 +11588,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, double *
         if (!ok && used_exact) { exact = 0; continue; }
         /* no finite energy anywhere along the convex model's direction either, down to 2^-60 of
            it: the loads, stiffnesses or velocities are so large that the energy overflows. An
-           error, not a stall: until session 18 a force of 1e100 N returned RC_OK with the cloth
+           error, not a stall: earlier a force of 1e100 N returned RC_OK with the cloth
            frozen */
         if (!ok && s->ls_nonfinite)
             return rc__sim_fail(s, RC_ERR_NON_FINITE, "the energy overflows along every Newton step tried (loads, stiffnesses or velocities far too large?)");
@@ -11828,7 +11760,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
            ~0.2 mm per step in free fall under gravity tilted against the sheet; after one x-only
            Newton iteration first, u stays to the bit (test_adaptive_tilted_gravity_keeps_u: one
            iteration makes g_x zero where the energy is quadratic in x, as in free flight). Cost
-           (100 steps at the CLI's default sizes, side by side with the session-17 build, CPU s):
+           (100 steps at the CLI's default sizes, side by side with an earlier build, CPU s):
            two-point 3.00 vs 3.75, sphere 9.13 vs 8.95, cube 10.13 vs 9.91, spikes 11.16 vs
            10.58, every step converged. A whole inner solve at eps0 instead cost 10-35% more on
            the contact drapes (twice the inner iterations: from the predictor, contact takes
@@ -11917,13 +11849,13 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
 /* Barrier stiffness (ours, IPC-like): at the first contact, kappa is set so that the barrier force
    at mid-range distance xi + dhat/2 carries ten times the weight of an average vertex: kappa_min,
    with the acceleration |g|, or 1e-4 L / dt^2 in gravity-free scenes (L the bounding-box
-   diagonal; 1.4 m/s^2 for a 1 m square at dt = 0.01 s), rc__sim_accel_scale. Until session 18 that was
+   diagonal; 1.4 m/s^2 for a 1 m square at dt = 0.01 s), rc__sim_accel_scale. Earlier that was
    |g| + 1 m/s^2, a constant with units: a scene scaled in length, time and gravity consistently
    (x2, x2, /2) then contacted with a different kappa (9% off) and left the fixed-mesh trajectory
    it repeats to the bit without contact. After each step, IPC's growth rule
    (rc_barrier_stiffness_update, frac 1e-2): kappa doubles when the closest pair (obstacles and
    self contact) ended with a gap d - xi below dhat/100 and closer than at the end of the previous step,
-   capped at 100 kappa_min. Until session 15 the simulator doubled kappa after every step that ended
+   capped at 100 kappa_min. Earlier the simulator doubled kappa after every step that ended
    that deep, without the approach test and the cap: where a collapsed sheet could not leave the
    band (the didactic drape without the regulariser) kappa doubled at every step and the step's
    IP grew from -0.03 J to 4.6e11 J within 25 steps while the sheet stood still. */
@@ -12105,7 +12037,7 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system
 /* The lagged normal force of a sphere on each cloth vertex: the sphere's barrier acts on whole
    triangles (rc__sim_tri_sphere), so the force a triangle takes, kappa |b'(ds^2)| 2 ds at its
    distance ds = dist(c, T) - r, is shared among its vertices with the barycentric weights of its
-   closest point to the centre. (Until session 21 the vertex formula of the other shapes was used at
+   closest point to the centre. (Earlier the vertex formula of the other shapes was used at
    each vertex's own distance: the vertices of triangles resting on a sphere sit farther out than the
    triangles' closest points, and several triangles share a vertex's load, so the lagged forces summed
    to ~46% of the cloth's weight (probe: a patch on a 10 degree slope of a 2.5 m sphere with mu = 0.3
@@ -12542,7 +12474,7 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
 
 /* Cloth inside the offset of an analytic obstacle that has not moved (added where the cloth
    already is, or cloth laid exactly on a floor) is pushed out BEFORE the step takes its state
-   x^t: a placement, not a motion. Until session 19 the push was part of the step (as for a moving
+   x^t: a placement, not a motion. Earlier the push was part of the step (as for a moving
    obstacle, rc__sim_resolve_start), so it became velocity v = (x - x^t)/h: a floor added 0.5 m
    above a sheet launched it at 50 m/s (every step RC_OK), a sphere poking 1 cm through a sheet
    without gravity threw a vertex up at 1.3 m/s, a sheet lying on its floor hopped 1.1 cm. Velocities
@@ -12576,12 +12508,10 @@ static void rc__sim_quality_stats(const rc_sim *s, rc_step_stats *st)
     double mn = HUGE_VAL, mx = 0.0, sum = 0.0, amin = HUGE_VAL;
     for (t = 0; t < s->nt; ++t) {
         const int *tri = s->tris + 3 * t;
-        const double *a = s->u + 2 * tri[0], *b = s->u + 2 * tri[1], *c = s->u + 2 * tri[2], *Di = s->Dinv0 + 4 * t;
-        double D[4], J[4], det, q, ar;
-        D[0] = b[0] - a[0]; D[1] = c[0] - a[0]; D[2] = b[1] - a[1]; D[3] = c[1] - a[1];
-        J[0] = D[0] * Di[0] + D[1] * Di[2]; J[1] = D[0] * Di[1] + D[1] * Di[3];
-        J[2] = D[2] * Di[0] + D[3] * Di[2]; J[3] = D[2] * Di[1] + D[3] * Di[3];
-        det = J[0] * J[3] - J[1] * J[2];
+        double ul[6], J[4], det, q, ar;
+        int k;
+        for (k = 0; k < 3; ++k) { ul[2 * k] = s->u[2 * tri[k]]; ul[2 * k + 1] = s->u[2 * tri[k] + 1]; }
+        det = rc__mips_jacobian(ul, s->Dinv0 + 4 * t, J);
         q = det > 0.0 ? (J[0] * J[0] + J[1] * J[1] + J[2] * J[2] + J[3] * J[3]) / det : HUGE_VAL;   /* MIPS = |J|_F^2 / det J */
         ar = det;   /* A(u)/A(u0) = det J */
         if (q < mn) mn = q;
@@ -12668,7 +12598,7 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
         RC__MSG_APPEND(" after the obstacles' push-out (cloth pinched between obstacles, or an obstacle moving too far per step)");
     else if (o)
         RC__MSG_APPEND(" after the pins moved (a pin target too close to the cloth)");
-    else   /* until session 18 this case blamed pins in sims without any */
+    else   /* earlier this case blamed pins in sims without any */
         RC__MSG_APPEND(" in the state given (cloth closer to cloth than the thickness: the mesh, or a loaded state)");
     return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
 }
@@ -12724,7 +12654,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->nobs > 0) {   /* cloth inside an obstacle that did not move: placed out, before x^t is taken */
         /* the cloth-cloth CCD that limits the placement excludes pairs by x0 and u0_step: this
            state's, not the previous step's (or the zeros of a new sim, which excluded every pair:
-           a first step's placement pushed cloth through cloth; the session-19 review) */
+           a first step's placement pushed cloth through cloth; found in review) */
         memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
         memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
         s->contact_status = RC_OK;
@@ -12770,14 +12700,14 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->carry_limited)
         /* the carry would push cloth through cloth and was held back: the obstacle may then pass
            through the cloth it should have carried, leaving nothing to detect once it is through
-           (session 18 probe: a plate rising 4 cm per step through a sheet with a second, pinned
+           (a probe: a plate rising 4 cm per step through a sheet with a second, pinned
            one above it, every step RC_OK). Split the step instead (the obstacle moves half as far) */
         return rc__sim_fail(s, RC_ERR_INTERSECTING, "a moving mesh obstacle would push cloth through cloth (its carry was held back by the cloth-cloth CCD): cloth pinched between the obstacle and other cloth, or the obstacle moving too far per step");
     if (s->has_mesh_obstacle) {
         /* The carry moves the cloth a moving mesh obstacle runs over with it, each vertex on its
            own; a neighbour left behind (pinned, outside the swept region, or held by the
            cloth-cloth CCD) can leave an edge through the obstacle with both its vertices clear of
-           the thickness, where the barrier sees nothing (session 18 probes: a plate rising past a
+           the thickness, where the barrier sees nothing (probes: a plate rising past a
            pinned corner, a paddle turning 1 rad per step with a 10 um thickness, a zero-thickness
            blade through a coarse triangle; every later step "converged" with the crossing). So
            the state after the carry is checked exactly against every moving mesh obstacle; a
@@ -12801,7 +12731,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (!rc__isfinite(E) && (!rc__isfinite(T.inertia + T.stretch + T.bend + T.gravity + T.quality + T.ext + T.friction) || rc__isnan(T.contact))) {
         /* not the barrier alone: name the terms, and only the causes this sim can have (until
-           session 18 the message blamed a pin in sims without pins) */
+           earlier the message blamed a pin in sims without pins) */
         char msg[300];
         const char *names[8] = { "inertia", "stretch", "bending", "gravity", "quality", "loads", "friction", "contact" };
         double vals[8];
