@@ -12217,7 +12217,19 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
             const int *tv;
             double w[4], qp[3], qe[3], Fp[9], Fe[9], r[3], rl[3];
             int type;
-            if (!carry[i] || s->pinned[i] || best_t[i] < 0) continue;
+            if (!carry[i] || s->pinned[i]) continue;
+            if (best_t[i] < 0) {
+                /* marked through its triangle or edge only (an obstacle vertex or edge runs into
+                   it), itself farther than the pair search reached: its nearest obstacle triangle,
+                   found by a scan (such vertices are few). Without it a coarse sheet swept by a box
+                   corner kept these vertices behind and the split steps all failed. */
+                for (k = 0; k < start.mesh_nt; ++k) {
+                    const int *kv = start.mesh_tris + 3 * k;
+                    double d2 = rc__ct_point_triangle_d2(s->x + 3 * i, Xp + 3 * kv[0], Xp + 3 * kv[1], Xp + 3 * kv[2], NULL, NULL, NULL);
+                    if (d2 < best_d[i]) { best_d[i] = d2; best_t[i] = k; }
+                }
+                if (best_t[i] < 0) continue;
+            }
             tv = start.mesh_tris + 3 * best_t[i];
             type = rc__ct_point_triangle_type(s->x + 3 * i, Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2]);
             (void)rc__ct_point_triangle_d2_typed(s->x + 3 * i, Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2], type, w, NULL, NULL);
