@@ -2599,6 +2599,47 @@ static void test_sim_pin_through_mesh(void)
     }
 }
 
+/* The same through the analytic shapes, in both modes: a 0.2 m sheet (6 x 6) 2 cm above a sphere,
+   a box and a capsule (each 5 cm thick, their tops 2 cm below the sheet), no gravity, its corner
+   pinned and moved in one step to 10 cm below the shape: RC_ERR_INTERSECTING naming the pin and
+   the obstacle, the state unchanged. Before, the step returned RC_OK with the cloth on the far side
+   of the shape (the same target approached over many steps was refused). Moved as far up
+   instead, the step runs. */
+static void test_sim_pin_through_shape(void)
+{
+    double o[3] = { 0.0, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, before[108];
+    int kind, mode, pass;
+    for (kind = 0; kind < 3; ++kind)
+        for (mode = 0; mode <= 1; ++mode)
+            for (pass = 0; pass < 2; ++pass) {
+                rc_sim_def def = rc_default_sim_def();
+                rc_sim *s;
+                double c[3] = { 0.0, 0.0, -0.07 }, half[3] = { 0.05, 0.05, 0.05 }, a[3] = { -0.3, 0.0, -0.07 }, b[3] = { 0.3, 0.0, -0.07 };
+                double target[3] = { 0.0, 0.0, pass ? 0.22 : -0.22 };
+                rc_status st;
+                int id = -1;
+                def.gravity[2] = 0.0;
+                def.adaptive = mode;
+                s = t_sim_grid(&def, 6, 6, 0.2, 0.2, o, ex, ey);
+                if (!s) return;
+                if (kind == 0) CHECK_OK(rc_sim_add_sphere(s, c, 0.05, &id));
+                else if (kind == 1) CHECK_OK(rc_sim_add_box(s, c, half, &id));
+                else CHECK_OK(rc_sim_add_capsule(s, a, b, 0.05, &id));
+                CHECK_OK(rc_sim_pin(s, 0, target));
+                memcpy(before, rc_sim_positions(s), sizeof before);
+                st = rc_sim_step(s, NULL);
+                if (pass) CHECKF(st == RC_OK, "shape %d, mode %d: a pin moved beside it: %s (%s)", kind, mode, rc_status_string(st), rc_sim_last_error(s));
+                else {
+                    CHECKF(st == RC_ERR_INTERSECTING, "shape %d, mode %d: a pin moved through it: %s", kind, mode, rc_status_string(st));
+                    CHECKF(strstr(rc_sim_last_error(s), "pinned vertex 0") != NULL && strstr(rc_sim_last_error(s), "through obstacle 0") != NULL,
+                           "message: %s", rc_sim_last_error(s));
+                    CHECK(memcmp(before, rc_sim_positions(s), sizeof before) == 0);
+                    if (kind == 0 && mode == 0) printf("    pin through a sphere: %.160s...\n", rc_sim_last_error(s));
+                }
+                rc_sim_destroy(s);
+            }
+}
+
 /* A state that is already tangled: two 0.2 m squares (6 x 6, one mesh), A horizontal, B vertical
    through A's middle. With self contact the first rc_sim_step (and rc_sim_solve_static) fails
    with RC_ERR_INTERSECTING naming a crossing edge and triangle, the state unchanged; without self
@@ -3271,6 +3312,7 @@ static void suite_sim(void)
     RUN(test_sim_fast_paddle);
     RUN(test_sim_pin_through_layer);
     RUN(test_sim_pin_through_mesh);
+    RUN(test_sim_pin_through_shape);
     RUN(test_sim_static_load_steps);
     RUN(test_sim_tangled_start);
     RUN(test_sim_start_checks_review);
