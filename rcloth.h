@@ -310,7 +310,9 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
 RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path);
 
 /* Writes v (pos), vt (ref_uv; omitted if ref_uv is NULL) and "f a/a b/b c/c" lines, 17
-   significant digits (exact round trip). */
+   significant digits (exact round trip; "%.17g", so the C locale is expected, as by the reader).
+   The file is written as path.tmp and renamed to path when complete, so a write that fails
+   (RC_ERR_IO) leaves an existing file at path as it was. */
 RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *pos, const double *ref_uv,
                                       int nt, const int *tris);
 
@@ -856,10 +858,14 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
    the set of obstacles. The buffer size is rc_sim_state_size() doubles; it starts with a header
    (the sim's sizes), and loading a state saved by a sim of other sizes (vertices, edges, obstacles,
-   mesh obstacle vertices) fails with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a
-   negative barrier stiffness or shift, an obstacle rotation that is not one); an inverted
-   reference triangle is RC_ERR_INVERTED, a NaN or inf RC_ERR_NON_FINITE. A refused state changes
-   nothing. After the header of
+   mesh obstacle vertices) or other obstacles (kinds, order, the vertex count of each mesh) fails
+   with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
+   shift, an obstacle rotation that is not one, a corner or straight-side boundary vertex off this
+   sim's reference domain); an inverted reference triangle is RC_ERR_INVERTED, one past the
+   adaptive line search's MIPS bound (1e4) RC_ERR_MESH_DEGENERATE, a NaN or inf
+   RC_ERR_NON_FINITE. A refused state changes nothing. A loaded state is checked for crossings
+   at the next step, as a new sim's first state is; a barrier stiffness above this sim's cap (100
+   times its start) is lowered to it; the pin reactions read zero until the next step. After the header of
    RC_SIM_STATE_HEADER doubles come x (3 nv), v (3 nv), u (2 nv), phi (ne), then the rest. */
 #define RC_SIM_STATE_HEADER 8
 RCLOTHDEF size_t    rc_sim_state_size(const rc_sim *s);
@@ -4308,12 +4314,21 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
 {
     FILE *f;
     int v, t, ok;
+    size_t len;
+    char *tmp;
     if (!path || !pos || !tris || nv < 1 || nt < 1) return RC_ERR_INVALID_ARGUMENT;
     if (rc__mesh_bad_index(nv, nt, tris) >= 0) return RC_ERR_MESH_INDEX;
     if (!rc__all_finite(pos, (size_t)3 * (size_t)nv) || (ref_uv && !rc__all_finite(ref_uv, (size_t)2 * (size_t)nv)))
         return RC_ERR_NON_FINITE;
-    f = fopen(path, "wb");
-    if (!f) return RC_ERR_IO;
+    /* written to path.tmp and renamed over path only when complete: a failed write (disk full)
+       leaves an existing file as it was */
+    len = strlen(path);
+    tmp = (char *)rc__alloc(NULL, len + 5, 1);
+    if (!tmp) return RC_ERR_OUT_OF_MEMORY;
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    f = fopen(tmp, "wb");
+    if (!f) { rc__free(NULL, tmp); return RC_ERR_IO; }
     fprintf(f, "# rcloth mesh: %d vertices, %d triangles; v = world position, vt = reference uv\n", nv, nt);
     for (v = 0; v < nv; ++v) fprintf(f, "v %.17g %.17g %.17g\n", pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
     if (ref_uv)
@@ -4325,6 +4340,12 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
     }
     ok = !ferror(f);
     if (fclose(f) != 0) ok = 0;
+    if (ok && rename(tmp, path) != 0) {   /* where rename does not replace (not POSIX): remove first */
+        remove(path);
+        ok = rename(tmp, path) == 0;
+    }
+    if (!ok) remove(tmp);
+    rc__free(NULL, tmp);
     return ok ? RC_OK : RC_ERR_IO;
 }
 
@@ -10571,6 +10592,7 @@ static int rc__sim_pin_path_enters(const rc__obstacle *o, const double *x0, cons
     rc__obs_to_rest(o->R_prev, o->t_prev, x0, r0);
     rc__obs_to_rest(o->R, o->t, p, r1);
     rc__sub3(dr, r1, r0);
+    if (rc__sim_rest_sdf(o, r1) < touch) return 0;   /* a target inside: the start check names it */
     c1 = b - gr * (b - a); c2 = a + gr * (b - a);
     for (k = 0; k < 3; ++k) p[k] = r0[k] + c1 * dr[k];
     f1 = rc__sim_rest_sdf(o, p);
@@ -12909,17 +12931,30 @@ static void rc__sim_pin_reactions(rc_sim *s)
 }
 
 /* Layout: header (RC_SIM_STATE_HEADER doubles: tag, layout version, total size, nv, ne, nobs, mesh
-   obstacle vertices, 0), x, v, u (3, 3, 2 per vertex), phi (ne), time, kappa, kappa_prev_dist, the
+   obstacle vertices, the obstacles' signature: kinds and mesh sizes in order), x, v, u (3, 3, 2 per vertex), phi (ne), time, kappa, kappa_prev_dist, the
    four shifts, per obstacle R, t, R_prev, t_prev (24) and, for a mesh, its vertices at the end and
    at the start of the step (6 per mesh vertex), hinge_ref (ne). */
 #define RC__STATE_TAG 7.2630e4      /* "rc" */
-#define RC__STATE_VERSION 2.0
+#define RC__STATE_VERSION 3.0
 static size_t rc__sim_state_mesh_verts(const rc_sim *s)
 {
     size_t n = 0;
     int o;
     for (o = 0; o < s->nobs; ++o) if (s->obs[o].shape.kind == RC__OBS_TRIMESH) n += (size_t)s->obs[o].mesh_nv;
     return n;
+}
+/* the obstacles' kinds and mesh vertex counts in order, hashed into an integer below 2^52 (exact in
+   a double): a state of a sim whose obstacles differ only in order or in how the mesh vertices are
+   split between meshes has the same sizes but another signature */
+static double rc__sim_state_obstacle_signature(const rc_sim *s)
+{
+    unsigned long long h = 1469598103ull;
+    int o;
+    for (o = 0; o < s->nobs; ++o) {
+        h = (h * 1000003ull + (unsigned long long)(s->obs[o].shape.kind + 1)) & 0xFFFFFFFFFFFFFull;
+        h = (h * 1000003ull + (unsigned long long)(s->obs[o].shape.kind == RC__OBS_TRIMESH ? s->obs[o].mesh_nv : 0)) & 0xFFFFFFFFFFFFFull;
+    }
+    return (double)h;
 }
 
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
@@ -12935,7 +12970,7 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!b) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_save_state: buffer is NULL");
     b[0] = RC__STATE_TAG; b[1] = RC__STATE_VERSION; b[2] = (double)rc_sim_state_size(s);
-    b[3] = s->nv; b[4] = s->ne; b[5] = s->nobs; b[6] = (double)rc__sim_state_mesh_verts(s); b[7] = 0.0;
+    b[3] = s->nv; b[4] = s->ne; b[5] = s->nobs; b[6] = (double)rc__sim_state_mesh_verts(s); b[7] = rc__sim_state_obstacle_signature(s);
     b += RC_SIM_STATE_HEADER;
     memcpy(b, s->x, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(b, s->v, sizeof(double) * 3 * nv); b += 3 * nv;
@@ -13009,6 +13044,9 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
                  b[3], b[4], b[5], b[6], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s));
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
+    if (b[7] != rc__sim_state_obstacle_signature(s))
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: the state was saved by a sim with other obstacles "
+                            "(their kinds, order or mesh sizes differ)");
     if (!rc__all_finite(b, size)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
     {
         /* finite but not a state a sim can be in: refused before anything is copied (a negative
@@ -13021,9 +13059,31 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative barrier stiffness, contact distance or solver shift");
         for (t = 0; t < s->nt; ++t) {
             const double *a = uu + 2 * s->tris[3 * t], *bb = uu + 2 * s->tris[3 * t + 1], *c = uu + 2 * s->tris[3 * t + 2];
+            double ul[6], J[4], det;
             if (!((bb[0] - a[0]) * (c[1] - a[1]) - (bb[1] - a[1]) * (c[0] - a[0]) > 0.0)) {
                 snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is inverted or degenerate in the state's u", t);
                 return rc__sim_fail(s, RC_ERR_INVERTED, msg);
+            }
+            /* no step leaves a reference triangle past the line search's MIPS bound */
+            ul[0] = a[0]; ul[1] = a[1]; ul[2] = bb[0]; ul[3] = bb[1]; ul[4] = c[0]; ul[5] = c[1];
+            det = rc__mips_jacobian(ul, s->Dinv0 + 4 * t, J);
+            if (!((J[0] * J[0] + J[1] * J[1] + J[2] * J[2] + J[3] * J[3]) <= RC__MIPS_CAP * det * (1.0 + 1e-9))) {
+                snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is a sliver in the state's u (MIPS above %g)", t, RC__MIPS_CAP);
+                return rc__sim_fail(s, RC_ERR_MESH_DEGENERATE, msg);
+            }
+        }
+        /* the reference domain is this sim's: corners where they were created, straight boundary
+           vertices on their side (an adaptive step never moves them otherwise) */
+        for (t = 0; t < s->nv; ++t) {
+            const double *w = uu + 2 * t, *w0 = s->u_init + 2 * t, *dir = s->topo.slide_dir + 2 * t;
+            double tol = 1e-6 * s->mean_edge, off;
+            if (s->topo.vkind[t] == RC__VK_CORNER) off = sqrt((w[0] - w0[0]) * (w[0] - w0[0]) + (w[1] - w0[1]) * (w[1] - w0[1]));
+            else if (s->topo.vkind[t] == RC__VK_SLIDING) off = fabs((w[0] - w0[0]) * dir[1] - (w[1] - w0[1]) * dir[0]);
+            else continue;
+            if (!(off <= tol)) {
+                snprintf(msg, sizeof msg, "rc_sim_load_state: boundary vertex %d is %.3g m off this sim's reference domain in the state's u "
+                         "(a %s)", t, off, s->topo.vkind[t] == RC__VK_CORNER ? "corner" : "vertex of a straight side");
+                return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
             }
         }
         for (o = 0, q = sc + 6; o < s->nobs; ++o) {
@@ -13037,6 +13097,12 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         }
     }
     rc__sim_restore_state(s, b);
+    {   /* a stiffness above this sim's growth cap (a state of another time step or mass) is lowered to it */
+        double kmax = 100.0 * rc__sim_kappa_min(s);
+        if (s->kappa > kmax) s->kappa = kmax;
+    }
+    s->crossings_checked = 0;   /* the next step checks the loaded state for crossings, as a new sim's first */
+    memset(s->reaction, 0, sizeof(double) * 3 * (size_t)s->nv);   /* no step has ended in this state yet */
     return RC_OK;
 }
 

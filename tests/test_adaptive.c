@@ -1009,6 +1009,74 @@ static void test_adaptive_state_replay(void)
     }
 }
 
+/* States a sim cannot be in, or that another sim saved, found by a probe; each was
+   accepted before: (1) obstacles of the same sizes in another order (a sphere and a plane swapped);
+   (2) a reference domain other than the sim's (u scaled by 3: the corners move); (3) a sliver of
+   positive area (a vertex 1e-9 m from its neighbour in u: MIPS 4e8, past the line search's bound
+   1e4); (4) a tangled state loaded into a sim that had stepped (its crossing check was done once
+   per sim, so the sheet stepped on with a vertex through the plate); (5) a barrier stiffness of
+   1e300 (every step unconverged for good; now lowered to the cap); (6) the pin reactions of the
+   state before the load. */
+static void test_adaptive_state_load_refuses(void)
+{
+    static const int plate_t[6] = { 0, 1, 2, 0, 2, 3 };
+    rc_sim *s = ta_hanging(9, 1, 0.1, 1.0), *s2 = ta_hanging(9, 1, 0.1, 1.0);
+    double *state, *bad, c[3] = { 0.4, 0.3, -2.0 }, p0[3] = { 0.0, 0.0, -3.0 }, nz[3] = { 0.0, 0.0, 1.0 }, pv[12], f[3];
+    size_t n, i;
+    int id, k, nv;
+    rc_status st;
+    CHECK(s != NULL && s2 != NULL);
+    if (!s || !s2) { rc_sim_destroy(s); rc_sim_destroy(s2); return; }
+    nv = rc_sim_num_verts(s);
+    CHECK_OK(rc_sim_add_sphere(s, c, 0.1, NULL)); CHECK_OK(rc_sim_add_plane(s, p0, nz, NULL));
+    CHECK_OK(rc_sim_add_plane(s2, p0, nz, NULL)); CHECK_OK(rc_sim_add_sphere(s2, c, 0.1, NULL));
+    ta_plate(-0.90, pv);
+    CHECK_OK(rc_sim_add_trimesh(s, 4, pv, 2, plate_t, &id)); CHECK_OK(rc_sim_add_trimesh(s2, 4, pv, 2, plate_t, &id));
+    for (k = 0; k < 3; ++k) CHECK_OK(rc_sim_step(s, NULL));
+    n = rc_sim_state_size(s);
+    state = (double *)malloc(sizeof(double) * n);
+    bad = (double *)malloc(sizeof(double) * n);
+    CHECK_OK(rc_sim_save_state(s, state));
+    /* (1) */
+    st = rc_sim_load_state(s2, state);
+    CHECKF(st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s2), "other obstacles"), "obstacles swapped: %s (%s)", rc_status_string(st), rc_sim_last_error(s2));
+    /* (2) */
+    memcpy(bad, state, sizeof(double) * n);
+    for (i = 0; i < (size_t)2 * nv; ++i) bad[RC_SIM_STATE_HEADER + 6 * nv + i] *= 3.0;
+    st = rc_sim_load_state(s, bad);
+    CHECKF(st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "reference domain"), "u scaled: %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+    /* (3) vertex 40 (interior) 1e-9 m from vertex 41 along the row */
+    memcpy(bad, state, sizeof(double) * n);
+    {
+        double *u = bad + RC_SIM_STATE_HEADER + 6 * nv;
+        u[80] = u[82] - 1e-9 * (u[82] - u[78]) / fabs(u[82] - u[78]); u[81] = u[83];
+    }
+    st = rc_sim_load_state(s, bad);
+    CHECKF(st == RC_ERR_MESH_DEGENERATE && strstr(rc_sim_last_error(s), "sliver"), "sliver: %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+    /* the refused loads changed nothing: a save is the state the sim had */
+    CHECK_OK(rc_sim_save_state(s, bad));
+    CHECK(memcmp(bad, state, sizeof(double) * n) == 0);
+    /* (6) then (4): the bottom middle vertex 10 cm below the plate */
+    CHECK_OK(rc_sim_pin_reaction(s, 0, f));
+    CHECK(f[0] != 0.0 || f[1] != 0.0 || f[2] != 0.0);
+    memcpy(bad, state, sizeof(double) * n);
+    bad[RC_SIM_STATE_HEADER + 3 * 76 + 2] = -1.0;
+    CHECK_OK(rc_sim_load_state(s, bad));
+    CHECK_OK(rc_sim_pin_reaction(s, 0, f));
+    CHECK(f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0);
+    st = rc_sim_step(s, NULL);
+    CHECKF(st == RC_ERR_INTERSECTING, "tangled state loaded into a sim that had stepped: %s", rc_status_string(st));
+    /* (5) */
+    memcpy(bad, state, sizeof(double) * n);
+    bad[RC_SIM_STATE_HEADER + 8 * nv + rc_sim_num_edges(s) + 1] = 1e300;
+    CHECK_OK(rc_sim_load_state(s, bad));
+    CHECKF(s->kappa <= 100.0 * rc__sim_kappa_min(s), "kappa %g after loading 1e300 (cap %g)", s->kappa, 100.0 * rc__sim_kappa_min(s));
+    CHECK_OK(rc_sim_load_state(s, state));
+    CHECK_OK(rc_sim_step(s, NULL));
+    free(state); free(bad);
+    rc_sim_destroy(s); rc_sim_destroy(s2);
+}
+
 static void suite_adaptive(void)
 {
     RUN(test_adaptive_flat_unloaded_keeps_u);
@@ -1028,6 +1096,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_no_regulariser_collapse_bounded);
     RUN(test_adaptive_huge_kept_shift);
     RUN(test_adaptive_state_replay);
+    RUN(test_adaptive_state_load_refuses);
     RUN(test_adaptive_travel_term_fd);
     RUN(test_adaptive_swing_no_energy_gain);
     RUN(test_adaptive_small_dt_no_energy_gain);

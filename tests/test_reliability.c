@@ -292,6 +292,19 @@ static void test_rel_write_obj_bad(void)
     CHECK(rc_mesh_write_obj(p, 3, nanpos, NULL, 1, tris) == RC_ERR_NON_FINITE);
     CHECK(rc_mesh_write_obj("build/no/such/dir/x.obj", 3, pos, NULL, 1, tris) == RC_ERR_IO);
     CHECK_OK(rc_mesh_write_obj(p, 3, pos, NULL, 1, tris));
+    {   /* an overwrite goes through build/rel_w.obj.tmp, renamed over the old file: nothing left behind */
+        rc_mesh m;
+        FILE *f;
+        static const double pos4[12] = { 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0 };
+        static const int tris4[6] = { 0, 1, 2, 0, 2, 3 };
+        CHECK_OK(rc_mesh_write_obj(p, 4, pos4, NULL, 2, tris4));
+        CHECK_OK(rc_mesh_read_obj(&m, p));
+        CHECK(m.num_verts == 4 && m.num_tris == 2);
+        rc_mesh_free(&m);
+        f = fopen("build/rel_w.obj.tmp", "rb");
+        CHECK(f == NULL);
+        if (f) fclose(f);
+    }
     remove(p);
 }
 
