@@ -1016,6 +1016,147 @@ static void test_ct_broad_phase(void)
     }
 }
 
+/* (mutation audit, mutant C06: ACCD without removing the common
+   mean displacement). Distances do not change under a common translation, so a pair translating
+   together must get the full step at once, however fast and however close. Without the mean
+   removal the bound l = |dx_a| + |dx_b| stays ~ 2|v|, every advancement is 0.9 gap/l, and at
+   gap 1e-5 and |v| = 1e3 the 1e5-iteration cap is hit long before tmax: the step is silently
+   truncated (the existing test translates at |v| = 9 from gap 0.49, which needs only ~20 iterations). */
+static void test_ct_ccd_fast_common_translation(void)
+{
+    double x0[12] = {0.2, 0.2, 1e-5 + 1e-6, 0, 0, 0, 1, 0, 0, 0, 1, 0}, dx[12], t;
+    int k;
+    for (k = 0; k < 4; ++k) { dx[3 * k] = 1e3; dx[3 * k + 1] = -4e2; dx[3 * k + 2] = 7e2; }
+    t = rc__ct_ccd_point_triangle(x0, x0 + 3, x0 + 6, x0 + 9, dx, dx + 3, dx + 6, dx + 9, 1e-6, 1.0);
+    CHECKF(t == 1.0, "point-triangle common translation: t %.6g (want 1)", t);
+    {
+        double y0[12] = {0, 0, 0, 1, 0, 0, 0.5, -0.5, 2e-5, 0.5, 0.5, 2e-5};
+        t = rc__ct_ccd_edge_edge(y0, y0 + 3, y0 + 6, y0 + 9, dx, dx + 3, dx + 6, dx + 9, 1e-5, 1.0);
+        CHECKF(t == 1.0, "edge-edge common translation: t %.6g (want 1)", t);
+    }
+}
+
+/* (mutation audit, mutant C07: `na = ee ? 2 : 1` -> `na = 1`:
+   edge-edge ACCD bounds edge a's speed by ea0 alone and puts ea1 in edge b's set, so
+   l = |v_ea0| + max(|v_ea1|, |v_eb|) instead of max(|v_ea0|, |v_ea1|) + max(|v_eb0|, |v_eb1|)).
+   The random trials never separate the two: with the common mean removed the sets' maxima rarely
+   differ. Here the mean equals ea0's motion (v_ea0 = 0 after removal), ea1 dives at 4/3 and edge b
+   rises at 2/3 relative to it, so the true bound is 2 and the mutant's 4/3: its first advancement
+   0.9 gap0 / l overshoots the exact contact time 0.2586 (t = 0.3375) and the edges pass through
+   each other. t_ct_ccd_check (test_contact.c) samples the trajectory on [0, t]. */
+static void test_ct_ccd_edge_edge_rotating(void)
+{
+    double x0[12] = {0, 0, 0.5, 1, 0, 0.5, 0.95, -0.5, 0, 0.95, 0.5, 0};
+    double dx[12] = {0, 0, 1.0 / 3.0, 0, 0, -1, 0, 0, 1, 0, 0, 1}, t;
+    t = t_ct_ccd_check(1, x0, dx, 0.0, 1.0);
+    CHECKF(t > 0.0 && t < 0.2586, "t %.6g (exact contact at 0.2586)", t);
+    t = t_ct_ccd_check(1, x0, dx, 0.01, 1.0);
+    CHECKF(t > 0.0 && t < 0.2586, "xi 0.01: t %.6g", t);
+}
+
+/* (mutation audit, mutant C13: point-shape CCD Newton stopping
+   at 1e-1 instead of 1e-3 gap0 above the target). The contract: Newton stops
+   within 1e-3 gap0 of the target distance xi + 0.1 gap0. The existing sphere case is head-on
+   (f linear in t: Newton is exact in one step, any stopping tolerance passes); an oblique approach
+   makes f curved, and a loose stop silently returns a shorter step (safe, but a truncated line
+   search). Check the distance at the returned t lies in [target, target + 1e-3 gap0]. */
+static void test_ct_ccd_point_shape_tight(void)
+{
+    rc__ct_shape sp;
+    double x0[3] = {-3, 0.5, 0.2}, dx[3] = {6, 0.1, -0.3}, xi = 0.1, d0, d, t, x[3], gap0, target;
+    int k;
+    memset(&sp, 0, sizeof sp);
+    sp.kind = RC__CT_SHAPE_SPHERE; sp.r = 1.0;
+    rc__ct_shape_sdf(&sp, x0, &d0, NULL, NULL);
+    gap0 = d0 - xi; target = xi + 0.1 * gap0;
+    t = rc__ct_ccd_point_shape(&sp, x0, dx, xi, 1.0);
+    for (k = 0; k < 3; ++k) x[k] = x0[k] + t * dx[k];
+    rc__ct_shape_sdf(&sp, x, &d, NULL, NULL);
+    CHECKF(t > 0.0 && t < 1.0, "t %g", t);
+    CHECKF(d >= target - 1e-12 && d <= target + 1e-3 * gap0, "d(t) - target = %.3g gap0 (want in [0, 1e-3])", (d - target) / gap0);
+}
+
+/* (mutation audit, mutant C03: RC__CT_PARALLEL_SIN2 1e-20 -> 1e-6).
+   Crossing edges at a small angle (sin^2 = 1e-8, far above the 1e-20 threshold): the line-line
+   solve is well posed, the closest points are interior (type EA_EB) and d2 is the exact height^2.
+   Routing such pairs through the endpoint candidates (a too-large threshold) overestimates d2 by
+   (L sin/2)^2 = 2.5e-9 here, 0.25% of d2 = 1e-6: a contact-scale gap reported too large, so
+   the barrier and CCD see the pair farther than it is. */
+static void test_ct_edge_edge_nearly_parallel_crossing(void)
+{
+    double th = 1e-4, h = 1e-3, c = cos(th), s = sin(th), g[12], H[144];
+    double x[12] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+    int type, k;
+    double d2;
+    x[6] = 0.5 - 0.5 * c; x[7] = -0.5 * s; x[8] = h;
+    x[9] = 0.5 + 0.5 * c; x[10] = 0.5 * s; x[11] = h;
+    d2 = rc__ct_edge_edge_d2(x, x + 3, x + 6, x + 9, &type, g, H);
+    CHECKF(type == RC__CT_EA_EB, "type %d (want EA_EB = %d)", type, RC__CT_EA_EB);
+    CHECKF(fabs(d2 - h * h) <= 1e-12 * h * h, "d2 %.17g vs exact %.17g (rel %.3g)", d2, h * h, fabs(d2 - h * h) / (h * h));
+    for (k = 0; k < 12; ++k) CHECK(rc__isfinite(g[k]));
+    /* and the CCD of the pair dropping onto each other stops short of xi, as the exact distance says */
+    {
+        double dx[12] = {0, 0, 0, 0, 0, 0, 0, 0, -2e-3, 0, 0, -2e-3}, t, xt[12];
+        t = rc__ct_ccd_edge_edge(x, x + 3, x + 6, x + 9, dx, dx + 3, dx + 6, dx + 9, 0.0, 1.0);
+        for (k = 0; k < 12; ++k) xt[k] = x[k] + t * dx[k];
+        CHECKF(t > 0.0 && t <= 0.45 + 1e-9, "ccd t %.17g (exact contact at 0.5, 10%% target 0.45)", t);
+        (void)xt;
+    }
+}
+
+/* (mutation audit, mutant C01: `min_dist < prev_min_dist` -> `<=`).
+   rc_barrier_stiffness_update doubles kappa only while the closest pair is deep in the band AND
+   still approaching (its doc). A pair resting at an unchanged gap must not stiffen the
+   barrier step after step (a resting contact would otherwise drive kappa to kappa_max). */
+static void test_ct_barrier_stiffness_resting(void)
+{
+    double xi = 1e-3, dhat = 1e-3, k = 1.0;
+    int i;
+    for (i = 0; i < 3; ++i) {   /* gap 4e-6 < 1e-2 dhat, same distance as before: not approaching */
+        CHECK_OK(rc_barrier_stiffness_update(xi + 4e-6, xi + 4e-6, xi, dhat, 1e-2, 100.0, &k));
+    }
+    CHECKF(k == 1.0, "kappa %g after 3 updates at an unchanged gap (want 1)", k);
+}
+
+/* (mutation audit, mutant C04: eps_x = 1e-3 -> 1e-2 |ea|^2 |eb|^2).
+   The edge-edge mollifier must act only on nearly parallel edges: c = |ea x eb|^2 below
+   eps_x = 1e-3 |ea_rest|^2 |eb_rest|^2, i.e. sin^2 of the angle below 1e-3 at rest
+   lengths. The existing tests take eps_x from the function itself, so any constant passes; a 10x
+   larger one silently weakens the barrier of every edge pair within 5.7 degrees of parallel
+   (m b instead of b). Unit edges at sin^2 = 2e-3 (2.6 deg): m = 1; at sin^2 = 5e-4: 0 < m < 1,
+   and the value is the documented (2 - c/eps_x) c/eps_x. */
+static void test_ct_mollifier_threshold_value(void)
+{
+    double x[12] = {0, 0, 0, 1, 0, 0, 0, 0, 0.3, 1, 0, 0.3}, eps, m, s2, c;
+    eps = t_ct_mollifier_eps(x);   /* rest = this pose: |ea| = |eb| = 1 */
+    CHECKF(fabs(eps - 1e-3) <= 1e-18, "eps_x %g for unit edges (want 1e-3)", eps);
+    s2 = 2e-3;
+    x[9] = sqrt(1 - s2); x[10] = sqrt(s2);
+    m = rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, eps, NULL, NULL);
+    CHECKF(m == 1.0, "m %g at sin^2 = 2e-3 (want 1: not nearly parallel)", m);
+    s2 = 5e-4;
+    x[9] = sqrt(1 - s2); x[10] = sqrt(s2);
+    m = rc__ct_ee_mollifier(x, x + 3, x + 6, x + 9, eps, NULL, NULL);
+    c = s2 / 1e-3;
+    CHECKF(fabs(m - (2 - c) * c) < 1e-9, "m %g at sin^2 = 5e-4 (want %g)", m, (2 - c) * c);
+}
+
+/* (mutation audit, mutant C15: the P_T region accepts
+   th0 + th1 <= 1 + 1e-3). A point 2.8e-4 beyond the hypotenuse (in-plane), 1e-3 above the plane,
+   is closest to edge t1-t2 (type P_E1) at d2 = h^2 + 8e-8; a tolerant interior test returns the
+   plane distance h^2, 8% too small, and makes d2 jump where the tolerance ends. The existing
+   type tests place every point >= ~0.05 (jitter) from a region boundary. */
+static void test_ct_point_triangle_region_boundary(void)
+{
+    double e = 2e-4, h = 1e-3, x[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}, d2, want;
+    int type;
+    x[0] = 0.5 + e; x[1] = 0.5 + e; x[2] = h;
+    d2 = rc__ct_point_triangle_d2(x, x + 3, x + 6, x + 9, &type, NULL, NULL);
+    want = h * h + 2 * e * e;
+    CHECKF(type == RC__CT_P_E1, "type %d (want P_E1 = %d)", type, RC__CT_P_E1);
+    CHECKF(fabs(d2 - want) <= 1e-12 * want, "d2 %.17g want %.17g", d2, want);
+}
+
 static void suite_contact(void)
 {
     RUN(test_ct_normal_force_floor);
@@ -1036,4 +1177,11 @@ static void suite_contact(void)
     RUN(test_ct_friction_f0);
     RUN(test_ct_friction_potential);
     RUN(test_ct_broad_phase);
+    RUN(test_ct_ccd_fast_common_translation);
+    RUN(test_ct_ccd_edge_edge_rotating);
+    RUN(test_ct_ccd_point_shape_tight);
+    RUN(test_ct_edge_edge_nearly_parallel_crossing);
+    RUN(test_ct_barrier_stiffness_resting);
+    RUN(test_ct_mollifier_threshold_value);
+    RUN(test_ct_point_triangle_region_boundary);
 }

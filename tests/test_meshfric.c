@@ -460,6 +460,79 @@ static void test_meshfric_slip_u_derivs_self(void)
     rc_sim_destroy(s);
 }
 
+/* (mutation audit, mutant C12: the lagged normal force of a
+   cloth edge - obstacle edge friction pair taken without the edge-edge mollifier: `mol` -> 1.0).
+   The barrier of an edge-edge pair is kappa m b; the lagged normal force must carry the same m
+   (lambda = kappa m |b'| 2d), so an exactly parallel pair (m = 0: no barrier force)
+   lends friction nothing. In test_meshfric's tent scene the ridges run between vertex columns and
+   every lagged edge pair crosses a ridge (m = 1), so the mollifier never matters there. Here the
+   ridges sit under the cloth columns x = -0.01 and x = 0.01: the cloth edges along y above them are
+   exactly parallel to the ridge, 2.5 mm away (inside the band xi + dhat = 3 mm); the ridges (ly = 0.08)
+   run past the sheet, so no ridge-end edge comes near those cloth edges. Every lagged
+   kind-2 record must come from a non-parallel cloth edge. */
+static rc_sim *t_make_tents_at(double mu, const double *xr, int *ids)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double tv[18];
+    int tt[24], i, k;
+    if (rc_mesh_grid(&m, 0.1, 0.1, 6, 6, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
+    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.05; m.pos[3 * i + 1] -= 0.05; m.pos[3 * i + 2] = 0.0025; }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    def.bending_scale = 30.0;
+    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
+    rc_mesh_free(&m);
+    for (k = 0; k < 2 && s; ++k) {
+        t_tent(xr[k], 0.08, 0.03, 0.0, tv, tt);
+        if (rc_sim_add_trimesh(s, 6, tv, 8, tt, ids + k) != RC_OK || rc_sim_set_obstacle_friction(s, ids[k], mu) != RC_OK) {
+            rc_sim_destroy(s);
+            s = NULL;
+        }
+    }
+    return s;
+}
+static void test_meshfric_parallel_edges_no_force(void)
+{
+    const double xr[2] = {-0.01, 0.01};
+    int ids[2], q, k, i, n2 = 0, n2par = 0;
+    double tv[18];
+    rc_sim *s = t_make_tents_at(0.4, xr, ids);
+    CHECK(s != NULL);
+    if (!s) return;
+    /* the step set-up of t_tents_prepare (tents moved by 1 mm along y), with these ridge positions */
+    for (k = 0; k < 2; ++k) {
+        t_tent(xr[k], 0.08, 0.03, 1e-3, tv, NULL);
+        CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[k], tv));
+    }
+    CHECK_OK(rc__sim_ensure_systems(s));
+    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
+    rc__sim_update_xtil(s, s->u);
+    rc__sim_init_kappa(s);
+    s->contact_status = RC_OK;
+    rc__sim_lag_mesh_friction(s);
+    CHECK_OK(s->contact_status);
+    for (q = 0; q < s->nfm; ++q) {
+        const double *rec = s->fm + (size_t)RC__FM_STRIDE * q;
+        if ((int)rec[0] != 2) continue;
+        ++n2;
+        {
+            const double *a = s->x0 + 3 * (int)rec[1], *b = s->x0 + 3 * (int)rec[2];
+            if (fabs(a[0] - b[0]) < 1e-12 && fabs(a[2] - b[2]) < 1e-12 && (fabs(a[0] - xr[0]) < 1e-12 || fabs(a[0] - xr[1]) < 1e-12)) {
+                ++n2par;
+                printf("    parallel pair lagged: cloth %d-%d, mu lambda %g\n", (int)rec[1], (int)rec[2], rec[7]);
+            }
+        }
+    }
+    CHECKF(n2 > 0, "no edge-edge friction pairs lagged at all");
+    CHECKF(n2par == 0, "%d of %d lagged edge-edge pairs are exactly parallel (mollifier 0, no barrier force)", n2par, n2);
+    rc_sim_destroy(s);
+}
+
 static void suite_meshfric(void)
 {
     RUN(test_meshfric_pair_derivs);
@@ -469,4 +542,5 @@ static void suite_meshfric(void)
     RUN(test_meshfric_ridge_drag_adaptive);
     RUN(test_meshfric_slip_u_derivs_mesh);
     RUN(test_meshfric_slip_u_derivs_self);
+    RUN(test_meshfric_parallel_edges_no_force);
 }
