@@ -13131,8 +13131,9 @@ static void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st, int first
     acc->factor_reuses += st->factor_reuses; acc->cg_iters += st->cg_iters;
 }
 
-/* advance by h; on error restore and, while levels remain, do two half steps with pin targets
-   and obstacle poses interpolated to the midpoint (rotations along the shortest arc). */
+/* advance by h; on error restore and, while levels remain, do two half steps with pin targets,
+   material handles' targets (from their material point's position) and obstacle poses
+   interpolated to the midpoint (rotations along the shortest arc). */
 static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved, rc_step_stats *st)
 {
     rc_status rs;
@@ -13150,14 +13151,22 @@ static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved,
         rc_step_stats a, b;
         int i, o;
         size_t nmesh = 0, off;
-        double *mid, *tend, *mend;
+        double *mid, *tend, *mend, *hend;
         for (o = 0; o < s->nobs; ++o) nmesh += (size_t)3 * s->obs[o].mesh_nv;
-        /* tend: 3 (end translation) + 9 (end rotation) per obstacle */
-        mid = (double *)rc__alloc(s->user, n3 + (size_t)12 * (s->nobs + 1) + nmesh, sizeof(double));
+        /* tend: 3 (end translation) + 9 (end rotation) per obstacle; hend: material handles' targets */
+        mid = (double *)rc__alloc(s->user, n3 + (size_t)12 * (s->nobs + 1) + nmesh + (size_t)3 * s->nmh, sizeof(double));
         tend = mid ? mid + n3 : NULL;
         mend = mid ? tend + (size_t)12 * (s->nobs + 1) : NULL;
+        hend = mid ? mend + nmesh : NULL;
         if (!mid) return rs;
         memcpy(mid, s->pin_target, sizeof(double) * n3);
+        for (i = 0; i < s->nmh; ++i) {   /* handles: halfway from their material point's position */
+            double p[3];
+            int c;
+            memcpy(hend + 3 * i, s->mh[i].target, 3 * sizeof(double));
+            if (s->mh[i].tri >= 0 && s->mh[i].k > 0.0 && rc_sim_material_point(s, s->mh[i].uv, p) == RC_OK)
+                for (c = 0; c < 3; ++c) s->mh[i].target[c] = 0.5 * (p[c] + hend[3 * i + c]);
+        }
         for (o = 0; o < s->nobs; ++o) {
             /* midpoint pose: translation halfway, rotation halfway along the arc (a rotating
                obstacle, e.g. a leg swinging about a hip, kept at its end rotation with a halved
@@ -13177,6 +13186,7 @@ static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved,
             if (s->pinned[i]) { int c; for (c = 0; c < 3; ++c) s->pin_target[3 * i + c] = 0.5 * (s->x[3 * i + c] + mid[3 * i + c]); }
         rs = rc__sim_advance(s, 0.5 * h, levels - 1, saved, &a);
         memcpy(s->pin_target, mid, sizeof(double) * n3);
+        for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].target, hend + 3 * i, 3 * sizeof(double));
         for (o = 0; o < s->nobs; ++o) {
             memcpy(s->obs[o].t, tend + 3 * o, 3 * sizeof(double));
             memcpy(s->obs[o].R, tend + 3 * s->nobs + 9 * o, 9 * sizeof(double));
