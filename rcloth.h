@@ -303,8 +303,9 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
    duplicated, one copy per extra (v, vt) pair. A vertex no face corner gives a vt (unreferenced,
    or used only by plain "f 1 2 3" corners) gets the i-th vt when the file has exactly as many vt
    as v lines (as rc_mesh_write_obj writes them: exact round trips), else uv = (x, y). Other
-   statements (vn, o, g, s, usemtl, mtllib, l, ...) are ignored. Numbers are parsed with strtod
-   (C locale expected). Errors: RC_ERR_IO (cannot open/read), RC_ERR_PARSE (bad number, bad face
+   statements (vn, o, g, s, usemtl, mtllib, l, ...) are ignored; "#" starts a comment anywhere;
+   lines end with LF, CR LF or CR. Normal indices are checked for syntax only (normals are not
+   read). Numbers are parsed with strtod (C locale expected). Errors: RC_ERR_IO (cannot open/read), RC_ERR_PARSE (bad number, bad face
    corner, index 0 or out of range, face with < 3 corners, no faces at all), RC_ERR_NON_FINITE
    (inf/nan coordinates). The result is not validated: call rc_mesh_validate. */
 RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path);
@@ -4389,7 +4390,7 @@ static int rc__mesh_parse_nums(const char **ps, const char *end, double *out, in
         if (s >= end || *s == '#') break;   /* end of line or trailing comment */
         x = strtod(s, &e);
         if (e == s || e > end) return -1;
-        if (e < end && !(*e == ' ' || *e == '\t' || *e == '\r')) return -1;
+        if (e < end && !(*e == ' ' || *e == '\t' || *e == '\r' || *e == '#')) return -1;   /* "1.5#c": a comment */
         if (n < maxn) out[n] = x;
         ++n;
         s = e;
@@ -4464,7 +4465,7 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
                         if (ni == -2 || !pr) return RC_ERR_PARSE;
                     } else if (!pr) return RC_ERR_PARSE;   /* "v/" alone */
                 }
-                if (s < le && !(*s == ' ' || *s == '\t' || *s == '\r')) return RC_ERR_PARSE;
+                if (s < le && !(*s == ' ' || *s == '\t' || *s == '\r' || *s == '#')) return RC_ERR_PARSE;
                 if (B->nc + 1 > B->cc) {   /* cv_idx and cvt_idx grow together */
                     int cap = B->cc, cap2 = B->cc;
                     RC__MESH_GROW(B->cv_idx, int, &cap, B->nc + 1);
@@ -4576,6 +4577,10 @@ RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path)
     if (ferror(f)) { rc__free(NULL, buf); fclose(f); return RC_ERR_IO; }
     fclose(f);
     buf[len] = '\0';
+    {   /* classic Mac line ends: a CR not followed by LF ends a line too */
+        size_t i;
+        for (i = 0; i < len; ++i) if (buf[i] == '\r' && buf[i + 1] != '\n') buf[i] = '\n';
+    }
     memset(&B, 0, sizeof(B));
     st = rc__mesh_obj_parse(&B, buf, len);
     if (st == RC_OK) st = rc__mesh_obj_build(out, &B);

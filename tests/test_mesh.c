@@ -573,6 +573,12 @@ static void test_mesh_obj_read_variants(void)
         CHECK(r.ref_uv[2] == 1.0 && r.ref_uv[3] == 0.0);
     }
     rc_mesh_free(&r);
+    /* classic Mac line ends (CR only) and a comment right after a number (an I/O probe found both
+       refused as RC_ERR_PARSE) */
+    CHECK(tm_write_text(path, "v 0 0 0#a\rv 1 0 0 # b\rv 0 1 0\rf 1 2 3#c\r"));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK(r.num_verts == 3 && r.num_tris == 1);
+    rc_mesh_free(&r);
 }
 
 static void test_mesh_obj_malformed(void)
