@@ -312,8 +312,9 @@ RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path);
 
 /* Writes v (pos), vt (ref_uv; omitted if ref_uv is NULL) and "f a/a b/b c/c" lines, 17
    significant digits (exact round trip; "%.17g", so the C locale is expected, as by the reader).
-   The file is written as path.tmp and renamed to path when complete, so a write that fails
-   (RC_ERR_IO) leaves an existing file at path as it was. */
+   The file is written as path.tmp (replacing any file of that name) and renamed to path when
+   complete, so a write that fails (RC_ERR_IO) leaves an existing file at path as it was (on
+   Windows, whose rename does not replace, the old file is removed just before the rename). */
 RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *pos, const double *ref_uv,
                                       int nt, const int *tris);
 
@@ -863,7 +864,8 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
    shift, an obstacle rotation that is not one, a corner or straight-side boundary vertex off this
    sim's reference domain); an inverted reference triangle is RC_ERR_INVERTED, one past the
-   adaptive line search's MIPS bound (1e4) RC_ERR_MESH_DEGENERATE, a NaN or inf
+   adaptive line search's MIPS bound (1e4) RC_ERR_MESH_DEGENERATE in an adaptive sim with the
+   regulariser on (quality_weight > 0), a NaN or inf
    RC_ERR_NON_FINITE. A refused state changes nothing. A loaded state is checked for crossings
    at the next step, as a new sim's first state is; a barrier stiffness above this sim's cap (100
    times its start) is lowered to it; the pin reactions read zero until the next step. After the header of
@@ -4310,8 +4312,9 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
 
 /* ---- OBJ ------------------------------------------------------------------------------------ */
 
-RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *pos, const double *ref_uv,
-                                      int nt, const int *tris)
+/* the writer with the allocator's user pointer (a sim's writes pass theirs) */
+static rc_status rc__mesh_write_obj_user(void *user, const char *path, int nv, const double *pos, const double *ref_uv,
+                                         int nt, const int *tris)
 {
     FILE *f;
     int v, t, ok;
@@ -4324,12 +4327,12 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
     /* written to path.tmp and renamed over path only when complete: a failed write (disk full)
        leaves an existing file as it was */
     len = strlen(path);
-    tmp = (char *)rc__alloc(NULL, len + 5, 1);
+    tmp = (char *)rc__alloc(user, len + 5, 1);
     if (!tmp) return RC_ERR_OUT_OF_MEMORY;
     memcpy(tmp, path, len);
     memcpy(tmp + len, ".tmp", 5);
     f = fopen(tmp, "wb");
-    if (!f) { rc__free(NULL, tmp); return RC_ERR_IO; }
+    if (!f) { rc__free(user, tmp); return RC_ERR_IO; }
     fprintf(f, "# rcloth mesh: %d vertices, %d triangles; v = world position, vt = reference uv\n", nv, nt);
     for (v = 0; v < nv; ++v) fprintf(f, "v %.17g %.17g %.17g\n", pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
     if (ref_uv)
@@ -4341,13 +4344,24 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
     }
     ok = !ferror(f);
     if (fclose(f) != 0) ok = 0;
-    if (ok && rename(tmp, path) != 0) {   /* where rename does not replace (not POSIX): remove first */
+    if (ok && rename(tmp, path) != 0) {
+#ifdef _WIN32
+        /* Windows' rename does not replace an existing file: remove it first */
         remove(path);
         ok = rename(tmp, path) == 0;
+#else
+        ok = 0;   /* POSIX rename replaces atomically; a failure (path is a directory, ...) is an error */
+#endif
     }
     if (!ok) remove(tmp);
-    rc__free(NULL, tmp);
+    rc__free(user, tmp);
     return ok ? RC_OK : RC_ERR_IO;
+}
+
+RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *pos, const double *ref_uv,
+                                      int nt, const int *tris)
+{
+    return rc__mesh_write_obj_user(NULL, path, nv, pos, ref_uv, nt, tris);
 }
 
 /* growable arrays for the reader */
@@ -5767,8 +5781,8 @@ static double rc__mp_tri(const double x[9], const double u[6], const double q[2]
     return E;
 }
 
-/* ---- a minimal edge/flap builder. TEMPORARY: it will be replaced by MESH's rc__topo (same
-   numbering: edges by first appearance scanning tris[3t+k], edge k of t opposite vertex k). */
+/* ---- edge and flap tables (edges by first appearance scanning tris[3t+k], edge k of t opposite
+   vertex k) */
 /* The edge tables the energy kernels read: a view of MESH's rc__topo (the library's one edge
    numbering, first appearance scanning tris[3t+k]), which also refuses non-manifold edges and
    inconsistent winding (RC_ERR_MESH_NON_MANIFOLD). Requires valid indices. */
@@ -6016,6 +6030,13 @@ RCLOTHDEF rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const 
     nt = m->num_tris;
     nv = m->num_verts;
     if (!rc__all_finite(x, (size_t)3 * (size_t)nv) || !rc__all_finite(u, (size_t)2 * (size_t)nv)) return RC_ERR_NON_FINITE;
+    if (nt == 0) {   /* no triangles: no energy (rc__topo wants at least one) */
+        if (stretch) *stretch = 0.0;
+        if (bend) *bend = 0.0;
+        if (grad_x) memset(grad_x, 0, (size_t)(3 * nv) * sizeof(double));
+        if (grad_u) memset(grad_u, 0, (size_t)(2 * nv) * sizeof(double));
+        return RC_OK;
+    }
     for (t = 0; t < nt; ++t) {
         st = rc__sh_check_ref_tri(u, m->tris + 3 * t);
         if (st != RC_OK) return st;
@@ -7410,9 +7431,11 @@ typedef struct rc__system {
 } rc__system;
 
 /* a material-space handle or load: point uv of the reference domain, spring k to target, dead
-   force f; tri = the triangle it was last located in (a hint), -1 when removed */
+   force f; tri = the triangle it was last located in (a hint), -1 when removed; target_prev: the
+   target at the step's start (a split step interpolates from it, as pins from x and obstacles
+   from their previous pose) */
 typedef struct rc__mhandle {
-    double uv[2], target[3], k, f[3];
+    double uv[2], target[3], target_prev[3], k, f[3];
     int tri;
 } rc__mhandle;
 
@@ -8138,6 +8161,7 @@ static rc_status rc__sim_add_mh(rc_sim *s, const double uv[2], const double targ
     }
     memcpy(s->mh[slot].uv, uv, 2 * sizeof(double));
     memcpy(s->mh[slot].target, target, 3 * sizeof(double));
+    memcpy(s->mh[slot].target_prev, target, 3 * sizeof(double));
     memcpy(s->mh[slot].f, f, 3 * sizeof(double));
     s->mh[slot].k = k;
     s->mh[slot].tri = tri;
@@ -10577,9 +10601,12 @@ static int rc__sim_motion_touches(int kind, const double *X0[4], const double *D
    analytic shapes the pinned vertex's own path is checked (rc__sim_pin_path_enters): a target
    beyond a sphere put the cloth on its far side in one step, RC_OK (a probe: 25 cm through a 5 cm
    sphere), where the same move over 25 steps was refused. */
-/* 1 if a pinned vertex's move x0 -> x0 + dx enters analytic obstacle o (signed distance below
-   touch) on the way, the obstacle moving from its previous to its new pose: followed in the
-   obstacle's frame, from x0 at the previous pose to x0 + dx at the new one, as a straight segment.
+/* 1 if a pinned vertex's move x0 -> x0 + dx passes through analytic obstacle o, the obstacle moving
+   from its previous to its new pose: followed in the obstacle's frame, from x0 at the previous
+   pose to x0 + dx at the new one, as a straight segment, which passes through when its signed
+   distance falls below -(xi + dhat) on the way. Not at 0: the chord of a pin dragged along a curved
+   surface at contact distance dips into it by its sagitta, and the split steps' targets lie on the
+   same chord (a review: a pin moved 4.3 cm per step 2 mm above a 0.1 m sphere failed every split).
    The signed distance of a convex shape is convex along a segment, so a golden-section search finds
    its minimum; the ends are not judged (the start is a valid state; an end inside fails the step's
    start check with its own message). */
@@ -10588,7 +10615,7 @@ static double rc__sim_rest_sdf(const rc__obstacle *o, const double *r)
     double d;
     return rc__ct_shape_sdf(&o->shape, r, &d, NULL, NULL) ? d : HUGE_VAL;
 }
-static int rc__sim_pin_path_enters(const rc__obstacle *o, const double *x0, const double *dx, double touch)
+static int rc__sim_pin_path_enters(const rc__obstacle *o, const double *x0, const double *dx, double touch, double deep)
 {
     const double gr = 0.6180339887498949;
     double r0[3], r1[3], p[3], dr[3], a = 0.0, b = 1.0, c1, c2, f1, f2;
@@ -10603,7 +10630,7 @@ static int rc__sim_pin_path_enters(const rc__obstacle *o, const double *x0, cons
     f1 = rc__sim_rest_sdf(o, p);
     for (k = 0; k < 3; ++k) p[k] = r0[k] + c2 * dr[k];
     f2 = rc__sim_rest_sdf(o, p);
-    for (it = 0; it < 60 && f1 >= touch && f2 >= touch; ++it) {
+    for (it = 0; it < 60 && f1 >= deep && f2 >= deep; ++it) {
         if (f1 < f2) {
             b = c2; c2 = c1; f2 = f1; c1 = b - gr * (b - a);
             for (k = 0; k < 3; ++k) p[k] = r0[k] + c1 * dr[k];
@@ -10614,7 +10641,7 @@ static int rc__sim_pin_path_enters(const rc__obstacle *o, const double *x0, cons
             f2 = rc__sim_rest_sdf(o, p);
         }
     }
-    return f1 < touch || f2 < touch;
+    return f1 < deep || f2 < deep;
 }
 static int rc__sim_pin_motion_touches(rc_sim *s, int *what)
 {
@@ -10655,7 +10682,8 @@ static int rc__sim_pin_motion_touches(rc_sim *s, int *what)
         double disp = 0.0, *dX;
         if (start.shape.kind != RC__OBS_TRIMESH) {
             for (i = 0; i < s->nv && hit < 0; ++i)
-                if (RC__PIN_MOVES(i) && rc__sim_pin_path_enters(s->obs + o, x0 + 3 * i, dx + 3 * i, touch)) { hit = i; *what = o; }
+                if (RC__PIN_MOVES(i) && rc__sim_pin_path_enters(s->obs + o, x0 + 3 * i, dx + 3 * i, touch,
+                                                                -(s->def.contact_thickness + s->def.contact_dhat))) { hit = i; *what = o; }
             continue;
         }
         dX = (double *)rc__alloc(s->user, (size_t)3 * start.mesh_nv, sizeof(double));
@@ -11386,8 +11414,9 @@ static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const doub
    i.e. of MIPS(J(a)) = |J|_F^2 / det J = Q, with Q = RC__MIPS_CAP. Both terms are quadratic in a
    (D_u is linear in a), so the root is exact. f >= 0 implies det J > 0: the bound contains
    DESIGN's (the root of A_T(a) = 0) and stops a triangle at a needle of aspect ~1e-4, the sliver
-   limit rc_mesh_validate puts on input meshes. A triangle already past the cap (a loaded state)
-   keeps the plain inversion root. Why: with the regulariser off (quality_weight = 0, the issue's
+   limit rc_mesh_validate puts on input meshes. A triangle already at the cap (0.8 of each root
+   approaches it; with the regulariser off a review saw one reach it and then creep past, MIPS
+   10168 to 11324 over steps) keeps the plain inversion root. Why: with the regulariser off (quality_weight = 0, the issue's
    ablation) the plain filter let a triangle lose 80% of its area per line search, and triangles
    collapsed geometrically into needles: on an adaptive sphere drape (144 vertices) MIPS reached
    3e7 and the smallest reference area 6e-8 of its rest value by step 13, and from step 21 every
@@ -12909,6 +12938,7 @@ static void rc__sim_finish(rc_sim *s, rc_step_stats *st)
         memcpy(s->obs[i].t_prev, s->obs[i].t, sizeof s->obs[i].t);
         if (s->obs[i].mesh_x) memcpy(s->obs[i].mesh_xprev, s->obs[i].mesh_x, sizeof(double) * 3 * (size_t)s->obs[i].mesh_nv);
     }
+    for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].target_prev, s->mh[i].target, sizeof s->mh[i].target);
     s->time += s->h;
 }
 
@@ -13096,12 +13126,18 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
                 snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is inverted or degenerate in the state's u", t);
                 return rc__sim_fail(s, RC_ERR_INVERTED, msg);
             }
-            /* no step leaves a reference triangle past the line search's MIPS bound */
-            ul[0] = a[0]; ul[1] = a[1]; ul[2] = bb[0]; ul[3] = bb[1]; ul[4] = c[0]; ul[5] = c[1];
-            det = rc__mips_jacobian(ul, s->Dinv0 + 4 * t, J);
-            if (!((J[0] * J[0] + J[1] * J[1] + J[2] * J[2] + J[3] * J[3]) <= RC__MIPS_CAP * det * (1.0 + 1e-9))) {
-                snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is a sliver in the state's u (MIPS above %g)", t, RC__MIPS_CAP);
-                return rc__sim_fail(s, RC_ERR_MESH_DEGENERATE, msg);
+            /* with the regulariser on, no step comes near the line search's MIPS bound (its cubic
+               energy holds triangles at a few units); without it a collapsing mesh can creep past
+               the bound (a review: MIPS 1.13e4 at step 39 of a no-regulariser drape), so only a sim
+               with the regulariser refuses such a sliver */
+            if (s->def.adaptive && s->def.quality_weight > 0.0) {
+                ul[0] = a[0]; ul[1] = a[1]; ul[2] = bb[0]; ul[3] = bb[1]; ul[4] = c[0]; ul[5] = c[1];
+                det = rc__mips_jacobian(ul, s->Dinv0 + 4 * t, J);
+                if (!((J[0] * J[0] + J[1] * J[1] + J[2] * J[2] + J[3] * J[3]) <= RC__MIPS_CAP * det * (1.0 + 1e-9))) {
+                    snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is a sliver in the state's u (MIPS above %g, "
+                             "which the regulariser never lets a step reach)", t, RC__MIPS_CAP);
+                    return rc__sim_fail(s, RC_ERR_MESH_DEGENERATE, msg);
+                }
             }
         }
         /* the reference domain is this sim's: corners where they were created, straight boundary
@@ -13164,7 +13200,7 @@ static void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st, int first
 }
 
 /* advance by h; on error restore and, while levels remain, do two half steps with pin targets,
-   material handles' targets (from their material point's position) and obstacle poses
+   material handles' targets (from their target at the step's start) and obstacle poses
    interpolated to the midpoint (rotations along the shortest arc). */
 static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved, rc_step_stats *st)
 {
@@ -13192,12 +13228,10 @@ static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved,
         hend = mid ? mend + nmesh : NULL;
         if (!mid) return rs;
         memcpy(mid, s->pin_target, sizeof(double) * n3);
-        for (i = 0; i < s->nmh; ++i) {   /* handles: halfway from their material point's position */
-            double p[3];
+        for (i = 0; i < s->nmh; ++i) {   /* handles: halfway from their target at the step's start */
             int c;
             memcpy(hend + 3 * i, s->mh[i].target, 3 * sizeof(double));
-            if (s->mh[i].tri >= 0 && s->mh[i].k > 0.0 && rc_sim_material_point(s, s->mh[i].uv, p) == RC_OK)
-                for (c = 0; c < 3; ++c) s->mh[i].target[c] = 0.5 * (p[c] + hend[3 * i + c]);
+            for (c = 0; c < 3; ++c) s->mh[i].target[c] = 0.5 * (s->mh[i].target_prev[c] + hend[3 * i + c]);
         }
         for (o = 0; o < s->nobs; ++o) {
             /* midpoint pose: translation halfway, rotation halfway along the arc (a rotating
@@ -13425,7 +13459,7 @@ RCLOTHDEF rc_status rc_sim_write_obj(const rc_sim *s, const char *path)
     rc_status st;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!path) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_write_obj: path is NULL");
-    st = rc_mesh_write_obj(path, s->nv, s->x, s->u, s->nt, s->tris);
+    st = rc__mesh_write_obj_user(s->user, path, s->nv, s->x, s->u, s->nt, s->tris);
     if (st != RC_OK) rc__sim_fail_c(s, st, "rc_sim_write_obj: could not write the file");
     return st;
 }
@@ -13440,7 +13474,7 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
     p = (double *)rc__alloc(s->user, (size_t)3 * s->nv, sizeof(double));
     if (!p) return rc__sim_fail_c(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_write_reference_obj");
     for (i = 0; i < s->nv; ++i) { p[3 * i] = s->u[2 * i]; p[3 * i + 1] = s->u[2 * i + 1]; p[3 * i + 2] = 0.0; }
-    st = rc_mesh_write_obj(path, s->nv, p, s->u, s->nt, s->tris);
+    st = rc__mesh_write_obj_user(s->user, path, s->nv, p, s->u, s->nt, s->tris);
     rc__free(s->user, p);
     if (st != RC_OK) rc__sim_fail_c(s, st, "rc_sim_write_reference_obj: could not write the file");
     return st;

@@ -28,7 +28,9 @@ static void t_tent(double xr, double ly, double hb, double dy, double *v, int *t
    ridges (kind 2) and the ridge end vertices under cloth triangles (kind 1), never kind 0.
    bending_scale 30 makes it a stiff plate that stays flat on the two ridges (no drape onto the
    faces). */
-static rc_sim *t_make_tents(double mu, int adaptive, int *ids)
+/* the tent scene with the ridges at x = xr[0], xr[1], half length ly each (t_make_tents: the
+   default ridges between vertex columns) */
+static rc_sim *t_make_tents_at(double mu, int adaptive, const double *xr, double ly, int *ids)
 {
     rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
@@ -45,13 +47,18 @@ static rc_sim *t_make_tents(double mu, int adaptive, int *ids)
     if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
     rc_mesh_free(&m);
     for (k = 0; k < 2 && s; ++k) {
-        t_tent(k ? 0.02 : -0.02, 0.035, 0.03, 0.0, tv, tt);
+        t_tent(xr[k], ly, 0.03, 0.0, tv, tt);
         if (rc_sim_add_trimesh(s, 6, tv, 8, tt, ids + k) != RC_OK || rc_sim_set_obstacle_friction(s, ids[k], mu) != RC_OK) {
             rc_sim_destroy(s);
             s = NULL;
         }
     }
     return s;
+}
+static rc_sim *t_make_tents(double mu, int adaptive, int *ids)
+{
+    static const double xr[2] = { -0.02, 0.02 };
+    return t_make_tents_at(mu, adaptive, xr, 0.035, ids);
 }
 
 /* lagged mesh friction records by kind: n cloth vertices 1 (kind 0), 3 (kind 1), 2 (kind 2) */
@@ -69,12 +76,12 @@ static void t_fm_kinds(const rc_sim *s, int *n0, int *n1, int *n2)
 
 /* the step set-up of rc__sim_solve up to the lagging of the mesh friction (no solve), with the
    tents moved by dy over the step (so the obstacle side c of every pair is nonzero) */
-static void t_tents_prepare(rc_sim *s, const int *ids, double dy)
+static void t_tents_prepare_at(rc_sim *s, const int *ids, const double *xr, double ly, double dy)
 {
     double tv[18];
     int k, i;
     for (k = 0; k < 2; ++k) {
-        t_tent(k ? 0.02 : -0.02, 0.035, 0.03, dy, tv, NULL);
+        t_tent(xr[k], ly, 0.03, dy, tv, NULL);
         CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[k], tv));
     }
     CHECK_OK(rc__sim_ensure_systems(s));
@@ -90,6 +97,11 @@ static void t_tents_prepare(rc_sim *s, const int *ids, double dy)
     s->contact_status = RC_OK;
     rc__sim_lag_mesh_friction(s);
     CHECK_OK(s->contact_status);
+}
+static void t_tents_prepare(rc_sim *s, const int *ids, double dy)
+{
+    static const double xr[2] = { -0.02, 0.02 };
+    t_tents_prepare_at(s, ids, xr, 0.035, dy);
 }
 
 /* Per pair (rc__sim_fm_pair): the gradient against central differences of the energy and the
@@ -470,52 +482,14 @@ static void test_meshfric_slip_u_derivs_self(void)
    exactly parallel to the ridge, 2.5 mm away (inside the band xi + dhat = 3 mm); the ridges (ly = 0.08)
    run past the sheet, so no ridge-end edge comes near those cloth edges. Every lagged
    kind-2 record must come from a non-parallel cloth edge. */
-static rc_sim *t_make_tents_at(double mu, const double *xr, int *ids)
-{
-    rc_mesh m;
-    rc_sim_def def = rc_default_sim_def();
-    rc_sim *s = NULL;
-    double tv[18];
-    int tt[24], i, k;
-    if (rc_mesh_grid(&m, 0.1, 0.1, 6, 6, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
-    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.05; m.pos[3 * i + 1] -= 0.05; m.pos[3 * i + 2] = 0.0025; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-    def.num_threads = 1;
-    def.bending_scale = 30.0;
-    if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
-    rc_mesh_free(&m);
-    for (k = 0; k < 2 && s; ++k) {
-        t_tent(xr[k], 0.08, 0.03, 0.0, tv, tt);
-        if (rc_sim_add_trimesh(s, 6, tv, 8, tt, ids + k) != RC_OK || rc_sim_set_obstacle_friction(s, ids[k], mu) != RC_OK) {
-            rc_sim_destroy(s);
-            s = NULL;
-        }
-    }
-    return s;
-}
 static void test_meshfric_parallel_edges_no_force(void)
 {
     const double xr[2] = {-0.01, 0.01};
-    int ids[2], q, k, i, n2 = 0, n2par = 0;
-    double tv[18];
-    rc_sim *s = t_make_tents_at(0.4, xr, ids);
+    int ids[2], q, n2 = 0, n2par = 0;
+    rc_sim *s = t_make_tents_at(0.4, 0, xr, 0.08, ids);
     CHECK(s != NULL);
     if (!s) return;
-    /* the step set-up of t_tents_prepare (tents moved by 1 mm along y), with these ridge positions */
-    for (k = 0; k < 2; ++k) {
-        t_tent(xr[k], 0.08, 0.03, 1e-3, tv, NULL);
-        CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[k], tv));
-    }
-    CHECK_OK(rc__sim_ensure_systems(s));
-    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
-    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
-    rc__sim_update_xtil(s, s->u);
-    rc__sim_init_kappa(s);
-    s->contact_status = RC_OK;
-    rc__sim_lag_mesh_friction(s);
-    CHECK_OK(s->contact_status);
+    t_tents_prepare_at(s, ids, xr, 0.08, 1e-3);   /* tents moved by 1 mm along y */
     for (q = 0; q < s->nfm; ++q) {
         const double *rec = s->fm + (size_t)RC__FM_STRIDE * q;
         if ((int)rec[0] != 2) continue;

@@ -233,6 +233,7 @@ static rc_status r_read_obj_text(const char *text, rc_mesh *m)
     const char *path = "build/rel_tmp.obj";
     FILE *fp = fopen(path, "wb");
     rc_status st;
+    memset(m, 0, sizeof *m);   /* the caller frees m whatever happens */
     if (!fp) return RC_ERR_IO;
     fputs(text, fp);
     fclose(fp);

@@ -1189,7 +1189,9 @@ static void test_sim_trimesh_carry_far_vertices(void)
    fifth fixed-mesh step is split), with a soft handle (1e-3 N/m, so the scene stays that one) on the
    sheet's far edge dragged 5 cm per step. An iterate hook records the handle's target during the
    solves: the first halves of a split step must see targets short of the step's end (before,
-   every substep pulled toward the end target at once). */
+   every substep pulled toward the end target at once), on the way from the previous step's target
+   (never farther than the step's 5 cm: a first version interpolated from the handle's material
+   point, which a soft handle leaves far behind, and moved a target the user had not moved). */
 typedef struct t_handle_watch { const double *end; double nearest, farthest; } t_handle_watch;
 static void t_handle_hook(const rc_sim *s, void *user)
 {
@@ -1250,6 +1252,7 @@ static void test_sim_split_moves_handles(void)
            split, 1e3 * w.nearest, 1e3 * w.farthest);
     CHECK(split > 1);
     CHECK(w.farthest > 1e-3);   /* some iterate pulled toward a target short of the end */
+    CHECK(w.farthest <= 0.05 + 1e-12);   /* on the way from the last target: never farther than the step's 5 cm */
     CHECK(w.nearest < 1e-12);   /* and the last substep toward the end itself */
     rc_sim_destroy(s);
     rc_mesh_free(&m);
@@ -2759,6 +2762,38 @@ static void test_sim_pin_through_shape(void)
             }
 }
 
+/* The other side of that check: a pin dragged over a sphere at contact distance (2 mm above a
+   0.1 m sphere, 4.3 cm along it per step of 1/30 s) moves along a chord that dips 2.3 mm into the
+   sphere's surface; it is not a pass-through and must run (a review found the first version of the
+   check refusing it at every split level). */
+static void test_sim_pin_drag_over_sphere(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    const double R = 0.1, d0 = 0.002, c[3] = { 0.0, 0.0, 0.0 };
+    int i, st;
+    CHECK_OK(rc_mesh_grid(&m, 0.2, 0.2, 6, 6, RC_DIAG_ALTERNATING));
+    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] = m.ref_uv[2 * i]; m.pos[3 * i + 1] = m.ref_uv[2 * i + 1]; m.pos[3 * i + 2] = R + d0; }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.gravity[2] = 0.0; def.dt = 1.0 / 30.0;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (!s) { rc_mesh_free(&m); return; }
+    CHECK_OK(rc_sim_add_sphere(s, c, R, NULL));
+    for (st = 1; st <= 4; ++st) {
+        double phi = 0.42 * st, tgt[3];
+        rc_status rs;
+        tgt[0] = -(R + d0) * sin(phi); tgt[1] = 0.0; tgt[2] = (R + d0) * cos(phi);
+        CHECK_OK(rc_sim_pin(s, 0, tgt));
+        rs = rc_sim_step(s, NULL);
+        CHECKF(rs == RC_OK, "step %d: %s (%.200s)", st, rc_status_string(rs), rc_sim_last_error(s));
+        if (rs != RC_OK) break;
+    }
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+}
+
 /* A state that is already tangled: two 0.2 m squares (6 x 6, one mesh), A horizontal, B vertical
    through A's middle. With self contact the first rc_sim_step (and rc_sim_solve_static) fails
    with RC_ERR_INTERSECTING naming a crossing edge and triangle, the state unchanged; without self
@@ -3434,6 +3469,7 @@ static void suite_sim(void)
     RUN(test_sim_pin_through_layer);
     RUN(test_sim_pin_through_mesh);
     RUN(test_sim_pin_through_shape);
+    RUN(test_sim_pin_drag_over_sphere);
     RUN(test_sim_static_load_steps);
     RUN(test_sim_tangled_start);
     RUN(test_sim_start_checks_review);

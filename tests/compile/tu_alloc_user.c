@@ -39,6 +39,8 @@ int main(void)
         state = ok ? (double *)malloc(sizeof(double) * rc_sim_state_size(s)) : NULL;
         g_counting = 1;
         if (state) ok = rc_sim_save_state(s, state) == RC_OK && rc_sim_load_state(s, state) == RC_OK && rc_sim_step(s, &st) == RC_OK;
+        if (ok) ok = rc_sim_write_obj(s, "build/alloc_user.obj") == RC_OK && rc_sim_write_reference_obj(s, "build/alloc_user.obj") == RC_OK;
+        remove("build/alloc_user.obj");
         rc_sim_destroy(s);
         g_counting = 0;
         free(state);
