@@ -305,9 +305,10 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
    as v lines (as rc_mesh_write_obj writes them: exact round trips), else uv = (x, y). Other
    statements (vn, o, g, s, usemtl, mtllib, l, ...) are ignored; "#" starts a comment anywhere;
    lines end with LF, CR LF or CR. Normal indices are checked for syntax only (normals are not
-   read). Numbers are parsed with strtod (C locale expected). Errors: RC_ERR_IO (cannot open/read), RC_ERR_PARSE (bad number, bad face
-   corner, index 0 or out of range, face with < 3 corners, no faces at all), RC_ERR_NON_FINITE
-   (inf/nan coordinates). The result is not validated: call rc_mesh_validate. */
+   read). Numbers are parsed with strtod (C locale expected). Errors: RC_ERR_IO (cannot
+   open/read), RC_ERR_PARSE (bad number, bad face corner, index 0 or out of range, face with < 3
+   corners, no faces at all), RC_ERR_NON_FINITE (inf/nan coordinates). The result is not
+   validated: call rc_mesh_validate. */
 RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path);
 
 /* Writes v (pos), vt (ref_uv; omitted if ref_uv is NULL) and "f a/a b/b c/c" lines, 17
@@ -820,8 +821,8 @@ RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double tra
    RC_ERR_NON_FINITE (the step's start energy is not finite, the message names the term; or the
    solve produced NaN), RC_ERR_NO_DESCENT (no split found a decrease above round-off),
    RC_ERR_NOT_SPD (RC_SOLVER_PCG only: a system it cannot solve), RC_ERR_OUT_OF_MEMORY;
-   rc_sim_last_error says which and where. A step that ends
-   at an iteration cap is RC_OK with stats->converged = 0. */
+   rc_sim_last_error says which and where. A step that ends at an iteration cap is RC_OK with
+   stats->converged = 0. */
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
 /* equilibrium (no inertia) under the current pins, forces and contact; def.dt is the pseudo step.
    Up to 400 pseudo steps (per load increment, def.static_load_steps) whose size doubles after
@@ -11416,8 +11417,8 @@ static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const doub
    DESIGN's (the root of A_T(a) = 0) and stops a triangle at a needle of aspect ~1e-4, the sliver
    limit rc_mesh_validate puts on input meshes. A triangle already at the cap (0.8 of each root
    approaches it; with the regulariser off a review saw one reach it and then creep past, MIPS
-   10168 to 11324 over steps) keeps the plain inversion root. Why: with the regulariser off (quality_weight = 0, the issue's
-   ablation) the plain filter let a triangle lose 80% of its area per line search, and triangles
+   10168 to 11324 over steps) keeps the plain inversion root. Why: with the regulariser off
+   (quality_weight = 0, the issue's ablation) the plain filter let a triangle lose 80% of its area per line search, and triangles
    collapsed geometrically into needles: on an adaptive sphere drape (144 vertices) MIPS reached
    3e7 and the smallest reference area 6e-8 of its rest value by step 13, and from step 21 every
    step failed with a non-finite gradient, for good (a probe; steps 13-20 had returned
@@ -12993,7 +12994,8 @@ static void rc__sim_pin_reactions(rc_sim *s)
 }
 
 /* Layout: header (RC_SIM_STATE_HEADER doubles: tag, layout version, total size, nv, ne, nobs, mesh
-   obstacle vertices, the obstacles' signature: kinds and mesh sizes in order), x, v, u (3, 3, 2 per vertex), phi (ne), time, kappa, kappa_prev_dist, the
+   obstacle vertices, the obstacles' signature: kinds and mesh sizes in order), x, v, u (3, 3, 2
+   per vertex), phi (ne), time, kappa, kappa_prev_dist, the
    four shifts, per obstacle R, t, R_prev, t_prev (24) and, for a mesh, its vertices at the end and
    at the start of the step (6 per mesh vertex), hinge_ref (ne). */
 #define RC__STATE_TAG 7.2630e4      /* "rc" */
