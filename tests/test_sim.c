@@ -1124,64 +1124,78 @@ static void t_box_iterate(const rc_sim *s, void *user)
    them behind, and every split of the step failed (RC_ERR_INTERSECTING at h = 3.9e-5 s). Now they
    are carried with their nearest triangle: every step succeeds, and no accepted state crosses the box
    (exact segment-triangle tests). */
-static void t_matmul3(const double *A, const double *B, double *R)
+/* the box's 8 corners at step st of its swing: rotated 0.3 st about z and 0.21 st about x around
+   (0.3, 0.1, -0.3), raised 0.1 st */
+static void t_swing_pose(int st, double *V)
 {
+    const double q[3] = { 0.3, 0.1, -0.3 };
+    double th = 0.3 * st, ph = 0.21 * st, Rz[9], Rx[9], R[9], t[3], V0[3];
     int i, j, k;
+    Rz[0] = cos(th); Rz[1] = -sin(th); Rz[2] = 0; Rz[3] = sin(th); Rz[4] = cos(th); Rz[5] = 0; Rz[6] = 0; Rz[7] = 0; Rz[8] = 1;
+    Rx[0] = 1; Rx[1] = 0; Rx[2] = 0; Rx[3] = 0; Rx[4] = cos(ph); Rx[5] = -sin(ph); Rx[6] = 0; Rx[7] = sin(ph); Rx[8] = cos(ph);
     for (i = 0; i < 3; ++i)
-        for (j = 0; j < 3; ++j) { R[3 * i + j] = 0.0; for (k = 0; k < 3; ++k) R[3 * i + j] += A[3 * i + k] * B[3 * k + j]; }
+        for (j = 0; j < 3; ++j) { R[3 * i + j] = 0.0; for (k = 0; k < 3; ++k) R[3 * i + j] += Rz[3 * i + k] * Rx[3 * k + j]; }
+    for (k = 0; k < 3; ++k) t[k] = q[k] + (k == 2 ? 0.1 * st : 0.0) - (R[3 * k] * q[0] + R[3 * k + 1] * q[1] + R[3 * k + 2] * q[2]);
+    for (i = 0; i < 8; ++i) {
+        V0[0] = (i & 1 ? 0.25 : -0.25) + 0.1; V0[1] = i & 2 ? 0.12 : -0.12; V0[2] = (i & 4 ? 0.03 : -0.03) - 0.3;
+        for (k = 0; k < 3; ++k) V[3 * i + k] = R[3 * k] * V0[0] + R[3 * k + 1] * V0[1] + R[3 * k + 2] * V0[2] + t[k];
+    }
+}
+static const int t_swing_t[36] = { 0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5 };
+static const int t_swing_e[24] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3, 4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7 };
+/* the swing scene: a 1 m sheet (15 x 15) pinned at its corners, the box mesh added below it (*id);
+   def carries the caller's settings (adaptive, hooks); NULL on failure */
+static rc_sim *t_swing_sim(rc_sim_def *def, int *id)
+{
+    rc_mesh m;
+    rc_sim *s = NULL;
+    double V0[24];
+    int i, k, n = 15, corner[4];
+    CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING));
+    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.5; m.pos[3 * i + 1] -= 0.5; m.pos[3 * i + 2] = 0.0; }
+    def->mesh.num_verts = m.num_verts; def->mesh.num_tris = m.num_tris;
+    def->mesh.ref_uv = m.ref_uv; def->mesh.pos = m.pos; def->mesh.tris = m.tris;
+    CHECK_OK(rc_sim_create(def, &s));
+    if (s) {
+        corner[0] = 0; corner[1] = n - 1; corner[2] = n * (n - 1); corner[3] = n * n - 1;
+        for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_pin(s, corner[k], m.pos + 3 * corner[k]));
+        t_swing_pose(0, V0);
+        CHECK_OK(rc_sim_add_trimesh(s, 8, V0, 12, t_swing_t, id));
+    }
+    rc_mesh_free(&m);
+    return s;
 }
 static void test_sim_trimesh_carry_far_vertices(void)
 {
-    static const int bt[36] = { 0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5 };
-    static const int be[24] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3, 4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7 };
-    const double q[3] = { 0.3, 0.1, -0.3 };
     int mode;
     for (mode = 0; mode <= 1; ++mode) {
-        rc_mesh m;
         rc_sim_def def = rc_default_sim_def();
-        rc_sim *s = NULL;
-        double V0[24], V[24];
-        int i, k, st, id = -1, n = 15, corner[4], crossings = 0, ok = 1;
-        CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING));
-        for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.5; m.pos[3 * i + 1] -= 0.5; m.pos[3 * i + 2] = 0.0; }
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        rc_sim *s;
+        double V[24];
+        int i, st, id = -1, crossings = 0;
         def.adaptive = mode;
-        CHECK_OK(rc_sim_create(&def, &s));
-        if (!s) { rc_mesh_free(&m); return; }
-        corner[0] = 0; corner[1] = n - 1; corner[2] = n * (n - 1); corner[3] = n * n - 1;
-        for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_pin(s, corner[k], m.pos + 3 * corner[k]));
-        for (i = 0; i < 8; ++i) {
-            V0[3 * i] = (i & 1 ? 0.25 : -0.25) + 0.1; V0[3 * i + 1] = i & 2 ? 0.12 : -0.12; V0[3 * i + 2] = (i & 4 ? 0.03 : -0.03) - 0.3;
-        }
-        CHECK_OK(rc_sim_add_trimesh(s, 8, V0, 12, bt, &id));
-        for (st = 1; st <= 6 && ok; ++st) {
-            double th = 0.3 * st, ph = 0.21 * st, Rz[9], Rx[9], R[9], t[3];
+        s = t_swing_sim(&def, &id);
+        if (!s) return;
+        for (st = 1; st <= 6; ++st) {
             rc_status rs;
             const double *x;
             int e, tt;
-            Rz[0] = cos(th); Rz[1] = -sin(th); Rz[2] = 0; Rz[3] = sin(th); Rz[4] = cos(th); Rz[5] = 0; Rz[6] = 0; Rz[7] = 0; Rz[8] = 1;
-            Rx[0] = 1; Rx[1] = 0; Rx[2] = 0; Rx[3] = 0; Rx[4] = cos(ph); Rx[5] = -sin(ph); Rx[6] = 0; Rx[7] = sin(ph); Rx[8] = cos(ph);
-            t_matmul3(Rz, Rx, R);
-            for (k = 0; k < 3; ++k) t[k] = q[k] + (k == 2 ? 0.1 * st : 0.0) - (R[3 * k] * q[0] + R[3 * k + 1] * q[1] + R[3 * k + 2] * q[2]);
-            for (i = 0; i < 8; ++i)
-                for (k = 0; k < 3; ++k) V[3 * i + k] = R[3 * k] * V0[3 * i] + R[3 * k + 1] * V0[3 * i + 1] + R[3 * k + 2] * V0[3 * i + 2] + t[k];
+            t_swing_pose(st, V);
             CHECK_OK(rc_sim_set_obstacle_vertices(s, id, V));
             rs = rc_sim_step(s, NULL);
             CHECKF(rs == RC_OK, "%s: step %d: %s (%s)", mode ? "adaptive" : "fixed", st, rc_status_string(rs), rc_sim_last_error(s));
-            if (rs != RC_OK) { ok = 0; break; }
+            if (rs != RC_OK) break;
             x = rc_sim_positions(s);
             for (e = 0; e < s->ne; ++e)
                 for (tt = 0; tt < 12; ++tt)
-                    crossings += t_seg_tri(x + 3 * s->topo.edge_v[2 * e], x + 3 * s->topo.edge_v[2 * e + 1], V + 3 * bt[3 * tt], V + 3 * bt[3 * tt + 1], V + 3 * bt[3 * tt + 2]);
+                    crossings += t_seg_tri(x + 3 * s->topo.edge_v[2 * e], x + 3 * s->topo.edge_v[2 * e + 1], V + 3 * t_swing_t[3 * tt], V + 3 * t_swing_t[3 * tt + 1], V + 3 * t_swing_t[3 * tt + 2]);
             for (tt = 0; tt < s->nt; ++tt)
                 for (i = 0; i < 12; ++i)
-                    crossings += t_seg_tri(V + 3 * be[2 * i], V + 3 * be[2 * i + 1], x + 3 * s->tris[3 * tt], x + 3 * s->tris[3 * tt + 1], x + 3 * s->tris[3 * tt + 2]);
+                    crossings += t_seg_tri(V + 3 * t_swing_e[2 * i], V + 3 * t_swing_e[2 * i + 1], x + 3 * s->tris[3 * tt], x + 3 * s->tris[3 * tt + 1], x + 3 * s->tris[3 * tt + 2]);
         }
         printf("    %s: a box mesh swung through a sheet: %d of 6 steps, %d crossings\n", mode ? "adaptive" : "fixed", st - 1, crossings);
         CHECK(crossings == 0);
         rc_sim_destroy(s);
-        rc_mesh_free(&m);
     }
 }
 
@@ -1206,39 +1220,21 @@ static void t_handle_hook(const rc_sim *s, void *user)
 }
 static void test_sim_split_moves_handles(void)
 {
-    static const int bt[36] = { 0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5 };
-    const double q[3] = { 0.3, 0.1, -0.3 }, uv[2] = { 0.5, 0.98 };
-    rc_mesh m;
+    const double uv[2] = { 0.5, 0.98 };
     rc_sim_def def = rc_default_sim_def();
-    rc_sim *s = NULL;
+    rc_sim *s;
     t_handle_watch w = { NULL, HUGE_VAL, 0.0 };
-    double V0[24], V[24], target[3];
-    int i, k, st, id = -1, hid = -1, n = 15, corner[4], split = 0;
+    double V[24], target[3];
+    int st, id = -1, hid = -1, split = 0;
     rc_step_stats ss;
-    CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING));
-    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.5; m.pos[3 * i + 1] -= 0.5; m.pos[3 * i + 2] = 0.0; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
     def.iterate_hook = t_handle_hook; def.iterate_user = &w;
-    CHECK_OK(rc_sim_create(&def, &s));
-    if (!s) { rc_mesh_free(&m); return; }
-    corner[0] = 0; corner[1] = n - 1; corner[2] = n * (n - 1); corner[3] = n * n - 1;
-    for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_pin(s, corner[k], m.pos + 3 * corner[k]));
-    for (i = 0; i < 8; ++i) {
-        V0[3 * i] = (i & 1 ? 0.25 : -0.25) + 0.1; V0[3 * i + 1] = i & 2 ? 0.12 : -0.12; V0[3 * i + 2] = (i & 4 ? 0.03 : -0.03) - 0.3;
-    }
-    CHECK_OK(rc_sim_add_trimesh(s, 8, V0, 12, bt, &id));
+    s = t_swing_sim(&def, &id);
+    if (!s) return;
     CHECK_OK(rc_sim_material_point(s, uv, target));
     CHECK_OK(rc_sim_add_material_handle(s, uv, target, 1e-3, &hid));   /* soft: the scene stays the one above */
     for (st = 1; st <= 7; ++st) {
-        double th = 0.3 * st, ph = 0.21 * st, Rz[9], Rx[9], R[9], t[3];
         rc_status rs;
-        Rz[0] = cos(th); Rz[1] = -sin(th); Rz[2] = 0; Rz[3] = sin(th); Rz[4] = cos(th); Rz[5] = 0; Rz[6] = 0; Rz[7] = 0; Rz[8] = 1;
-        Rx[0] = 1; Rx[1] = 0; Rx[2] = 0; Rx[3] = 0; Rx[4] = cos(ph); Rx[5] = -sin(ph); Rx[6] = 0; Rx[7] = sin(ph); Rx[8] = cos(ph);
-        t_matmul3(Rz, Rx, R);
-        for (k = 0; k < 3; ++k) t[k] = q[k] + (k == 2 ? 0.1 * st : 0.0) - (R[3 * k] * q[0] + R[3 * k + 1] * q[1] + R[3 * k + 2] * q[2]);
-        for (i = 0; i < 8; ++i)
-            for (k = 0; k < 3; ++k) V[3 * i + k] = R[3 * k] * V0[3 * i] + R[3 * k + 1] * V0[3 * i + 1] + R[3 * k + 2] * V0[3 * i + 2] + t[k];
+        t_swing_pose(st, V);
         CHECK_OK(rc_sim_set_obstacle_vertices(s, id, V));
         target[1] += 0.05;
         CHECK_OK(rc_sim_move_material_handle(s, hid, target));
@@ -1255,7 +1251,6 @@ static void test_sim_split_moves_handles(void)
     CHECK(w.farthest <= 0.05 + 1e-12);   /* on the way from the last target: never farther than the step's 5 cm */
     CHECK(w.nearest < 1e-12);   /* and the last substep toward the end itself */
     rc_sim_destroy(s);
-    rc_mesh_free(&m);
 }
 
 /* Cloth pinched in a gap narrower than 2 xi + dhat/2: a 0.6 m sheet (15 x 15) resting on a floor
