@@ -9262,6 +9262,12 @@ static void rc__obs_from_rest_vec(const double *R, const double *vr, double *v)
     int i;
     for (i = 0; i < 3; ++i) v[i] = R[3 * i] * vr[0] + R[3 * i + 1] * vr[1] + R[3 * i + 2] * vr[2];
 }
+/* a point of the shape's rest frame at pose (R, t): x = R r + t (a sphere's centre: r = shape.p) */
+static void rc__obs_from_rest(const double *R, const double *t, const double *r, double *x)
+{
+    rc__obs_from_rest_vec(R, r, x);
+    rc__add3(x, x, t);
+}
 
 /* The rotation a fraction f of the way from Ra to Rb along the shortest arc (f = 1/2: the midpoint
    pose of a substep): Q = Rb Ra^T is a rotation by theta about n, with
@@ -9451,8 +9457,7 @@ static double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const d
     double c[3], d2, dist, ds, db, d2b, g12[12], H144[144], lo = HUGE_VAL, emax = 0.0, E, dd[9];
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
     int k, i, j, type;
-    rc__obs_from_rest_vec(o->R, o->shape.p, c);
-    rc__add3(c, c, o->t);
+    rc__obs_from_rest(o->R, o->t, o->shape.p, c);
     if (g) memset(g, 0, 9 * sizeof(double));
     if (H) memset(H, 0, 81 * sizeof(double));
     for (k = 0; k < 3; ++k) {
@@ -9580,7 +9585,7 @@ static double rc__sim_vertex_weight(const rc_sim *s, const double *u, int i)
     for (q = s->topo.vt_ptr[i]; q < s->topo.vt_ptr[i + 1]; ++q) {
         const int *tr = s->tris + 3 * s->topo.vt_idx[q];
         const double *a = u + 2 * tr[0], *b = u + 2 * tr[1], *c = u + 2 * tr[2];
-        A2 += (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+        A2 += rc__mesh_orient2(a, b, c);
     }
     return A2 * rc__sim_weight_per_A2(s);
 }
@@ -9601,7 +9606,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
     }
     a[0] = rc__sh_stretch_tri(xl, ul, &s->coef, flags, g, H);
     a[1] = rc__inertia_tri(xl, ul, xt, G, rho_tau, s->h, s->def.gravity, flags, g ? gi : NULL, H ? Hi : NULL);
-    A2 = (ul[2] - ul[0]) * (ul[5] - ul[1]) - (ul[4] - ul[0]) * (ul[3] - ul[1]);
+    A2 = rc__mesh_orient2(ul, ul + 2, ul + 4);
     a[2] = -rho_tau * A2 / 6.0 * (rc__dot3(s->def.gravity, xl) + rc__dot3(s->def.gravity, xl + 3) + rc__dot3(s->def.gravity, xl + 6));
     a[1] -= a[2];
     if (g) for (i = 0; i < n; ++i) g[i] += gi[i];
@@ -10015,7 +10020,7 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                 memcpy(Hb + 9 * k, vb + 4 * (size_t)s->nv + 9 * (size_t)tr[k], 9 * sizeof(double));
                 ul[2 * k] = u[2 * tr[k]]; ul[2 * k + 1] = u[2 * tr[k] + 1];
             }
-            A2 = (ul[2] - ul[0]) * (ul[5] - ul[1]) - (ul[4] - ul[0]) * (ul[3] - ul[1]);
+            A2 = rc__mesh_orient2(ul, ul + 2, ul + 4);
             memset(gl, 0, sizeof(double) * (size_t)n);
             memset(Hl, 0, sizeof(double) * (size_t)(n * n));
             rc__sim_tri_weighted(alpha, ul, A2, bk, gb, Hb, n, gl, Hl);
@@ -11373,8 +11378,7 @@ static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const doub
     for (o = 0; o < s->nobs; ++o) {
         double ctr[3], zero[3] = { 0, 0, 0 };
         if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE) continue;
-        rc__obs_from_rest_vec(s->obs[o].R, s->obs[o].shape.p, ctr);
-        rc__add3(ctr, ctr, s->obs[o].t);
+        rc__obs_from_rest(s->obs[o].R, s->obs[o].t, s->obs[o].shape.p, ctr);
         for (t = 0; t < s->nt; ++t) {
             double dxk[9], a;
             const int *tri = s->tris + 3 * t;
@@ -12147,8 +12151,7 @@ static void rc__sim_sphere_normal_forces(const rc_sim *s, const rc__obstacle *ob
 {
     double c[3], xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
     int t, k;
-    rc__obs_from_rest_vec(ob->R_prev, ob->shape.p, c);
-    rc__add3(c, c, ob->t_prev);
+    rc__obs_from_rest(ob->R_prev, ob->t_prev, ob->shape.p, c);
     for (t = 0; t < s->nt; ++t) {
         const int *tri = s->tris + 3 * t;
         const double *a = s->x0 + 3 * tri[0], *b = s->x0 + 3 * tri[1], *e = s->x0 + 3 * tri[2];
@@ -12391,8 +12394,7 @@ static void rc__sim_rest_point(const rc__obstacle *ob, int sphere, const double 
 {
     if (sphere) {
         double c[3];
-        rc__obs_from_rest_vec(R, ob->shape.p, c);
-        rc__add3(c, c, t);
+        rc__obs_from_rest(R, t, ob->shape.p, c);
         rc__obs_to_rest(ob->R, c, x, r);
         rc__add3(r, r, ob->shape.p);
     } else rc__obs_to_rest(R, t, x, r);
@@ -12483,13 +12485,13 @@ static int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
         }
         if (sphere) {
             double cend[3], reach = ob->shape.r + xi_ + s->def.contact_dhat;
-            rc__obs_from_rest_vec(ob->R, ob->shape.p, cend); rc__add3(cend, cend, ob->t);
+            rc__obs_from_rest(ob->R, ob->t, ob->shape.p, cend);
             path.ob = NULL;
             for (k = 0; k < K; ++k) {   /* chords of the centre's path, c = R p + t at the chord's ends */
                 double c0[3], c1[3], dc[3], zero[3] = { 0.0, 0.0, 0.0 }, len;
                 int c;
-                rc__obs_from_rest_vec(pose[k], ob->shape.p, c0); rc__add3(c0, c0, pose[k] + 9);
-                rc__obs_from_rest_vec(pose[k + 1], ob->shape.p, c1); rc__add3(c1, c1, pose[k + 1] + 9);
+                rc__obs_from_rest(pose[k], pose[k] + 9, ob->shape.p, c0);
+                rc__obs_from_rest(pose[k + 1], pose[k + 1] + 9, ob->shape.p, c1);
                 rc__sub3(dc, c1, c0);
                 len = rc__norm3(dc);
                 path.c0 = c0; path.dc = dc;
@@ -12555,14 +12557,14 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
                 }
             }
         /* spheres act on whole triangles: a sphere that moved into a triangle's interior pushes the
-           triangle's free vertices out along the direction from the centre to its closest point */
+           triangle's free vertices out along the direction from the centre to its closest point;
+           passes that still moved one at the last leave it possibly inside (inside = 1) */
         for (pass = 0; pass < 8; ++pass) {
             int moved = 0, t, k;
             for (o = 0; o < s->nobs; ++o) {
                 double c[3];
                 if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE || (only_static && !rc__sim_obs_static(s->obs + o))) continue;
-                rc__obs_from_rest_vec(s->obs[o].R, s->obs[o].shape.p, c);
-                rc__add3(c, c, s->obs[o].t);
+                rc__obs_from_rest(s->obs[o].R, s->obs[o].t, s->obs[o].shape.p, c);
                 for (t = 0; t < s->nt; ++t) {
                     const int *tri = s->tris + 3 * t;
                     double g[12], d2 = rc__ct_point_triangle_d2(c, s->x + 3 * tri[0], s->x + 3 * tri[1], s->x + 3 * tri[2], NULL, g, NULL);
@@ -12575,24 +12577,15 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
                     moved = pushed = 1;
                 }
             }
+            inside = moved;
             if (!moved) break;
         }
-        /* still inside an offset (a vertex of any shape, a triangle of a sphere): the next level */
+        /* or a vertex left inside an offset (the sphere passes may have pushed it into another
+           shape's): the next level */
         for (o = 0; o < s->nobs && !inside; ++o) {
             if (only_static && !rc__sim_obs_static(s->obs + o)) continue;
             for (i = 0; i < s->nv && !inside; ++i)
                 if (!s->pinned[i] && rc__sim_obs_sdf(s->obs + o, s->x + 3 * i, NULL, NULL) <= xi_) inside = 1;
-            if (s->obs[o].shape.kind == RC__CT_SHAPE_SPHERE) {
-                double c[3];
-                int t;
-                rc__obs_from_rest_vec(s->obs[o].R, s->obs[o].shape.p, c);
-                rc__add3(c, c, s->obs[o].t);
-                for (t = 0; t < s->nt && !inside; ++t) {
-                    const int *tri = s->tris + 3 * t;
-                    if (sqrt(rc__ct_point_triangle_d2(c, s->x + 3 * tri[0], s->x + 3 * tri[1], s->x + 3 * tri[2], NULL, NULL, NULL)) - s->obs[o].shape.r <= xi_)
-                        inside = 1;
-                }
-            }
         }
         if (!inside) break;
     }
@@ -13118,13 +13111,13 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
            reference triangle has no rest shape) */
         const double *q = b + RC_SIM_STATE_HEADER, *uu = q + 6 * nv, *sc = q + 8 * nv + s->ne + 1;
         char msg[160];
-        int t;
+        int t, v;
         if (!(sc[0] >= 0.0) || !(sc[1] >= 0.0) || !(sc[2] >= 0.0) || !(sc[3] >= 0.0) || !(sc[4] >= 0.0) || !(sc[5] >= 0.0))
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative barrier stiffness, contact distance or solver shift");
         for (t = 0; t < s->nt; ++t) {
             const double *a = uu + 2 * s->tris[3 * t], *bb = uu + 2 * s->tris[3 * t + 1], *c = uu + 2 * s->tris[3 * t + 2];
             double ul[6], J[4], det;
-            if (!((bb[0] - a[0]) * (c[1] - a[1]) - (bb[1] - a[1]) * (c[0] - a[0]) > 0.0)) {
+            if (!(rc__mesh_orient2(a, bb, c) > 0.0)) {
                 snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is inverted or degenerate in the state's u", t);
                 return rc__sim_fail(s, RC_ERR_INVERTED, msg);
             }
@@ -13144,15 +13137,15 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         }
         /* the reference domain is this sim's: corners where they were created, straight boundary
            vertices on their side (an adaptive step never moves them otherwise) */
-        for (t = 0; t < s->nv; ++t) {
-            const double *w = uu + 2 * t, *w0 = s->u_init + 2 * t, *dir = s->topo.slide_dir + 2 * t;
+        for (v = 0; v < s->nv; ++v) {
+            const double *w = uu + 2 * v, *w0 = s->u_init + 2 * v, *dir = s->topo.slide_dir + 2 * v;
             double tol = 1e-6 * s->mean_edge, off;
-            if (s->topo.vkind[t] == RC__VK_CORNER) off = sqrt((w[0] - w0[0]) * (w[0] - w0[0]) + (w[1] - w0[1]) * (w[1] - w0[1]));
-            else if (s->topo.vkind[t] == RC__VK_SLIDING) off = fabs((w[0] - w0[0]) * dir[1] - (w[1] - w0[1]) * dir[0]);
+            if (s->topo.vkind[v] == RC__VK_CORNER) off = sqrt((w[0] - w0[0]) * (w[0] - w0[0]) + (w[1] - w0[1]) * (w[1] - w0[1]));
+            else if (s->topo.vkind[v] == RC__VK_SLIDING) off = fabs((w[0] - w0[0]) * dir[1] - (w[1] - w0[1]) * dir[0]);
             else continue;
             if (!(off <= tol)) {
                 snprintf(msg, sizeof msg, "rc_sim_load_state: boundary vertex %d is %.3g m off this sim's reference domain in the state's u "
-                         "(a %s)", t, off, s->topo.vkind[t] == RC__VK_CORNER ? "corner" : "vertex of a straight side");
+                         "(a %s)", v, off, s->topo.vkind[v] == RC__VK_CORNER ? "corner" : "vertex of a straight side");
                 return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
             }
         }
