@@ -7488,6 +7488,7 @@ struct rc_sim {
        once per step), and the offset G0 (u - u^t) of the material point's start x^t(u) from x^t
        at the current u (3*nv, with x~) */
     double *fr_G, *fr_off;
+    double *fr_inv_A2;                    /* adaptive: 1 / A2sum_i(u^t) of each vertex (0: pinned), the mass weight of its friction (rc__sim_tri_friction) */
     /* derivative cache (r-ITR, DESIGN §6): the stencil Hessians in cacheA/cacheB (exact, or
        PSD-projected with itr_exact_hessian = 0) are kept with the stencil state they were computed
        at (x of 6 vertices, u of 3, phi of 3 = 27 numbers) */
@@ -7496,7 +7497,7 @@ struct rc_sim {
     double *cache_score;                  /* nt scratch: relative displacement since caching */
     double *active_hist;                  /* active rate of each outer iteration, active_cap entries */
     int active_cap;                       /* def.itr_max_outer at creation */
-    double *tri_e;                        /* nt*6 per-triangle energy terms (fixed-order sums) */
+    double *tri_e;                        /* nt*7 per-triangle energy terms (fixed-order sums) */
     double *chunkA, *chunkB;              /* RC__CHUNK*(15 + 225), RC__CHUNK*(27 + 729) element scratch */
     double *cacheA, *cacheB;              /* nt*(15+225), nt*(27+729): cached joint element derivatives (adaptive) */
     double *ls_x, *ls_u, *ls_phi;
@@ -7670,7 +7671,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__system_free(&s->sys_xpu, user);
     rc__system_free(&s->sys_p, user);
     rc__free(user, s->xtil); rc__free(user, s->xtil_G); rc__free(user, s->x0_G);
-    rc__free(user, s->fr_G); rc__free(user, s->fr_off);
+    rc__free(user, s->fr_G); rc__free(user, s->fr_off); rc__free(user, s->fr_inv_A2);
     rc__free(user, s->tri_e); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score); rc__free(user, s->active_hist);
@@ -7879,9 +7880,9 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char); RC__A(s->u_lock, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
-    RC__A(s->fr_G, 6 * nv, double); RC__A(s->fr_off, 3 * nv, double);
+    RC__A(s->fr_G, 6 * nv, double); RC__A(s->fr_off, 3 * nv, double); RC__A(s->fr_inv_A2, nv, double);
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_dx, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
-    RC__A(s->tri_e, 6 * nt, double);
+    RC__A(s->tri_e, 7 * nt, double);
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
     if (def->adaptive && def->itr_cache) {   /* the derivative cache and its bookkeeping */
         RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double);
@@ -9354,7 +9355,9 @@ static double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0, const dou
    against each obstacle (DESIGN §2); the obstacles' barriers are triangle terms of element A.
    In adaptive mode the anchor is that of the material point now at the vertex: its start x^t(u) =
    x^t + G0 du (rc__sim_slip_extend) carried by the obstacle's motion, anchor + Q G0 du with
-   Q = R R_prev^T; so the vertex's slip uses Q G0 in place of G0.
+   Q = R R_prev^T; so the vertex's slip uses Q G0 in place of G0. In adaptive mode the friction is
+   also weighted by the vertex's mass as u moves (a triangle term of element A,
+   rc__sim_tri_friction); here it is the fixed-mode vertex term.
    --------------------------------------------------------------------------------------------- */
 /* Q v = R R_prev^T v: a vector of the obstacle's start pose carried to its end pose */
 static void rc__sim_obs_carry(const rc__obstacle *ob, const double *v, double *q)
@@ -9363,42 +9366,17 @@ static void rc__sim_obs_carry(const rc__obstacle *ob, const double *v, double *q
     rc__obs_to_rest(ob->R_prev, z, v, r);
     rc__obs_from_rest_vec(ob->R, r, q);
 }
-static double rc__sim_vertex_energy(const rc_sim *s, int i, const double *xi, double *ext, double *con, double *fri, double *mind)
-{
-    int o;
-    double e_ext = -rc__dot3(s->force + 3 * i, xi), e_con = 0.0, e_fri = 0.0;
-    for (o = 0; o < s->nobs; ++o) {
-        const rc__obstacle *ob = s->obs + o;
-        double d = rc__sim_obs_sdf(ob, xi, NULL, NULL), lam;
-        if (d < *mind) *mind = d;
-        /* the barriers act in element A: spheres on whole triangles (rc__sim_tri_sphere), the
-           other shapes on the vertices weighted by their mass (rc__sim_tri_vertex_barriers) */
-        lam = s->fr_lambda[(size_t)o * s->nv + i];
-        if (lam > 0.0 && ob->mu > 0.0) {
-            const double *T = s->fr_T + ((size_t)o * s->nv + i) * 6, *anc = s->fr_anchor + ((size_t)o * s->nv + i) * 3;
-            double dx[3], w = 1.0;
-            rc__sub3(dx, xi, anc);
-            if (s->def.adaptive) {   /* minus Q G0 du: slip of the material point (see above) */
-                double q[3];
-                rc__sim_obs_carry(ob, s->fr_off + 3 * i, q);
-                rc__sub3(dx, dx, q);
-            }
-            e_fri += rc__ct_friction(1, &w, T, dx, ob->mu * lam, s->def.friction_eps_v * s->h, NULL, NULL);
-        }
-    }
-    *ext += e_ext; *con += e_con; *fri += e_fri;
-    return e_ext + e_con + e_fri;
-}
 
-/* gradient (3) and projected Hessian (3x3) of the vertex terms; with gu (adaptive), also the
-   u-parts of the friction in the vertex's 2 u coordinates: gu (2), Hxu (3x2 row-major) and Huu
-   (2x2), from rc__sim_slip_extend with the carried gradient Q G0 */
-static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, double *g, double *H,
-                                  double *gu, double *Hxu, double *Huu)
+/* Vertex i's lagged friction against the analytic obstacles at x_i (and, adaptive, at the u the
+   last rc__sim_update_xtil saw): returns F_i; with g, its x-gradient (3) and PSD x-Hessian (9);
+   with gu also its u-parts from the slip at material points (rc__sim_slip_extend with the carried
+   gradient Q G0): gu (2), Hxu (3x2 row-major), Huu (2x2). Outputs are overwritten. */
+static double rc__sim_vertex_friction(const rc_sim *s, int i, const double *xi, double *g, double *H,
+                                      double *gu, double *Hxu, double *Huu)
 {
     int o, a, b;
-    for (a = 0; a < 3; ++a) g[a] = -s->force[3 * i + a];
-    memset(H, 0, 9 * sizeof(double));
+    double F = 0.0;
+    if (g) { memset(g, 0, 3 * sizeof(double)); memset(H, 0, 9 * sizeof(double)); }
     if (gu) { memset(gu, 0, 2 * sizeof(double)); memset(Hxu, 0, 6 * sizeof(double)); memset(Huu, 0, 4 * sizeof(double)); }
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
@@ -9407,14 +9385,15 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
             const double *T = s->fr_T + ((size_t)o * s->nv + i) * 6, *anc = s->fr_anchor + ((size_t)o * s->nv + i) * 3;
             double dx[3], w = 1.0, gf[3], Hf[9];
             rc__sub3(dx, xi, anc);
-            if (s->def.adaptive) {
+            if (s->def.adaptive) {   /* minus Q G0 du: slip of the material point (see above) */
                 double q[3];
                 rc__sim_obs_carry(ob, s->fr_off + 3 * i, q);
                 rc__sub3(dx, dx, q);
             }
-            rc__ct_friction(1, &w, T, dx, ob->mu * lam, s->def.friction_eps_v * s->h, gf, Hf);   /* Hf is PSD */
+            F += rc__ct_friction(1, &w, T, dx, ob->mu * lam, s->def.friction_eps_v * s->h, g ? gf : NULL, g ? Hf : NULL);
+            if (!g) continue;
             for (a = 0; a < 3; ++a) g[a] += gf[a];
-            for (a = 0; a < 9; ++a) H[a] += Hf[a];
+            for (a = 0; a < 9; ++a) H[a] += Hf[a];   /* Hf is PSD */
             if (gu) {
                 const double *G0 = s->fr_G + 6 * (size_t)i, *Gp = NULL;
                 double Gq[6], col[3], qc[3], ge[5], He[25];
@@ -9432,6 +9411,30 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
             }
         }
     }
+    return F;
+}
+
+static double rc__sim_vertex_energy(const rc_sim *s, int i, const double *xi, double *ext, double *fri, double *mind)
+{
+    int o;
+    double e_ext = -rc__dot3(s->force + 3 * i, xi), e_fri = 0.0;
+    for (o = 0; o < s->nobs; ++o) {
+        double d = rc__sim_obs_sdf(s->obs + o, xi, NULL, NULL);
+        if (d < *mind) *mind = d;
+    }
+    if (!s->def.adaptive) e_fri = rc__sim_vertex_friction(s, i, xi, NULL, NULL, NULL, NULL, NULL);
+    *ext += e_ext; *fri += e_fri;
+    return e_ext + e_fri;
+}
+
+/* gradient (3) and projected Hessian (3x3) of the vertex terms (adaptive: the external force alone,
+   the friction is in element A) */
+static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, double *g, double *H)
+{
+    int a;
+    if (s->def.adaptive) { memset(g, 0, 3 * sizeof(double)); memset(H, 0, 9 * sizeof(double)); }
+    else rc__sim_vertex_friction(s, i, xi, g, H, NULL, NULL, NULL);
+    for (a = 0; a < 3; ++a) g[a] -= s->force[3 * i + a];
 }
 
 
@@ -9445,7 +9448,7 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
    (rc__sim_assemble scatters it with the full layout's position tables). Element A also carries
    the analytic obstacles' barriers: spheres on the triangle, planes, boxes and capsules on its
    vertices weighted by mass (rc__sim_tri_vertex_barriers).
-   a[0..4] = stretch, inertia, gravity, quality, contact energies.
+   a[0..5] = stretch, inertia, gravity, quality, contact, friction (adaptive) energies.
    --------------------------------------------------------------------------------------------- */
 
 /* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
@@ -9494,11 +9497,17 @@ static double rc__sim_weight_per_A2(const rc_sim *s)
 }
 
 /* A vertex quantity weighted by the vertices' lumped masses, as a triangle term (see below):
-   E_T = alpha A2(u) sum_k b_k with b_k, its gradient gb (9: vertex k's 3 coordinates) and Hessian
-   blocks Hb (27: vertex k's 3x3) given; adds E_T's gradient and Hessian in (x, u) to g and H
-   (n = 9 or 15, u last) and returns E_T. */
+   E_T = alpha A2(u) sum_k b_k with b_k(x_k, u_k), its x-gradient gb (9: vertex k's 3 coordinates)
+   and x-Hessian blocks Hb (27: vertex k's 3x3) given, and when b_k depends on u_k too (the friction
+   slip at material points) its u-parts gbu (6: vertex k's 2), Hbxu (18: vertex k's 3x2 row-major)
+   and Hbuu (12: vertex k's 2x2), or NULL. Adds E_T's gradient and Hessian in (x, u) to g and H
+   (n = 9 or 15, u last) and returns E_T:
+     dE/dx_k = alpha A2 gb_k,            dE/du = alpha (sum b) dA2/du + alpha A2 gbu,
+     x_k x_k: alpha A2 Hb_k,             x_k u: alpha gb_k dA2/du^T + alpha A2 Hbxu_k (at u_k),
+     u u: alpha (sum b) d2A2/du2 + alpha (dA2/du gbu^T + gbu dA2/du^T) + alpha A2 Hbuu_k (at u_k, u_k). */
 static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, const double *bk, const double *gb,
-                                   const double *Hb, int n, double *g, double *H)
+                                   const double *Hb, const double *gbu, const double *Hbxu, const double *Hbuu,
+                                   int n, double *g, double *H)
 {
     double dA[6], bsum = bk[0] + bk[1] + bk[2];
     int i, j, k, with_u = n == 15;
@@ -9508,7 +9517,7 @@ static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, co
     dA[4] = ul[1] - ul[3]; dA[5] = ul[2] - ul[0];
     if (g) {
         for (i = 0; i < 9; ++i) g[i] += alpha * A2 * gb[i];
-        if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += alpha * bsum * dA[j];
+        if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += alpha * (bsum * dA[j] + (gbu ? A2 * gbu[j] : 0.0));
     }
     if (H) {
         for (k = 0; k < 3; ++k)
@@ -9520,13 +9529,22 @@ static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, co
             static const double sg[6] = { 1, 1, 1, -1, -1, -1 };
             for (i = 0; i < 9; ++i)
                 for (j = 0; j < 6; ++j) {
-                    H[i * n + 9 + j] += alpha * gb[i] * dA[j];
-                    H[(9 + j) * n + i] += alpha * gb[i] * dA[j];
+                    double v = alpha * gb[i] * dA[j];
+                    if (Hbxu && j / 2 == i / 3) v += alpha * A2 * Hbxu[6 * (i / 3) + 2 * (i % 3) + j % 2];
+                    H[i * n + 9 + j] += v;
+                    H[(9 + j) * n + i] += v;
                 }
             for (k = 0; k < 6; ++k) {
                 H[(9 + pp[k][0]) * n + 9 + pp[k][1]] += alpha * bsum * sg[k];
                 H[(9 + pp[k][1]) * n + 9 + pp[k][0]] += alpha * bsum * sg[k];
             }
+            if (gbu)
+                for (i = 0; i < 6; ++i)
+                    for (j = 0; j < 6; ++j) {
+                        double v = alpha * (dA[i] * gbu[j] + gbu[i] * dA[j]);
+                        if (Hbuu && i / 2 == j / 2) v += alpha * A2 * Hbuu[4 * (i / 2) + 2 * (i % 2) + j % 2];
+                        H[(9 + i) * n + 9 + j] += v;
+                    }
         }
     }
     return alpha * A2 * bsum;
@@ -9573,7 +9591,7 @@ static double rc__sim_tri_vertex_barriers(const rc_sim *s, const double *xl, con
         }
     }
     if (!any) return 0.0;
-    return rc__sim_tri_weighted(s->kappa * rc__sim_weight_per_A2(s), ul, A2, bk, gb, Hb, n, g, H);
+    return rc__sim_tri_weighted(s->kappa * rc__sim_weight_per_A2(s), ul, A2, bk, gb, Hb, NULL, NULL, NULL, n, g, H);
 }
 
 /* vertex i's lumped mass at reference positions u over the average vertex's, m_i(u) / m_avg: the
@@ -9588,6 +9606,46 @@ static double rc__sim_vertex_weight(const rc_sim *s, const double *u, int i)
         A2 += rc__mesh_orient2(a, b, c);
     }
     return A2 * rc__sim_weight_per_A2(s);
+}
+
+/* The analytic obstacles' lagged friction in adaptive mode, weighted by the vertex's mass as u
+   moves: vertex i's term mu lambda_i f0(|slip_i|) becomes (m_i(u) / m_i(u^t)) mu lambda_i f0, as
+   its normal force lambda_i (lagged at u^t) is that of its mass. Why: a vertex that slides in the
+   material carries its mass (m_i = rho tau sum of its triangles' areas / 3) and its share of the
+   load; with lambda_i held fixed, a support turned under the cloth pulled u along through the
+   friction of vertices that had lost mass (a sheet on a spinning box drifted 7.6 cm in u at
+   mu = 0.5). With A2sum_i(u) = sum over i's triangles of A2_T(u), m_i(u)/m_i(u^t) =
+   A2sum_i(u) / A2sum_i(u^t), so the weighted friction is a triangle term like the vertex barriers:
+     E_T = A2_T(u) sum_{k in T} F_k(x_k, u_k) / A2sum_k(u^t)
+   (rc__sim_tri_weighted with the slip's u-parts of rc__sim_vertex_friction). */
+static double rc__sim_tri_friction(const rc_sim *s, const int *tri, const double *xl, const double *ul, double A2, int n,
+                                   double *g, double *H)
+{
+    double bk[3], gb[9], Hb[27], gbu[6], Hbxu[18], Hbuu[12];
+    int k, c, any = 0, with_u = n == 15;
+    for (k = 0; k < 3; ++k) {
+        double w = s->fr_inv_A2[tri[k]], *gk = gb + 3 * k, *Hk = Hb + 9 * k;
+        bk[k] = 0.0;
+        if (w > 0.0) bk[k] = w * rc__sim_vertex_friction(s, tri[k], xl + 3 * k, g || H ? gk : NULL, Hk, with_u ? gbu + 2 * k : NULL,
+                                                         Hbxu + 6 * k, Hbuu + 4 * k);
+        if (!(bk[k] > 0.0)) {   /* no friction at this vertex: zero parts */
+            bk[k] = 0.0;
+            memset(gk, 0, 3 * sizeof(double)); memset(Hk, 0, 9 * sizeof(double));
+            memset(gbu + 2 * k, 0, 2 * sizeof(double)); memset(Hbxu + 6 * k, 0, 6 * sizeof(double)); memset(Hbuu + 4 * k, 0, 4 * sizeof(double));
+            continue;
+        }
+        any = 1;
+        if (!(g || H)) continue;
+        for (c = 0; c < 3; ++c) gk[c] *= w;
+        for (c = 0; c < 9; ++c) Hk[c] *= w;
+        if (with_u) {
+            for (c = 0; c < 2; ++c) gbu[2 * k + c] *= w;
+            for (c = 0; c < 6; ++c) Hbxu[6 * k + c] *= w;
+            for (c = 0; c < 4; ++c) Hbuu[4 * k + c] *= w;
+        }
+    }
+    if (!any) return 0.0;
+    return rc__sim_tri_weighted(1.0, ul, A2, bk, gb, Hb, with_u ? gbu : NULL, with_u ? Hbxu : NULL, with_u ? Hbuu : NULL, n, g, H);
 }
 
 static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const double *u, int with_u, double *a,
@@ -9623,6 +9681,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
         }
     }
     a[4] = rc__sim_tri_vertex_barriers(s, xl, ul, A2, n, g, H);
+    a[5] = s->def.adaptive && s->fr_inv_A2 ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0;
     for (k = 0; k < s->nobs; ++k)
         if (s->obs[k].shape.kind == RC__CT_SHAPE_SPHERE) {
             double gc[9], Hc[81];
@@ -10023,7 +10082,7 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
             A2 = rc__mesh_orient2(ul, ul + 2, ul + 4);
             memset(gl, 0, sizeof(double) * (size_t)n);
             memset(Hl, 0, sizeof(double) * (size_t)(n * n));
-            rc__sim_tri_weighted(alpha, ul, A2, bk, gb, Hb, n, gl, Hl);
+            rc__sim_tri_weighted(alpha, ul, A2, bk, gb, Hb, NULL, NULL, NULL, n, gl, Hl);
             rc__map_triA(s, y, t, &m);
             m.n = n;
             rc__system_scatter(y, &m, gl, Hl);
@@ -10939,14 +10998,14 @@ static double rc__terms_total(const rc__terms *T)
     return T->inertia + T->stretch + T->bend + T->gravity + T->quality + T->travel + T->ext + T->contact + T->friction;
 }
 
-/* the per-triangle energies of stencils A and B into tri_e (6 per triangle) */
+/* the per-triangle energies of stencils A and B into tri_e (7 per triangle) */
 static void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
 {
-    double a[5], b;
+    double a[6], b;
     rc__sim_kernel_A(s, t, x, u, 0, a, NULL, NULL);
     rc__sim_kernel_B(s, t, x, u, phi, 0, &b, NULL, NULL);
-    s->tri_e[6 * t + 0] = a[0]; s->tri_e[6 * t + 1] = a[1]; s->tri_e[6 * t + 2] = a[2];
-    s->tri_e[6 * t + 3] = a[3]; s->tri_e[6 * t + 4] = b; s->tri_e[6 * t + 5] = a[4];
+    s->tri_e[7 * t + 0] = a[0]; s->tri_e[7 * t + 1] = a[1]; s->tri_e[7 * t + 2] = a[2];
+    s->tri_e[7 * t + 3] = a[3]; s->tri_e[7 * t + 4] = b; s->tri_e[7 * t + 5] = a[4]; s->tri_e[7 * t + 6] = a[5];
 }
 
 static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const double *phi, rc__terms *T)
@@ -10964,10 +11023,11 @@ static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const 
 #endif
     for (t = 0; t < nt; ++t) rc__sim_energy_tri(s, t, x, u, phi);
     for (t = 0; t < nt; ++t) {
-        T->stretch += s->tri_e[6 * t + 0]; T->inertia += s->tri_e[6 * t + 1]; T->gravity += s->tri_e[6 * t + 2];
-        T->quality += s->tri_e[6 * t + 3]; T->bend += s->tri_e[6 * t + 4]; T->contact += s->tri_e[6 * t + 5];
+        T->stretch += s->tri_e[7 * t + 0]; T->inertia += s->tri_e[7 * t + 1]; T->gravity += s->tri_e[7 * t + 2];
+        T->quality += s->tri_e[7 * t + 3]; T->bend += s->tri_e[7 * t + 4]; T->contact += s->tri_e[7 * t + 5];
+        T->friction += s->tri_e[7 * t + 6];
     }
-    for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->contact, &T->friction, &T->min_dist);
+    for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->friction, &T->min_dist);
     if (s->def.adaptive && s->def.travel_weight > 0.0)
         for (i = 0; i < s->nv; ++i) T->travel += rc__sim_travel(s, i, u, NULL, NULL);
     if (s->nmh) T->ext += rc__sim_handles(s, x, u, NULL);   /* material-space handles and loads */
@@ -11044,7 +11104,7 @@ static int rc__cmp_desc_double(const void *a, const void *b)
 static int rc__sim_assemble_tri(rc_sim *s, int t, int c0, const double *x, const double *u, const double *phi,
                                           int with_u, int use_cache, double thresh)
 {
-    double a[5], b;
+    double a[6], b;
     double *gA, *HA, *gB, *HB;
     int recompute = 1;
     if (use_cache) {
@@ -11077,7 +11137,7 @@ static double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const 
     memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
     use_cache = use_cache && with_u && s->cacheA;   /* blocks of one kind: the outer treatment is fixed per sim */
     if (use_cache) {
-        double *tmp = s->tri_e;   /* nt*6 scratch, free here */
+        double *tmp = s->tri_e;   /* nt*7 scratch, free here */
         for (t = 0; t < nt; ++t) {
             double st[27];
             rc__sim_stencil_state(s, t, x, u, phi, st);
@@ -11125,24 +11185,7 @@ static double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const 
         double g[3], H[9];
         rc__dofmap m;
         if (s->pinned[i]) continue;
-        if (y->with_u && s->def.adaptive) {
-            /* the friction's u-parts (slip at material points): local order x (3), u (2) */
-            double gu[2], Hxu[6], Huu[4], ge[5], He[25];
-            int a, b;
-            rc__sim_vertex_derivs(s, i, x + 3 * i, g, H, gu, Hxu, Huu);
-            for (a = 0; a < 3; ++a) {
-                ge[a] = g[a];
-                for (b = 0; b < 3; ++b) He[5 * a + b] = H[3 * a + b];
-                for (b = 0; b < 2; ++b) He[5 * a + 3 + b] = He[5 * (3 + b) + a] = Hxu[2 * a + b];
-            }
-            for (a = 0; a < 2; ++a) { ge[3 + a] = gu[a]; for (b = 0; b < 2; ++b) He[5 * (3 + a) + 3 + b] = Huu[2 * a + b]; }
-            m.n = 0;
-            rc__map_x(y, i, &m);
-            rc__map_u(s, y, i, &m);
-            rc__system_scatter(y, &m, ge, He);
-            continue;
-        }
-        rc__sim_vertex_derivs(s, i, x + 3 * i, g, H, NULL, NULL, NULL);
+        rc__sim_vertex_derivs(s, i, x + 3 * i, g, H);
         m.n = 0;
         rc__map_x(y, i, &m);
         rc__system_scatter(y, &m, g, H);
@@ -12169,6 +12212,11 @@ static void rc__sim_lag_friction(rc_sim *s)
 {
     int o, i;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
+    if (s->def.adaptive)   /* the friction's mass weight m_i(u)/m_i(u^t) (rc__sim_tri_friction) */
+        for (i = 0; i < s->nv; ++i) {
+            double w = rc__sim_vertex_weight(s, s->u, i);
+            s->fr_inv_A2[i] = s->pinned[i] || !(w > 0.0) ? 0.0 : rc__sim_weight_per_A2(s) / w;
+        }
     for (o = 0; o < s->nobs; ++o) {
         rc__obstacle *ob = s->obs + o;
         int sphere = ob->shape.kind == RC__CT_SHAPE_SPHERE;
@@ -12947,7 +12995,7 @@ static void rc__sim_pin_reactions(rc_sim *s)
     if (!any) return;
     if (s->def.adaptive) rc__sim_update_xtil(s, s->u);
     for (t = 0; t < s->nt; ++t) {
-        double a[5], b, gA[15], gB[27];
+        double a[6], b, gA[15], gB[27];
         int touches = 0, verts[6];
         for (k = 0; k < 6; ++k) {
             verts[k] = k < 3 ? s->tris[3 * t + k] : s->topo.tri_flap[3 * t + k - 3];
@@ -12963,7 +13011,7 @@ static void rc__sim_pin_reactions(rc_sim *s)
     for (i = 0; i < s->nv; ++i)
         if (s->pinned[i]) {
             double g[3], H[9];
-            rc__sim_vertex_derivs(s, i, s->x + 3 * i, g, H, NULL, NULL, NULL);
+            rc__sim_vertex_derivs(s, i, s->x + 3 * i, g, H);
             for (c = 0; c < 3; ++c) s->reaction[3 * i + c] += g[c];
         }
     for (i = 0; i < s->nst; ++i) {   /* seam stitches at pinned vertices */
@@ -13438,7 +13486,7 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
     double S = 0.0, B = 0.0, G = 0.0;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     for (t = 0; t < s->nt; ++t) {
-        double a[5], b;
+        double a[6], b;
         rc__sim_kernel_A(s, t, s->x, s->u, 0, a, NULL, NULL);
         rc__sim_kernel_B(s, t, s->x, s->u, s->phi, 0, &b, NULL, NULL);
         S += a[0]; G += a[2]; B += b;

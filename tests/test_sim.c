@@ -832,7 +832,7 @@ static double t_elemA(rc_sim *s, int t, double *g, double *H)
 {
     /* the contact part alone: element A with the obstacles minus element A without them (the
        inertia and stretch terms would otherwise dwarf its errors in a relative comparison) */
-    double a[5], a0[5], g0[15], H0[225];
+    double a[6], a0[6], g0[15], H0[225];
     int nobs = s->nobs, k;
     rc__sim_kernel_A(s, t, s->x, s->u, 1, a, g, H);
     s->nobs = 0;
@@ -858,7 +858,7 @@ static void test_sim_element_A_sphere_fd(void)
     saved = s->proj;
     s->proj = -1;
     for (t = 0; t < s->nt; ++t) {
-        double g[15], H[225], gp[15], gm[15], E, a[5];
+        double g[15], H[225], gp[15], gm[15], E, a[6];
         int k, i, j;
         rc__sim_kernel_A(s, t, s->x, s->u, 1, a, NULL, NULL);
         if (!(a[4] > 0.0) || !(a[4] < HUGE_VAL)) continue;
@@ -881,6 +881,87 @@ static void test_sim_element_A_sphere_fd(void)
     printf("    %d triangles on the sphere: contact gradient error %.2e, Hessian error %.2e (relative to the largest entry)\n",
            ntested, worst_g, worst_h);
     CHECK(ntested > 3);
+    CHECKF(worst_g < 1e-5 && worst_h < 1e-5, "gradient %.2e, Hessian %.2e", worst_g, worst_h);
+    rc_sim_destroy(s);
+}
+
+/* The analytic obstacles' friction in adaptive mode is weighted by the vertices' mass as u moves,
+   E_T = A2_T(u) sum_k F_k(x_k, u_k) / A2sum_k(u^t) (rc__sim_tri_friction): its gradient and
+   Hessian in x and u against central differences, element A with the lagged normal forces minus
+   element A without them, exact Hessian. The state: a sheet on a plane (mu 0.5) turned 0.05 rad
+   about its normal and shifted 2 mm during one step (so the carried slip gradient Q G0 differs from
+   G0), then every free vertex moved by up to 0.5 mm in u (areas change, so the weight is not 1) and
+   0.1 mm in x: slips of ~1e-4 m, most above the mollifier's eps_v h = 1e-5 m, some below it. */
+static double t_fric_elemA(rc_sim *s, int t, double *g, double *H)
+{
+    double a[6], a0[6], g0[15], H0[225], *keep = (double *)malloc(sizeof(double) * (size_t)s->nv * s->nobs);
+    int k;
+    rc__sim_update_xtil(s, s->u);
+    rc__sim_kernel_A(s, t, s->x, s->u, 1, a, g, H);
+    memcpy(keep, s->fr_lambda, sizeof(double) * (size_t)s->nv * s->nobs);
+    memset(s->fr_lambda, 0, sizeof(double) * (size_t)s->nv * s->nobs);
+    rc__sim_kernel_A(s, t, s->x, s->u, 1, a0, g ? g0 : NULL, H ? H0 : NULL);
+    memcpy(s->fr_lambda, keep, sizeof(double) * (size_t)s->nv * s->nobs);
+    free(keep);
+    if (g) for (k = 0; k < 15; ++k) g[k] -= g0[k];
+    if (H) for (k = 0; k < 225; ++k) H[k] -= H0[k];
+    return a[5];
+}
+static void test_sim_tri_friction_fd(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    rc_step_stats st;
+    double o[3] = { -0.05, -0.05, 0.0025 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, p0[3] = { 0, 0, 0 }, nz[3] = { 0, 0, 1 };
+    double R[9], tr[3] = { 2e-3, -1e-3, 0 }, th = 0.05, worst_g = 0.0, worst_h = 0.0, wmin = 1.0, wmax = 1.0;
+    int t, i, ntested = 0, pid, saved;
+    def.adaptive = 1;
+    def.gravity[2] = -9.81;
+    s = t_sim_grid(&def, 6, 6, 0.1, 0.1, o, ex, ey);
+    if (!s) return;
+    CHECK_OK(rc_sim_add_plane(s, p0, nz, &pid));
+    CHECK_OK(rc_sim_set_obstacle_friction(s, pid, 0.5));
+    R[0] = cos(th); R[1] = -sin(th); R[2] = 0; R[3] = sin(th); R[4] = cos(th); R[5] = 0; R[6] = 0; R[7] = 0; R[8] = 1;
+    CHECK_OK(rc_sim_move_obstacle(s, pid, tr, R));
+    CHECK_OK(rc_sim_step(s, &st));   /* sets the lagged terms (normal forces, anchors, G0, weights) */
+    t_seed(31);
+    for (i = 0; i < s->nv; ++i) {
+        int c;
+        if (s->u_fixed[i] || s->pinned[i]) continue;
+        if (s->sys_xpu.dof_u[i] >= 0 && s->sys_xpu.nu[i] == 2)
+            for (c = 0; c < 2; ++c) s->u[2 * i + c] += 5e-4 * (2.0 * t_rand() - 1.0);
+        for (c = 0; c < 3; ++c) s->x[3 * i + c] += 1e-4 * (2.0 * t_rand() - 1.0);
+    }
+    for (i = 0; i < s->nv; ++i)
+        if (s->fr_inv_A2[i] > 0.0) {
+            double w = rc__sim_vertex_weight(s, s->u, i) / rc__sim_weight_per_A2(s) * s->fr_inv_A2[i];
+            wmin = fmin(wmin, w); wmax = fmax(wmax, w);
+        }
+    saved = s->proj;
+    s->proj = -1;
+    for (t = 0; t < s->nt; ++t) {
+        double g[15], H[225], gp[15], gm[15], E, sg = 0.0, sh = 0.0;
+        int k, j;
+        E = t_fric_elemA(s, t, g, H);
+        if (!(E > 0.0)) continue;
+        ntested++;
+        for (j = 0; j < 15; ++j) sg = fmax(sg, fabs(g[j]));
+        for (j = 0; j < 225; ++j) sh = fmax(sh, fabs(H[j]));
+        for (k = 0; k < 15; ++k) {
+            int v = s->tris[3 * t + (k < 9 ? k / 3 : (k - 9) / 2)];
+            double *z = k < 9 ? s->x + 3 * v + k % 3 : s->u + 2 * v + (k - 9) % 2, keep = *z, h = 1e-8, ep, em;
+            *z = keep + h; ep = t_fric_elemA(s, t, gp, NULL);
+            *z = keep - h; em = t_fric_elemA(s, t, gm, NULL);
+            *z = keep;
+            worst_g = fmax(worst_g, fabs((ep - em) / (2.0 * h) - g[k]) / sg);
+            for (j = 0; j < 15; ++j) worst_h = fmax(worst_h, fabs((gp[j] - gm[j]) / (2.0 * h) - H[15 * j + k]) / sh);
+        }
+    }
+    s->proj = saved;
+    printf("    %d triangles with friction, mass weights m(u)/m(u^t) in [%.3f, %.3f]: gradient error %.2e, Hessian error %.2e (relative to the largest entry)\n",
+           ntested, wmin, wmax, worst_g, worst_h);
+    CHECK(ntested > 10);
+    CHECKF(wmax - wmin > 0.01, "the weights do not vary (%.4f .. %.4f)", wmin, wmax);
     CHECKF(worst_g < 1e-5 && worst_h < 1e-5, "gradient %.2e, Hessian %.2e", worst_g, worst_h);
     rc_sim_destroy(s);
 }
@@ -3436,6 +3517,7 @@ static void suite_sim(void)
     RUN(test_sim_friction_slope);
     RUN(test_sim_vertex_barrier_fd);
     RUN(test_sim_element_A_sphere_fd);
+    RUN(test_sim_tri_friction_fd);
     RUN(test_sim_bad_input);
     RUN(test_sim_pcg_matches_ldlt);
     RUN(test_sim_capsule_dip_warning);
