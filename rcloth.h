@@ -7457,8 +7457,9 @@ struct rc_sim {
     double *hinge_ref;                    /* ne: each edge's hinge angle at the last accepted iterate, unwrapped
                                              (the same from both sides; rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
-    double *mesh_vb;                      /* mesh obstacles: 13 nv scratch, each cloth vertex's summed
-                                             vertex-triangle barrier (1), its gradient (3) and Hessian (9) */
+    double *mesh_vb;                      /* mesh obstacles: 25 nv scratch, each cloth vertex's summed
+                                             vertex-triangle barrier or friction and its derivatives
+                                             (rc__sim_scatter_weighted) */
     int *panel;                           /* self contact: nv, the connected piece of the mesh a vertex belongs to
                                              (its smallest vertex index); the reference-distance exclusion
                                              acts within a piece only */
@@ -7556,7 +7557,7 @@ struct rc_sim {
    --------------------------------------------------------------------------------------------- */
 static void rc__sim_set_step_size(rc_sim *s, double h);
 static void rc__sim_pin_reactions(rc_sim *s);
-static double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y);
+static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const double *u, rc__system *y);
 
 static rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
 {
@@ -8448,7 +8449,7 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
             s->bp_box = nb;
         }
         if (!s->mesh_vb) {
-            s->mesh_vb = (double *)rc__calloc(s->user, (size_t)13 * s->nv, sizeof(double));
+            s->mesh_vb = (double *)rc__calloc(s->user, (size_t)25 * s->nv, sizeof(double));
             if (!s->mesh_vb) goto oom;
         }
     }
@@ -9987,6 +9988,46 @@ static int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind
     return rc__ct_plane_bound_ok(kind == 2, P, r);
 }
 
+/* Per-vertex terms of the mesh obstacles summed in mesh_vb (25 nv: b (nv), its x-gradient (3 nv),
+   x-Hessian (9 nv), and with u_parts its u-gradient (2 nv), x-u (6 nv) and u-u (4 nv) blocks from
+   the slip at material points), added to y as the mass-weighted triangle terms
+   alpha A2_T(u) sum_{k in T} c_k b_k (rc__sim_tri_weighted; c NULL: 1); mesh_vb is zeroed after.
+   The vertex-triangle barriers (rc__sim_mesh_contact) and, adaptive, their friction
+   (rc__sim_mesh_friction) are weighted this way. */
+static void rc__sim_scatter_weighted(const rc_sim *s, rc__system *y, const double *u, double alpha, const double *c, int u_parts)
+{
+    double *vb = s->mesh_vb;
+    size_t nv = (size_t)s->nv;
+    int t, k, i, n = y->with_u ? 15 : 9;
+    for (t = 0; t < s->nt; ++t) {
+        const int *tr = s->tris + 3 * t;
+        double bk[3], gb[9], Hb[27], gbu[6], Hbxu[18], Hbuu[12], ul[6], A2, gl[15], Hl[225];
+        rc__dofmap m;
+        if (vb[tr[0]] == 0.0 && vb[tr[1]] == 0.0 && vb[tr[2]] == 0.0) continue;
+        for (k = 0; k < 3; ++k) {
+            size_t v = (size_t)tr[k];
+            double ck = c ? c[v] : 1.0;
+            bk[k] = ck * vb[v];
+            for (i = 0; i < 3; ++i) gb[3 * k + i] = ck * vb[nv + 3 * v + i];
+            for (i = 0; i < 9; ++i) Hb[9 * k + i] = ck * vb[4 * nv + 9 * v + i];
+            if (u_parts) {
+                for (i = 0; i < 2; ++i) gbu[2 * k + i] = ck * vb[13 * nv + 2 * v + i];
+                for (i = 0; i < 6; ++i) Hbxu[6 * k + i] = ck * vb[15 * nv + 6 * v + i];
+                for (i = 0; i < 4; ++i) Hbuu[4 * k + i] = ck * vb[21 * nv + 4 * v + i];
+            }
+            ul[2 * k] = u[2 * v]; ul[2 * k + 1] = u[2 * v + 1];
+        }
+        A2 = rc__mesh_orient2(ul, ul + 2, ul + 4);
+        memset(gl, 0, sizeof(double) * (size_t)n);
+        memset(Hl, 0, sizeof(double) * (size_t)(n * n));
+        rc__sim_tri_weighted(alpha, ul, A2, bk, gb, Hb, u_parts ? gbu : NULL, u_parts ? Hbxu : NULL, u_parts ? Hbuu : NULL, n, gl, Hl);
+        rc__map_triA(s, y, t, &m);
+        m.n = n;
+        rc__system_scatter(y, &m, gl, Hl);
+    }
+    memset(vb, 0, sizeof(double) * (u_parts ? 25 : 13) * nv);
+}
+
 /* The barrier energy of all mesh-obstacle pairs; with y their gradient and PSD Hessian too. The
    pairs are evaluated in parallel into ct_buf (with OpenMP, many pairs), then summed and scattered
    in pair order, so the result is the serial one bit for bit. *mind gets the smallest distance of
@@ -10065,30 +10106,7 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
             if (s->contact_status != RC_OK) return HUGE_VAL;
         }
     }
-    if (weighted) {
-        double *vb = s->mesh_vb, alpha = rc__sim_weight_per_A2(s);
-        int t, k, n = y->with_u ? 15 : 9;
-        for (t = 0; t < s->nt; ++t) {
-            const int *tr = s->tris + 3 * t;
-            double bk[3], gb[9], Hb[27], ul[6], A2, gl[15], Hl[225];
-            rc__dofmap m;
-            if (vb[tr[0]] == 0.0 && vb[tr[1]] == 0.0 && vb[tr[2]] == 0.0) continue;
-            for (k = 0; k < 3; ++k) {
-                bk[k] = vb[tr[k]];
-                memcpy(gb + 3 * k, vb + s->nv + 3 * (size_t)tr[k], 3 * sizeof(double));
-                memcpy(Hb + 9 * k, vb + 4 * (size_t)s->nv + 9 * (size_t)tr[k], 9 * sizeof(double));
-                ul[2 * k] = u[2 * tr[k]]; ul[2 * k + 1] = u[2 * tr[k] + 1];
-            }
-            A2 = rc__mesh_orient2(ul, ul + 2, ul + 4);
-            memset(gl, 0, sizeof(double) * (size_t)n);
-            memset(Hl, 0, sizeof(double) * (size_t)(n * n));
-            rc__sim_tri_weighted(alpha, ul, A2, bk, gb, Hb, NULL, NULL, NULL, n, gl, Hl);
-            rc__map_triA(s, y, t, &m);
-            m.n = n;
-            rc__system_scatter(y, &m, gl, Hl);
-        }
-        memset(vb, 0, sizeof(double) * 13 * (size_t)s->nv);
-    }
+    if (weighted) rc__sim_scatter_weighted(s, y, u, rc__sim_weight_per_A2(s), NULL, 0);
     return s->contact_status == RC_OK ? E : HUGE_VAL;
 }
 
@@ -11034,7 +11052,7 @@ static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const 
     if (s->nst) T->ext += rc__sim_seams(s, x, NULL);         /* seam stitches */
     if (s->has_mesh_obstacle) {
         T->contact += rc__sim_mesh_contact(s, x, u, NULL, &T->min_dist);
-        T->friction += rc__sim_mesh_friction(s, x, NULL);
+        T->friction += rc__sim_mesh_friction(s, x, u, NULL);
     }
     if (s->def.self_contact) {
         T->contact += rc__sim_self_contact(s, x, 0, &T->min_self);
@@ -11204,7 +11222,7 @@ static double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const 
     if (s->has_mesh_obstacle) {
         double mind = HUGE_VAL;
         rc__sim_mesh_contact(s, x, u, y, &mind);
-        rc__sim_mesh_friction(s, x, y);
+        rc__sim_mesh_friction(s, x, u, y);
     }
     if (s->def.self_contact) {
         rc__sim_self_derivs(s, y, x);
@@ -12163,23 +12181,47 @@ static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *
     return E;
 }
 
-/* energy of the lagged mesh friction; with y, gradient and (PSD) Hessian added to the cloth x DOFs */
-static double rc__sim_mesh_friction(const rc_sim *s, const double *x, rc__system *y)
+/* energy of the lagged mesh friction; with y, gradient and Hessian added. In adaptive mode the
+   cloth vertex - obstacle triangle pairs (one cloth vertex) are weighted by the vertex's mass as u
+   moves, m_i(u)/m_i(u^t), as the analytic obstacles' friction (rc__sim_tri_friction): summed per
+   vertex, then added as triangle terms (rc__sim_scatter_weighted). */
+static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const double *u, rc__system *y)
 {
-    double E = 0.0;
-    int q, k;
+    double E = 0.0, *vb = s->mesh_vb;
+    size_t nv = (size_t)s->nv;
+    int q, k, weighted = 0;
     for (q = 0; q < s->nfm; ++q) {
         const double *rec = s->fm + (size_t)RC__FM_STRIDE * q;
-        double g[9], H[81];
-        E += rc__sim_fm_pair(s, rec, x, y ? g : NULL, y ? H : NULL);
-        if (y) {
-            int v[3];
-            for (k = 0; k < (int)rec[0]; ++k) v[k] = (int)rec[1 + k];
-            rc__sim_slip_scatter(s, y, (int)rec[0], v, g, H);
+        double g[9], H[81], e;
+        int v[3], n = (int)rec[0];
+        e = rc__sim_fm_pair(s, rec, x, y ? g : NULL, y ? H : NULL);
+        for (k = 0; k < n; ++k) v[k] = (int)rec[1 + k];
+        if (n == 1 && s->def.adaptive) {
+            size_t i = (size_t)v[0];
+            E += e * rc__sim_vertex_weight(s, u, v[0]) / rc__sim_weight_per_A2(s) * s->fr_inv_A2[i];
+            if (!y) continue;
+            vb[i] += e;
+            for (k = 0; k < 3; ++k) vb[nv + 3 * i + k] += g[k];
+            for (k = 0; k < 9; ++k) vb[4 * nv + 9 * i + k] += H[k];
+            if (y->with_u) {
+                const double *G = s->fr_G + 6 * i;
+                double ge[5], He[25];
+                int a, b;
+                rc__sim_slip_extend(1, &G, g, H, ge, He);
+                for (a = 0; a < 2; ++a) vb[13 * nv + 2 * i + a] += ge[3 + a];
+                for (a = 0; a < 3; ++a) for (b = 0; b < 2; ++b) vb[15 * nv + 6 * i + 2 * a + b] += He[5 * a + 3 + b];
+                for (a = 0; a < 2; ++a) for (b = 0; b < 2; ++b) vb[21 * nv + 4 * i + 2 * a + b] += He[5 * (3 + a) + 3 + b];
+            }
+            weighted = 1;
+            continue;
         }
+        E += e;
+        if (y) rc__sim_slip_scatter(s, y, n, v, g, H);
     }
+    if (weighted) rc__sim_scatter_weighted(s, y, u, 1.0, s->fr_inv_A2, y->with_u);
     return E;
 }
+
 
 /* The lagged normal force of a sphere on each cloth vertex: the sphere's barrier acts on whole
    triangles (rc__sim_tri_sphere), so the force a triangle takes, kappa |b'(ds^2)| 2 ds at its

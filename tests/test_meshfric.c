@@ -463,6 +463,59 @@ static void test_meshfric_slip_u_derivs_mesh(void)
     rc_sim_destroy(s);
 }
 
+/* a flat mesh floor under the sheet: cloth vertex - obstacle triangle pairs (kind 0), whose
+   friction is weighted in adaptive mode by the vertex's mass as u moves (rc__sim_mesh_friction,
+   rc__sim_scatter_weighted); the floor (a 0.3 m square, two triangles, at z = 0, sheet at 2.5 mm)
+   turned 0.05 rad about z and shifted 1 mm over the step */
+static void t_floor(double th, double dx, double *v)
+{
+    int k;
+    static const double p[12] = { -0.15, -0.15, 0, 0.15, -0.15, 0, 0.15, 0.15, 0, -0.15, 0.15, 0 };
+    for (k = 0; k < 4; ++k) {
+        v[3 * k] = cos(th) * p[3 * k] - sin(th) * p[3 * k + 1] + dx;
+        v[3 * k + 1] = sin(th) * p[3 * k] + cos(th) * p[3 * k + 1];
+        v[3 * k + 2] = 0.0;
+    }
+}
+static void test_meshfric_slip_u_derivs_floor(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double fv[12];
+    int ft[6] = { 0, 1, 2, 0, 2, 3 }, id = -1, i, n0, n1, n2;
+    CHECK_OK(rc_mesh_grid(&m, 0.1, 0.1, 6, 6, RC_DIAG_ALTERNATING));
+    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.05; m.pos[3 * i + 1] -= 0.05; m.pos[3 * i + 2] = 0.0025; }
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.num_threads = 1;
+    def.adaptive = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    rc_mesh_free(&m);
+    if (!s) return;
+    t_floor(0.0, 0.0, fv);
+    CHECK_OK(rc_sim_add_trimesh(s, 4, fv, 2, ft, &id));
+    CHECK_OK(rc_sim_set_obstacle_friction(s, id, 0.4));
+    t_floor(0.05, 1e-3, fv);
+    CHECK_OK(rc_sim_set_obstacle_vertices(s, id, fv));
+    CHECK_OK(rc__sim_ensure_systems(s));
+    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
+    rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
+    rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);
+    rc__sim_update_xtil(s, s->u);
+    rc__sim_init_kappa(s);
+    s->contact_status = RC_OK;
+    rc__sim_lag_friction(s);   /* the vertices' mass weights */
+    rc__sim_lag_mesh_friction(s);
+    CHECK_OK(s->contact_status);
+    t_fm_kinds(s, &n0, &n1, &n2);
+    CHECKF(n0 >= s->nv, "%d kind-0 pairs for %d vertices", n0, s->nv);   /* near the diagonal: one per floor triangle */
+    t_slip_u_check(s, "floor mesh");
+    rc_sim_destroy(s);
+}
+
 /* self friction: the two layers of t_make_two_layers (test_sim.c) */
 static void test_meshfric_slip_u_derivs_self(void)
 {
@@ -519,6 +572,7 @@ static void suite_meshfric(void)
     RUN(test_meshfric_ridge_drag);
     RUN(test_meshfric_ridge_drag_adaptive);
     RUN(test_meshfric_slip_u_derivs_mesh);
+    RUN(test_meshfric_slip_u_derivs_floor);
     RUN(test_meshfric_slip_u_derivs_self);
     RUN(test_meshfric_parallel_edges_no_force);
 }
