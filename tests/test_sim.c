@@ -3343,8 +3343,11 @@ static void test_sim_scatter_table_matches_search(void)
 }
 
 /* Units (the probe of session 18): lengths, thicknesses and the contact distances x2, the time step
-   x2 and gravity /2 (every factor a power of two: the scaled sim repeats the first in exact
-   arithmetic up to the factor) give the same motion in fixed mode, with contact on a sphere. Until
+   x2, gravity /2 and tol /2 (tol bounds a step's velocity error relative to L: its unit is 1/s;
+   every factor a power of two: the scaled sim repeats the first in exact arithmetic up to the
+   factor) give the same motion in fixed mode, with contact on a sphere. Without the tol factor the
+   two runs' convergence tests differ by 2x and they part at a borderline step (1e-7 m by step 20
+   once the sphere's barrier was weighted by area). Until
    session 18 the barrier stiffness carried a constant |g| + 1 m/s^2: from the first contact step on
    the two runs drifted apart (1.4e-4 m by step 20). */
 static rc_sim *t_scaled_drape(double sc, rc_mesh *m)
@@ -3355,6 +3358,7 @@ static rc_sim *t_scaled_drape(double sc, rc_mesh *m)
     int i;
     ctr[0] = 0.2 * sc; ctr[1] = 0.2 * sc; ctr[2] = -0.12 * sc;
     def.dt *= sc; def.gravity[2] /= sc;
+    def.tol /= sc;   /* a velocity error relative to L per unit time: 1/s (the step bound tol L dt must scale as lengths) */
     def.material.thickness *= sc; def.contact_thickness *= sc; def.contact_dhat *= sc;
     def.num_threads = 1;
     if (rc_mesh_square(m, 0.4 * sc, 100, 5u) != RC_OK) return NULL;
