@@ -10013,6 +10013,40 @@ static int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind
     return rc__ct_plane_bound_ok(kind == 2, P, r);
 }
 
+/* A2 = 2 A_T of triangle t at reference positions u */
+static double rc__sim_tri_A2(const rc_sim *s, const double *u, int t)
+{
+    const int *tr = s->tris + 3 * t;
+    return rc__mesh_orient2(u + 2 * tr[0], u + 2 * tr[1], u + 2 * tr[2]);
+}
+
+/* An edge's area A_e = (sum of its triangles' areas) / 3 (the edges' areas sum to the cloth's)
+   over the average edge's, per unit of A2 of each of its triangles: the weight of the mesh
+   obstacles' edge-edge barriers (rc__sim_mesh_contact) */
+static double rc__sim_edge_area_weight(const rc_sim *s)
+{
+    return s->def.material.density * s->def.material.thickness * s->topo.ne / (6.0 * s->total_mass);
+}
+
+/* A term b(x of triangle t) (its gradient g9 and Hessian H81 over t's 3 vertices) weighted by
+   alpha A2_t(u), added to y in (x, u) (rc__sim_tri_weighted; projected like element A) */
+static void rc__sim_scatter_tri_weighted(const rc_sim *s, rc__system *y, const double *u, int t, double alpha, double b,
+                                         const double *g9, const double *H81)
+{
+    int n = y->with_u ? 15 : 9, k;
+    double ul[6], bk[3] = { 0.0, 0.0, 0.0 }, gl[15], Hl[225];
+    rc__dofmap m;
+    for (k = 0; k < 3; ++k) { ul[2 * k] = u[2 * s->tris[3 * t + k]]; ul[2 * k + 1] = u[2 * s->tris[3 * t + k] + 1]; }
+    bk[0] = b;
+    memset(gl, 0, sizeof(double) * (size_t)n);
+    memset(Hl, 0, sizeof(double) * (size_t)(n * n));
+    rc__sim_tri_weighted(alpha, ul, rc__mesh_orient2(ul, ul + 2, ul + 4), bk, g9, H81, NULL, NULL, NULL, n, gl, Hl);
+    if (n == 15 && s->proj >= 0) rc__psd_project(n, Hl, s->proj);
+    rc__map_triA(s, y, t, &m);
+    m.n = n;
+    rc__system_scatter(y, &m, gl, Hl);
+}
+
 /* Per-vertex terms of the mesh obstacles summed in mesh_vb (25 nv: b (nv), its x-gradient (3 nv),
    x-Hessian (9 nv), and with u_parts its u-gradient (2 nv), x-u (6 nv) and u-u (4 nv) blocks from
    the slip at material points), added to y as the mass-weighted triangle terms
@@ -10095,9 +10129,8 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
             for (q = 0; q < np; ++q) rc__sim_mesh_pair_eval(s, ob, kind, pairs + 2 * q, x, y != NULL, s->ct_buf + (size_t)stride * q);
             for (q = 0; q < np; ++q) {
                 const double *res = s->ct_buf + (size_t)stride * q, *g = res + 2, *H = res + 14;
-                rc__dofmap m;
-                double Hl[81];
-                int a2, b2, k, off, nl;
+                double Hl[81], gl9[9];
+                int a2, b2, k;
                 if (sqrt(res[1]) < *mind) *mind = sqrt(res[1]);
                 if (kind == 0) {
                     /* the cloth vertex's barrier weighted by its mass, as the analytic shapes'
@@ -10116,21 +10149,44 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                     weighted = 1;
                     continue;
                 }
-                E += res[0];
-                if (!y || !(res[0] > 0.0)) continue;
-                m.n = 0;
-                if (kind == 1) {   /* the cloth triangle: local 3..11 */
-                    for (k = 0; k < 3; ++k) rc__map_x(y, s->tris[3 * pairs[2 * q] + k], &m);
-                    off = 3;
-                } else {   /* the cloth edge: local 0..5 */
-                    rc__map_x(y, s->topo.edge_v[2 * pairs[2 * q]], &m);
-                    rc__map_x(y, s->topo.edge_v[2 * pairs[2 * q] + 1], &m);
-                    off = 0;
+                /* (1) the cloth triangle's barrier weighted by its area as the sphere's,
+                   A_T(u)/A_avg; (2) the cloth edge's by its area A_e = (sum of its triangles'
+                   areas)/3 over the average edge's, as a term on each of its triangles (unweighted,
+                   adaptive cloth at rest on a two-triangle mesh floor slid u by 2.5 cm toward the
+                   floor's diagonal edge, whose edge-edge pairs held it up) */
+                if (kind == 1) {
+                    int t = pairs[2 * q];
+                    double w = rc__sim_tri_area_weight(s);
+                    E += w * rc__sim_tri_A2(s, u, t) * res[0];
+                    if (!y || !(res[0] > 0.0)) continue;
+                    for (a2 = 0; a2 < 9; ++a2) {
+                        gl9[a2] = g[3 + a2];
+                        for (b2 = 0; b2 < 9; ++b2) Hl[9 * a2 + b2] = H[(3 + a2) * 12 + 3 + b2];
+                    }
+                    rc__sim_scatter_tri_weighted(s, y, u, t, w, res[0], gl9, Hl);
+                } else {
+                    int e = pairs[2 * q], side;
+                    const int *ev = s->topo.edge_v + 2 * e;
+                    double w = rc__sim_edge_area_weight(s);
+                    for (side = 0; side < 2; ++side) {
+                        int t = s->topo.edge_tri[2 * e + side], la = -1, lb = -1;
+                        if (t < 0) continue;
+                        E += w * rc__sim_tri_A2(s, u, t) * res[0];
+                        if (!y || !(res[0] > 0.0)) continue;
+                        for (k = 0; k < 3; ++k) {
+                            if (s->tris[3 * t + k] == ev[0]) la = k;
+                            if (s->tris[3 * t + k] == ev[1]) lb = k;
+                        }
+                        memset(gl9, 0, sizeof gl9);
+                        memset(Hl, 0, sizeof Hl);
+                        for (a2 = 0; a2 < 6; ++a2) {
+                            int ia = 3 * (a2 < 3 ? la : lb) + a2 % 3;
+                            gl9[ia] = g[a2];
+                            for (b2 = 0; b2 < 6; ++b2) Hl[9 * ia + 3 * (b2 < 3 ? la : lb) + b2 % 3] = H[a2 * 12 + b2];
+                        }
+                        rc__sim_scatter_tri_weighted(s, y, u, t, w, res[0], gl9, Hl);
+                    }
                 }
-                nl = m.n;
-                for (a2 = 0; a2 < nl; ++a2)
-                    for (b2 = 0; b2 < nl; ++b2) Hl[nl * a2 + b2] = H[(off + a2) * 12 + off + b2];
-                rc__system_scatter(y, &m, g + off, Hl);
             }
             if (s->contact_status != RC_OK) return HUGE_VAL;
         }
@@ -12181,7 +12237,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             if (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) continue;
             d2 = rc__ct_point_triangle_d2(X + 3 * j, t0, t1, t2, NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
-            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, 1.0);
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, pairs[2 * q]));   /* weighted as the barrier */
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
             rc__ct_pt_tangent(X + 3 * j, t0, t1, t2, w, P);
             rc__sim_fm_add(s, o, 3, tri, w + 1, 1, &j, w, start.mu * lam, P);
@@ -12200,7 +12256,13 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             if (!(sqrt(d2) < r)) continue;
             for (c = 0; c < 3; ++c) lb2 += (b1[c] - b0[c]) * (b1[c] - b0[c]);
             mol = rc__ct_ee_mollifier(a0, a1, b0, b1, rc__ct_ee_mollifier_eps(s->edge_len0[e] * s->edge_len0[e], lb2), NULL, NULL);
-            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol);
+            {   /* weighted as the barrier, by the edge's area */
+                double A2e = 0.0;
+                int side;
+                for (side = 0; side < 2; ++side)
+                    if (s->topo.edge_tri[2 * e + side] >= 0) A2e += rc__sim_tri_A2(s, s->u, s->topo.edge_tri[2 * e + side]);
+                lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol * rc__sim_edge_area_weight(s) * A2e);
+            }
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
             rc__ct_ee_tangent(a0, a1, b0, b1, w, P);
             rc__sim_fm_add(s, o, 2, ev, w, 2, fv, w + 2, start.mu * lam, P);

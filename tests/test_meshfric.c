@@ -415,6 +415,39 @@ static void t_slip_u_check(rc_sim *s, const char *name)
                 }
             }
         worst_h /= hmax + 1e-300;
+        if (s->proj == -1) {
+            /* the whole joint Hessian's u columns (contact of every pair kind, weighted by the
+               cloth's area or mass, the inertia, the shell) against central differences of the
+               whole assembled gradient: exact with s->proj = -1 */
+            double tmax = 0.0, worst_t = 0.0, et;
+            rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+            memcpy(Hf, y->val, sizeof(double) * (size_t)nnz);
+            for (k = 0; k < nnz; ++k) if (fabs(Hf[k]) > tmax) tmax = fabs(Hf[k]);
+            for (i = 0; i < s->nv; ++i)
+                for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
+                    int j = y->dof_u[i] + a, sg;
+                    double e[2], ku[2];
+                    if (y->nu[i] == 2) { e[0] = a == 0; e[1] = a == 1; }
+                    else { e[0] = rc__sim_u_dir(s, i)[0]; e[1] = rc__sim_u_dir(s, i)[1]; }
+                    ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
+                    for (sg = 0; sg < 2; ++sg) {
+                        double sgn = sg ? -1.0 : 1.0;
+                        s->u[2 * i] = ku[0] + sgn * hs * e[0]; s->u[2 * i + 1] = ku[1] + sgn * hs * e[1];
+                        rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                        for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
+                    }
+                    s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
+                    for (k = 0; k < y->ndof; ++k) {
+                        int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
+                        double hv = pos >= 0 ? Hf[pos] : 0.0;
+                        et = fabs(gp[k] / (2.0 * hs) - hv);
+                        if (et > worst_t) worst_t = et;
+                    }
+                }
+            worst_t /= tmax;
+            printf("    %s: the joint Hessian's u columns: error %.2e of max %.3e\n", name, worst_t, tmax);
+            CHECKF(worst_t < 1e-5, "joint Hessian u columns error %.2e", worst_t);
+        }
         free(Hf); free(gp);
     }
     printf("    %s: %d mesh + %d self friction records, friction energy %.3e J, %d u DOFs: worst relative error %.2e (total), %.2e (friction part); max |g_u| %.3e, of it friction %.3e; friction Hessian u columns: error %.2e of max %.3e\n",
