@@ -124,20 +124,15 @@ static void test_adaptive_rest_on_sphere_keeps_u(void)
    the first alone. The sheet must also turn with the box (the corner's angle about the axis). */
 static void test_adaptive_spinning_support_keeps_u(void)
 {
-    rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
     rc_step_stats st;
     double c[3] = { 0, 0, -0.05 }, h[3] = { 5, 5, 0.05 }, *u0, drift = 0.0, ang = 0.0, a0, a1;
+    double o[3] = { 0.15, -0.15, 0.0025 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
     int i, k, id = -1, nv, conv = 0;
-    CHECK_OK(rc_mesh_grid(&m, 0.3, 0.3, 11, 11, RC_DIAG_ALTERNATING));
-    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] += 0.15; m.pos[3 * i + 1] -= 0.15; m.pos[3 * i + 2] = 0.0025; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
     def.adaptive = 1;
     def.num_threads = 1;
-    CHECK_OK(rc_sim_create(&def, &s));
-    rc_mesh_free(&m);
+    s = t_sim_grid(&def, 11, 11, 0.3, 0.3, o, ex, ey);
     if (!s) return;
     nv = rc_sim_num_verts(s);
     CHECK_OK(rc_sim_add_box(s, c, h, &id));

@@ -331,6 +331,50 @@ static void t_slip_nofric_assemble(rc_sim *s, rc__system *y, const double *lam_k
     s->nfm = nfm; s->nfs = nfs;
 }
 
+/* the direction in u of vertex i's a-th u DOF: a coordinate axis, or the boundary direction of a
+   sliding boundary vertex (one DOF) */
+static void t_u_dof_dir(const rc_sim *s, const rc__system *y, int i, int a, double *e)
+{
+    if (y->nu[i] == 2) { e[0] = a == 0; e[1] = a == 1; }
+    else { e[0] = rc__sim_u_dir(s, i)[0]; e[1] = rc__sim_u_dir(s, i)[1]; }
+}
+
+/* The u columns of an assembled joint Hessian Href (the values of y's pattern) against central
+   differences (step hs) of the assembled gradient along every u DOF: of the friction part alone
+   (friction_only: the assembly without friction, t_slip_nofric_assemble, subtracted) or of the
+   whole. Returns the largest absolute error. */
+static double t_hess_u_columns(rc_sim *s, rc__system *y, const double *Href, double hs, int friction_only,
+                               const double *lam_keep, size_t nl)
+{
+    double *gp = (double *)malloc(sizeof(double) * (size_t)y->ndof), worst = 0.0;
+    int i, a, k;
+    for (i = 0; i < s->nv; ++i)
+        for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
+            int j = y->dof_u[i] + a, sg;
+            double e[2], ku[2];
+            t_u_dof_dir(s, y, i, a, e);
+            ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
+            for (sg = 0; sg < 2; ++sg) {   /* gp = gradient at u + h e, then minus at u - h e */
+                double sgn = sg ? -1.0 : 1.0;
+                s->u[2 * i] = ku[0] + sgn * hs * e[0]; s->u[2 * i + 1] = ku[1] + sgn * hs * e[1];
+                rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
+                if (friction_only) {
+                    t_slip_nofric_assemble(s, y, lam_keep, nl);
+                    for (k = 0; k < y->ndof; ++k) gp[k] += sg ? y->g[k] : -y->g[k];
+                }
+            }
+            s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
+            for (k = 0; k < y->ndof; ++k) {
+                int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
+                double hv = pos >= 0 ? Href[pos] : 0.0, err = fabs(gp[k] / (2.0 * hs) - hv);
+                if (err > worst) worst = err;
+            }
+        }
+    free(gp);
+    return worst;
+}
+
 static void t_slip_u_check(rc_sim *s, const char *name)
 {
     rc__system *y = &s->sys_xpu;
@@ -366,8 +410,7 @@ static void t_slip_u_check(rc_sim *s, const char *name)
         for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
             int j = y->dof_u[i] + a;
             double e[2], ku[2], hs = 1e-7, ep, em, fp, fm, fd, ffd, gf = gtot[j] - gnof[j], err;
-            if (y->nu[i] == 2) { e[0] = a == 0; e[1] = a == 1; }
-            else { e[0] = rc__sim_u_dir(s, i)[0]; e[1] = rc__sim_u_dir(s, i)[1]; }
+            t_u_dof_dir(s, y, i, a, e);
             ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
             s->u[2 * i] = ku[0] + hs * e[0]; s->u[2 * i + 1] = ku[1] + hs * e[1];
             ep = rc__sim_energy(s, s->x, s->u, s->phi, &T); fp = T.friction;
@@ -386,69 +429,28 @@ static void t_slip_u_check(rc_sim *s, const char *name)
         /* the friction part of the u columns of the joint Hessian ((x, u) and (u, u) blocks)
            against central differences of the friction part of the assembled gradient */
         int nnz = y->colptr[y->ndof], k;
-        double *Hf = (double *)malloc(sizeof(double) * (size_t)nnz), *gp = (double *)malloc(sizeof(double) * (size_t)y->ndof), hs = 1e-8;
+        double *Hf = (double *)malloc(sizeof(double) * (size_t)nnz), hs = 1e-8;
         rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
         memcpy(Hf, y->val, sizeof(double) * (size_t)nnz);
         t_slip_nofric_assemble(s, y, lam_keep, nl);
         CHECKF(y->colptr[y->ndof] == nnz, "pattern changed between assemblies");
         for (k = 0; k < nnz; ++k) { Hf[k] -= y->val[k]; if (fabs(Hf[k]) > hmax) hmax = fabs(Hf[k]); }
-        for (i = 0; i < s->nv; ++i)
-            for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
-                int j = y->dof_u[i] + a, sg;
-                double e[2], ku[2];
-                if (y->nu[i] == 2) { e[0] = a == 0; e[1] = a == 1; }
-                else { e[0] = rc__sim_u_dir(s, i)[0]; e[1] = rc__sim_u_dir(s, i)[1]; }
-                ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
-                for (sg = 0; sg < 2; ++sg) {   /* gp = friction gradient at u + h e, then minus at u - h e */
-                    double sgn = sg ? -1.0 : 1.0;
-                    s->u[2 * i] = ku[0] + sgn * hs * e[0]; s->u[2 * i + 1] = ku[1] + sgn * hs * e[1];
-                    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
-                    for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
-                    t_slip_nofric_assemble(s, y, lam_keep, nl);
-                    for (k = 0; k < y->ndof; ++k) gp[k] += sg ? y->g[k] : -y->g[k];
-                }
-                s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
-                for (k = 0; k < y->ndof; ++k) {
-                    int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
-                    double hv = pos >= 0 ? Hf[pos] : 0.0, err = fabs(gp[k] / (2.0 * hs) - hv);
-                    if (err > worst_h) worst_h = err;
-                }
-            }
+        worst_h = t_hess_u_columns(s, y, Hf, hs, 1, lam_keep, nl);
         worst_h /= hmax + 1e-300;
         if (s->proj == -1) {
             /* the whole joint Hessian's u columns (contact of every pair kind, weighted by the
                cloth's area or mass, the inertia, the shell) against central differences of the
                whole assembled gradient: exact with s->proj = -1 */
-            double tmax = 0.0, worst_t = 0.0, et;
+            double tmax = 0.0, worst_t;
             rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
             memcpy(Hf, y->val, sizeof(double) * (size_t)nnz);
             for (k = 0; k < nnz; ++k) if (fabs(Hf[k]) > tmax) tmax = fabs(Hf[k]);
-            for (i = 0; i < s->nv; ++i)
-                for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
-                    int j = y->dof_u[i] + a, sg;
-                    double e[2], ku[2];
-                    if (y->nu[i] == 2) { e[0] = a == 0; e[1] = a == 1; }
-                    else { e[0] = rc__sim_u_dir(s, i)[0]; e[1] = rc__sim_u_dir(s, i)[1]; }
-                    ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
-                    for (sg = 0; sg < 2; ++sg) {
-                        double sgn = sg ? -1.0 : 1.0;
-                        s->u[2 * i] = ku[0] + sgn * hs * e[0]; s->u[2 * i + 1] = ku[1] + sgn * hs * e[1];
-                        rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
-                        for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
-                    }
-                    s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
-                    for (k = 0; k < y->ndof; ++k) {
-                        int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
-                        double hv = pos >= 0 ? Hf[pos] : 0.0;
-                        et = fabs(gp[k] / (2.0 * hs) - hv);
-                        if (et > worst_t) worst_t = et;
-                    }
-                }
+            worst_t = t_hess_u_columns(s, y, Hf, hs, 0, NULL, 0);
             worst_t /= tmax;
             printf("    %s: the joint Hessian's u columns: error %.2e of max %.3e\n", name, worst_t, tmax);
             CHECKF(worst_t < 1e-5, "joint Hessian u columns error %.2e", worst_t);
         }
-        free(Hf); free(gp);
+        free(Hf);
     }
     printf("    %s: %d mesh + %d self friction records, friction energy %.3e J, %d u DOFs: worst relative error %.2e (total), %.2e (friction part); max |g_u| %.3e, of it friction %.3e; friction Hessian u columns: error %.2e of max %.3e\n",
            name, s->nfm, s->nfs, T.friction, checked, worst, worst_f, gmax, fmax, worst_h, hmax);
@@ -512,19 +514,13 @@ static void t_floor(double th, double dx, double *v)
 }
 static void test_meshfric_slip_u_derivs_floor(void)
 {
-    rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
-    double fv[12];
+    double fv[12], o[3] = { -0.05, -0.05, 0.0025 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
     int ft[6] = { 0, 1, 2, 0, 2, 3 }, id = -1, i, n0, n1, n2;
-    CHECK_OK(rc_mesh_grid(&m, 0.1, 0.1, 6, 6, RC_DIAG_ALTERNATING));
-    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.05; m.pos[3 * i + 1] -= 0.05; m.pos[3 * i + 2] = 0.0025; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
     def.num_threads = 1;
     def.adaptive = 1;
-    CHECK_OK(rc_sim_create(&def, &s));
-    rc_mesh_free(&m);
+    s = t_sim_grid(&def, 6, 6, 0.1, 0.1, o, ex, ey);
     if (!s) return;
     t_floor(0.0, 0.0, fv);
     CHECK_OK(rc_sim_add_trimesh(s, 4, fv, 2, ft, &id));
