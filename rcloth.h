@@ -7457,6 +7457,8 @@ struct rc_sim {
     double *hinge_ref;                    /* ne: each edge's hinge angle at the last accepted iterate, unwrapped
                                              (the same from both sides; rc__sim_track_hinges); part of the saved state */
     double *vert_len0;                    /* nv mean rest length of incident edges */
+    double *mesh_tb;                      /* mesh obstacles: 91 nt scratch, each cloth triangle's summed weighted
+                                             obstacle-vertex and edge-edge barriers: b, gradient (9), Hessian (81) */
     double *mesh_vb;                      /* mesh obstacles: 25 nv scratch, each cloth vertex's summed
                                              vertex-triangle barrier or friction and its derivatives
                                              (rc__sim_scatter_weighted) */
@@ -7657,7 +7659,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x); rc__free(user, s->v); rc__free(user, s->u); rc__free(user, s->phi);
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
-    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->mesh_vb); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
+    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->mesh_vb); rc__free(user, s->mesh_tb); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -8451,7 +8453,8 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
         }
         if (!s->mesh_vb) {
             s->mesh_vb = (double *)rc__calloc(s->user, (size_t)25 * s->nv, sizeof(double));
-            if (!s->mesh_vb) goto oom;
+            s->mesh_tb = (double *)rc__calloc(s->user, (size_t)91 * s->nt, sizeof(double));
+            if (!s->mesh_vb || !s->mesh_tb) goto oom;
         }
     }
     st = rc__sim_add_obstacle(s, &o, id);
@@ -10029,22 +10032,35 @@ static double rc__sim_edge_area_weight(const rc_sim *s)
 }
 
 /* A term b(x of triangle t) (its gradient g9 and Hessian H81 over t's 3 vertices) weighted by
-   alpha A2_t(u), added to y in (x, u) (rc__sim_tri_weighted; projected like element A) */
-static void rc__sim_scatter_tri_weighted(const rc_sim *s, rc__system *y, const double *u, int t, double alpha, double b,
-                                         const double *g9, const double *H81)
+   alpha A2_t(u): summed per triangle in mesh_tb (alpha b, alpha g, alpha H), then added to y in
+   (x, u) once per triangle by rc__sim_flush_tri_weighted (one 15x15 scatter and projection per
+   triangle, not per pair) */
+static void rc__sim_add_tri_weighted(const rc_sim *s, int t, double alpha, double b, const double *g9, const double *H81)
 {
-    int n = y->with_u ? 15 : 9, k;
-    double ul[6], bk[3] = { 0.0, 0.0, 0.0 }, gl[15], Hl[225];
-    rc__dofmap m;
-    for (k = 0; k < 3; ++k) { ul[2 * k] = u[2 * s->tris[3 * t + k]]; ul[2 * k + 1] = u[2 * s->tris[3 * t + k] + 1]; }
-    bk[0] = b;
-    memset(gl, 0, sizeof(double) * (size_t)n);
-    memset(Hl, 0, sizeof(double) * (size_t)(n * n));
-    rc__sim_tri_weighted(alpha, ul, rc__mesh_orient2(ul, ul + 2, ul + 4), bk, g9, H81, NULL, NULL, NULL, n, gl, Hl);
-    if (n == 15 && s->proj >= 0) rc__psd_project(n, Hl, s->proj);
-    rc__map_triA(s, y, t, &m);
-    m.n = n;
-    rc__system_scatter(y, &m, gl, Hl);
+    double *tb = s->mesh_tb + (size_t)91 * t;
+    int k;
+    tb[0] += alpha * b;
+    for (k = 0; k < 9; ++k) tb[1 + k] += alpha * g9[k];
+    for (k = 0; k < 81; ++k) tb[10 + k] += alpha * H81[k];
+}
+static void rc__sim_flush_tri_weighted(const rc_sim *s, rc__system *y, const double *u)
+{
+    int n = y->with_u ? 15 : 9, k, t;
+    for (t = 0; t < s->nt; ++t) {
+        double *tb = s->mesh_tb + (size_t)91 * t, ul[6], bk[3] = { 0.0, 0.0, 0.0 }, gl[15], Hl[225];
+        rc__dofmap m;
+        if (tb[0] == 0.0) continue;
+        for (k = 0; k < 3; ++k) { ul[2 * k] = u[2 * s->tris[3 * t + k]]; ul[2 * k + 1] = u[2 * s->tris[3 * t + k] + 1]; }
+        bk[0] = tb[0];
+        memset(gl, 0, sizeof(double) * (size_t)n);
+        memset(Hl, 0, sizeof(double) * (size_t)(n * n));
+        rc__sim_tri_weighted(1.0, ul, rc__mesh_orient2(ul, ul + 2, ul + 4), bk, tb + 1, tb + 10, NULL, NULL, NULL, n, gl, Hl);
+        if (n == 15 && s->proj >= 0) rc__psd_project(n, Hl, s->proj);
+        rc__map_triA(s, y, t, &m);
+        m.n = n;
+        rc__system_scatter(y, &m, gl, Hl);
+        memset(tb, 0, 91 * sizeof(double));
+    }
 }
 
 /* Per-vertex terms of the mesh obstacles summed in mesh_vb (25 nv: b (nv), its x-gradient (3 nv),
@@ -10098,7 +10114,7 @@ static void rc__sim_scatter_weighted(const rc_sim *s, rc__system *y, const doubl
 static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, rc__system *y, double *mind)
 {
     double E = 0.0, r = s->def.contact_thickness + s->def.contact_dhat;
-    int o, q, kind, np, *pairs, stride = y ? 158 : 2, weighted = 0;
+    int o, q, kind, np, *pairs, stride = y ? 158 : 2, weighted = 0, tri_weighted = 0;
     size_t p;
     rc__sim_mesh_cands(s, x);
     if (s->contact_status != RC_OK) return HUGE_VAL;
@@ -10116,7 +10132,12 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
             if ((size_t)np * (size_t)stride > s->ct_cap) {
                 size_t cap = 2 * (size_t)np * (size_t)stride;
                 double *nb = (double *)rc__realloc(s->user, s->ct_buf, cap, sizeof(double));
-                if (!nb) { s->contact_status = RC_ERR_OUT_OF_MEMORY; memset(s->mesh_vb, 0, sizeof(double) * 13 * (size_t)s->nv); return HUGE_VAL; }
+                if (!nb) {
+                    s->contact_status = RC_ERR_OUT_OF_MEMORY;
+                    memset(s->mesh_vb, 0, sizeof(double) * 13 * (size_t)s->nv);
+                    memset(s->mesh_tb, 0, sizeof(double) * 91 * (size_t)s->nt);
+                    return HUGE_VAL;
+                }
                 s->ct_buf = nb;
                 s->ct_cap = cap;
             }
@@ -10163,7 +10184,8 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                         gl9[a2] = g[3 + a2];
                         for (b2 = 0; b2 < 9; ++b2) Hl[9 * a2 + b2] = H[(3 + a2) * 12 + 3 + b2];
                     }
-                    rc__sim_scatter_tri_weighted(s, y, u, t, w, res[0], gl9, Hl);
+                    rc__sim_add_tri_weighted(s, t, w, res[0], gl9, Hl);
+                    tri_weighted = 1;
                 } else {
                     int e = pairs[2 * q], side;
                     const int *ev = s->topo.edge_v + 2 * e;
@@ -10184,14 +10206,20 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                             gl9[ia] = g[a2];
                             for (b2 = 0; b2 < 6; ++b2) Hl[9 * ia + 3 * (b2 < 3 ? la : lb) + b2 % 3] = H[a2 * 12 + b2];
                         }
-                        rc__sim_scatter_tri_weighted(s, y, u, t, w, res[0], gl9, Hl);
+                        rc__sim_add_tri_weighted(s, t, w, res[0], gl9, Hl);
+                    tri_weighted = 1;
                     }
                 }
             }
-            if (s->contact_status != RC_OK) return HUGE_VAL;
+            if (s->contact_status != RC_OK) {
+                memset(s->mesh_vb, 0, sizeof(double) * 13 * (size_t)s->nv);
+                memset(s->mesh_tb, 0, sizeof(double) * 91 * (size_t)s->nt);
+                return HUGE_VAL;
+            }
         }
     }
     if (weighted) rc__sim_scatter_weighted(s, y, u, rc__sim_weight_per_A2(s), NULL, 0);
+    if (tri_weighted) rc__sim_flush_tri_weighted(s, y, u);
     return s->contact_status == RC_OK ? E : HUGE_VAL;
 }
 
