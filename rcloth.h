@@ -778,7 +778,10 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
    with rc_sim_move_obstacle), half extents > 0; radii > 0. *id (may be NULL) gets the obstacle's
    index, shared with the triangle meshes. Errors: RC_ERR_INVALID_ARGUMENT (NULL, a zero normal, a
    size <= 0, no such id), RC_ERR_NON_FINITE, RC_ERR_OUT_OF_MEMORY. Cloth already inside a new
-   obstacle is pushed out at the next step's start (a placement, no velocity). */
+   obstacle is pushed out at the next step's start (a placement, no velocity). The barrier acts as
+   a pressure: each cloth vertex's (planes, boxes, capsules) weighted by its mass, each cloth
+   triangle's (spheres) by its area, so the barrier stiffness (chosen from the average vertex's
+   weight) means the same at any resolution. */
 RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const double normal[3], int *id);
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id);
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id);
@@ -788,7 +791,9 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    barrier and CCD between cloth vertices and its triangles, its vertices and cloth triangles, and
    cloth edges and its edges, so sharp edges cannot cut between cloth vertices. Candidate pairs come
    from a spatial hash. Lagged friction (mu = def.friction, rc_sim_set_obstacle_friction) acts on
-   all three pair kinds, relative to the mesh's own motion over the step. */
+   all three pair kinds, relative to the mesh's own motion over the step. Each pair's barrier is
+   weighted by the cloth it stands for (a vertex's mass, a triangle's or an edge's area), as for the
+   analytic shapes. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
