@@ -9721,7 +9721,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
             bk[0] = rc__sim_tri_sphere(s, s->obs + k, xl, g || H ? gc : NULL, H ? Hc : NULL);
             if (bk[0] == 0.0) continue;
             if (!(bk[0] < HUGE_VAL)) { a[4] = HUGE_VAL; continue; }
-            a[4] += rc__sim_tri_weighted(rc__sim_tri_area_weight(s), ul, A2, bk, gc, Hc, NULL, NULL, NULL, n, g, H);
+            a[4] += rc__sim_tri_weighted(rc__sim_tri_area_weight(s), ul, A2, bk, g || H ? gc : NULL, H ? Hc : NULL, NULL, NULL, NULL, n, g, H);
         }
     if (H && s->proj >= 0) rc__psd_project(n, H, s->proj);
 }
