@@ -8456,11 +8456,10 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
             if (!nb) goto oom;
             s->bp_box = nb;
         }
-        if (!s->mesh_vb) {
-            s->mesh_vb = (double *)rc__calloc(s->user, (size_t)25 * s->nv, sizeof(double));
-            s->mesh_tb = (double *)rc__calloc(s->user, (size_t)91 * s->nt, sizeof(double));
-            if (!s->mesh_vb || !s->mesh_tb) goto oom;
-        }
+        /* each on its own: after a failed add one may exist without the other (review) */
+        if (!s->mesh_vb) s->mesh_vb = (double *)rc__calloc(s->user, (size_t)25 * s->nv, sizeof(double));
+        if (!s->mesh_tb) s->mesh_tb = (double *)rc__calloc(s->user, (size_t)91 * s->nt, sizeof(double));
+        if (!s->mesh_vb || !s->mesh_tb) goto oom;
     }
     st = rc__sim_add_obstacle(s, &o, id);
     if (st != RC_OK) goto fail;
@@ -10212,7 +10211,7 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                             for (b2 = 0; b2 < 6; ++b2) Hl[9 * ia + 3 * (b2 < 3 ? la : lb) + b2 % 3] = H[a2 * 12 + b2];
                         }
                         rc__sim_add_tri_weighted(s, t, w, res[0], gl9, Hl);
-                    tri_weighted = 1;
+                        tri_weighted = 1;
                     }
                 }
             }

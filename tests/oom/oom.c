@@ -226,7 +226,20 @@ static void sc_features_common(int adaptive)
     OOM_ST(rc_sim_create(&d, &s));
     OOM_ST(rc_sim_add_seam(s, 3, side_a, side_b, 1e3));
     OOM_ST(rc_sim_add_material_handle(s, huv, target, 10.0, &id));
-    OOM_ST(rc_sim_add_trimesh(s, 4, tet_v, 4, tet_t, NULL));
+    st = rc_sim_add_trimesh(s, 4, tet_v, 4, tet_t, NULL);
+    OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "add_trimesh -> %s", rc_status_string(st));
+    if (st != RC_OK) {
+        /* a retry after the failure must give a working sim (a scratch buffer allocated and its
+           sibling not once left the retry with a NULL buffer: a crash in the next step) */
+        long save = oom_fail_at;
+        oom_fail_at = 0;
+        st = rc_sim_add_trimesh(s, 4, tet_v, 4, tet_t, NULL);
+        OOM_CHECK(st == RC_OK, "add_trimesh retried -> %s", rc_status_string(st));
+        st = rc_sim_step(s, NULL);
+        OOM_CHECK(st == RC_OK, "step after a retried add_trimesh -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+        oom_fail_at = save;
+        goto done;
+    }
     for (k = 0; k < 3; ++k) {
         st = rc_sim_step(s, NULL);
         OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "step -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
