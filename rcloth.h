@@ -12198,10 +12198,16 @@ static void rc__sim_init_kappa(rc_sim *s)
      rel = sum_{cloth k} w_k (x_k - x^t_k) + c,   c = sum_{obstacle j} w_j (X_j - X^prev_j)
    (X = mesh_x, the obstacle at the end of the step): slip is measured relative to the moving
    obstacle surface at the contact point. Record (RC__FM_STRIDE doubles): n cloth vertices (1..3),
-   their indices (3), their weights (3), mu*lambda, P (6), c (3). Like the vertex-obstacle friction
-   and the self friction, the cloth displacement is the slip of the material point at vertex k,
-   x_k - x^t_k - G0_k (u_k - u^t_k) in adaptive mode (rc__sim_slip_extend), x_k - x^t_k otherwise. */
-#define RC__FM_STRIDE 17
+   their indices (3), their weights (3), mu*lambda, P (6), c (3), Q (9). Like the vertex-obstacle
+   friction and the self friction, the cloth displacement is the slip of the material point at
+   vertex k, x_k - x^t_k - Q G0_k (u_k - u^t_k) in adaptive mode (rc__sim_slip_extend), x_k - x^t_k
+   otherwise. Q carries the material offset G0 du over the obstacle's motion as the analytic
+   shapes' R R_prev^T does: the material point now at the vertex started G0 du away, where the
+   obstacle moved by c + D G0 du, D the gradient of the obstacle triangle's displacement field
+   (cloth vertex - obstacle triangle pairs: Q = I + D; the other kinds: Q = I). Without it a cloth
+   vertex could lower its friction by sliding in the material toward where the surface moved less:
+   a sheet on a turning mesh floor slid u by 2.8 cm in its first 3 steps (0 on a turning box). */
+#define RC__FM_STRIDE 26
 static double *rc__sim_fm_push(rc_sim *s)
 {
     if (s->nfm == s->cap_fm) {
@@ -12230,6 +12236,40 @@ static void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double 
         rec[14 + c] = 0.0;
         for (k = 0; k < m; ++k) rec[14 + c] += ow[k] * (X[3 * ov[k] + c] - Xp[3 * ov[k] + c]);
     }
+    for (k = 0; k < 9; ++k) rec[17 + k] = k % 4 == 0 ? 1.0 : 0.0;
+    if (m == 3) {
+        /* D = [db - da, dc - da] (E^T E)^-1 E^T, E = [Xb - Xa, Xc - Xa] at the start, d = X - Xprev */
+        double E[6], Dd[6], M[3], det, Mi[3];
+        int r;
+        for (c = 0; c < 3; ++c) {
+            E[2 * c] = Xp[3 * ov[1] + c] - Xp[3 * ov[0] + c];
+            E[2 * c + 1] = Xp[3 * ov[2] + c] - Xp[3 * ov[0] + c];
+            Dd[2 * c] = (X[3 * ov[1] + c] - Xp[3 * ov[1] + c]) - (X[3 * ov[0] + c] - Xp[3 * ov[0] + c]);
+            Dd[2 * c + 1] = (X[3 * ov[2] + c] - Xp[3 * ov[2] + c]) - (X[3 * ov[0] + c] - Xp[3 * ov[0] + c]);
+        }
+        M[0] = E[0] * E[0] + E[2] * E[2] + E[4] * E[4];
+        M[1] = E[0] * E[1] + E[2] * E[3] + E[4] * E[5];
+        M[2] = E[1] * E[1] + E[3] * E[3] + E[5] * E[5];
+        det = M[0] * M[2] - M[1] * M[1];
+        if (det > 1e-12 * M[0] * M[2] && det > 0.0) {
+            Mi[0] = M[2] / det; Mi[1] = -M[1] / det; Mi[2] = M[0] / det;
+            for (r = 0; r < 3; ++r)
+                for (c = 0; c < 3; ++c) {
+                    /* (Dd Mi E^T)_{rc} */
+                    double a0 = Dd[2 * r] * Mi[0] + Dd[2 * r + 1] * Mi[1], a1 = Dd[2 * r] * Mi[1] + Dd[2 * r + 1] * Mi[2];
+                    rec[17 + 3 * r + c] += a0 * E[2 * c] + a1 * E[2 * c + 1];
+                }
+        }
+    }
+}
+
+/* Q G0 of a mesh friction record for cloth vertex v (3x2 row-major, as G0) */
+static void rc__sim_fm_carry(const rc_sim *s, const double *rec, int v, double *QG)
+{
+    const double *Q = rec + 17, *G0 = s->fr_G + 6 * (size_t)v;
+    int r, a;
+    for (r = 0; r < 3; ++r)
+        for (a = 0; a < 2; ++a) QG[2 * r + a] = Q[3 * r] * G0[a] + Q[3 * r + 1] * G0[2 + a] + Q[3 * r + 2] * G0[4 + a];
 }
 
 static void rc__sim_lag_mesh_friction(rc_sim *s)
@@ -12316,7 +12356,10 @@ static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *
         int v = (int)rec[1 + k];
         w[k] = rec[4 + k];
         for (c = 0; c < 3; ++c) dx[3 * k + c] = x[3 * v + c] - s->x0[3 * v + c];
-        if (s->def.adaptive) for (c = 0; c < 3; ++c) dx[3 * k + c] -= s->fr_off[3 * v + c];   /* material-point slip */
+        if (s->def.adaptive) {   /* material-point slip: minus Q G0 du */
+            const double *Q = rec + 17, *off = s->fr_off + 3 * v;
+            for (c = 0; c < 3; ++c) dx[3 * k + c] -= Q[3 * c] * off[0] + Q[3 * c + 1] * off[1] + Q[3 * c + 2] * off[2];
+        }
     }
     w[n] = 1.0;
     for (c = 0; c < 3; ++c) dx[3 * n + c] = rec[14 + c];
@@ -12353,9 +12396,10 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
             for (k = 0; k < 3; ++k) vb[nv + 3 * i + k] += g[k];
             for (k = 0; k < 9; ++k) vb[4 * nv + 9 * i + k] += H[k];
             if (y->with_u) {
-                const double *G = s->fr_G + 6 * i;
-                double ge[5], He[25];
+                double QG[6], ge[5], He[25];
+                const double *G = QG;
                 int a, b;
+                rc__sim_fm_carry(s, rec, v[0], QG);
                 rc__sim_slip_extend(1, &G, g, H, ge, He);
                 for (a = 0; a < 2; ++a) vb[13 * nv + 2 * i + a] += ge[3 + a];
                 for (a = 0; a < 3; ++a) for (b = 0; b < 2; ++b) vb[15 * nv + 6 * i + 2 * a + b] += He[5 * a + 3 + b];
