@@ -9624,17 +9624,28 @@ static double rc__sim_tri_vertex_barriers(const rc_sim *s, const double *xl, con
     return rc__sim_tri_weighted(s->kappa * rc__sim_weight_per_A2(s), ul, A2, bk, gb, Hf, NULL, NULL, NULL, n, g, H);
 }
 
+/* A2 = 2 A_T of triangle t at reference positions u */
+static double rc__sim_tri_A2(const rc_sim *s, const double *u, int t)
+{
+    const int *tr = s->tris + 3 * t;
+    return rc__mesh_orient2(u + 2 * tr[0], u + 2 * tr[1], u + 2 * tr[2]);
+}
+
+/* the sum of A2 over edge e's (one or two) triangles at reference positions u */
+static double rc__sim_edge_A2(const rc_sim *s, const double *u, int e)
+{
+    double A2 = rc__sim_tri_A2(s, u, s->topo.edge_tri[2 * e]);
+    if (s->topo.edge_tri[2 * e + 1] >= 0) A2 += rc__sim_tri_A2(s, u, s->topo.edge_tri[2 * e + 1]);
+    return A2;
+}
+
 /* vertex i's lumped mass at reference positions u over the average vertex's, m_i(u) / m_avg: the
    weight of its barriers (rc__sim_tri_vertex_barriers; cloth-vertex pairs of mesh obstacles) */
 static double rc__sim_vertex_weight(const rc_sim *s, const double *u, int i)
 {
     double A2 = 0.0;
     int q;
-    for (q = s->topo.vt_ptr[i]; q < s->topo.vt_ptr[i + 1]; ++q) {
-        const int *tr = s->tris + 3 * s->topo.vt_idx[q];
-        const double *a = u + 2 * tr[0], *b = u + 2 * tr[1], *c = u + 2 * tr[2];
-        A2 += rc__mesh_orient2(a, b, c);
-    }
+    for (q = s->topo.vt_ptr[i]; q < s->topo.vt_ptr[i + 1]; ++q) A2 += rc__sim_tri_A2(s, u, s->topo.vt_idx[q]);
     return A2 * rc__sim_weight_per_A2(s);
 }
 
@@ -9712,14 +9723,14 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
         }
     }
     a[4] = rc__sim_tri_vertex_barriers(s, xl, ul, A2, n, g, H);
-    a[5] = s->def.adaptive && s->fr_inv_A2 ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0;
+    a[5] = s->def.adaptive ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0;
     for (k = 0; k < s->nobs; ++k)
         if (s->obs[k].shape.kind == RC__CT_SHAPE_SPHERE) {
             /* weighted by the triangle's area, A_T(u) / A_avg (rc__sim_tri_area_weight) */
             double gc[9], Hc[81], bk[3] = { 0.0, 0.0, 0.0 };
             bk[0] = rc__sim_tri_sphere(s, s->obs + k, xl, g || H ? gc : NULL, H ? Hc : NULL);
             if (bk[0] == 0.0) continue;
-            if (!(bk[0] < HUGE_VAL)) { a[4] = HUGE_VAL; continue; }
+            if (bk[0] == HUGE_VAL) { a[4] = HUGE_VAL; continue; }   /* within the thickness (a NaN goes on as one) */
             a[4] += rc__sim_tri_weighted(rc__sim_tri_area_weight(s), ul, A2, bk, g || H ? gc : NULL, H ? Hc : NULL, NULL, NULL, NULL, n, g, H);
         }
     if (H && s->proj >= 0) rc__psd_project(n, H, s->proj);
@@ -10020,13 +10031,6 @@ static int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind
     return rc__ct_plane_bound_ok(kind == 2, P, r);
 }
 
-/* A2 = 2 A_T of triangle t at reference positions u */
-static double rc__sim_tri_A2(const rc_sim *s, const double *u, int t)
-{
-    const int *tr = s->tris + 3 * t;
-    return rc__mesh_orient2(u + 2 * tr[0], u + 2 * tr[1], u + 2 * tr[2]);
-}
-
 /* An edge's area A_e = (sum of its triangles' areas) / 3 (the edges' areas sum to the cloth's)
    over the average edge's, per unit of A2 of each of its triangles: the weight of the mesh
    obstacles' edge-edge barriers (rc__sim_mesh_contact) */
@@ -10047,22 +10051,32 @@ static void rc__sim_add_tri_weighted(const rc_sim *s, int t, double alpha, doubl
     for (k = 0; k < 9; ++k) tb[1 + k] += alpha * g9[k];
     for (k = 0; k < 81; ++k) tb[10 + k] += alpha * H81[k];
 }
+/* adds triangle t's weighted term (rc__sim_tri_weighted's arguments after ul and A2, taken at u)
+   to y in (x, u): its joint Hessian is projected like element A's (the weight's u-derivatives
+   times b make it indefinite; in x alone it is alpha A2 Hb, PSD with Hb) */
+static void rc__sim_scatter_tri_term(const rc_sim *s, rc__system *y, const double *u, int t, double alpha, const double *bk,
+                                     const double *gb, const double *Hb, const double *gbu, const double *Hbxu, const double *Hbuu)
+{
+    int n = y->with_u ? 15 : 9, k;
+    double ul[6], gl[15], Hl[225];
+    rc__dofmap m;
+    for (k = 0; k < 3; ++k) { ul[2 * k] = u[2 * s->tris[3 * t + k]]; ul[2 * k + 1] = u[2 * s->tris[3 * t + k] + 1]; }
+    memset(gl, 0, sizeof(double) * (size_t)n);
+    memset(Hl, 0, sizeof(double) * (size_t)(n * n));
+    rc__sim_tri_weighted(alpha, ul, rc__mesh_orient2(ul, ul + 2, ul + 4), bk, gb, Hb, gbu, Hbxu, Hbuu, n, gl, Hl);
+    if (n == 15 && s->proj >= 0) rc__psd_project(n, Hl, s->proj);
+    rc__map_triA(s, y, t, &m);
+    m.n = n;
+    rc__system_scatter(y, &m, gl, Hl);
+}
 static void rc__sim_flush_tri_weighted(const rc_sim *s, rc__system *y, const double *u)
 {
-    int n = y->with_u ? 15 : 9, k, t;
+    int t;
     for (t = 0; t < s->nt; ++t) {
-        double *tb = s->mesh_tb + (size_t)91 * t, ul[6], bk[3] = { 0.0, 0.0, 0.0 }, gl[15], Hl[225];
-        rc__dofmap m;
+        double *tb = s->mesh_tb + (size_t)91 * t, bk[3] = { 0.0, 0.0, 0.0 };
         if (tb[0] == 0.0) continue;
-        for (k = 0; k < 3; ++k) { ul[2 * k] = u[2 * s->tris[3 * t + k]]; ul[2 * k + 1] = u[2 * s->tris[3 * t + k] + 1]; }
         bk[0] = tb[0];
-        memset(gl, 0, sizeof(double) * (size_t)n);
-        memset(Hl, 0, sizeof(double) * (size_t)(n * n));
-        rc__sim_tri_weighted(1.0, ul, rc__mesh_orient2(ul, ul + 2, ul + 4), bk, tb + 1, tb + 10, NULL, NULL, NULL, n, gl, Hl);
-        if (n == 15 && s->proj >= 0) rc__psd_project(n, Hl, s->proj);
-        rc__map_triA(s, y, t, &m);
-        m.n = n;
-        rc__system_scatter(y, &m, gl, Hl);
+        rc__sim_scatter_tri_term(s, y, u, t, 1.0, bk, tb + 1, tb + 10, NULL, NULL, NULL);
         memset(tb, 0, 91 * sizeof(double));
     }
 }
@@ -10077,11 +10091,10 @@ static void rc__sim_scatter_weighted(const rc_sim *s, rc__system *y, const doubl
 {
     double *vb = s->mesh_vb;
     size_t nv = (size_t)s->nv;
-    int t, k, i, n = y->with_u ? 15 : 9;
+    int t, k, i;
     for (t = 0; t < s->nt; ++t) {
         const int *tr = s->tris + 3 * t;
-        double bk[3], gb[9], Hb[27], Hf[81], gbu[6], Hbxu[18], Hbuu[12], ul[6], A2, gl[15], Hl[225];
-        rc__dofmap m;
+        double bk[3], gb[9], Hb[27], Hf[81], gbu[6], Hbxu[18], Hbuu[12];
         if (vb[tr[0]] == 0.0 && vb[tr[1]] == 0.0 && vb[tr[2]] == 0.0) continue;
         for (k = 0; k < 3; ++k) {
             size_t v = (size_t)tr[k];
@@ -10094,19 +10107,9 @@ static void rc__sim_scatter_weighted(const rc_sim *s, rc__system *y, const doubl
                 for (i = 0; i < 6; ++i) Hbxu[6 * k + i] = ck * vb[15 * nv + 6 * v + i];
                 for (i = 0; i < 4; ++i) Hbuu[4 * k + i] = ck * vb[21 * nv + 4 * v + i];
             }
-            ul[2 * k] = u[2 * v]; ul[2 * k + 1] = u[2 * v + 1];
         }
-        A2 = rc__mesh_orient2(ul, ul + 2, ul + 4);
-        memset(gl, 0, sizeof(double) * (size_t)n);
-        memset(Hl, 0, sizeof(double) * (size_t)(n * n));
         rc__blockdiag9(Hb, Hf);
-        rc__sim_tri_weighted(alpha, ul, A2, bk, gb, Hf, u_parts ? gbu : NULL, u_parts ? Hbxu : NULL, u_parts ? Hbuu : NULL, n, gl, Hl);
-        /* in x alone the term is alpha A2 c_k Hb_k, PSD with the per-pair blocks; its u coupling
-           (the weight's derivatives times b) is not: projected like element A */
-        if (n == 15 && s->proj >= 0) rc__psd_project(n, Hl, s->proj);
-        rc__map_triA(s, y, t, &m);
-        m.n = n;
-        rc__system_scatter(y, &m, gl, Hl);
+        rc__sim_scatter_tri_term(s, y, u, t, alpha, bk, gb, Hf, u_parts ? gbu : NULL, u_parts ? Hbxu : NULL, u_parts ? Hbuu : NULL);
     }
     memset(vb, 0, sizeof(double) * (u_parts ? 25 : 13) * nv);
 }
@@ -12328,13 +12331,8 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             if (!(sqrt(d2) < r)) continue;
             for (c = 0; c < 3; ++c) lb2 += (b1[c] - b0[c]) * (b1[c] - b0[c]);
             mol = rc__ct_ee_mollifier(a0, a1, b0, b1, rc__ct_ee_mollifier_eps(s->edge_len0[e] * s->edge_len0[e], lb2), NULL, NULL);
-            {   /* weighted as the barrier, by the edge's area */
-                double A2e = 0.0;
-                int side;
-                for (side = 0; side < 2; ++side)
-                    if (s->topo.edge_tri[2 * e + side] >= 0) A2e += rc__sim_tri_A2(s, s->u, s->topo.edge_tri[2 * e + side]);
-                lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol * rc__sim_edge_area_weight(s) * A2e);
-            }
+            /* weighted as the barrier, by the edge's area */
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol * rc__sim_edge_area_weight(s) * rc__sim_edge_A2(s, s->u, e));
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
             rc__ct_ee_tangent(a0, a1, b0, b1, w, P);
             rc__sim_fm_add(s, o, 2, ev, w, 2, fv, w + 2, start.mu * lam, P);
@@ -12438,8 +12436,7 @@ static void rc__sim_sphere_normal_forces(const rc_sim *s, const rc__obstacle *ob
         ds = sqrt(rc__ct_point_triangle_d2_typed(c, a, b, e, type, w, NULL, NULL)) - ob->shape.r;
         if (!(ds > xi_ && ds < xi_ + dh)) continue;
         /* weighted as the barrier, by the triangle's area at the step start (rc__sim_tri_area_weight) */
-        f = rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa,
-                                   rc__sim_tri_area_weight(s) * rc__mesh_orient2(s->u + 2 * tri[0], s->u + 2 * tri[1], s->u + 2 * tri[2]));
+        f = rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa, rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, t));
         /* c - closest = w0 c + sum_k w_{k+1} X_k with w0 = 1: the closest point's weights are -w_{k+1} */
         for (k = 0; k < 3; ++k) lam[tri[k]] += f * -w[k + 1];
     }
@@ -13149,8 +13146,8 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (!rc__isfinite(E) && (!rc__isfinite(T.inertia + T.stretch + T.bend + T.gravity + T.quality + T.ext + T.friction) || rc__isnan(T.contact))) {
-        /* not the barrier alone: name the terms, and only the causes this sim can have (until
-           earlier the message blamed a pin in sims without pins) */
+        /* not the barrier alone: name the terms, and only the causes this sim can have (earlier
+           the message blamed a pin in sims without pins) */
         char msg[300];
         const char *names[8] = { "inertia", "stretch", "bending", "gravity", "quality", "loads", "friction", "contact" };
         double vals[8];

@@ -1465,13 +1465,9 @@ static void test_sim_trimesh_box_edge(void)
    triangle's area (kind 1), an edge's area (kind 2), each over the average one's */
 static double t_mesh_pair_weight(const rc_sim *s, int kind, int c)
 {
-    int side;
-    double A2 = 0.0;
     if (kind == 0) return rc__sim_vertex_weight(s, s->u, c);
     if (kind == 1) return rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, c);
-    for (side = 0; side < 2; ++side)
-        if (s->topo.edge_tri[2 * c + side] >= 0) A2 += rc__sim_tri_A2(s, s->u, s->topo.edge_tri[2 * c + side]);
-    return rc__sim_edge_area_weight(s) * A2;
+    return rc__sim_edge_area_weight(s) * rc__sim_edge_A2(s, s->u, c);
 }
 
 /* The mesh-obstacle barrier keeps its candidate pairs over evaluations (rcloth.h,
