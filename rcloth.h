@@ -6716,6 +6716,27 @@ static double rc__ct_pt_barrier(const double p[3], const double t0[3], const dou
     if (d2_out) *d2_out = d2;
     return rc__ct_barrier_local(12, d2, g, H, xi, dhat, kappa, 1.0, NULL, NULL, project, grad, hess);
 }
+/* Point p against segment (e0, e1), or against the point e0 alone (e1 == NULL): the same barrier,
+   written as a point-triangle pair on the degenerate triangle (e0, e1, e1) (or (e0, e0, e0)) with
+   its distance type fixed by the segment's own classification. Slots (12 DOFs): p, e0, e1, unused.
+   So that a point-edge term equals, value and derivatives, the point-triangle term of a triangle
+   whose closest feature is that edge: the inclusion-exclusion of the mesh obstacles' cloth-vertex
+   barrier (rc__sim_mesh_contact) cancels them exactly. */
+static double rc__ct_pe_barrier(const double p[3], const double e0[3], const double e1[3], double xi, double dhat,
+                                double kappa, int project, double *d2_out, double grad[12], double hess[144])
+{
+    double g[12], H[144], d2;
+    const double *X[4];
+    int type = RC__CT_P_T0, c;
+    if (e1) {
+        X[0] = p; X[1] = e0; X[2] = e1; X[3] = e1;
+        c = rc__ct_pe_case(X, 0, 1, 2, &d2);
+        type = c == 2 ? RC__CT_P_E0 : (c == 0 ? RC__CT_P_T0 : RC__CT_P_T1);
+    }
+    d2 = rc__ct_point_triangle_d2_typed(p, e0, e1 ? e1 : e0, e1 ? e1 : e0, type, NULL, g, hess ? H : NULL);
+    if (d2_out) *d2_out = d2;
+    return rc__ct_barrier_local(12, d2, g, H, xi, dhat, kappa, 1.0, NULL, NULL, project, grad, hess);
+}
 /* Edge-edge with the mollifier; eps_x from rc__ct_ee_mollifier_eps on the rest lengths. */
 static double rc__ct_ee_barrier(const double ea0[3], const double ea1[3], const double eb0[3],
                                 const double eb1[3], double eps_x, double xi, double dhat, double kappa,
@@ -7409,6 +7430,14 @@ typedef struct rc__obstacle {
     int mesh_nv, mesh_nt, mesh_ne;
     double *mesh_x, *mesh_xprev;
     int *mesh_tris, *mesh_edges;
+    /* the cloth-vertex barrier's inclusion-exclusion (rc__sim_mesh_contact): per edge mesh_ew =
+       1 - (its triangles) (0 on a boundary edge), per vertex mesh_vw = 1 - (its triangles) + sum
+       over its edges of (their triangles - 1) (0 if it has none); mesh_etri: an edge's two
+       triangles (-1: none; the second -1 also when it has more than two), mesh_vtri: one triangle
+       of each vertex (-1: none); all in one block. mesh_flat (ne + nv): an edge or vertex inside a
+       planar patch at the positions of the last candidate build (rc__sim_mesh_flat) */
+    int *mesh_ew, *mesh_vw, *mesh_etri, *mesh_vtri;
+    unsigned char *mesh_flat;
 } rc__obstacle;
 enum { RC__OBS_TRIMESH = 100 };
 
@@ -7467,6 +7496,7 @@ struct rc_sim {
     double *mesh_vb;                      /* mesh obstacles: 25 nv scratch, each cloth vertex's summed
                                              vertex-triangle barrier or friction and its derivatives
                                              (rc__sim_scatter_weighted) */
+    unsigned char *mesh_vneg;             /* mesh obstacles: nv, the vertex's barrier sum has a negative term (rc__sim_mesh_contact) */
     int *panel;                           /* self contact: nv, the connected piece of the mesh a vertex belongs to
                                              (its smallest vertex index); the reference-distance exclusion
                                              acts within a piece only */
@@ -7526,7 +7556,7 @@ struct rc_sim {
     /* mesh-contact candidate lists, kept over evaluations (rc__sim_mesh_cands): */
     int *mc_pairs, *mc_act;               /* every (obstacle, kind) list concatenated; a filtered copy */
     size_t mc_cap, mc_act_cap;            /* pairs they hold */
-    size_t *mc_off;                       /* 3*mc_nobs + 1: list (o, kind) is pairs [mc_off[3o+k], mc_off[3o+k+1]) */
+    size_t *mc_off;                       /* RC__MC_KINDS*mc_nobs + 1: list (o, kind) is pairs [mc_off[5o+k], mc_off[5o+k+1]) */
     double *mc_xb, *mc_Xb;                /* 3*nv cloth and all obstacle vertices at the build */
     size_t mc_nX;                         /* doubles in mc_Xb */
     int mc_nobs, mc_valid;                /* obstacles at the build; 0 = build at the next evaluation */
@@ -7664,7 +7694,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x); rc__free(user, s->v); rc__free(user, s->u); rc__free(user, s->phi);
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
-    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->mesh_vb); rc__free(user, s->mesh_tb); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
+    rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->mesh_vb); rc__free(user, s->mesh_vneg); rc__free(user, s->mesh_tb); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -7672,6 +7702,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
         for (o = 0; o < s->nobs; ++o) {
             rc__free(user, s->obs[o].mesh_x); rc__free(user, s->obs[o].mesh_xprev);
             rc__free(user, s->obs[o].mesh_tris); rc__free(user, s->obs[o].mesh_edges);
+            rc__free(user, s->obs[o].mesh_ew); rc__free(user, s->obs[o].mesh_flat);
         }
     }
     rc__free(user, s->obs);
@@ -8410,6 +8441,112 @@ static int rc__cmp_int2(const void *a, const void *b)
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+/* the index of edge (a, b) in a mesh obstacle's sorted unique edges (-1: not an edge) */
+static int rc__mesh_obstacle_edge(const rc__obstacle *o, int a, int b)
+{
+    int lo = 0, hi = o->mesh_ne - 1, key[2];
+    key[0] = a < b ? a : b; key[1] = a < b ? b : a;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = rc__cmp_int2(o->mesh_edges + 2 * mid, key);
+        if (c == 0) return mid;
+        if (c < 0) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* The adjacency and the inclusion-exclusion weights of a mesh obstacle (see rc__obstacle), from
+   its triangles and sorted edges; 0 on out-of-memory. Why the weights: a cloth vertex near an edge
+   shared by triangles A and B has a barrier pair with each, and where its closest point on B is
+   on that edge the two pairs count the support twice (a sheet at rest on a two-triangle floor
+   stood 0.19 mm higher over the diagonal and, adaptive, slid u 2.3 cm toward it). The sum over
+   the triangles minus (n_e - 1) times the point-edge term of each edge shared by n_e triangles,
+   plus the point-point term of each vertex with the weight that makes every feature count once
+   (1 inside a manifold, 0 on a boundary), is exactly b(d) over any planar patch: the weighted
+   terms of one feature are the same function of the vertex, so they cancel to one. Over a convex
+   edge or corner it counts the nearest feature once; in a concave one (two walls) each wall
+   once. The "improved max approximator" of convergent IPC (Li, Kaufman, Jiang 2023). */
+static int rc__mesh_obstacle_topology(void *user, rc__obstacle *o)
+{
+    int nv = o->mesh_nv, ne = o->mesh_ne, t, k, e, *nf;
+    o->mesh_ew = (int *)rc__alloc(user, (size_t)ne * 3 + (size_t)nv * 2, sizeof(int));
+    o->mesh_flat = (unsigned char *)rc__calloc(user, (size_t)ne + (size_t)nv, 1);
+    if (!o->mesh_ew || !o->mesh_flat) return 0;
+    o->mesh_etri = o->mesh_ew + ne;
+    o->mesh_vw = o->mesh_etri + 2 * (size_t)ne;
+    o->mesh_vtri = o->mesh_vw + nv;
+    nf = o->mesh_ew;   /* counts first, weights after */
+    for (e = 0; e < ne; ++e) { nf[e] = 0; o->mesh_etri[2 * e] = o->mesh_etri[2 * e + 1] = -1; }
+    for (k = 0; k < nv; ++k) { o->mesh_vw[k] = 1; o->mesh_vtri[k] = -1; }
+    for (t = 0; t < o->mesh_nt; ++t)
+        for (k = 0; k < 3; ++k) {
+            int a = o->mesh_tris[3 * t + k], b = o->mesh_tris[3 * t + (k + 1) % 3];
+            e = rc__mesh_obstacle_edge(o, a, b);
+            if (nf[e] < 2) o->mesh_etri[2 * e + nf[e]] = t;
+            nf[e]++;
+            o->mesh_vw[a]--;   /* each triangle counted once at each of its corners */
+            if (o->mesh_vtri[a] < 0) o->mesh_vtri[a] = t;
+        }
+    for (e = 0; e < ne; ++e) {
+        if (nf[e] > 2) o->mesh_etri[2 * e + 1] = -1;
+        for (k = 0; k < 2; ++k) o->mesh_vw[o->mesh_edges[2 * e + k]] += nf[e] - 1;
+        nf[e] = nf[e] >= 2 ? 1 - nf[e] : 0;
+    }
+    for (k = 0; k < nv; ++k) if (o->mesh_vtri[k] < 0) o->mesh_vw[k] = 0;
+    return 1;
+}
+
+/* A triangle's normal (not normalised) at positions X */
+static void rc__mesh_obstacle_normal(const rc__obstacle *o, const double *X, int t, double n[3])
+{
+    const int *tv = o->mesh_tris + 3 * t;
+    double a[3], b[3];
+    rc__sub3(a, X + 3 * tv[1], X + 3 * tv[0]);
+    rc__sub3(b, X + 3 * tv[2], X + 3 * tv[0]);
+    rc__cross3(n, a, b);
+}
+/* 1 if the normals agree in direction (sine of the angle below 1e-9) */
+static int rc__mesh_normals_parallel(const double *n, const double *m)
+{
+    double c[3], nn = rc__dot3(n, n), mm = rc__dot3(m, m);
+    rc__cross3(c, n, m);
+    return rc__dot3(n, m) > 0.0 && rc__dot3(c, c) <= 1e-18 * nn * mm && nn > 0.0 && mm > 0.0;
+}
+
+/* flat[] (ne + nv) at positions X: an edge between two coplanar triangles (to a sine of 1e-9),
+   a vertex whose edges are all such (so it is inside the patch, not on its boundary) and whose
+   triangles are all coplanar. A cloth edge or triangle cannot reach such a feature without a
+   cloth vertex reaching the patch around it first (the nearest point of a segment or a triangle
+   to a planar patch is at one of its vertices, or on the patch's boundary): the edge-edge pairs of
+   flat edges and the obstacle-vertex pairs of flat vertices only add support to what the
+   cloth-vertex barrier already holds, and are left out of the barrier and its friction. The CCD
+   keeps them (they only shorten steps). */
+static void rc__mesh_obstacle_flat(const rc__obstacle *o, const double *X, unsigned char *flat)
+{
+    int ne = o->mesh_ne, nv = o->mesh_nv, e, t, k;
+    for (k = 0; k < nv; ++k) flat[ne + k] = o->mesh_vtri[k] >= 0;
+    for (e = 0; e < ne; ++e) {
+        const int *et = o->mesh_etri + 2 * e;
+        double n0[3], n1[3];
+        flat[e] = 0;
+        if (o->mesh_ew[e] == -1 && et[1] >= 0) {
+            rc__mesh_obstacle_normal(o, X, et[0], n0);
+            rc__mesh_obstacle_normal(o, X, et[1], n1);
+            flat[e] = (unsigned char)rc__mesh_normals_parallel(n0, n1);
+        }
+        if (!flat[e]) flat[ne + o->mesh_edges[2 * e]] = flat[ne + o->mesh_edges[2 * e + 1]] = 0;
+    }
+    /* a vertex shared by two flat fans in different planes (a bowtie) is not flat */
+    for (t = 0; t < o->mesh_nt; ++t)
+        for (k = 0; k < 3; ++k) {
+            int v = o->mesh_tris[3 * t + k];
+            double n0[3], n1[3];
+            if (!flat[ne + v] || o->mesh_vtri[v] == t) continue;
+            rc__mesh_obstacle_normal(o, X, o->mesh_vtri[v], n0);
+            rc__mesh_obstacle_normal(o, X, t, n1);
+            if (!rc__mesh_normals_parallel(n0, n1)) flat[ne + v] = 0;
+        }
+}
+
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos, int num_tris, const int *tris, int *id)
 {
     rc__obstacle o;
@@ -8440,6 +8577,7 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
         if (k == 0 || e2[2 * t] != e2[2 * (k - 1)] || e2[2 * t + 1] != e2[2 * (k - 1) + 1]) { e2[2 * k] = e2[2 * t]; e2[2 * k + 1] = e2[2 * t + 1]; k++; }
     o.mesh_ne = k;
     o.mesh_edges = e2;
+    if (!rc__mesh_obstacle_topology(s->user, &o)) goto oom;
     {
         /* box scratch: 6 doubles per cloth primitive plus 6 per obstacle primitive, largest kinds */
         size_t nc = (size_t)(s->nv > s->ne ? (s->nv > s->nt ? s->nv : s->nt) : (s->ne > s->nt ? s->ne : s->nt));
@@ -8459,7 +8597,8 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
         /* each on its own: after a failed add one may exist without the other (review) */
         if (!s->mesh_vb) s->mesh_vb = (double *)rc__calloc(s->user, (size_t)25 * s->nv, sizeof(double));
         if (!s->mesh_tb) s->mesh_tb = (double *)rc__calloc(s->user, (size_t)91 * s->nt, sizeof(double));
-        if (!s->mesh_vb || !s->mesh_tb) goto oom;
+        if (!s->mesh_vneg) s->mesh_vneg = (unsigned char *)rc__calloc(s->user, (size_t)s->nv, 1);
+        if (!s->mesh_vb || !s->mesh_tb || !s->mesh_vneg) goto oom;
     }
     st = rc__sim_add_obstacle(s, &o, id);
     if (st != RC_OK) goto fail;
@@ -8470,6 +8609,7 @@ oom:
     st = rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "rc_sim_add_trimesh: out of memory");
 fail:
     rc__free(s->user, o.mesh_x); rc__free(s->user, o.mesh_xprev); rc__free(s->user, o.mesh_tris); rc__free(s->user, e2);
+    rc__free(s->user, o.mesh_ew); rc__free(s->user, o.mesh_flat);
     return st;
 }
 
@@ -9821,23 +9961,34 @@ static void rc__sim_boxes(int n, int nverts, const int *idx, const double *x, co
 
 /* Candidate pairs of one kind between the cloth and mesh obstacle ob, from the spatial hash of
    the CONTACT section: kind 0 cloth vertex - obstacle triangle, 1 obstacle vertex - cloth
-   triangle, 2 cloth edge - obstacle edge. Cloth boxes swept by a dx (if dx), inflated by r.
-   Sets s->contact_status on out-of-memory (the solve then stops with that status). */
+   triangle, 2 cloth edge - obstacle edge; and the cloth-vertex barrier's inclusion-exclusion terms
+   (rc__mesh_obstacle_topology), 3 cloth vertex - obstacle edge and 4 cloth vertex - obstacle
+   vertex, only those of nonzero weight. Cloth boxes swept by a dx (if dx), inflated by r. Sets
+   s->contact_status on out-of-memory (the solve then stops with that status). */
+#define RC__MC_KINDS 5
 static int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const double *x, const double *dx, double a,
                               double r, int **pairs)
 {
-    int na, nb, np = 0;
+    int na, nb, np = 0, q, k;
     rc_status st;
     double *alo = s->bp_box, *ahi, *blo, *bhi;
-    if (kind == 0) { na = s->nv; nb = ob->mesh_nt; }
+    if (kind == 0 || kind >= 3) { na = s->nv; nb = kind == 0 ? ob->mesh_nt : kind == 3 ? ob->mesh_ne : ob->mesh_nv; }
     else if (kind == 1) { na = s->nt; nb = ob->mesh_nv; }
     else { na = s->ne; nb = ob->mesh_ne; }
     ahi = alo + 3 * (size_t)na; blo = ahi + 3 * (size_t)na; bhi = blo + 3 * (size_t)nb;
     if (kind == 0) { rc__sim_boxes(na, 1, NULL, x, dx, a, alo, ahi); rc__sim_boxes(nb, 3, ob->mesh_tris, ob->mesh_x, NULL, 0.0, blo, bhi); }
     else if (kind == 1) { rc__sim_boxes(na, 3, s->tris, x, dx, a, alo, ahi); rc__sim_boxes(nb, 1, NULL, ob->mesh_x, NULL, 0.0, blo, bhi); }
-    else { rc__sim_boxes(na, 2, s->topo.edge_v, x, dx, a, alo, ahi); rc__sim_boxes(nb, 2, ob->mesh_edges, ob->mesh_x, NULL, 0.0, blo, bhi); }
+    else if (kind == 2) { rc__sim_boxes(na, 2, s->topo.edge_v, x, dx, a, alo, ahi); rc__sim_boxes(nb, 2, ob->mesh_edges, ob->mesh_x, NULL, 0.0, blo, bhi); }
+    else if (kind == 3) { rc__sim_boxes(na, 1, NULL, x, dx, a, alo, ahi); rc__sim_boxes(nb, 2, ob->mesh_edges, ob->mesh_x, NULL, 0.0, blo, bhi); }
+    else { rc__sim_boxes(na, 1, NULL, x, dx, a, alo, ahi); rc__sim_boxes(nb, 1, NULL, ob->mesh_x, NULL, 0.0, blo, bhi); }
     st = rc__ct_bp_pairs(s->user, na, alo, ahi, nb, blo, bhi, r, 0.0, pairs, &np);
     if (st != RC_OK) { s->contact_status = st; *pairs = NULL; return 0; }
+    if (kind >= 3) {   /* keep the order: the sums stay in the sorted order of a fresh search */
+        const int *w = kind == 3 ? ob->mesh_ew : ob->mesh_vw;
+        for (q = 0, k = 0; q < np; ++q)
+            if (w[(*pairs)[2 * q + 1]] != 0) { (*pairs)[2 * k] = (*pairs)[2 * q]; (*pairs)[2 * k + 1] = (*pairs)[2 * q + 1]; k++; }
+        np = k;
+    }
     return np;
 }
 
@@ -9854,6 +10005,11 @@ static void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacle *ob, int 
     if (kind == 0) {
         for (k = 0; k < 3; ++k) v[k] = X + 3 * ob->mesh_tris[3 * pair[1] + k];
         r[0] = rc__ct_pt_barrier(x + 3 * pair[0], v[0], v[1], v[2], xi_, dh, s->kappa, proj, &type, r + 1, g, H);
+    } else if (kind == 3) {
+        const int *fv = ob->mesh_edges + 2 * pair[1];
+        r[0] = rc__ct_pe_barrier(x + 3 * pair[0], X + 3 * fv[0], X + 3 * fv[1], xi_, dh, s->kappa, proj, r + 1, g, H);
+    } else if (kind == 4) {
+        r[0] = rc__ct_pe_barrier(x + 3 * pair[0], X + 3 * pair[1], NULL, xi_, dh, s->kappa, proj, r + 1, g, H);
     } else if (kind == 1) {
         for (k = 0; k < 3; ++k) v[k] = x + 3 * s->tris[3 * pair[0] + k];
         r[0] = rc__ct_pt_barrier(X + 3 * pair[1], v[0], v[1], v[2], xi_, dh, s->kappa, proj, &type, r + 1, g, H);
@@ -9903,7 +10059,9 @@ static void rc__sim_mesh_pair_verts(const rc_sim *s, const rc__obstacle *ob, int
 {
     if (kind == 0) { *ia = pair; *na = 1; *ib = ob->mesh_tris + 3 * pair[1]; *nb = 3; }
     else if (kind == 1) { *ia = s->tris + 3 * pair[0]; *na = 3; *ib = pair + 1; *nb = 1; }
-    else { *ia = s->topo.edge_v + 2 * pair[0]; *na = 2; *ib = ob->mesh_edges + 2 * pair[1]; *nb = 2; }
+    else if (kind == 2) { *ia = s->topo.edge_v + 2 * pair[0]; *na = 2; *ib = ob->mesh_edges + 2 * pair[1]; *nb = 2; }
+    else if (kind == 3) { *ia = pair; *na = 1; *ib = ob->mesh_edges + 2 * pair[1]; *nb = 2; }
+    else { *ia = pair; *na = 1; *ib = pair + 1; *nb = 1; }
 }
 
 /* Room for n pairs in *list (capacity *cap pairs, grown to want when short); 0 and the status set
@@ -9965,7 +10123,7 @@ static void rc__sim_mesh_cands(rc_sim *s, const double *x)
     }
     s->mc_valid = 0;
     if (!s->mc_off || s->mc_nobs < s->nobs || !s->mc_xb || s->mc_nX < nX) {
-        size_t *no = (size_t *)rc__realloc(s->user, s->mc_off, (size_t)3 * s->nobs + 1, sizeof(size_t));
+        size_t *no = (size_t *)rc__realloc(s->user, s->mc_off, (size_t)RC__MC_KINDS * s->nobs + 1, sizeof(size_t));
         double *nxb, *nXb;
         if (no) s->mc_off = no;
         nxb = (double *)rc__realloc(s->user, s->mc_xb, n3 ? n3 : 1, sizeof(double));
@@ -9977,11 +10135,12 @@ static void rc__sim_mesh_cands(rc_sim *s, const double *x)
     s->mc_off[0] = 0;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        for (kind = 0; kind < 3; ++kind) {
+        if (ob->shape.kind == RC__OBS_TRIMESH) rc__mesh_obstacle_flat(ob, ob->mesh_x, ob->mesh_flat);
+        for (kind = 0; kind < RC__MC_KINDS; ++kind) {
             pairs = NULL;
             np = ob->shape.kind == RC__OBS_TRIMESH ? rc__sim_mesh_pairs(s, ob, kind, x, NULL, 0.0, r, &pairs) : 0;
             if (!rc__sim_pairs_append(s, &s->mc_pairs, &s->mc_cap, &total, pairs, np)) return;
-            s->mc_off[3 * o + kind + 1] = total;
+            s->mc_off[RC__MC_KINDS * o + kind + 1] = total;
         }
     }
     if (!rc__sim_pairs_reserve(s, &s->mc_act, &s->mc_act_cap, total, total)) return;
@@ -10024,6 +10183,7 @@ static int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind
     rc__sim_mesh_pair_verts(s, ob, kind, pair, &ia, &na, &ib, &nb);
     r *= 1.0 + 1e-9;
     if (!rc__sim_boxes_meet(x, NULL, ia, na, X, NULL, ib, nb, 0.0, 0.5 * r)) return 0;
+    if (kind >= 3) return 1;
     /* P[0] the point (or ea0), P[1..3] the triangle (or ea1, eb0, eb1) */
     if (kind == 0) { P[0] = x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[1 + k] = X + 3 * ib[k]; }
     else if (kind == 1) { P[0] = X + 3 * ib[0]; for (k = 0; k < 3; ++k) P[1 + k] = x + 3 * ia[k]; }
@@ -10128,11 +10288,14 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         if (ob->shape.kind != RC__OBS_TRIMESH) continue;
-        for (kind = 0; kind < 3; ++kind) {
+        for (kind = 0; kind < RC__MC_KINDS; ++kind) {
             pairs = s->mc_act;
             np = 0;
-            for (p = s->mc_off[3 * o + kind]; p < s->mc_off[3 * o + kind + 1]; ++p)
-                if (rc__sim_mesh_gap_ok(s, ob, kind, s->mc_pairs + 2 * p, x, r)) {
+            for (p = s->mc_off[RC__MC_KINDS * o + kind]; p < s->mc_off[RC__MC_KINDS * o + kind + 1]; ++p)
+                /* flat obstacle vertices and edges hold nothing the cloth-vertex barrier does not
+                   (rc__mesh_obstacle_flat) */
+                if (!(kind == 1 && ob->mesh_flat[ob->mesh_ne + s->mc_pairs[2 * p + 1]]) && !(kind == 2 && ob->mesh_flat[s->mc_pairs[2 * p + 1]]) &&
+                    rc__sim_mesh_gap_ok(s, ob, kind, s->mc_pairs + 2 * p, x, r)) {
                     pairs[2 * np] = s->mc_pairs[2 * p]; pairs[2 * np + 1] = s->mc_pairs[2 * p + 1];
                     ++np;
                 }
@@ -10143,6 +10306,7 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                     s->contact_status = RC_ERR_OUT_OF_MEMORY;
                     memset(s->mesh_vb, 0, sizeof(double) * 13 * (size_t)s->nv);
                     memset(s->mesh_tb, 0, sizeof(double) * 91 * (size_t)s->nt);
+                    memset(s->mesh_vneg, 0, (size_t)s->nv);
                     return HUGE_VAL;
                 }
                 s->ct_buf = nb;
@@ -10160,20 +10324,23 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                 double Hl[81], gl9[9];
                 int a2, b2, k;
                 if (sqrt(res[1]) < *mind) *mind = sqrt(res[1]);
-                if (kind == 0) {
+                if (kind == 0 || kind >= 3) {
                     /* the cloth vertex's barrier weighted by its mass, as the analytic shapes'
                        (rc__sim_tri_vertex_barriers; unweighted, adaptive cloth at rest on a mesh
                        floor piled mass onto a few vertices): summed per vertex here, then added as
-                       triangle terms in (x, u) below */
+                       triangle terms in (x, u) below. Its point-edge and point-point terms carry
+                       the inclusion-exclusion weights (rc__mesh_obstacle_topology); where one is
+                       negative the vertex's summed Hessian is projected again. */
                     int v = pairs[2 * q], a3;
-                    double *vb = s->mesh_vb;
-                    E += rc__sim_vertex_weight(s, u, v) * res[0];
+                    double *vb = s->mesh_vb, c = kind == 0 ? 1.0 : kind == 3 ? ob->mesh_ew[pairs[2 * q + 1]] : ob->mesh_vw[pairs[2 * q + 1]];
+                    E += c * rc__sim_vertex_weight(s, u, v) * res[0];
                     if (!y || !(res[0] > 0.0)) continue;
-                    vb[v] += res[0];
+                    vb[v] += c * res[0];
                     for (a2 = 0; a2 < 3; ++a2) {
-                        vb[s->nv + 3 * v + a2] += g[a2];
-                        for (a3 = 0; a3 < 3; ++a3) vb[4 * (size_t)s->nv + 9 * (size_t)v + 3 * a2 + a3] += H[a2 * 12 + a3];
+                        vb[s->nv + 3 * v + a2] += c * g[a2];
+                        for (a3 = 0; a3 < 3; ++a3) vb[4 * (size_t)s->nv + 9 * (size_t)v + 3 * a2 + a3] += c * H[a2 * 12 + a3];
                     }
+                    if (c < 0.0) s->mesh_vneg[v] = 1;
                     weighted = 1;
                     continue;
                 }
@@ -10221,11 +10388,20 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
             if (s->contact_status != RC_OK) {
                 memset(s->mesh_vb, 0, sizeof(double) * 13 * (size_t)s->nv);
                 memset(s->mesh_tb, 0, sizeof(double) * 91 * (size_t)s->nt);
+                memset(s->mesh_vneg, 0, (size_t)s->nv);
                 return HUGE_VAL;
             }
         }
     }
-    if (weighted) rc__sim_scatter_weighted(s, y, u, rc__sim_weight_per_A2(s), NULL, 0);
+    if (weighted) {
+        int v;
+        for (v = 0; v < s->nv; ++v)
+            if (s->mesh_vneg[v]) {
+                if (s->proj >= 0) rc__psd_project(3, s->mesh_vb + 4 * (size_t)s->nv + 9 * (size_t)v, s->proj);
+                s->mesh_vneg[v] = 0;
+            }
+        rc__sim_scatter_weighted(s, y, u, rc__sim_weight_per_A2(s), NULL, 0);
+    }
     if (tri_weighted) rc__sim_flush_tri_weighted(s, y, u);
     return s->contact_status == RC_OK ? E : HUGE_VAL;
 }
@@ -10246,7 +10422,7 @@ static int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const double *bx, 
     *fresh = !reuse;
     if (!reuse) return rc__sim_mesh_pairs(s, ob, kind, bx, dx, a, xi_, pairs);
     *pairs = s->mc_act;
-    for (p = s->mc_off[3 * o + kind]; p < s->mc_off[3 * o + kind + 1]; ++p) {
+    for (p = s->mc_off[RC__MC_KINDS * o + kind]; p < s->mc_off[RC__MC_KINDS * o + kind + 1]; ++p) {
         const int *pr = s->mc_pairs + 2 * p, *ia, *ib;
         int na, nb;
         rc__sim_mesh_pair_verts(s, ob, kind, pr, &ia, &na, &ib, &nb);
@@ -12275,6 +12451,57 @@ static void rc__sim_fm_carry(const rc_sim *s, const double *rec, int v, double *
         for (a = 0; a < 2; ++a) QG[2 * r + a] = Q[3 * r] * G0[a] + Q[3 * r + 1] * G0[2 + a] + Q[3 * r + 2] * G0[4 + a];
 }
 
+/* The share of its lagged normal force that each cloth vertex - obstacle triangle pair (np pairs,
+   sorted by cloth vertex) keeps under the inclusion-exclusion of the barrier (rc__mesh_obstacle_
+   topology), at cloth positions x and the obstacle's positions: per vertex, the weighted sum of
+   the normal forces of all its terms (triangles +1, edges and vertices with their weights) over
+   the sum of its triangle pairs' alone. Over a planar patch that is the one support the barrier
+   holds, however many triangles see the vertex at the same distance (two where it lies over an
+   edge: 1/2 each, whichever type their nearest points classify as); over a convex edge, 1/2 each;
+   in a concave corner the walls keep their forces less the edge's. By value, not by the nearest
+   feature's type, which is ambiguous exactly on an edge (both triangles call such a point inside
+   and the edge term is what makes the sum right). Unweighted, a sheet sliding over a two-triangle
+   floor had its friction twice on the vertices over the diagonal. */
+static void rc__sim_fm_shares(rc_sim *s, const rc__obstacle *ob, const double *x, const int *p0, int n0, double r,
+                              double *share)
+{
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
+    const double *X = ob->mesh_x;
+    int *p3 = NULL, *p4 = NULL, n3, n4, q0 = 0, q3 = 0, q4 = 0;
+    n3 = rc__sim_mesh_pairs(s, ob, 3, x, NULL, 0.0, r, &p3);
+    n4 = s->contact_status == RC_OK ? rc__sim_mesh_pairs(s, ob, 4, x, NULL, 0.0, r, &p4) : 0;
+    while (q0 < n0 && s->contact_status == RC_OK) {
+        int i = p0[2 * q0], q, q0end;
+        double tri = 0.0, all;
+        for (q0end = q0; q0end < n0 && p0[2 * q0end] == i; ++q0end) {
+            const int *tv = ob->mesh_tris + 3 * p0[2 * q0end + 1];
+            double d2 = rc__ct_point_triangle_d2(x + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], NULL, NULL, NULL);
+            if (sqrt(d2) < r) tri += rc__ct_normal_force(d2, xi_, dh, 1.0, 1.0);
+        }
+        all = tri;
+        for (; q3 < n3 && p3[2 * q3] < i; ++q3) {}
+        for (; q3 < n3 && p3[2 * q3] == i; ++q3) {
+            const int *fv = ob->mesh_edges + 2 * p3[2 * q3 + 1];
+            const double *P[4];
+            double d2;
+            P[0] = x + 3 * i; P[1] = X + 3 * fv[0]; P[2] = X + 3 * fv[1]; P[3] = P[2];
+            (void)rc__ct_pe_case(P, 0, 1, 2, &d2);
+            if (sqrt(d2) < r) all += ob->mesh_ew[p3[2 * q3 + 1]] * rc__ct_normal_force(d2, xi_, dh, 1.0, 1.0);
+        }
+        for (; q4 < n4 && p4[2 * q4] < i; ++q4) {}
+        for (; q4 < n4 && p4[2 * q4] == i; ++q4) {
+            double d[3], d2;
+            rc__sub3(d, x + 3 * i, X + 3 * p4[2 * q4 + 1]);
+            d2 = rc__dot3(d, d);
+            if (sqrt(d2) < r) all += ob->mesh_vw[p4[2 * q4 + 1]] * rc__ct_normal_force(d2, xi_, dh, 1.0, 1.0);
+        }
+        for (q = q0; q < q0end; ++q) share[q] = tri > 0.0 && all > 0.0 && rc__isfinite(all / tri) ? all / tri : 0.0;
+        q0 = q0end;
+    }
+    rc__free(s->user, p3);
+    rc__free(s->user, p4);
+}
+
 static void rc__sim_lag_mesh_friction(rc_sim *s)
 {
     int o, q, np, *pairs, c;
@@ -12283,25 +12510,36 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
     for (o = 0; o < s->nobs; ++o) {
         rc__obstacle start = s->obs[o];
         const double *X;
+        double *share;
+        unsigned char *flat;
         int nfm0 = s->nfm;
         if (start.shape.kind != RC__OBS_TRIMESH || start.mu <= 0.0) continue;
         start.mesh_x = s->obs[o].mesh_xprev;
         X = start.mesh_x;
-        /* (0) cloth vertex - obstacle triangle: w = {1, -barycentrics} */
+        /* the flat features at the start (rc__mesh_obstacle_flat), left out as in the barrier */
+        flat = (unsigned char *)rc__alloc(s->user, (size_t)start.mesh_ne + (size_t)start.mesh_nv, 1);
+        if (!flat) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
+        rc__mesh_obstacle_flat(&start, X, flat);
+        /* (0) cloth vertex - obstacle triangle: w = {1, -barycentrics}, each with its share of the
+           vertex's support (rc__sim_fm_shares) */
         np = rc__sim_mesh_pairs(s, &start, 0, s->x0, NULL, 0.0, r, &pairs);
+        share = (double *)rc__alloc(s->user, (size_t)np + 1, sizeof(double));
+        if (!share && s->contact_status == RC_OK) s->contact_status = RC_ERR_OUT_OF_MEMORY;
+        if (s->contact_status == RC_OK) rc__sim_fm_shares(s, &start, s->x0, pairs, np, r, share);
         for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
             int i = pairs[2 * q];
             const int *tv = start.mesh_tris + 3 * pairs[2 * q + 1];
             double w[4], P[6], d2, lam;
-            if (s->pinned[i]) continue;
+            if (s->pinned[i] || !(share[q] > 0.0)) continue;
             d2 = rc__ct_point_triangle_d2(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
-            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));   /* weighted as the barrier */
+            lam = share[q] * rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));   /* weighted as the barrier */
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
             rc__ct_pt_tangent(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], w, P);
             rc__sim_fm_add(s, o, 1, &i, w, 3, tv, w + 1, start.mu * lam, P);
         }
         rc__free(s->user, pairs);
+        rc__free(s->user, share);
         /* (1) obstacle vertex - cloth triangle: w = {1 (obstacle vertex), -barycentrics (cloth)} */
         np = rc__sim_mesh_pairs(s, &start, 1, s->x0, NULL, 0.0, r, &pairs);
         for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
@@ -12309,7 +12547,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             int j = pairs[2 * q + 1];
             double w[4], P[6], d2, lam;
             const double *t0 = s->x0 + 3 * tri[0], *t1 = s->x0 + 3 * tri[1], *t2 = s->x0 + 3 * tri[2];
-            if (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) continue;
+            if ((s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) || flat[start.mesh_ne + j]) continue;
             d2 = rc__ct_point_triangle_d2(X + 3 * j, t0, t1, t2, NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
             lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, pairs[2 * q]));   /* weighted as the barrier */
@@ -12326,7 +12564,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             const int *ev = s->topo.edge_v + 2 * e, *fv = start.mesh_edges + 2 * pairs[2 * q + 1];
             const double *a0 = s->x0 + 3 * ev[0], *a1 = s->x0 + 3 * ev[1], *b0 = X + 3 * fv[0], *b1 = X + 3 * fv[1];
             double w[4], P[6], d2, lam, lb2 = 0.0, mol;
-            if (s->pinned[ev[0]] && s->pinned[ev[1]]) continue;
+            if ((s->pinned[ev[0]] && s->pinned[ev[1]]) || flat[pairs[2 * q + 1]]) continue;
             d2 = rc__ct_edge_edge_d2(a0, a1, b0, b1, NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
             for (c = 0; c < 3; ++c) lb2 += (b1[c] - b0[c]) * (b1[c] - b0[c]);
@@ -12338,6 +12576,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             rc__sim_fm_add(s, o, 2, ev, w, 2, fv, w + 2, start.mu * lam, P);
         }
         rc__free(s->user, pairs);
+        rc__free(s->user, flat);
         if (s->nfm > nfm0 && memcmp(s->obs[o].mesh_x, s->obs[o].mesh_xprev, sizeof(double) * 3 * (size_t)start.mesh_nv)) s->support_moves = 1;
     }
 }

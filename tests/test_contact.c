@@ -536,9 +536,14 @@ static double t_ct_eew_fn(const double *x, void *ctx, double *g, double *H)
 {
     return rc__ct_ee_barrier(x, x + 3, x + 6, x + 9, *(double *)ctx, 0.005, 0.03, 2.0, -1, NULL, NULL, g, H);
 }
+/* point-edge (ctx NULL) and point-point (ctx non-NULL): slots p, e0, e1, unused */
+static double t_ct_pew_fn(const double *x, void *ctx, double *g, double *H)
+{
+    return rc__ct_pe_barrier(x, x + 3, ctx ? NULL : x + 6, 0.005, 0.03, 2.0, -1, NULL, g, H);
+}
 static void test_ct_pair_wrappers(void)
 {
-    int trial, hits = 0, moll = 0;
+    int trial, hits = 0, moll = 0, pe_hits[3] = { 0, 0, 0 };
     for (trial = 0; trial < 40; ++trial) {
         double x[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}, eg, eh, E, eps;
         int k;
@@ -566,6 +571,40 @@ static void test_ct_pair_wrappers(void)
         }
     }
     CHECKF(hits >= 40 && moll >= 5, "only %d configurations in the band, %d mollified", hits, moll);
+    /* point-edge (the point over the segment's inside or beyond either end) and point-point, the
+       mesh obstacles' inclusion-exclusion terms; and their agreement with the point-triangle
+       pair of a triangle whose nearest point to p is on that edge */
+    for (trial = 0; trial < 60; ++trial) {
+        double x[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0}, eg, eh, E, d2;
+        double tri[9] = {1, 0, 0, 0, 0, 0, 0.5, -1, 0}, Et;
+        int k, c;
+        const double *P[4];
+        x[0] = trial % 3 == 0 ? -0.015 * t_rand() : trial % 3 == 1 ? 1.0 + 0.015 * t_rand() : t_rand();   /* beyond e0, beyond e1, over it */
+        x[1] = 0.02 * (t_rand() - 0.5); x[2] = 0.006 + 0.014 * t_rand();
+        E = t_ct_pew_fn(x, NULL, NULL, NULL);
+        P[0] = x; P[1] = x + 3; P[2] = x + 6; P[3] = x + 6;
+        c = rc__ct_pe_case(P, 0, 1, 2, &d2);
+        if (E > 0.0 && rc__isfinite(E)) {
+            pe_hits[c]++;
+            t_ct_fd(t_ct_pew_fn, NULL, x, 12, 1, &eg, &eh);
+            CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pe wrapper fd %g %g (case %d)", eg, eh, c);
+            if (x[1] > 0.0) {   /* the triangle below y = 0: its nearest point to p is on the edge */
+                Et = rc__ct_pt_barrier(x, tri, tri + 3, tri + 6, 0.005, 0.03, 2.0, -1, NULL, NULL, NULL, NULL);
+                CHECKF(fabs(Et - E) <= 1e-14 * E, "point-edge %.17g vs point-triangle %.17g", E, Et);
+            }
+        }
+        {   /* e0 at 8 - 25 mm from p in a random direction */
+            double dir[3], len = 0.0, dist = 0.008 + 0.017 * t_rand();
+            for (k = 0; k < 3; ++k) { dir[k] = t_rand() - 0.5; len += dir[k] * dir[k]; }
+            for (k = 0; k < 3; ++k) x[3 + k] = x[k] + dist * dir[k] / sqrt(len);
+        }
+        E = t_ct_pew_fn(x, &trial, NULL, NULL);
+        if (E > 0.0 && rc__isfinite(E)) {
+            t_ct_fd(t_ct_pew_fn, &trial, x, 12, 1, &eg, &eh);
+            CHECKF(eg < T_FD_TOL && eh < T_FD_TOL, "pp wrapper fd %g %g", eg, eh);
+        }
+    }
+    CHECKF(pe_hits[0] >= 3 && pe_hits[1] >= 3 && pe_hits[2] >= 10, "point-edge cases in the band: %d %d %d", pe_hits[0], pe_hits[1], pe_hits[2]);
 }
 
 /* ---- CCD ---- */
