@@ -793,7 +793,11 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    from a spatial hash. Lagged friction (mu = def.friction, rc_sim_set_obstacle_friction) acts on
    all three pair kinds, relative to the mesh's own motion over the step. Each pair's barrier is
    weighted by the cloth it stands for (a vertex's mass, a triangle's or an edge's area), as for the
-   analytic shapes. */
+   analytic shapes. A cloth vertex is held once however the mesh is split into triangles: over a
+   planar patch, an edge or a corner its barrier and friction are those of one support (the
+   vertex-edge and vertex-vertex terms of an inclusion-exclusion; the mesh's connectivity, taken
+   here, says which triangles share an edge), and the edges and vertices inside a planar patch
+   take no edge-edge or vertex-triangle contact (they hold nothing the triangles do not). */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
