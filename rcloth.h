@@ -10337,6 +10337,9 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                        negative the vertex's summed Hessian is projected again. */
                     int v = pairs[2 * q], a3;
                     double *vb = s->mesh_vb, c = kind == 0 ? 1.0 : kind == 3 ? ob->mesh_ew[pairs[2 * q + 1]] : ob->mesh_vw[pairs[2 * q + 1]];
+                    /* inside the offset of an edge or vertex the triangles around it are too (their
+                       distances are no larger) and hold the +inf: -inf would make it NaN */
+                    if (c < 0.0 && !rc__isfinite(res[0])) continue;
                     E += c * rc__sim_vertex_weight(s, u, v) * res[0];
                     if (!y || !(res[0] > 0.0)) continue;
                     vb[v] += c * res[0];

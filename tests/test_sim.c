@@ -1590,7 +1590,9 @@ static void test_sim_trimesh_candidate_reuse(void)
    times that, from the triangle pairs of vertices near a floor edge and the edge-edge pairs with
    the floor's flat edges); (b) one cloth vertex over a convex edge of a box mesh, outside both
    faces, and over a convex corner: the triangle, edge and vertex terms of that vertex sum to
-   kappa b(d^2) of its distance (before: twice, five times). */
+   kappa b(d^2) of its distance (before: twice, five times); (c) a vertex inside the offset xi
+   over the floor's middle vertex or an edge has energy +inf (the triangles' terms), not NaN (with
+   the negative terms' -inf added, as first written). */
 static double t_vertex_terms(rc_sim *s, const rc__obstacle *ob, const double *x, int v)
 {
     double E = 0.0, res[2];
@@ -1639,6 +1641,14 @@ static void test_sim_trimesh_support_counts_once(void)
     printf("    (a) sheet at %.1f mm over a flat 8-triangle floor, 31 positions: barrier vs one support per vertex: largest relative difference %.1e\n",
            1e3 * h, worst);
     CHECKF(worst < 1e-12, "the flat floor's barrier differs from one support per vertex by %.2e", worst);
+    for (k = 0; x && k < 2; ++k) {   /* a vertex inside the offset xi over the floor's middle vertex, then over an edge: +inf, not NaN (-inf from the negative terms) */
+        double E;
+        for (i = 0; i < nv; ++i) { x[3 * i] = s->x[3 * i]; x[3 * i + 1] = s->x[3 * i + 1]; x[3 * i + 2] = h; }
+        x[0] = k ? 0.1 : 0.0; x[1] = 0.0; x[2] = 0.5 * xi_;
+        mind = HUGE_VAL;
+        E = rc__sim_mesh_contact(s, x, s->u, NULL, &mind);
+        CHECKF(E == HUGE_VAL, "a vertex inside the offset over the floor's %s: energy %g", k ? "edge" : "vertex", E);
+    }
     CHECK_OK(rc_sim_add_trimesh(s, 8, t_box_v, 12, t_box_t, &bid));
     if (x) {   /* (b): the box's top edge 4-5 (y = -0.2, z = 0) and its corner 6 (0.2, 0.2, 0); the floor is far */
         const rc__obstacle *ob = s->obs + bid;
