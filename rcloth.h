@@ -793,11 +793,13 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    from a spatial hash. Lagged friction (mu = def.friction, rc_sim_set_obstacle_friction) acts on
    all three pair kinds, relative to the mesh's own motion over the step. Each pair's barrier is
    weighted by the cloth it stands for (a vertex's mass, a triangle's or an edge's area), as for the
-   analytic shapes. A cloth vertex is held once however the mesh is split into triangles: over a
-   planar patch, an edge or a corner its barrier and friction are those of one support (the
-   vertex-edge and vertex-vertex terms of an inclusion-exclusion; the mesh's connectivity, taken
-   here, says which triangles share an edge), and the edges and vertices inside a planar patch
-   take no edge-edge or vertex-triangle contact (they hold nothing the triangles do not). */
+   analytic shapes. Over a planar patch a cloth vertex is held once however the patch is split
+   into triangles (vertex-edge and vertex-vertex terms of an inclusion-exclusion on its inner
+   edges and vertices; the connectivity taken here says which triangles share an edge), and those
+   edges and vertices take no edge-edge or vertex-triangle contact (they hold nothing the
+   triangles do not); where the surface bends, each triangle holds what is nearest to it (IPC's
+   count: twice over a convex edge). A double-sided mesh (each triangle also added reversed) holds
+   twice. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
@@ -7434,13 +7436,12 @@ typedef struct rc__obstacle {
     int mesh_nv, mesh_nt, mesh_ne;
     double *mesh_x, *mesh_xprev;
     int *mesh_tris, *mesh_edges;
-    /* the cloth-vertex barrier's inclusion-exclusion (rc__sim_mesh_contact): per edge mesh_ew =
-       1 - (its triangles) (0 on a boundary edge), per vertex mesh_vw = 1 - (its triangles) + sum
-       over its edges of (their triangles - 1) (0 if it has none); mesh_etri: an edge's two
-       triangles (-1: none; the second -1 also when it has more than two), mesh_vtri: one triangle
-       of each vertex (-1: none); all in one block. mesh_flat (ne + nv): an edge or vertex inside a
-       planar patch at the positions of the last candidate build (rc__sim_mesh_flat) */
-    int *mesh_ew, *mesh_vw, *mesh_etri, *mesh_vtri;
+    /* adjacency (rc__mesh_obstacle_topology, one block): mesh_enf an edge's number of triangles,
+       mesh_etri its first two triangles, mesh_vtri one triangle of each vertex (-1: none).
+       mesh_flat (ne + nv): the edges and vertices inside a planar patch at the positions of the
+       last candidate build (rc__mesh_obstacle_flat), which carry the cloth-vertex barrier's
+       inclusion-exclusion terms (rc__mesh_feature_weight) */
+    int *mesh_enf, *mesh_etri, *mesh_vtri;
     unsigned char *mesh_flat;
 } rc__obstacle;
 enum { RC__OBS_TRIMESH = 100 };
@@ -7706,7 +7707,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
         for (o = 0; o < s->nobs; ++o) {
             rc__free(user, s->obs[o].mesh_x); rc__free(user, s->obs[o].mesh_xprev);
             rc__free(user, s->obs[o].mesh_tris); rc__free(user, s->obs[o].mesh_edges);
-            rc__free(user, s->obs[o].mesh_ew); rc__free(user, s->obs[o].mesh_flat);
+            rc__free(user, s->obs[o].mesh_enf); rc__free(user, s->obs[o].mesh_flat);
         }
     }
     rc__free(user, s->obs);
@@ -8458,44 +8459,26 @@ static int rc__mesh_obstacle_edge(const rc__obstacle *o, int a, int b)
     return -1;
 }
 
-/* The adjacency and the inclusion-exclusion weights of a mesh obstacle (see rc__obstacle), from
-   its triangles and sorted edges; 0 on out-of-memory. Why the weights: a cloth vertex near an edge
-   shared by triangles A and B has a barrier pair with each, and where its closest point on B is
-   on that edge the two pairs count the support twice (a sheet at rest on a two-triangle floor
-   stood 0.19 mm higher over the diagonal and, adaptive, slid u 2.3 cm toward it). The sum over
-   the triangles minus (n_e - 1) times the point-edge term of each edge shared by n_e triangles,
-   plus the point-point term of each vertex with the weight that makes every feature count once
-   (1 inside a manifold, 0 on a boundary), is exactly b(d) over any planar patch: the weighted
-   terms of one feature are the same function of the vertex, so they cancel to one. Over a convex
-   edge or corner it counts the nearest feature once; in a concave one (two walls) each wall
-   once. The "improved max approximator" of convergent IPC (Li, Kaufman, Jiang 2023). */
+/* The adjacency of a mesh obstacle (see rc__obstacle) from its triangles and sorted edges; 0 on
+   out-of-memory */
 static int rc__mesh_obstacle_topology(void *user, rc__obstacle *o)
 {
-    int nv = o->mesh_nv, ne = o->mesh_ne, t, k, e, *nf;
-    o->mesh_ew = (int *)rc__alloc(user, (size_t)ne * 3 + (size_t)nv * 2, sizeof(int));
+    int nv = o->mesh_nv, ne = o->mesh_ne, t, k, e;
+    o->mesh_enf = (int *)rc__alloc(user, (size_t)ne * 3 + (size_t)nv, sizeof(int));
     o->mesh_flat = (unsigned char *)rc__calloc(user, (size_t)ne + (size_t)nv, 1);
-    if (!o->mesh_ew || !o->mesh_flat) return 0;
-    o->mesh_etri = o->mesh_ew + ne;
-    o->mesh_vw = o->mesh_etri + 2 * (size_t)ne;
-    o->mesh_vtri = o->mesh_vw + nv;
-    nf = o->mesh_ew;   /* counts first, weights after */
-    for (e = 0; e < ne; ++e) { nf[e] = 0; o->mesh_etri[2 * e] = o->mesh_etri[2 * e + 1] = -1; }
-    for (k = 0; k < nv; ++k) { o->mesh_vw[k] = 1; o->mesh_vtri[k] = -1; }
+    if (!o->mesh_enf || !o->mesh_flat) return 0;
+    o->mesh_etri = o->mesh_enf + ne;
+    o->mesh_vtri = o->mesh_etri + 2 * (size_t)ne;
+    for (e = 0; e < ne; ++e) { o->mesh_enf[e] = 0; o->mesh_etri[2 * e] = o->mesh_etri[2 * e + 1] = -1; }
+    for (k = 0; k < nv; ++k) o->mesh_vtri[k] = -1;
     for (t = 0; t < o->mesh_nt; ++t)
         for (k = 0; k < 3; ++k) {
             int a = o->mesh_tris[3 * t + k], b = o->mesh_tris[3 * t + (k + 1) % 3];
             e = rc__mesh_obstacle_edge(o, a, b);
-            if (nf[e] < 2) o->mesh_etri[2 * e + nf[e]] = t;
-            nf[e]++;
-            o->mesh_vw[a]--;   /* each triangle counted once at each of its corners */
+            if (o->mesh_enf[e] < 2) o->mesh_etri[2 * e + o->mesh_enf[e]] = t;
+            o->mesh_enf[e]++;
             if (o->mesh_vtri[a] < 0) o->mesh_vtri[a] = t;
         }
-    for (e = 0; e < ne; ++e) {
-        if (nf[e] > 2) o->mesh_etri[2 * e + 1] = -1;
-        for (k = 0; k < 2; ++k) o->mesh_vw[o->mesh_edges[2 * e + k]] += nf[e] - 1;
-        nf[e] = nf[e] >= 2 ? 1 - nf[e] : 0;
-    }
-    for (k = 0; k < nv; ++k) if (o->mesh_vtri[k] < 0) o->mesh_vw[k] = 0;
     return 1;
 }
 
@@ -8515,31 +8498,64 @@ static int rc__mesh_normals_parallel(const double *n, const double *m)
     rc__cross3(c, n, m);
     return rc__dot3(n, m) > 0.0 && rc__dot3(c, c) <= 1e-18 * nn * mm && nn > 0.0 && mm > 0.0;
 }
+/* the vertex of triangle t that is not on edge e (-1: none, a repeated index) */
+static int rc__mesh_obstacle_apex(const rc__obstacle *o, int t, int e)
+{
+    int k;
+    for (k = 0; k < 3; ++k) {
+        int v = o->mesh_tris[3 * t + k];
+        if (v != o->mesh_edges[2 * e] && v != o->mesh_edges[2 * e + 1]) return v;
+    }
+    return -1;
+}
 
-/* flat[] (ne + nv) at positions X: an edge between two coplanar triangles (to a sine of 1e-9),
-   a vertex whose edges are all such (so it is inside the patch, not on its boundary) and whose
-   triangles are all coplanar. A cloth edge or triangle cannot reach such a feature without a
-   cloth vertex reaching the patch around it first (the nearest point of a segment or a triangle
-   to a planar patch is at one of its vertices, or on the patch's boundary): the edge-edge pairs of
-   flat edges and the obstacle-vertex pairs of flat vertices only add support to what the
-   cloth-vertex barrier already holds, and are left out of the barrier and its friction. The CCD
-   keeps them (they only shorten steps). */
+/* flat[] (ne + nv) at positions X. A flat edge has exactly two triangles, coplanar (normals
+   parallel to a sine of 1e-9) and on opposite sides of it (not a fold, not a duplicate); a flat
+   vertex has triangles, all its edges flat (so it is inside the patch, not on a boundary or a
+   hole's rim) and all its triangles coplanar (not a bowtie of two fans).
+   Why: a cloth vertex near an edge shared by triangles A and B has a barrier pair with each, and
+   where its nearest point on B is on that edge the two pairs count the support twice (a sheet at
+   rest on a two-triangle floor stood 0.19 mm higher over the diagonal and, adaptive, slid u 2.3 cm
+   toward it). So each flat edge adds its point-edge term with weight -1 and each flat vertex its
+   point-point term with +1 (rc__mesh_feature_weight): the terms of one feature are the same
+   function of the cloth vertex (rc__ct_pe_barrier), and over a planar patch without holes the sum
+   is exactly b(d) of the nearest point however the patch is triangulated (the improved max
+   approximator of convergent IPC, Li, Kaufman, Jiang 2023, applied to the planar patches only).
+   Around a hole smaller than the band xi + dhat in a planar patch, whose rim closes a loop of
+   flat edges within reach, the sum falls below one support (measured: 0.91 next to a 1 mm hole; a
+   plate perforated by 0.4 mm holes 0.4 mm apart is negative in the band, so the cloth rests at
+   ~1.05 mm on the holes' rims, held by their edge-edge pairs and the CCD, instead of ~2.7 mm). Edges and vertices where the surface bends keep IPC's own count
+   (each triangle holds what is nearest to it: twice over a convex edge), as the full
+   inclusion-exclusion weakened the support around thin features (0.15 of one support around a
+   0.1 mm needle: the far side subtracted). A cloth edge or triangle cannot reach a flat feature
+   without a cloth vertex reaching the patch around it first (the nearest point of a segment or a
+   triangle to a planar patch is at one of its vertices or on the patch's boundary), so the
+   edge-edge pairs of flat edges and the obstacle-vertex pairs of flat vertices are left out of the
+   barrier and its friction too (they only added support); the CCD keeps them. */
 static void rc__mesh_obstacle_flat(const rc__obstacle *o, const double *X, unsigned char *flat)
 {
     int ne = o->mesh_ne, nv = o->mesh_nv, e, t, k;
     for (k = 0; k < nv; ++k) flat[ne + k] = o->mesh_vtri[k] >= 0;
     for (e = 0; e < ne; ++e) {
         const int *et = o->mesh_etri + 2 * e;
-        double n0[3], n1[3];
         flat[e] = 0;
-        if (o->mesh_ew[e] == -1 && et[1] >= 0) {
+        if (o->mesh_enf[e] == 2) {
+            double n0[3], n1[3], a[3], m[3], p0[3], p1[3];
+            int c0 = rc__mesh_obstacle_apex(o, et[0], e), c1 = rc__mesh_obstacle_apex(o, et[1], e);
+            const double *A = X + 3 * o->mesh_edges[2 * e], *B = X + 3 * o->mesh_edges[2 * e + 1];
             rc__mesh_obstacle_normal(o, X, et[0], n0);
             rc__mesh_obstacle_normal(o, X, et[1], n1);
-            flat[e] = (unsigned char)rc__mesh_normals_parallel(n0, n1);
+            if (c0 >= 0 && c1 >= 0 && c0 != c1 && rc__mesh_normals_parallel(n0, n1)) {
+                /* m: in the plane, across the edge; the apexes on opposite sides of it */
+                rc__sub3(a, B, A);
+                rc__cross3(m, n0, a);
+                rc__sub3(p0, X + 3 * c0, A);
+                rc__sub3(p1, X + 3 * c1, A);
+                flat[e] = rc__dot3(p0, m) * rc__dot3(p1, m) < 0.0;
+            }
         }
         if (!flat[e]) flat[ne + o->mesh_edges[2 * e]] = flat[ne + o->mesh_edges[2 * e + 1]] = 0;
     }
-    /* a vertex shared by two flat fans in different planes (a bowtie) is not flat */
     for (t = 0; t < o->mesh_nt; ++t)
         for (k = 0; k < 3; ++k) {
             int v = o->mesh_tris[3 * t + k];
@@ -8549,6 +8565,12 @@ static void rc__mesh_obstacle_flat(const rc__obstacle *o, const double *X, unsig
             rc__mesh_obstacle_normal(o, X, t, n1);
             if (!rc__mesh_normals_parallel(n0, n1)) flat[ne + v] = 0;
         }
+}
+/* the weight of the cloth-vertex barrier's term against obstacle feature j of kind 3 (an edge:
+   -1 if flat) or 4 (a vertex: +1 if flat), from the obstacle's flat flags (rc__mesh_obstacle_flat) */
+static int rc__mesh_feature_weight(const rc__obstacle *o, int kind, int j)
+{
+    return kind == 3 ? -(int)o->mesh_flat[j] : (int)o->mesh_flat[o->mesh_ne + j];
 }
 
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos, int num_tris, const int *tris, int *id)
@@ -8613,7 +8635,7 @@ oom:
     st = rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "rc_sim_add_trimesh: out of memory");
 fail:
     rc__free(s->user, o.mesh_x); rc__free(s->user, o.mesh_xprev); rc__free(s->user, o.mesh_tris); rc__free(s->user, e2);
-    rc__free(s->user, o.mesh_ew); rc__free(s->user, o.mesh_flat);
+    rc__free(s->user, o.mesh_enf); rc__free(s->user, o.mesh_flat);
     return st;
 }
 
@@ -9966,8 +9988,8 @@ static void rc__sim_boxes(int n, int nverts, const int *idx, const double *x, co
 /* Candidate pairs of one kind between the cloth and mesh obstacle ob, from the spatial hash of
    the CONTACT section: kind 0 cloth vertex - obstacle triangle, 1 obstacle vertex - cloth
    triangle, 2 cloth edge - obstacle edge; and the cloth-vertex barrier's inclusion-exclusion terms
-   (rc__mesh_obstacle_topology), 3 cloth vertex - obstacle edge and 4 cloth vertex - obstacle
-   vertex, only those of nonzero weight. Cloth boxes swept by a dx (if dx), inflated by r. Sets
+   (rc__mesh_obstacle_flat), 3 cloth vertex - obstacle edge and 4 cloth vertex - obstacle vertex,
+   only those of nonzero weight (the flat ones). Cloth boxes swept by a dx (if dx), inflated by r. Sets
    s->contact_status on out-of-memory (the solve then stops with that status). */
 #define RC__MC_KINDS 5
 static int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const double *x, const double *dx, double a,
@@ -9988,9 +10010,8 @@ static int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const
     st = rc__ct_bp_pairs(s->user, na, alo, ahi, nb, blo, bhi, r, 0.0, pairs, &np);
     if (st != RC_OK) { s->contact_status = st; *pairs = NULL; return 0; }
     if (kind >= 3) {   /* keep the order: the sums stay in the sorted order of a fresh search */
-        const int *w = kind == 3 ? ob->mesh_ew : ob->mesh_vw;
         for (q = 0, k = 0; q < np; ++q)
-            if (w[(*pairs)[2 * q + 1]] != 0) { (*pairs)[2 * k] = (*pairs)[2 * q]; (*pairs)[2 * k + 1] = (*pairs)[2 * q + 1]; k++; }
+            if (rc__mesh_feature_weight(ob, kind, (*pairs)[2 * q + 1]) != 0) { (*pairs)[2 * k] = (*pairs)[2 * q]; (*pairs)[2 * k + 1] = (*pairs)[2 * q + 1]; k++; }
         np = k;
     }
     return np;
@@ -10333,10 +10354,10 @@ static double rc__sim_mesh_contact(rc_sim *s, const double *x, const double *u, 
                        (rc__sim_tri_vertex_barriers; unweighted, adaptive cloth at rest on a mesh
                        floor piled mass onto a few vertices): summed per vertex here, then added as
                        triangle terms in (x, u) below. Its point-edge and point-point terms carry
-                       the inclusion-exclusion weights (rc__mesh_obstacle_topology); where one is
+                       the inclusion-exclusion weights (rc__mesh_obstacle_flat); where one is
                        negative the vertex's summed Hessian is projected again. */
                     int v = pairs[2 * q], a3;
-                    double *vb = s->mesh_vb, c = kind == 0 ? 1.0 : kind == 3 ? ob->mesh_ew[pairs[2 * q + 1]] : ob->mesh_vw[pairs[2 * q + 1]];
+                    double *vb = s->mesh_vb, c = kind == 0 ? 1.0 : rc__mesh_feature_weight(ob, kind, pairs[2 * q + 1]);
                     /* inside the offset of an edge or vertex the triangles around it are too (their
                        distances are no larger) and hold the +inf: -inf would make it NaN */
                     if (c < 0.0 && !rc__isfinite(res[0])) continue;
@@ -12460,15 +12481,15 @@ static void rc__sim_fm_carry(const rc_sim *s, const double *rec, int v, double *
 
 /* The share of its lagged normal force that each cloth vertex - obstacle triangle pair (np pairs,
    sorted by cloth vertex) keeps under the inclusion-exclusion of the barrier (rc__mesh_obstacle_
-   topology), at cloth positions x and the obstacle's positions: per vertex, the weighted sum of
-   the normal forces of all its terms (triangles +1, edges and vertices with their weights) over
-   the sum of its triangle pairs' alone. Over a planar patch that is the one support the barrier
-   holds, however many triangles see the vertex at the same distance (two where it lies over an
-   edge: 1/2 each, whichever type their nearest points classify as); over a convex edge, 1/2 each;
-   in a concave corner the walls keep their forces less the edge's. By value, not by the nearest
-   feature's type, which is ambiguous exactly on an edge (both triangles call such a point inside
-   and the edge term is what makes the sum right). Unweighted, a sheet sliding over a two-triangle
-   floor had its friction twice on the vertices over the diagonal. */
+   flat, with ob's flags), at cloth positions x and the obstacle's positions: per vertex, the
+   weighted sum of the normal forces of all its terms (triangles +1, flat edges -1, flat vertices
+   +1) over the sum of its triangle pairs' alone. Over a planar patch that is the one support the
+   barrier holds, however many triangles see the vertex at the same distance (two where it lies
+   over a flat edge: 1/2 each, whichever type their nearest points classify as); where the surface
+   bends, 1 (IPC's own count, as the barrier). By value, not by the nearest feature's type, which
+   is ambiguous exactly on an edge (both triangles call such a point inside and the edge term is
+   what makes the sum right). Unweighted, a sheet sliding over a two-triangle floor had its
+   friction twice on the vertices over the diagonal. */
 static void rc__sim_fm_shares(rc_sim *s, const rc__obstacle *ob, const double *x, const int *p0, int n0, double r,
                               double *share)
 {
@@ -12493,14 +12514,14 @@ static void rc__sim_fm_shares(rc_sim *s, const rc__obstacle *ob, const double *x
             double d2;
             P[0] = x + 3 * i; P[1] = X + 3 * fv[0]; P[2] = X + 3 * fv[1]; P[3] = P[2];
             (void)rc__ct_pe_case(P, 0, 1, 2, &d2);
-            if (sqrt(d2) < r) all += ob->mesh_ew[p3[2 * q3 + 1]] * rc__ct_normal_force(d2, xi_, dh, 1.0, 1.0);
+            if (sqrt(d2) < r) all += rc__mesh_feature_weight(ob, 3, p3[2 * q3 + 1]) * rc__ct_normal_force(d2, xi_, dh, 1.0, 1.0);
         }
         for (; q4 < n4 && p4[2 * q4] < i; ++q4) {}
         for (; q4 < n4 && p4[2 * q4] == i; ++q4) {
             double d[3], d2;
             rc__sub3(d, x + 3 * i, X + 3 * p4[2 * q4 + 1]);
             d2 = rc__dot3(d, d);
-            if (sqrt(d2) < r) all += ob->mesh_vw[p4[2 * q4 + 1]] * rc__ct_normal_force(d2, xi_, dh, 1.0, 1.0);
+            if (sqrt(d2) < r) all += rc__mesh_feature_weight(ob, 4, p4[2 * q4 + 1]) * rc__ct_normal_force(d2, xi_, dh, 1.0, 1.0);
         }
         for (q = q0; q < q0end; ++q) share[q] = tri > 0.0 && all > 0.0 && rc__isfinite(all / tri) ? all / tri : 0.0;
         q0 = q0end;
@@ -12527,6 +12548,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
         flat = (unsigned char *)rc__alloc(s->user, (size_t)start.mesh_ne + (size_t)start.mesh_nv, 1);
         if (!flat) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
         rc__mesh_obstacle_flat(&start, X, flat);
+        start.mesh_flat = flat;   /* the weights of the shares below too */
         /* (0) cloth vertex - obstacle triangle: w = {1, -barycentrics}, each with its share of the
            vertex's support (rc__sim_fm_shares) */
         np = rc__sim_mesh_pairs(s, &start, 0, s->x0, NULL, 0.0, r, &pairs);

@@ -1469,8 +1469,7 @@ static void test_sim_trimesh_box_edge(void)
 static double t_mesh_pair_weight(const rc_sim *s, const rc__obstacle *ob, int kind, int c, int b)
 {
     if (kind == 0) return rc__sim_vertex_weight(s, s->u, c);
-    if (kind == 3) return ob->mesh_ew[b] * rc__sim_vertex_weight(s, s->u, c);
-    if (kind == 4) return ob->mesh_vw[b] * rc__sim_vertex_weight(s, s->u, c);
+    if (kind >= 3) return rc__mesh_feature_weight(ob, kind, b) * rc__sim_vertex_weight(s, s->u, c);
     if (kind == 1) return ob->mesh_flat[ob->mesh_ne + b] ? 0.0 : rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, c);
     return ob->mesh_flat[b] ? 0.0 : rc__sim_edge_area_weight(s) * rc__sim_edge_A2(s, s->u, c);
 }
@@ -1583,16 +1582,18 @@ static void test_sim_trimesh_candidate_reuse(void)
 }
 
 
-/* The cloth-vertex barrier of a mesh obstacle counts the support under a vertex once (rcloth.h,
-   rc__mesh_obstacle_topology): (a) a sheet at a uniform height over a flat floor of 8 triangles (an
-   interior vertex, diagonals both ways), slid sideways over 31 positions across its edges and its
-   vertex: rc__sim_mesh_contact equals the vertices' mass-weighted kappa b(h^2) (before: up to 3.4
-   times that, from the triangle pairs of vertices near a floor edge and the edge-edge pairs with
-   the floor's flat edges); (b) one cloth vertex over a convex edge of a box mesh, outside both
-   faces, and over a convex corner: the triangle, edge and vertex terms of that vertex sum to
-   kappa b(d^2) of its distance (before: twice, five times); (c) a vertex inside the offset xi
-   over the floor's middle vertex or an edge has energy +inf (the triangles' terms), not NaN (with
-   the negative terms' -inf added, as first written). */
+/* The cloth-vertex barrier of a mesh obstacle counts the support of a planar patch once, however
+   it is split into triangles (rcloth.h, rc__mesh_obstacle_flat): (a) a sheet at a uniform height
+   over a flat floor of 8 triangles (an inner vertex, diagonals both ways), slid sideways over 31
+   positions across its edges and its vertex: rc__sim_mesh_contact equals the vertices'
+   mass-weighted kappa b(h^2) (before: up to 3.4 times that, from the triangle pairs of vertices
+   near a floor edge and the edge-edge pairs with the floor's flat edges); (b) one cloth vertex
+   near a box mesh (each face two triangles): over the top's diagonal its terms sum to one support
+   (before: 2), over a convex edge outside both faces to two (one per face, IPC's count), over a
+   corner to three (before: 5, the corner's triangles); (c) a vertex inside the offset xi over the
+   floor's middle vertex or an edge has energy +inf (the triangles' terms), not NaN (with the
+   negative terms' -inf added, as first written); (d) folds and duplicates are not flat: two
+   triangles on the same side of their shared edge (a flap folded flat), a triangle added twice. */
 static double t_vertex_terms(rc_sim *s, const rc__obstacle *ob, const double *x, int v)
 {
     double E = 0.0, res[2];
@@ -1601,7 +1602,7 @@ static double t_vertex_terms(rc_sim *s, const rc__obstacle *ob, const double *x,
         if (kind == 1 || kind == 2) continue;
         n = kind == 0 ? ob->mesh_nt : kind == 3 ? ob->mesh_ne : ob->mesh_nv;
         for (j = 0; j < n; ++j) {
-            double c = kind == 0 ? 1.0 : kind == 3 ? ob->mesh_ew[j] : ob->mesh_vw[j];
+            double c = kind == 0 ? 1.0 : rc__mesh_feature_weight(ob, kind, j);
             pair[0] = v; pair[1] = j;
             if (c == 0.0) continue;
             rc__sim_mesh_pair_eval(s, ob, kind, pair, x, 0, res);
@@ -1650,18 +1651,36 @@ static void test_sim_trimesh_support_counts_once(void)
         CHECKF(E == HUGE_VAL, "a vertex inside the offset over the floor's %s: energy %g", k ? "edge" : "vertex", E);
     }
     CHECK_OK(rc_sim_add_trimesh(s, 8, t_box_v, 12, t_box_t, &bid));
-    if (x) {   /* (b): the box's top edge 4-5 (y = -0.2, z = 0) and its corner 6 (0.2, 0.2, 0); the floor is far */
-        const rc__obstacle *ob = s->obs + bid;
-        double p[2][3] = { { 0.05, -0.2 - 0.0012, 0.0014 }, { 0.2 + 0.001, 0.2 + 0.0011, 0.0012 } }, q[2][3] = { { 0.05, -0.2, 0.0 }, { 0.2, 0.2, 0.0 } };
-        const char *name[2] = { "convex edge", "convex corner" };
-        for (k = 0; k < 2; ++k) {
+    if (x) {   /* (b): the box's top diagonal 4-6, its top edge 4-5 (y = -0.2, z = 0) and its corner 6 (0.2, 0.2, 0); the floor is far */
+        rc__obstacle *ob = s->obs + bid;
+        double p[3][3] = { { 0.03, 0.03, 0.0018 }, { 0.05, -0.2 - 0.0012, 0.0014 }, { 0.2 + 0.001, 0.2 + 0.0011, 0.0012 } };
+        double q[3][3] = { { 0.03, 0.03, 0.0 }, { 0.05, -0.2, 0.0 }, { 0.2, 0.2, 0.0 } }, want[3] = { 1.0, 2.0, 3.0 };
+        const char *name[3] = { "top diagonal", "convex edge", "convex corner" };
+        rc__mesh_obstacle_flat(ob, ob->mesh_x, ob->mesh_flat);   /* as a candidate build does */
+        for (k = 0; k < 3; ++k) {
             double d2 = 0.0, E, Ex;
             int c;
             for (c = 0; c < 3; ++c) { x[c] = p[k][c]; d2 += (p[k][c] - q[k][c]) * (p[k][c] - q[k][c]); }
             E = t_vertex_terms(s, ob, x, 0);
             Ex = s->kappa * rc_barrier(d2, xi_, dh, NULL, NULL);
-            printf("    (b) a vertex %.2f mm from a box's %s: its terms sum to %.6g of one support\n", 1e3 * sqrt(d2), name[k], E / Ex);
-            CHECKF(Ex > 0.0 && fabs(E - Ex) < 1e-12 * Ex, "%s: %.6g vs %.6g", name[k], E, Ex);
+            printf("    (b) a vertex %.2f mm from a box's %s: its terms sum to %.6g supports\n", 1e3 * sqrt(d2), name[k], E / Ex);
+            CHECKF(Ex > 0.0 && fabs(E - want[k] * Ex) < 1e-12 * Ex, "%s: %.6g supports, want %g", name[k], E / Ex, want[k]);
+        }
+    }
+    {   /* (d) */
+        static const double fv[12] = { 0, 0, 0, 1, 0, 0, 0.5, 1, 0, 0.5, 2, 0 };
+        static const int fold[6] = { 0, 1, 2, 0, 1, 3 }, dup[9] = { 0, 1, 2, 0, 1, 2, 1, 0, 2 };
+        int fid = -1, did = -1;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, fv, 2, fold, &fid));
+        CHECK_OK(rc_sim_add_trimesh(s, 4, fv, 2, dup, &did));
+        if (fid >= 0 && did >= 0) {
+            rc__obstacle *f = s->obs + fid, *dd = s->obs + did;
+            int e, nflat = 0;
+            rc__mesh_obstacle_flat(f, f->mesh_x, f->mesh_flat);
+            rc__mesh_obstacle_flat(dd, dd->mesh_x, dd->mesh_flat);
+            for (e = 0; e < f->mesh_ne + f->mesh_nv; ++e) nflat += f->mesh_flat[e];
+            for (e = 0; e < dd->mesh_ne + dd->mesh_nv; ++e) nflat += dd->mesh_flat[e];
+            CHECKF(nflat == 0, "%d features of a fold and a duplicated triangle taken as flat", nflat);
         }
     }
     free(x);
