@@ -8524,10 +8524,10 @@ static int rc__mesh_obstacle_apex(const rc__obstacle *o, int t, int e)
    Around a hole smaller than the band xi + dhat in a planar patch, whose rim closes a loop of
    flat edges within reach, the sum falls below one support (measured: 0.91 next to a 1 mm hole; a
    plate perforated by 0.4 mm holes 0.4 mm apart is negative in the band, so the cloth rests at
-   ~1.05 mm on the holes' rims, held by their edge-edge pairs and the CCD, instead of ~2.7 mm). Edges and vertices where the surface bends keep IPC's own count
-   (each triangle holds what is nearest to it: twice over a convex edge), as the full
-   inclusion-exclusion weakened the support around thin features (0.15 of one support around a
-   0.1 mm needle: the far side subtracted). A cloth edge or triangle cannot reach a flat feature
+   ~1.05 mm on the holes' rims, held by their edge-edge pairs and the CCD, instead of ~2.7 mm).
+   Edges and vertices where the surface bends keep IPC's own count (each triangle holds what is
+   nearest to it: twice over a convex edge), as the full inclusion-exclusion weakened the support
+   around thin features (0.15 of one support around a 0.1 mm needle: the far side subtracted). A cloth edge or triangle cannot reach a flat feature
    without a cloth vertex reaching the patch around it first (the nearest point of a segment or a
    triangle to a planar patch is at one of its vertices or on the patch's boundary), so the
    edge-edge pairs of flat edges and the obstacle-vertex pairs of flat vertices are left out of the
@@ -9989,8 +9989,8 @@ static void rc__sim_boxes(int n, int nverts, const int *idx, const double *x, co
    the CONTACT section: kind 0 cloth vertex - obstacle triangle, 1 obstacle vertex - cloth
    triangle, 2 cloth edge - obstacle edge; and the cloth-vertex barrier's inclusion-exclusion terms
    (rc__mesh_obstacle_flat), 3 cloth vertex - obstacle edge and 4 cloth vertex - obstacle vertex,
-   only those of nonzero weight (the flat ones). Cloth boxes swept by a dx (if dx), inflated by r. Sets
-   s->contact_status on out-of-memory (the solve then stops with that status). */
+   only those of nonzero weight (the flat ones). Cloth boxes swept by a dx (if dx), inflated by
+   r. Sets s->contact_status on out-of-memory (the solve then stops with that status). */
 #define RC__MC_KINDS 5
 static int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const double *x, const double *dx, double a,
                               double r, int **pairs)
