@@ -167,11 +167,15 @@ static void test_adaptive_rest_on_mesh_floor_keeps_u(void)
    the first alone. The sheet must also turn with the box (the corner's angle about the axis). The
    same on a turning mesh floor: 2.8 cm in the first 3 steps until the material offset was carried
    with the obstacle triangle's displacement gradient (rc__sim_fm_add's Q), 0 now. */
-/* mesh: a two-triangle turntable whose edges stay clear of the sheet (turned by
-   rc_sim_set_obstacle_vertices); analytic: a box turned by rc_sim_move_obstacle */
+/* mesh 1: a two-triangle turntable whose edges stay clear of the sheet (turned by
+   rc_sim_set_obstacle_vertices); mesh 2: a square one whose diagonal runs under the sheet's middle
+   (1.7 cm until a planar patch held a vertex once, rc__mesh_obstacle_flat); analytic (0): a box
+   turned by rc_sim_move_obstacle */
 static void t_spinning_support(int mesh)
 {
-    static const double f0[12] = { -2.0, 0.3, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0 };
+    static const double f1[12] = { -2.0, 0.3, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0 };
+    static const double f2[12] = { -0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0 };
+    const double *f0 = mesh == 2 ? f2 : f1;
     static const int ft[6] = { 0, 1, 2, 0, 2, 3 };
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
@@ -207,14 +211,14 @@ static void t_spinning_support(int mesh)
     for (i = 0; i < nv; ++i) drift = fmax(drift, hypot(rc_sim_reference(s)[2 * i] - u0[2 * i], rc_sim_reference(s)[2 * i + 1] - u0[2 * i + 1]));
     a1 = atan2(rc_sim_positions(s)[3 * (nv - 1) + 1], rc_sim_positions(s)[3 * (nv - 1)]);
     printf("    %s turned %.2f rad, the sheet's corner %.2f rad; max |u - u_settled| %.3g m; %d of 40 steps converged\n",
-           mesh ? "mesh turntable" : "box", ang, a1 - a0, drift, conv);
+           mesh == 2 ? "mesh turntable, diagonal under the sheet" : mesh ? "mesh turntable" : "box", ang, a1 - a0, drift, conv);
     CHECKF(drift < 1e-6, "u drifted by %.3g m", drift);
     CHECKF(a1 - a0 > 0.5 * ang, "the sheet turned %.3f rad of the support's %.3f", a1 - a0, ang);
     CHECK(conv == 40);
     free(u0);
     rc_sim_destroy(s);
 }
-static void test_adaptive_spinning_support_keeps_u(void) { t_spinning_support(0); t_spinning_support(1); }
+static void test_adaptive_spinning_support_keeps_u(void) { t_spinning_support(0); t_spinning_support(1); t_spinning_support(2); }
 
 /* uniform acceleration with gravity along the sheet as well as across it (the helper probe of
    session 18: g = (3, -2, -6) on a 9 x 9 sheet): a rigid motion, so u must not move. Until session
