@@ -8511,8 +8511,12 @@ static int rc__mesh_obstacle_apex(const rc__obstacle *o, int t, int e)
 
 /* flat[] (ne + nv) at positions X. A flat edge has exactly two triangles, coplanar (normals
    parallel to a sine of 1e-9) and on opposite sides of it (not a fold, not a duplicate); a flat
-   vertex has triangles, all its edges flat (so it is inside the patch, not on a boundary or a
-   hole's rim) and all its triangles coplanar (not a bowtie of two fans).
+   vertex has triangles and all its edges flat (so it is inside the patch, not on a boundary or a
+   hole's rim). By its edges alone, not by comparing its triangles with one of them: the tolerance
+   is not transitive, and a fan whose neighbours agree but whose far triangles did not (a centre
+   raised 3e-12 m in a 5 mm fan, a review's probe; rounding does it on a tilted floor 10 km from
+   the origin) had six -1 edges and no +1 vertex, a sum of 5e-4 of one support. (Two closed flat
+   fans meeting at the vertex in different planes still hold at least once.)
    Why: a cloth vertex near an edge shared by triangles A and B has a barrier pair with each, and
    where its nearest point on B is on that edge the two pairs count the support twice (a sheet at
    rest on a two-triangle floor stood 0.19 mm higher over the diagonal and, adaptive, slid u 2.3 cm
@@ -8534,7 +8538,7 @@ static int rc__mesh_obstacle_apex(const rc__obstacle *o, int t, int e)
    barrier and its friction too (they only added support); the CCD keeps them. */
 static void rc__mesh_obstacle_flat(const rc__obstacle *o, const double *X, unsigned char *flat)
 {
-    int ne = o->mesh_ne, nv = o->mesh_nv, e, t, k;
+    int ne = o->mesh_ne, nv = o->mesh_nv, e, k;
     for (k = 0; k < nv; ++k) flat[ne + k] = o->mesh_vtri[k] >= 0;
     for (e = 0; e < ne; ++e) {
         const int *et = o->mesh_etri + 2 * e;
@@ -8556,15 +8560,6 @@ static void rc__mesh_obstacle_flat(const rc__obstacle *o, const double *X, unsig
         }
         if (!flat[e]) flat[ne + o->mesh_edges[2 * e]] = flat[ne + o->mesh_edges[2 * e + 1]] = 0;
     }
-    for (t = 0; t < o->mesh_nt; ++t)
-        for (k = 0; k < 3; ++k) {
-            int v = o->mesh_tris[3 * t + k];
-            double n0[3], n1[3];
-            if (!flat[ne + v] || o->mesh_vtri[v] == t) continue;
-            rc__mesh_obstacle_normal(o, X, o->mesh_vtri[v], n0);
-            rc__mesh_obstacle_normal(o, X, t, n1);
-            if (!rc__mesh_normals_parallel(n0, n1)) flat[ne + v] = 0;
-        }
 }
 /* the weight of the cloth-vertex barrier's term against obstacle feature j of kind 3 (an edge:
    -1 if flat) or 4 (a vertex: +1 if flat), from the obstacle's flat flags (rc__mesh_obstacle_flat) */

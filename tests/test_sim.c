@@ -1593,7 +1593,10 @@ static void test_sim_trimesh_candidate_reuse(void)
    corner to three (before: 5, the corner's triangles); (c) a vertex inside the offset xi over the
    floor's middle vertex or an edge has energy +inf (the triangles' terms), not NaN (with the
    negative terms' -inf added, as first written); (d) folds and duplicates are not flat: two
-   triangles on the same side of their shared edge (a flap folded flat), a triangle added twice. */
+   triangles on the same side of their shared edge (a flap folded flat), a triangle added twice;
+   (e) a 5 mm hexagonal fan whose centre is raised 3.2e-12 m (each spoke's two triangles coplanar
+   to the tolerance, opposite ones not): the centre is flat with its spokes, and a vertex over it
+   is held once (before: 5e-4 of one support, the spokes' -1 terms without the centre's +1). */
 static double t_vertex_terms(rc_sim *s, const rc__obstacle *ob, const double *x, int v)
 {
     double E = 0.0, res[2];
@@ -1681,6 +1684,25 @@ static void test_sim_trimesh_support_counts_once(void)
             for (e = 0; e < f->mesh_ne + f->mesh_nv; ++e) nflat += f->mesh_flat[e];
             for (e = 0; e < dd->mesh_ne + dd->mesh_nv; ++e) nflat += dd->mesh_flat[e];
             CHECKF(nflat == 0, "%d features of a fold and a duplicated triangle taken as flat", nflat);
+        }
+    }
+    {   /* (e) */
+        double fan[21], R = 5e-3, pc[3] = { 1e-5, 2e-5, 1.5e-3 }, E, Ex = 0.0, res[2];
+        int tf[18], j, hid = -1, pair[2] = { 0, 0 };
+        for (j = 0; j < 6; ++j) {
+            fan[3 * j] = R * cos(3.14159265358979323846 / 3.0 * j); fan[3 * j + 1] = R * sin(3.14159265358979323846 / 3.0 * j); fan[3 * j + 2] = 0.0;
+            tf[3 * j] = j; tf[3 * j + 1] = (j + 1) % 6; tf[3 * j + 2] = 6;
+        }
+        fan[18] = fan[19] = 0.0; fan[20] = 3.2e-12;
+        CHECK_OK(rc_sim_add_trimesh(s, 7, fan, 6, tf, &hid));
+        if (hid >= 0 && x) {
+            rc__obstacle *hf = s->obs + hid;
+            rc__mesh_obstacle_flat(hf, hf->mesh_x, hf->mesh_flat);
+            memcpy(x, pc, sizeof pc);
+            E = t_vertex_terms(s, hf, x, 0);
+            for (j = 0; j < 6; ++j) { pair[1] = j; rc__sim_mesh_pair_eval(s, hf, 0, pair, x, 0, res); Ex = fmax(Ex, res[0]); }
+            printf("    (e) a vertex 1.5 mm over a fan's centre raised 3.2e-12 m: %.6g supports (centre flat %d)\n", E / Ex, hf->mesh_flat[hf->mesh_ne + 6]);
+            CHECKF(Ex > 0.0 && fabs(E - Ex) < 1e-9 * Ex, "over the fan's centre: %.6g of one support", E / Ex);
         }
     }
     free(x);
