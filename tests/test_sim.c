@@ -1587,7 +1587,8 @@ static void test_sim_trimesh_candidate_reuse(void)
    over a flat floor of 8 triangles (an inner vertex, diagonals both ways), slid sideways over 31
    positions across its edges and its vertex: rc__sim_mesh_contact equals the vertices'
    mass-weighted kappa b(h^2) (before: up to 3.4 times that, from the triangle pairs of vertices
-   near a floor edge and the edge-edge pairs with the floor's flat edges); (b) one cloth vertex
+   near a floor edge and the edge-edge pairs with the floor's flat edges), and its assembled
+   gradient matches central differences of it; (b) one cloth vertex
    near a box mesh (each face two triangles): over the top's diagonal its terms sum to one support
    (before: 2), over a convex edge outside both faces to two (one per face, IPC's count), over a
    corner to three (before: 5, the corner's triangles); (c) a vertex inside the offset xi over the
@@ -1641,6 +1642,27 @@ static void test_sim_trimesh_support_counts_once(void)
         mind = HUGE_VAL;
         E = rc__sim_mesh_contact(s, x, s->u, NULL, &mind);
         worst = fmax(worst, fabs(E - Ex) / Ex);
+    }
+    if (x) {   /* and its assembled gradient (x-only system) against central differences, at an offset with vertices over edges and the middle vertex */
+        rc__system *y = &s->sys_xp;
+        double gmax = 0.0, gerr = 0.0, hs = 1e-8;
+        CHECK_OK(rc__sim_ensure_systems(s));
+        for (i = 0; i < nv; ++i) { x[3 * i] = s->x[3 * i] + 0.0013 * (i % 3); x[3 * i + 1] = s->x[3 * i + 1] - 0.0011 * (i % 2); x[3 * i + 2] = h + 2e-4 * (i % 4); }
+        memset(y->g, 0, sizeof(double) * (size_t)y->ndof);
+        memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
+        mind = HUGE_VAL;
+        (void)rc__sim_mesh_contact(s, x, s->u, y, &mind);
+        for (i = 0; i < 3 * nv; ++i) if (y->dof_x[i] >= 0) gmax = fmax(gmax, fabs(y->g[y->dof_x[i]]));
+        for (i = 0; i < 3 * nv; ++i) {
+            double keep = x[i], ep, em;
+            if (y->dof_x[i] < 0) continue;
+            x[i] = keep + hs; ep = rc__sim_mesh_contact(s, x, s->u, NULL, &mind);
+            x[i] = keep - hs; em = rc__sim_mesh_contact(s, x, s->u, NULL, &mind);
+            x[i] = keep;
+            gerr = fmax(gerr, fabs((ep - em) / (2.0 * hs) - y->g[y->dof_x[i]]) / gmax);
+        }
+        printf("    (a) its assembled gradient against central differences: error %.1e of max %.3e\n", gerr, gmax);
+        CHECKF(gmax > 0.0 && gerr < 1e-5, "gradient error %.2e", gerr);
     }
     printf("    (a) sheet at %.1f mm over a flat 8-triangle floor, 31 positions: barrier vs one support per vertex: largest relative difference %.1e\n",
            1e3 * h, worst);
