@@ -1461,8 +1461,6 @@ static void test_sim_trimesh_box_edge(void)
 
 
 
-/* the weight of a mesh-obstacle barrier pair on cloth primitive c: a vertex's mass (kind 0), a
-   triangle's area (kind 1), an edge's area (kind 2), each over the average one's */
 /* the weight of mesh pair (c, b) of the kind in the barrier: the cloth vertex's mass (kinds 0, 3,
    4, times the inclusion-exclusion weight of the obstacle edge or vertex b), the cloth triangle's
    or edge's area (kinds 1, 2), 0 for the flat obstacle vertices and edges left out */
@@ -1588,10 +1586,10 @@ static void test_sim_trimesh_candidate_reuse(void)
    positions across its edges and its vertex: rc__sim_mesh_contact equals the vertices'
    mass-weighted kappa b(h^2) (before: up to 3.4 times that, from the triangle pairs of vertices
    near a floor edge and the edge-edge pairs with the floor's flat edges), and its assembled
-   gradient matches central differences of it; (b) one cloth vertex
-   near a box mesh (each face two triangles): over the top's diagonal its terms sum to one support
-   (before: 2), over a convex edge outside both faces to two (one per face, IPC's count), over a
-   corner to three (before: 5, the corner's triangles); (c) a vertex inside the offset xi over the
+   gradient matches central differences of it; (b) one cloth vertex near a box mesh (each face two
+   triangles): over the top's diagonal its terms sum to one support (before: 2), over a convex edge
+   outside both faces to two (one per face, IPC's count), over a corner to three (before: 5, the
+   corner's triangles); (c) a vertex inside the offset xi over the
    floor's middle vertex or an edge has energy +inf (the triangles' terms), not NaN (with the
    negative terms' -inf added, as first written); (d) folds and duplicates are not flat: two
    triangles on the same side of their shared edge (a flap folded flat), a triangle added twice;
@@ -1676,7 +1674,7 @@ static void test_sim_trimesh_support_counts_once(void)
         CHECKF(E == HUGE_VAL, "a vertex inside the offset over the floor's %s: energy %g", k ? "edge" : "vertex", E);
     }
     CHECK_OK(rc_sim_add_trimesh(s, 8, t_box_v, 12, t_box_t, &bid));
-    if (x) {   /* (b): the box's top diagonal 4-6, its top edge 4-5 (y = -0.2, z = 0) and its corner 6 (0.2, 0.2, 0); the floor is far */
+    if (x) {   /* (b): the box's top diagonal 4-6, its top edge 4-5 (y = -0.2, z = 0) and its corner 6 (0.2, 0.2, 0); the box's terms alone */
         rc__obstacle *ob = s->obs + bid;
         double p[3][3] = { { 0.03, 0.03, 0.0018 }, { 0.05, -0.2 - 0.0012, 0.0014 }, { 0.2 + 0.001, 0.2 + 0.0011, 0.0012 } };
         double q[3][3] = { { 0.03, 0.03, 0.0 }, { 0.05, -0.2, 0.0 }, { 0.2, 0.2, 0.0 } }, want[3] = { 1.0, 2.0, 3.0 };
