@@ -121,8 +121,8 @@ static void test_adaptive_rest_on_sphere_keeps_u(void)
    the diagonal has a barrier pair with both triangles, and the support there was counted twice
    (measured, 0.3 m sheet, 11 x 11, 25 steps: fixed, the vertices over the diagonal stood 0.19 mm
    higher; adaptive, u slid 2.3 cm toward it, 125 outer iterations). The inclusion-exclusion of the
-   cloth-vertex barrier (rcloth.h, rc__mesh_obstacle_topology) counts it once: every vertex at the
-   same height, u kept. */
+   cloth-vertex barrier over planar patches (rcloth.h, rc__mesh_obstacle_flat) counts it once:
+   every vertex at the same height, u kept. */
 static void test_adaptive_rest_on_mesh_floor_keeps_u(void)
 {
     static const double fv[12] = { -0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0 };
