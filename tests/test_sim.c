@@ -3748,6 +3748,61 @@ static void test_sim_plate_through_stack(void)
     rc_mesh_free(&a); rc_mesh_free(&b);
 }
 
+/* Two stacked sheets 6 mm apart, both free (no gravity), and the plate rising 12 mm per step
+   from below: it runs into the lower sheet only (the upper one stays beyond its sweep), and
+   carrying the lower sheet alone would push it through the upper one, so the upper one is
+   carried too (the transitive carry of rc__sim_resolve_start_mesh). Each step must then run
+   whole (before it, the carry was held back and the steps split), keep the upper sheet above
+   the lower one and both above the plate. */
+static void test_sim_plate_lifts_stack(void)
+{
+    static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
+    rc_mesh a, b;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, *uv, *pos;
+    int *tris, i, k, id = -1, nv, nt, below = 0, crossed = 0, split = 0, oks = 0;
+    CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
+    CHECK_OK(rc_mesh_grid(&b, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
+    nv = a.num_verts + b.num_verts; nt = a.num_tris + b.num_tris;
+    uv = (double *)malloc(sizeof(double) * 2 * nv); pos = (double *)malloc(sizeof(double) * 3 * nv); tris = (int *)malloc(sizeof(int) * 3 * nt);
+    for (i = 0; i < a.num_verts; ++i) {
+        uv[2 * i] = a.ref_uv[2 * i]; uv[2 * i + 1] = a.ref_uv[2 * i + 1];
+        pos[3 * i] = a.pos[3 * i]; pos[3 * i + 1] = a.pos[3 * i + 1]; pos[3 * i + 2] = 0.02;
+        uv[2 * (a.num_verts + i)] = b.ref_uv[2 * i] + 0.5; uv[2 * (a.num_verts + i) + 1] = b.ref_uv[2 * i + 1];
+        pos[3 * (a.num_verts + i)] = b.pos[3 * i]; pos[3 * (a.num_verts + i) + 1] = b.pos[3 * i + 1]; pos[3 * (a.num_verts + i) + 2] = 0.026;
+    }
+    for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = b.tris[i] + a.num_verts; }
+    def.gravity[2] = 0.0; def.self_contact = 1; def.num_threads = 1;
+    def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (s) {
+        for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, pt, &id));
+        for (k = 0; k < 3; ++k) {
+            rc_step_stats st;
+            const double *x;
+            for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005 + 0.012 * (k + 1);
+            CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
+            if (rc_sim_step(s, &st) != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
+            oks++;
+            split += st.substeps > 1;
+            x = rc_sim_positions(s);
+            for (i = 0; i < nv; ++i) below += x[3 * i + 2] < P[2];
+            for (i = 0; i < a.num_verts; ++i) crossed += x[3 * (a.num_verts + i) + 2] <= x[3 * i + 2];
+        }
+        printf("    plate 12 mm per step under two free sheets 6 mm apart: %d of 3 steps accepted, %d split; %d vertices below the plate, %d upper-sheet vertices not above the lower one\n",
+               oks, split, below, crossed);
+        CHECK(oks == 3);
+        CHECKF(split == 0, "%d steps split (the carry was held back)", split);
+        CHECK(below == 0);
+        CHECK(crossed == 0);
+        rc_sim_destroy(s);
+    }
+    free(uv); free(pos); free(tris);
+    rc_mesh_free(&a); rc_mesh_free(&b);
+}
+
 static void suite_sim(void)
 {
     RUN(test_sim_defaults);
@@ -3807,4 +3862,5 @@ static void suite_sim(void)
     RUN(test_sim_units_scale);
     RUN(test_sim_plate_past_pin);
     RUN(test_sim_plate_through_stack);
+    RUN(test_sim_plate_lifts_stack);
 }
