@@ -7443,6 +7443,7 @@ typedef struct rc__obstacle {
        inclusion-exclusion terms (rc__mesh_feature_weight) */
     int *mesh_enf, *mesh_etri;
     unsigned char *mesh_flat;
+    unsigned char *mesh_tdup;     /* nt, in mesh_flat's block: 1 = the same three vertices as an earlier triangle */
 } rc__obstacle;
 enum { RC__OBS_TRIMESH = 100 };
 
@@ -8459,18 +8460,53 @@ static int rc__mesh_obstacle_edge(const rc__obstacle *o, int a, int b)
     return -1;
 }
 
+/* the three indices of tv in increasing order */
+static void rc__sort3_int(const int *tv, int k[3])
+{
+    int a = tv[0], b = tv[1], c = tv[2], t;
+    if (a > b) { t = a; a = b; b = t; }
+    if (b > c) { t = b; b = c; c = t; }
+    if (a > b) { t = a; a = b; b = t; }
+    k[0] = a; k[1] = b; k[2] = c;
+}
+
 /* The adjacency of a mesh obstacle (see rc__obstacle) from its triangles and sorted edges; 0 on
    out-of-memory */
 static int rc__mesh_obstacle_topology(void *user, rc__obstacle *o)
 {
-    int ne = o->mesh_ne, t, k, e;
+    int ne = o->mesh_ne, t, k, e, *first, *next;
     o->mesh_enf = (int *)rc__alloc(user, (size_t)ne * 3, sizeof(int));
-    o->mesh_flat = (unsigned char *)rc__calloc(user, (size_t)ne + (size_t)o->mesh_nv, 1);
+    o->mesh_flat = (unsigned char *)rc__calloc(user, (size_t)ne + (size_t)o->mesh_nv + (size_t)o->mesh_nt, 1);
     if (!o->mesh_enf || !o->mesh_flat) return 0;
     o->mesh_etri = o->mesh_enf + ne;
+    o->mesh_tdup = o->mesh_flat + ne + o->mesh_nv;
+    /* Duplicates: a triangle on the same three vertices as an earlier one, in either winding (a
+       double-sided mesh adds each triangle again reversed). The barrier is unsigned, so it is the
+       same surface: it takes no pairs (rc__sim_mesh_pairs) and no part in the edges' triangle
+       counts (so a double-sided planar patch is flat like a single-sided one). Before: a sheet
+       resting on a double-sided mesh floor was held twice (its vertices by both copies of each
+       triangle), and adaptive, its reference mesh slid 2.5 cm toward the floor's diagonal.
+       Found through lists of the triangles by the edge of their two smallest vertex indices. */
+    first = (int *)rc__alloc(user, (size_t)ne + 1, sizeof(int));
+    next = (int *)rc__alloc(user, (size_t)o->mesh_nt + 1, sizeof(int));
+    if (!first || !next) { rc__free(user, first); rc__free(user, next); return 0; }
+    for (e = 0; e < ne; ++e) first[e] = -1;
+    for (t = 0; t < o->mesh_nt; ++t) {
+        int kt[3], u;
+        rc__sort3_int(o->mesh_tris + 3 * t, kt);
+        e = rc__mesh_obstacle_edge(o, kt[0], kt[1]);
+        if (e < 0) continue;
+        for (u = first[e]; u >= 0 && !o->mesh_tdup[t]; u = next[u]) {
+            int ku[3];
+            rc__sort3_int(o->mesh_tris + 3 * u, ku);
+            o->mesh_tdup[t] = ku[0] == kt[0] && ku[1] == kt[1] && ku[2] == kt[2];
+        }
+        if (!o->mesh_tdup[t]) { next[t] = first[e]; first[e] = t; }
+    }
+    rc__free(user, first); rc__free(user, next);
     for (e = 0; e < ne; ++e) { o->mesh_enf[e] = 0; o->mesh_etri[2 * e] = o->mesh_etri[2 * e + 1] = -1; }
     for (t = 0; t < o->mesh_nt; ++t)
-        for (k = 0; k < 3; ++k) {
+        for (k = 0; k < 3 && !o->mesh_tdup[t]; ++k) {
             e = rc__mesh_obstacle_edge(o, o->mesh_tris[3 * t + k], o->mesh_tris[3 * t + (k + 1) % 3]);
             if (o->mesh_enf[e] < 2) o->mesh_etri[2 * e + o->mesh_enf[e]] = t;
             o->mesh_enf[e]++;
@@ -8487,12 +8523,15 @@ static void rc__mesh_obstacle_normal(const rc__obstacle *o, const double *X, int
     rc__sub3(b, X + 3 * tv[2], X + 3 * tv[0]);
     rc__cross3(n, a, b);
 }
-/* 1 if the normals agree in direction (sine of the angle below 1e-9) */
+/* 1 if the normals lie on one line (sine of the angle below 1e-9), in either direction: the
+   barrier is unsigned, so two coplanar triangles wound opposite ways (a mesh with flipped
+   triangles, or a double-sided one whose first copies of two neighbours differ in winding) are
+   one plane; a fold has its apexes on one side of the edge, which rc__mesh_obstacle_flat tests */
 static int rc__mesh_normals_parallel(const double *n, const double *m)
 {
     double c[3], nn = rc__dot3(n, n), mm = rc__dot3(m, m);
     rc__cross3(c, n, m);
-    return rc__dot3(n, m) > 0.0 && rc__dot3(c, c) <= 1e-18 * nn * mm && nn > 0.0 && mm > 0.0;
+    return rc__dot3(c, c) <= 1e-18 * nn * mm && nn > 0.0 && mm > 0.0;
 }
 /* the vertex of triangle t that is not on edge e (-1: none, a repeated index) */
 static int rc__mesh_obstacle_apex(const rc__obstacle *o, int t, int e)
@@ -8505,8 +8544,9 @@ static int rc__mesh_obstacle_apex(const rc__obstacle *o, int t, int e)
     return -1;
 }
 
-/* flat[] (ne + nv) at positions X. A flat edge has exactly two triangles, coplanar (normals
-   parallel to a sine of 1e-9) and on opposite sides of it (not a fold, not a duplicate); a flat
+/* flat[] (ne + nv) at positions X. A flat edge has exactly two triangles (duplicates not
+   counted: rc__mesh_obstacle_topology), coplanar (normals on one line to a sine of 1e-9) and on
+   opposite sides of it (not a fold, not a triangle on repeated indices); a flat
    vertex has triangles and all its edges flat (so it is inside the patch, not on a boundary or a
    hole's rim). By its edges alone, not by comparing its triangles with one of them: the tolerance
    is not transitive, and a fan whose neighbours agree but whose far triangles did not (a centre
@@ -10003,9 +10043,11 @@ static int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const
     else { rc__sim_boxes(na, 1, NULL, x, dx, a, alo, ahi); rc__sim_boxes(nb, 1, NULL, ob->mesh_x, NULL, 0.0, blo, bhi); }
     st = rc__ct_bp_pairs(s->user, na, alo, ahi, nb, blo, bhi, r, 0.0, pairs, &np);
     if (st != RC_OK) { s->contact_status = st; *pairs = NULL; return 0; }
-    if (kind >= 3) {   /* keep the order: the sums stay in the sorted order of a fresh search */
+    if (kind == 0 || kind >= 3) {   /* keep the order: the sums stay in the sorted order of a fresh search */
         for (q = 0, k = 0; q < np; ++q)
-            if (rc__mesh_feature_weight(ob, kind, (*pairs)[2 * q + 1]) != 0) { (*pairs)[2 * k] = (*pairs)[2 * q]; (*pairs)[2 * k + 1] = (*pairs)[2 * q + 1]; k++; }
+            if (kind == 0 ? !ob->mesh_tdup[(*pairs)[2 * q + 1]] : rc__mesh_feature_weight(ob, kind, (*pairs)[2 * q + 1]) != 0) {
+                (*pairs)[2 * k] = (*pairs)[2 * q]; (*pairs)[2 * k + 1] = (*pairs)[2 * q + 1]; k++;
+            }
         np = k;
     }
     return np;

@@ -122,12 +122,18 @@ static void test_adaptive_rest_on_sphere_keeps_u(void)
    (measured, 0.3 m sheet, 11 x 11, 25 steps: fixed, the vertices over the diagonal stood 0.19 mm
    higher; adaptive, u slid 2.3 cm toward it, 125 outer iterations). The inclusion-exclusion of the
    cloth-vertex barrier over planar patches (rcloth.h, rc__mesh_obstacle_flat) counts it once:
-   every vertex at the same height, u kept. */
+   every vertex at the same height, u kept. The same on the floor made double-sided (each
+   triangle added again, reversed; before, held twice: u slid 2.5 cm), also with its first
+   copies wound opposite ways: duplicates take no pairs (rc__mesh_obstacle_topology). */
 static void test_adaptive_rest_on_mesh_floor_keeps_u(void)
 {
     static const double fv[12] = { -0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0 };
-    static const int ft[6] = { 0, 1, 2, 0, 2, 3 };
-    int adaptive;
+    /* floor 0: two triangles; 1: double-sided (each triangle again, reversed); 2: double-sided
+       with the first copies wound opposite ways */
+    static const int ft[3][12] = { { 0, 1, 2, 0, 2, 3 }, { 0, 1, 2, 0, 2, 3, 0, 2, 1, 0, 3, 2 }, { 0, 1, 2, 0, 3, 2, 0, 2, 1, 0, 2, 3 } };
+    static const char *const floor_name[3] = { "two-triangle floor", "double-sided floor", "double-sided floor, mixed winding" };
+    int adaptive, fl;
+    for (fl = 0; fl < 3; ++fl)
     for (adaptive = 0; adaptive < 2; ++adaptive) {
         rc_mesh m;
         rc_sim_def def = rc_default_sim_def();
@@ -144,15 +150,15 @@ static void test_adaptive_rest_on_mesh_floor_keeps_u(void)
         CHECK_OK(rc_sim_create(&def, &s));
         if (!s) { rc_mesh_free(&m); return; }
         nv = rc_sim_num_verts(s);
-        CHECK_OK(rc_sim_add_trimesh(s, 4, fv, 2, ft, NULL));
+        CHECK_OK(rc_sim_add_trimesh(s, 4, fv, fl ? 4 : 2, ft[fl], NULL));
         for (k = 0; k < 25; ++k) { CHECK_OK(rc_sim_step(s, &st)); outer += st.outer_iters; }
         for (i = 0; i < nv; ++i) {
             double z = rc_sim_positions(s)[3 * i + 2];
             drift = fmax(drift, hypot(rc_sim_reference(s)[2 * i] - m.ref_uv[2 * i], rc_sim_reference(s)[2 * i + 1] - m.ref_uv[2 * i + 1]));
             zmin = fmin(zmin, z); zmax = fmax(zmax, z);
         }
-        printf("    %s, 25 steps on the floor: heights %.6f..%.6f m, max |u - u0| %.3g m, %d outer iterations\n",
-               adaptive ? "adaptive" : "fixed", zmin, zmax, drift, outer);
+        printf("    %s, 25 steps on the %s: heights %.6f..%.6f m, max |u - u0| %.3g m, %d outer iterations\n",
+               adaptive ? "adaptive" : "fixed", floor_name[fl], zmin, zmax, drift, outer);
         CHECKF(zmax - zmin < 1e-6, "heights differ by %.3g m", zmax - zmin);
         CHECKF(drift < 1e-3, "u drifted by %.3g m", drift);
         rc_sim_destroy(s);
