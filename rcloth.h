@@ -7549,7 +7549,7 @@ struct rc_sim {
     int has_mesh_obstacle;
     int support_moves;                    /* this step: an obstacle with lagged friction contact moved (rc__sim_ritr: strict first inner solve) */
     double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
-    int carry_limited;                    /* the last mesh carry was held back by the cloth-cloth CCD (rc__sim_resolve_start_mesh) */
+    int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, still obstacles: rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
@@ -10497,9 +10497,16 @@ static int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const double *bx, 
     return np;
 }
 
+/* 1 if mesh obstacle ob moved over the step (its vertices at the end differ from the start) */
+static int rc__mesh_obstacle_moved(const rc__obstacle *ob)
+{
+    return memcmp(ob->mesh_x, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv) != 0;
+}
+
 /* CCD of the cloth sweep bx -> bx + amax dx (dx: 3 nv) against the (static, end-pose) mesh
-   obstacles: the largest step <= amax that keeps every pair at distance >= xi */
-static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, double amax)
+   obstacles (still_only: those that did not move over the step): the largest step <= amax that
+   keeps every pair at distance >= xi */
+static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, double amax, int still_only)
 {
     double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, lim = RC__MC_REUSE * 2.0 * s->def.contact_dhat;
     int o, q, np, *pairs, fresh, reuse = 1;
@@ -10512,7 +10519,7 @@ static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, do
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         const double *X = ob->mesh_x;
-        if (ob->shape.kind != RC__OBS_TRIMESH) continue;
+        if (ob->shape.kind != RC__OBS_TRIMESH || (still_only && rc__mesh_obstacle_moved(ob))) continue;
         np = rc__sim_mesh_ccd_pairs(s, o, 0, bx, dx, amax, reuse, &pairs, &fresh);
         for (q = 0; q < np; ++q) {
             int v = pairs[2 * q], t = pairs[2 * q + 1];
@@ -11802,12 +11809,13 @@ static void rc__sim_dir_size(const rc_sim *s, const rc__system *y, double *dx, d
 }
 
 /* largest alpha in (0, 1] such that the vertex paths base -> base + alpha d stay outside every
-   obstacle inflated by the contact thickness (conservative CCD) */
-static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const double *bx)
+   obstacle inflated by the contact thickness (conservative CCD); still_only: only the analytic
+   shapes (at their end pose) and the mesh obstacles that did not move, no self contact */
+static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const double *bx, int still_only)
 {
     double amax = 1.0;
     int i, o, c, t, k;
-    if (s->nobs == 0 && !s->def.self_contact) return 1.0;
+    if (s->nobs == 0 && (!s->def.self_contact || still_only)) return 1.0;
     for (o = 0; o < s->nobs; ++o) {
         double ctr[3], zero[3] = { 0, 0, 0 };
         if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE) continue;
@@ -11840,10 +11848,14 @@ static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const doub
         rc_sim *sm = (rc_sim *)s;
         for (i = 0; i < s->nv; ++i)
             for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; sm->ls_dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0; }
-        amax = rc__sim_mesh_ccd(sm, sm->ls_dx, bx, amax);
+        amax = rc__sim_mesh_ccd(sm, sm->ls_dx, bx, amax, still_only);
     }
-    if (s->def.self_contact) amax = rc__sim_self_ccd((rc_sim *)s, y, bx, amax);
+    if (s->def.self_contact && !still_only) amax = rc__sim_self_ccd((rc_sim *)s, y, bx, amax);
     return amax;
+}
+static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const double *bx)
+{
+    return rc__sim_ccd_bound_ex(s, y, bx, 0);
 }
 
 /* Reference-inversion filter (DESIGN §4), as a shape bound (ours): the line search's largest step
@@ -12811,14 +12823,26 @@ static void rc__sim_lag_friction(rc_sim *s)
    step-start moves that shift some vertices and not their neighbours (the carry by kinematic
    meshes, the push-out of analytic shapes) are limited by it. Uses sys_xp's direction. hit: NULL,
    or marks the vertices the move would run into (rc__sim_self_ccd_hits). */
-static double rc__sim_self_move_bound(rc_sim *s, const double *base, const double *target, unsigned char *hit)
+static void rc__sim_move_direction(rc_sim *s, const double *base, const double *target)
 {
     rc__system *y = &s->sys_xp;
     int i, c;
     memset(y->d, 0, sizeof(double) * (size_t)y->ndof);
     for (i = 0; i < s->nv; ++i)
         for (c = 0; c < 3; ++c) if (y->dof_x[3 * i + c] >= 0) y->d[y->dof_x[3 * i + c]] = target[3 * i + c] - base[3 * i + c];
-    return rc__sim_self_ccd_hits(s, y, base, 1.0, hit);
+}
+static double rc__sim_self_move_bound(rc_sim *s, const double *base, const double *target, unsigned char *hit)
+{
+    rc__sim_move_direction(s, base, target);
+    return rc__sim_self_ccd_hits(s, &s->sys_xp, base, 1.0, hit);
+}
+/* ... and the largest a such that the move passes into no obstacle that stays where it is over
+   the step: the analytic shapes at their end pose (the cloth is already outside them there:
+   rc__sim_resolve_start) and the mesh obstacles that did not move */
+static double rc__sim_still_move_bound(rc_sim *s, const double *base, const double *target)
+{
+    rc__sim_move_direction(s, base, target);
+    return rc__sim_ccd_bound_ex(s, &s->sys_xp, base, 1);
 }
 
 /* Kinematic mesh obstacles that moved onto the cloth (rc_sim_set_obstacle_vertices): the barrier
@@ -12848,6 +12872,27 @@ static void rc__sim_mesh_frame(const double *a, const double *b, const double *c
     l = rc__norm3(n); if (l > 0.0) rc__scale3(n, 1.0 / l, n);
     rc__cross3(e2, n, e1);
     for (k = 0; k < 3; ++k) { F[3 * k] = e1[k]; F[3 * k + 1] = e2[k]; F[3 * k + 2] = n[k]; }   /* columns e1, e2, n */
+}
+
+/* 1 if triangle t of ob has a frame to carry with at both ends of the step: not degenerate (sine
+   of its smallest angle above ~1e-12). A degenerate one (repeated indices, collinear vertices) has
+   no normal, and its frame F = 0 put the carried point onto the triangle (a review's probe: a
+   repeated-index triangle listed first won the ties of the vertices over its segment, which were
+   carried down onto the plate). */
+static int rc__mesh_carry_frame_ok(const rc__obstacle *ob, int t)
+{
+    const double *Xs[2];
+    int k;
+    Xs[0] = ob->mesh_xprev; Xs[1] = ob->mesh_x;
+    for (k = 0; k < 2; ++k) {
+        const int *tv = ob->mesh_tris + 3 * t;
+        double a[3], b[3], n[3];
+        rc__sub3(a, Xs[k] + 3 * tv[1], Xs[k] + 3 * tv[0]);
+        rc__sub3(b, Xs[k] + 3 * tv[2], Xs[k] + 3 * tv[0]);
+        rc__cross3(n, a, b);
+        if (!(rc__dot3(n, n) > 1e-24 * rc__dot3(a, a) * rc__dot3(b, b))) return 0;
+    }
+    return 1;
 }
 
 /* where the rigid carry by obstacle ob's triangle t takes the point p (above):
@@ -12913,7 +12958,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
             double d2, dX[9];
             if (s->pinned[v]) continue;
             d2 = rc__ct_point_triangle_d2(s->x + 3 * v, Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2], NULL, NULL, NULL);
-            if (d2 < best_d[v]) { best_d[v] = d2; best_t[v] = t; }
+            if (d2 < best_d[v] && rc__mesh_carry_frame_ok(&start, t)) { best_d[v] = d2; best_t[v] = t; }
             for (k = 0; k < 3; ++k) rc__sub3(dX + 3 * k, X + 3 * tv[k], Xp + 3 * tv[k]);
             if (!carry[v] && rc__ct_ccd_point_triangle(s->x + 3 * v, Xp + 3 * tv[0], Xp + 3 * tv[1], Xp + 3 * tv[2], zero, dX, dX + 3, dX + 6, zone, 1.0) < 1.0)
                 carry[v] = 1;
@@ -12951,7 +12996,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                 for (k = 0; k < start.mesh_nt; ++k) {
                     const int *kv = start.mesh_tris + 3 * k;
                     double d2 = rc__ct_point_triangle_d2(s->x + 3 * i, Xp + 3 * kv[0], Xp + 3 * kv[1], Xp + 3 * kv[2], NULL, NULL, NULL);
-                    if (d2 < best_d[i]) { best_d[i] = d2; best_t[i] = k; }
+                    if (d2 < best_d[i] && rc__mesh_carry_frame_ok(&start, k)) { best_d[i] = d2; best_t[i] = k; }
                 }
                 if (best_t[i] < 0) continue;
             }
@@ -12984,11 +13029,11 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                 for (o = 0; o < s->nobs; ++o) {
                     const rc__obstacle *ob = s->obs + o;
                     const double *Xp = ob->mesh_xprev;
-                    if (ob->shape.kind != RC__OBS_TRIMESH || !memcmp(ob->mesh_x, Xp, sizeof(double) * 3 * (size_t)ob->mesh_nv)) continue;
+                    if (ob->shape.kind != RC__OBS_TRIMESH || !rc__mesh_obstacle_moved(ob)) continue;
                     for (k = 0; k < ob->mesh_nt; ++k) {
                         const int *kv = ob->mesh_tris + 3 * k;
                         double d2 = rc__ct_point_triangle_d2(s->x + 3 * i, Xp + 3 * kv[0], Xp + 3 * kv[1], Xp + 3 * kv[2], NULL, NULL, NULL);
-                        if (d2 < bd) { bd = d2; best_o = o; bt = k; }
+                        if (d2 < bd && rc__mesh_carry_frame_ok(ob, k)) { bd = d2; best_o = o; bt = k; }
                     }
                 }
                 if (best_o < 0) continue;
@@ -12996,6 +13041,15 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                 moved[i] = 1;
                 added++;
             }
+        }
+        for (k = 0, i = 0; i < s->nv && !k; ++i) k = moved[i];
+        if (s->contact_status == RC_OK && a > 0.0 && k) {
+            /* ... and as far as the obstacles that stay where they are allow: a carried layer must
+               not be pushed into a still mesh or a shape (a review's probe: a second sheet carried
+               with the first through a ceiling mesh 1 cm above it, the step accepted; the first
+               layer alone went through it too, before the transitive carry) */
+            double b = rc__sim_still_move_bound(s, s->x, xc);
+            if (b < a) a = b;
         }
         if (s->contact_status == RC_OK) {
             for (i = 0; i < 3 * s->nv; ++i) s->x[i] += a * (xc[i] - s->x[i]);
@@ -13474,11 +13528,11 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     s->carry_limited = 0;
     rc__sim_resolve_start_mesh(s);
     if (s->carry_limited)
-        /* the carry would push cloth through cloth and was held back: the obstacle may then pass
+        /* the carry would push cloth through cloth (or into a still obstacle) and was held back: the obstacle may then pass
            through the cloth it should have carried, leaving nothing to detect once it is through
            (a probe: a plate rising 4 cm per step through a sheet with a second, pinned
            one above it, every step RC_OK). Split the step instead (the obstacle moves half as far) */
-        return rc__sim_fail(s, RC_ERR_INTERSECTING, "a moving mesh obstacle would push cloth through cloth (its carry was held back by the cloth-cloth CCD): cloth pinched between the obstacle and other cloth, or the obstacle moving too far per step");
+        return rc__sim_fail(s, RC_ERR_INTERSECTING, "a moving mesh obstacle would push cloth through cloth or into an obstacle that stays where it is (its carry was held back by the CCD): cloth pinched between the obstacle and pinned cloth or another obstacle, or the obstacle moving too far per step");
     if (s->has_mesh_obstacle) {
         /* The carry moves the cloth a moving mesh obstacle runs over with it, each vertex on its
            own; a neighbour left behind (pinned, outside the swept region, or held by the

@@ -1537,7 +1537,7 @@ static void test_sim_trimesh_candidate_reuse(void)
                 double th = 1.3 * i;
                 dx[3 * i] = 5e-4 * cos(th); dx[3 * i + 1] = 5e-4 * sin(th); dx[3 * i + 2] = sweep ? -9e-3 : -2.5e-3;
             }
-            a = rc__sim_mesh_ccd(s, dx, x, 1.0);
+            a = rc__sim_mesh_ccd(s, dx, x, 1.0, 0);
             for (i = 0; i < 3 * m.num_verts && served; ++i)
                 if (!(fabs(x[i] - s->mc_xb[i]) < lim && fabs(x[i] + dx[i] - s->mc_xb[i]) < lim)) served = 0;
             ccd_reuses += served;
@@ -3753,15 +3753,22 @@ static void test_sim_plate_through_stack(void)
    carrying the lower sheet alone would push it through the upper one, so the upper one is
    carried too (the transitive carry of rc__sim_resolve_start_mesh). Each step must then run
    whole (before it, the carry was held back and the steps split), keep the upper sheet above
-   the lower one and both above the plate. */
-static void test_sim_plate_lifts_stack(void)
+   the lower one and both above the plate. Mode 1: the plate mesh lists a degenerate triangle
+   (a repeated index) first; its carry frame is zero, and it used to win the nearest-triangle
+   ties of the vertices over its segment, which were carried down onto the plate (every split
+   failed). Mode 2 (a review's probe): a still ceiling mesh 1 cm above the upper sheet and the
+   plate rising 14 mm per step: the carried sheets must stay below the ceiling (the transitive
+   carry lifted the upper sheet through it, the step accepted; the carry is now bounded by the
+   obstacles that do not move, and a step that would pinch the sheets fails). */
+static void t_plate_lifts_stack(int mode)
 {
-    static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
+    static const int pt[9] = { 0, 0, 2, 0, 1, 2, 0, 2, 3 };
+    static const double C[12] = { -0.1, -0.1, 0.036, 0.4, -0.1, 0.036, 0.4, 0.4, 0.036, -0.1, 0.4, 0.036 };
     rc_mesh a, b;
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
-    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, *uv, *pos;
-    int *tris, i, k, id = -1, nv, nt, below = 0, crossed = 0, split = 0, oks = 0;
+    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, *uv, *pos, rise = mode == 2 ? 0.014 : 0.012;
+    int *tris, i, k, id = -1, nv, nt, below = 0, crossed = 0, above = 0, split = 0, oks = 0;
     CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
     CHECK_OK(rc_mesh_grid(&b, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
     nv = a.num_verts + b.num_verts; nt = a.num_tris + b.num_tris;
@@ -3778,30 +3785,39 @@ static void test_sim_plate_lifts_stack(void)
     CHECK_OK(rc_sim_create(&def, &s));
     if (s) {
         for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005;
-        CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, pt, &id));
+        CHECK_OK(rc_sim_add_trimesh(s, 4, P, mode == 1 ? 3 : 2, mode == 1 ? pt : pt + 3, &id));
+        if (mode == 2) CHECK_OK(rc_sim_add_trimesh(s, 4, C, 2, pt + 3, NULL));
         for (k = 0; k < 3; ++k) {
             rc_step_stats st;
             const double *x;
-            for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005 + 0.012 * (k + 1);
+            rc_status r;
+            for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005 + rise * (k + 1);
             CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
-            if (rc_sim_step(s, &st) != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
+            r = rc_sim_step(s, &st);
+            if (mode == 2 && r == RC_ERR_INTERSECTING) break;   /* the sheets pinched between plate and ceiling */
+            if (r != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
             oks++;
             split += st.substeps > 1;
             x = rc_sim_positions(s);
-            for (i = 0; i < nv; ++i) below += x[3 * i + 2] < P[2];
+            for (i = 0; i < nv; ++i) { below += x[3 * i + 2] < P[2]; above += mode == 2 && x[3 * i + 2] > C[2]; }
             for (i = 0; i < a.num_verts; ++i) crossed += x[3 * (a.num_verts + i) + 2] <= x[3 * i + 2];
         }
-        printf("    plate 12 mm per step under two free sheets 6 mm apart: %d of 3 steps accepted, %d split; %d vertices below the plate, %d upper-sheet vertices not above the lower one\n",
-               oks, split, below, crossed);
-        CHECK(oks == 3);
-        CHECKF(split == 0, "%d steps split (the carry was held back)", split);
+        printf("    %s: plate %.0f mm per step under two free sheets 6 mm apart: %d of 3 steps accepted, %d split; %d vertices below the plate,"
+               " %d upper-sheet vertices not above the lower one, %d above the ceiling\n",
+               mode == 0 ? "plate" : mode == 1 ? "plate with a degenerate triangle first" : "still ceiling 1 cm above", 1e3 * rise, oks, split, below, crossed, above);
+        CHECK(mode == 2 ? oks >= 1 : oks == 3);
+        if (mode < 2) CHECKF(split == 0, "%d steps split (the carry was held back)", split);
         CHECK(below == 0);
         CHECK(crossed == 0);
+        CHECKF(above == 0, "%d cloth vertices carried through the still ceiling", above);
         rc_sim_destroy(s);
     }
     free(uv); free(pos); free(tris);
     rc_mesh_free(&a); rc_mesh_free(&b);
 }
+static void test_sim_plate_lifts_stack(void) { t_plate_lifts_stack(0); }
+static void test_sim_plate_lifts_stack_degenerate(void) { t_plate_lifts_stack(1); }
+static void test_sim_plate_lifts_stack_ceiling(void) { t_plate_lifts_stack(2); }
 
 static void suite_sim(void)
 {
@@ -3863,4 +3879,6 @@ static void suite_sim(void)
     RUN(test_sim_plate_past_pin);
     RUN(test_sim_plate_through_stack);
     RUN(test_sim_plate_lifts_stack);
+    RUN(test_sim_plate_lifts_stack_degenerate);
+    RUN(test_sim_plate_lifts_stack_ceiling);
 }
