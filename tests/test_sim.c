@@ -3700,6 +3700,35 @@ static void test_sim_plate_past_pin(void)
     }
 }
 
+/* Two 0.3 m sheets (6 x 6 each) stacked at heights 0.02 and z_upper, self contact, no gravity;
+   *na: the lower sheet's vertex count (the upper one's vertices follow) */
+static rc_sim *t_two_sheets(double z_upper, int *na)
+{
+    rc_mesh a, b;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double *uv, *pos;
+    int *tris, i, nv, nt;
+    CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
+    CHECK_OK(rc_mesh_grid(&b, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
+    nv = a.num_verts + b.num_verts; nt = a.num_tris + b.num_tris;
+    *na = a.num_verts;
+    uv = (double *)malloc(sizeof(double) * 2 * nv); pos = (double *)malloc(sizeof(double) * 3 * nv); tris = (int *)malloc(sizeof(int) * 3 * nt);
+    for (i = 0; i < a.num_verts; ++i) {
+        uv[2 * i] = a.ref_uv[2 * i]; uv[2 * i + 1] = a.ref_uv[2 * i + 1];
+        pos[3 * i] = a.pos[3 * i]; pos[3 * i + 1] = a.pos[3 * i + 1]; pos[3 * i + 2] = 0.02;
+        uv[2 * (a.num_verts + i)] = b.ref_uv[2 * i] + 0.5; uv[2 * (a.num_verts + i) + 1] = b.ref_uv[2 * i + 1];
+        pos[3 * (a.num_verts + i)] = b.pos[3 * i]; pos[3 * (a.num_verts + i) + 1] = b.pos[3 * i + 1]; pos[3 * (a.num_verts + i) + 2] = z_upper;
+    }
+    for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = b.tris[i] + a.num_verts; }
+    def.gravity[2] = 0.0; def.self_contact = 1; def.num_threads = 1;
+    def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+    CHECK_OK(rc_sim_create(&def, &s));
+    free(uv); free(pos); free(tris);
+    rc_mesh_free(&a); rc_mesh_free(&b);
+    return s;
+}
+
 /* Two stacked sheets with self contact, the upper one pinned at its corners, and a mesh plate
    rising 4 cm per step from below (the session-18 probe): carrying the lower sheet would push it
    through the upper one, so the cloth-cloth CCD held the whole carry back, and the plate passed
@@ -3709,28 +3738,12 @@ static void test_sim_plate_past_pin(void)
 static void test_sim_plate_through_stack(void)
 {
     static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
-    rc_mesh a, b;
-    rc_sim_def def = rc_default_sim_def();
-    rc_sim *s = NULL;
-    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, *uv, *pos;
-    int *tris, i, k, id = -1, nv, nt, through = 0, oks = 0;
-    CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
-    CHECK_OK(rc_mesh_grid(&b, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
-    nv = a.num_verts + b.num_verts; nt = a.num_tris + b.num_tris;
-    uv = (double *)malloc(sizeof(double) * 2 * nv); pos = (double *)malloc(sizeof(double) * 3 * nv); tris = (int *)malloc(sizeof(int) * 3 * nt);
-    for (i = 0; i < a.num_verts; ++i) {
-        uv[2 * i] = a.ref_uv[2 * i]; uv[2 * i + 1] = a.ref_uv[2 * i + 1];
-        pos[3 * i] = a.pos[3 * i]; pos[3 * i + 1] = a.pos[3 * i + 1]; pos[3 * i + 2] = 0.02;
-        uv[2 * (a.num_verts + i)] = b.ref_uv[2 * i] + 0.5; uv[2 * (a.num_verts + i) + 1] = b.ref_uv[2 * i + 1];
-        pos[3 * (a.num_verts + i)] = b.pos[3 * i]; pos[3 * (a.num_verts + i) + 1] = b.pos[3 * i + 1]; pos[3 * (a.num_verts + i) + 2] = 0.03;
-    }
-    for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = b.tris[i] + a.num_verts; }
-    def.gravity[2] = 0.0; def.self_contact = 1; def.num_threads = 1;
-    def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
-    CHECK_OK(rc_sim_create(&def, &s));
+    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 };
+    int i, k, id = -1, na, through = 0, oks = 0;
+    rc_sim *s = t_two_sheets(0.03, &na);
     if (s) {
         int corners[4] = { 0, 5, 30, 35 };
-        for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_pin(s, a.num_verts + corners[k], pos + 3 * (a.num_verts + corners[k])));
+        for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_pin(s, na + corners[k], rc_sim_positions(s) + 3 * (na + corners[k])));
         for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005;
         CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, pt, &id));
         for (k = 0; k < 2; ++k) {
@@ -3738,14 +3751,12 @@ static void test_sim_plate_through_stack(void)
             CHECK(r == RC_OK || r == RC_ERR_INTERSECTING);
             if (r != RC_OK) break;
             oks++;
-            for (i = 0; i < nv; ++i) through += rc_sim_positions(s)[3 * i + 2] < P[2];
+            for (i = 0; i < rc_sim_num_verts(s); ++i) through += rc_sim_positions(s)[3 * i + 2] < P[2];
         }
         printf("    plate 4 cm per step under two stacked sheets (upper pinned): %d steps accepted, %d cloth vertices below the plate in them\n", oks, through);
         CHECKF(through == 0, "the plate passed %d cloth vertices", through);
         rc_sim_destroy(s);
     }
-    free(uv); free(pos); free(tris);
-    rc_mesh_free(&a); rc_mesh_free(&b);
 }
 
 /* Two stacked sheets 6 mm apart, both free (no gravity), and the plate rising 12 mm per step
@@ -3764,26 +3775,11 @@ static void t_plate_lifts_stack(int mode)
 {
     static const int pt[9] = { 0, 0, 2, 0, 1, 2, 0, 2, 3 };
     static const double C[12] = { -0.1, -0.1, 0.036, 0.4, -0.1, 0.036, 0.4, 0.4, 0.036, -0.1, 0.4, 0.036 };
-    rc_mesh a, b;
-    rc_sim_def def = rc_default_sim_def();
-    rc_sim *s = NULL;
-    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, *uv, *pos, rise = mode == 2 ? 0.014 : 0.012;
-    int *tris, i, k, id = -1, nv, nt, below = 0, crossed = 0, above = 0, split = 0, oks = 0;
-    CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
-    CHECK_OK(rc_mesh_grid(&b, 0.3, 0.3, 6, 6, RC_DIAG_ALTERNATING));
-    nv = a.num_verts + b.num_verts; nt = a.num_tris + b.num_tris;
-    uv = (double *)malloc(sizeof(double) * 2 * nv); pos = (double *)malloc(sizeof(double) * 3 * nv); tris = (int *)malloc(sizeof(int) * 3 * nt);
-    for (i = 0; i < a.num_verts; ++i) {
-        uv[2 * i] = a.ref_uv[2 * i]; uv[2 * i + 1] = a.ref_uv[2 * i + 1];
-        pos[3 * i] = a.pos[3 * i]; pos[3 * i + 1] = a.pos[3 * i + 1]; pos[3 * i + 2] = 0.02;
-        uv[2 * (a.num_verts + i)] = b.ref_uv[2 * i] + 0.5; uv[2 * (a.num_verts + i) + 1] = b.ref_uv[2 * i + 1];
-        pos[3 * (a.num_verts + i)] = b.pos[3 * i]; pos[3 * (a.num_verts + i) + 1] = b.pos[3 * i + 1]; pos[3 * (a.num_verts + i) + 2] = 0.026;
-    }
-    for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = b.tris[i] + a.num_verts; }
-    def.gravity[2] = 0.0; def.self_contact = 1; def.num_threads = 1;
-    def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
-    CHECK_OK(rc_sim_create(&def, &s));
+    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, rise = mode == 2 ? 0.014 : 0.012;
+    int i, k, id = -1, na, nv, below = 0, crossed = 0, above = 0, split = 0, oks = 0;
+    rc_sim *s = t_two_sheets(0.026, &na);
     if (s) {
+        nv = rc_sim_num_verts(s);
         for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005;
         CHECK_OK(rc_sim_add_trimesh(s, 4, P, mode == 1 ? 3 : 2, mode == 1 ? pt : pt + 3, &id));
         if (mode == 2) CHECK_OK(rc_sim_add_trimesh(s, 4, C, 2, pt + 3, NULL));
@@ -3800,7 +3796,7 @@ static void t_plate_lifts_stack(int mode)
             split += st.substeps > 1;
             x = rc_sim_positions(s);
             for (i = 0; i < nv; ++i) { below += x[3 * i + 2] < P[2]; above += mode == 2 && x[3 * i + 2] > C[2]; }
-            for (i = 0; i < a.num_verts; ++i) crossed += x[3 * (a.num_verts + i) + 2] <= x[3 * i + 2];
+            for (i = 0; i < na; ++i) crossed += x[3 * (na + i) + 2] <= x[3 * i + 2];
         }
         printf("    %s: plate %.0f mm per step under two free sheets 6 mm apart: %d of 3 steps accepted, %d split; %d vertices below the plate,"
                " %d upper-sheet vertices not above the lower one, %d above the ceiling\n",
@@ -3812,8 +3808,6 @@ static void t_plate_lifts_stack(int mode)
         CHECKF(above == 0, "%d cloth vertices carried through the still ceiling", above);
         rc_sim_destroy(s);
     }
-    free(uv); free(pos); free(tris);
-    rc_mesh_free(&a); rc_mesh_free(&b);
 }
 static void test_sim_plate_lifts_stack(void) { t_plate_lifts_stack(0); }
 static void test_sim_plate_lifts_stack_degenerate(void) { t_plate_lifts_stack(1); }
