@@ -798,8 +798,8 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    edges and vertices; the connectivity taken here says which triangles share an edge), and those
    edges and vertices take no edge-edge or vertex-triangle contact (they hold nothing the
    triangles do not); where the surface bends, each triangle holds what is nearest to it (IPC's
-   count: twice over a convex edge). A double-sided mesh (each triangle also added reversed) holds
-   twice. */
+   count: twice over a convex edge). A triangle on the same three vertices as an earlier one (a
+   double-sided mesh's reversed copy) is the same surface and holds nothing more. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
@@ -10967,16 +10967,18 @@ static void rc__sim_self_derivs(rc_sim *s, rc__system *y, const double *x)
 /* CCD of the cloth against itself along the x part of y's direction from bx. Relative motion is
    all that matters, so the boxes are swept by the direction minus its mean: a sheet in free fall
    sweeps thin boxes and gets few candidates. */
-static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double *bx, double amax, unsigned char *hit);
+static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double *bx, double amax, unsigned char *hit, double *push);
 static double rc__sim_self_ccd(rc_sim *s, const rc__system *y, const double *bx, double amax)
 {
-    return rc__sim_self_ccd_hits(s, y, bx, amax, NULL);
+    return rc__sim_self_ccd_hits(s, y, bx, amax, NULL, NULL);
 }
 
 /* ... and with hit != NULL, every pair that the move takes below xi before amax (not only the
    first one) marks those of its vertices that the move leaves where they are (hit[v] = 1): the
-   cloth the moving part would run into (rc__sim_resolve_start_mesh's transitive carry) */
-static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double *bx, double amax, unsigned char *hit)
+   cloth the moving part would run into (the transitive carry and push of rc__sim_resolve_start_mesh
+   and rc__sim_push_out); push (3 nv, or NULL) gets for each such vertex the largest displacement
+   (amax times the move) of a moving vertex of its pairs */
+static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double *bx, double amax, unsigned char *hit, double *push)
 {
     const double amax0 = amax;
     double xi_ = s->def.contact_thickness, mean[3] = { 0, 0, 0 }, *dx = s->ls_dx, *dr = s->self_dx, big = 0.0;
@@ -11015,8 +11017,17 @@ static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double
             if (rc__sim_self_adjacent(s, kind, v)) continue;
             for (k = 0; k < 4; ++k) { X0[k] = bx + 3 * v[k]; DX[k] = dx + 3 * v[k]; }
             a = rc__ct_accd(kind, X0, DX, xi_, hit ? amax0 : amax);
-            if (a < amax0 && hit && !rc__sim_self_excluded(s, kind, v))
-                for (k = 0; k < 4; ++k) hit[v[k]] |= DX[k][0] == 0.0 && DX[k][1] == 0.0 && DX[k][2] == 0.0;
+            if (a < amax0 && hit && !rc__sim_self_excluded(s, kind, v)) {
+                int m, far = -1;
+                double big2 = 0.0;
+                for (m = 0; m < 4; ++m) if (rc__dot3(DX[m], DX[m]) > big2) { big2 = rc__dot3(DX[m], DX[m]); far = m; }
+                for (k = 0; k < 4; ++k)
+                    if (DX[k][0] == 0.0 && DX[k][1] == 0.0 && DX[k][2] == 0.0) {
+                        if (push && far >= 0 && (!hit[v[k]] || amax0 * amax0 * big2 > rc__dot3(push + 3 * v[k], push + 3 * v[k])))
+                            rc__scale3(push + 3 * v[k], amax0, DX[far]);
+                        hit[v[k]] = 1;
+                    }
+            }
             if (a < amax && !rc__sim_self_excluded(s, kind, v)) amax = a;
         }
         if (!reuse) rc__free(s->user, pairs);
@@ -12831,10 +12842,10 @@ static void rc__sim_move_direction(rc_sim *s, const double *base, const double *
     for (i = 0; i < s->nv; ++i)
         for (c = 0; c < 3; ++c) if (y->dof_x[3 * i + c] >= 0) y->d[y->dof_x[3 * i + c]] = target[3 * i + c] - base[3 * i + c];
 }
-static double rc__sim_self_move_bound(rc_sim *s, const double *base, const double *target, unsigned char *hit)
+static double rc__sim_self_move_bound(rc_sim *s, const double *base, const double *target, unsigned char *hit, double *push)
 {
     rc__sim_move_direction(s, base, target);
-    return rc__sim_self_ccd_hits(s, &s->sys_xp, base, 1.0, hit);
+    return rc__sim_self_ccd_hits(s, &s->sys_xp, base, 1.0, hit, push);
 }
 /* ... and the largest a such that the move passes into no obstacle that stays where it is over
    the step: the analytic shapes at their end pose (the cloth is already outside them there:
@@ -13020,7 +13031,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
         for (round = 0; s->def.self_contact && added; ++round) {
             int last = round == RC__CARRY_ROUNDS;
             if (!last) memset(carry, 0, (size_t)s->nv);
-            a = rc__sim_self_move_bound(s, s->x, xc, last ? NULL : carry);
+            a = rc__sim_self_move_bound(s, s->x, xc, last ? NULL : carry, NULL);
             if (!(a < 1.0) || last || s->contact_status != RC_OK) break;
             for (added = 0, i = 0; i < s->nv; ++i) {
                 int best_o = -1, bt = -1;
@@ -13297,7 +13308,28 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
            then still failed at step 48 (vertex 474 left 0.971 mm from the leg, the outer layer
            blocking the inner one's push-out) after 4 levels of halving; step 48 needs 14
            substeps, hence def.max_substeps = 8. */
-        double a = rc__sim_self_move_bound(s, s->ls_x, s->x, NULL);
+        /* Cloth that the pushed cloth would run into is pushed too, transitively (the outer layer
+           in front of the inner one a leg pushes out), each such vertex by the displacement of
+           the vertex pushing it (rc__sim_self_ccd_hits), for up to RC__CARRY_ROUNDS rounds, if
+           that keeps it outside every obstacle where it is at the step's end (else the round
+           stops and the CCD limit above applies). As the mesh obstacles' transitive carry. */
+        unsigned char *hit = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
+        double *push = (double *)rc__alloc(s->user, (size_t)6 * s->nv, sizeof(double)), *tgt = push ? push + 3 * (size_t)s->nv : NULL;
+        double a = 1.0;
+        int round, added = 1;
+        for (round = 0; added; ++round) {
+            int last = round == RC__CARRY_ROUNDS || !hit || !push;
+            if (!last) memset(hit, 0, (size_t)s->nv);
+            a = rc__sim_self_move_bound(s, s->ls_x, s->x, last ? NULL : hit, last ? NULL : push);
+            if (!(a < 1.0) || last || s->contact_status != RC_OK) break;
+            memcpy(tgt, s->x, sizeof(double) * 3 * (size_t)s->nv);
+            for (added = 0, i = 0; i < s->nv; ++i)
+                if (hit[i] && !s->pinned[i]) { rc__add3(tgt + 3 * i, tgt + 3 * i, push + 3 * i); added++; }
+            if (added && !(rc__sim_still_move_bound(s, s->x, tgt) >= 1.0)) break;
+            if (s->contact_status != RC_OK) break;
+            memcpy(s->x, tgt, sizeof(double) * 3 * (size_t)s->nv);
+        }
+        rc__free(s->user, hit); rc__free(s->user, push);
         for (i = 0; i < 3 * s->nv; ++i) s->x[i] = s->ls_x[i] + a * (s->x[i] - s->ls_x[i]);
     }
 }
