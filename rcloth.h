@@ -7549,7 +7549,7 @@ struct rc_sim {
     int has_mesh_obstacle;
     int support_moves;                    /* this step: an obstacle with lagged friction contact moved (rc__sim_ritr: strict first inner solve) */
     double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
-    int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, still obstacles: rc__sim_resolve_start_mesh) */
+    int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, other obstacles: rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
@@ -10504,9 +10504,9 @@ static int rc__mesh_obstacle_moved(const rc__obstacle *ob)
 }
 
 /* CCD of the cloth sweep bx -> bx + amax dx (dx: 3 nv) against the (static, end-pose) mesh
-   obstacles (still_only: those that did not move over the step): the largest step <= amax that
-   keeps every pair at distance >= xi */
-static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, double amax, int still_only)
+   obstacles (skip: NULL, or 1 for each obstacle left out): the largest step <= amax that keeps
+   every pair at distance >= xi */
+static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, double amax, const unsigned char *skip)
 {
     double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, lim = RC__MC_REUSE * 2.0 * s->def.contact_dhat;
     int o, q, np, *pairs, fresh, reuse = 1;
@@ -10519,7 +10519,7 @@ static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, do
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         const double *X = ob->mesh_x;
-        if (ob->shape.kind != RC__OBS_TRIMESH || (still_only && rc__mesh_obstacle_moved(ob))) continue;
+        if (ob->shape.kind != RC__OBS_TRIMESH || (skip && skip[o])) continue;
         np = rc__sim_mesh_ccd_pairs(s, o, 0, bx, dx, amax, reuse, &pairs, &fresh);
         for (q = 0; q < np; ++q) {
             int v = pairs[2 * q], t = pairs[2 * q + 1];
@@ -11021,9 +11021,9 @@ static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double
                 int m, far = -1;
                 double big2 = 0.0;
                 for (m = 0; m < 4; ++m) if (rc__dot3(DX[m], DX[m]) > big2) { big2 = rc__dot3(DX[m], DX[m]); far = m; }
-                for (k = 0; k < 4; ++k)
+                for (k = 0; k < 4 && far >= 0; ++k)   /* far < 0: nothing of the pair moves (a pair already within xi) */
                     if (DX[k][0] == 0.0 && DX[k][1] == 0.0 && DX[k][2] == 0.0) {
-                        if (push && far >= 0 && (!hit[v[k]] || amax0 * amax0 * big2 > rc__dot3(push + 3 * v[k], push + 3 * v[k])))
+                        if (push && (!hit[v[k]] || amax0 * amax0 * big2 > rc__dot3(push + 3 * v[k], push + 3 * v[k])))
                             rc__scale3(push + 3 * v[k], amax0, DX[far]);
                         hit[v[k]] = 1;
                     }
@@ -11820,16 +11820,16 @@ static void rc__sim_dir_size(const rc_sim *s, const rc__system *y, double *dx, d
 }
 
 /* largest alpha in (0, 1] such that the vertex paths base -> base + alpha d stay outside every
-   obstacle inflated by the contact thickness (conservative CCD); still_only: only the analytic
-   shapes (at their end pose) and the mesh obstacles that did not move, no self contact */
-static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const double *bx, int still_only)
+   obstacle inflated by the contact thickness (conservative CCD); with skip (obstacles only, no self
+   contact): the obstacles o with skip[o] = 1 left out */
+static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const double *bx, const unsigned char *skip)
 {
     double amax = 1.0;
     int i, o, c, t, k;
-    if (s->nobs == 0 && (!s->def.self_contact || still_only)) return 1.0;
+    if (s->nobs == 0 && (!s->def.self_contact || skip)) return 1.0;
     for (o = 0; o < s->nobs; ++o) {
         double ctr[3], zero[3] = { 0, 0, 0 };
-        if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE) continue;
+        if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE || (skip && skip[o])) continue;
         rc__obs_from_rest(s->obs[o].R, s->obs[o].t, s->obs[o].shape.p, ctr);
         for (t = 0; t < s->nt; ++t) {
             double dxk[9], a;
@@ -11850,7 +11850,7 @@ static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const d
         if (dx[0] == 0.0 && dx[1] == 0.0 && dx[2] == 0.0) continue;
         for (o = 0; o < s->nobs; ++o) {
             double a;
-            if (s->obs[o].shape.kind == RC__OBS_TRIMESH) continue;
+            if (s->obs[o].shape.kind == RC__OBS_TRIMESH || (skip && skip[o])) continue;
             a = rc__sim_obs_ccd(s->obs + o, bx + 3 * i, dx, s->def.contact_thickness, amax);
             if (a < amax) amax = a;
         }
@@ -11859,14 +11859,14 @@ static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const d
         rc_sim *sm = (rc_sim *)s;
         for (i = 0; i < s->nv; ++i)
             for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * i + c]; sm->ls_dx[3 * i + c] = g >= 0 ? y->d[g] : 0.0; }
-        amax = rc__sim_mesh_ccd(sm, sm->ls_dx, bx, amax, still_only);
+        amax = rc__sim_mesh_ccd(sm, sm->ls_dx, bx, amax, skip);
     }
-    if (s->def.self_contact && !still_only) amax = rc__sim_self_ccd((rc_sim *)s, y, bx, amax);
+    if (s->def.self_contact && !skip) amax = rc__sim_self_ccd((rc_sim *)s, y, bx, amax);
     return amax;
 }
 static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const double *bx)
 {
-    return rc__sim_ccd_bound_ex(s, y, bx, 0);
+    return rc__sim_ccd_bound_ex(s, y, bx, NULL);
 }
 
 /* Reference-inversion filter (DESIGN §4), as a shape bound (ours): the line search's largest step
@@ -12847,13 +12847,12 @@ static double rc__sim_self_move_bound(rc_sim *s, const double *base, const doubl
     rc__sim_move_direction(s, base, target);
     return rc__sim_self_ccd_hits(s, &s->sys_xp, base, 1.0, hit, push);
 }
-/* ... and the largest a such that the move passes into no obstacle that stays where it is over
-   the step: the analytic shapes at their end pose (the cloth is already outside them there:
-   rc__sim_resolve_start) and the mesh obstacles that did not move */
-static double rc__sim_still_move_bound(rc_sim *s, const double *base, const double *target)
+/* ... and the largest a such that the move passes into no obstacle at its end pose but those
+   with skip[o] = 1 (skip: nobs flags, not NULL) */
+static double rc__sim_obstacle_move_bound(rc_sim *s, const double *base, const double *target, const unsigned char *skip)
 {
     rc__sim_move_direction(s, base, target);
-    return rc__sim_ccd_bound_ex(s, &s->sys_xp, base, 1);
+    return rc__sim_ccd_bound_ex(s, &s->sys_xp, base, skip);
 }
 
 /* Kinematic mesh obstacles that moved onto the cloth (rc_sim_set_obstacle_vertices): the barrier
@@ -12934,7 +12933,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
     double xi_ = s->def.contact_thickness, zone = xi_ + s->def.contact_dhat;
     int o, i, q, k, np, *pairs, *best_t, kind;
     double *best_d, zero[3] = { 0.0, 0.0, 0.0 };
-    unsigned char *carry, *moved;
+    unsigned char *carry, *moved, *carrier;
     double *xc = s->ls_x;   /* carried positions (ls_x is free until the CCD-safe start) */
     if (!s->has_mesh_obstacle) return;
     memcpy(xc, s->x, sizeof(double) * 3 * (size_t)s->nv);
@@ -12942,8 +12941,9 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
     best_t = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int));
     carry = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
     moved = (unsigned char *)rc__calloc(s->user, (size_t)s->nv, 1);
-    if (!best_d || !best_t || !carry || !moved) {
-        rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, carry); rc__free(s->user, moved);
+    carrier = (unsigned char *)rc__calloc(s->user, (size_t)s->nobs + 1, 1);   /* the obstacles that carried something */
+    if (!best_d || !best_t || !carry || !moved || !carrier) {
+        rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, carry); rc__free(s->user, moved); rc__free(s->user, carrier);
         s->contact_status = RC_ERR_OUT_OF_MEMORY;
         return;
     }
@@ -13012,7 +13012,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                 if (best_t[i] < 0) continue;
             }
             rc__sim_mesh_carry_point(s->obs + o, best_t[i], s->x + 3 * i, xc + 3 * i);
-            moved[i] = 1;
+            moved[i] = carrier[o] = 1;
         }
     }
     if (s->contact_status == RC_OK) {
@@ -13049,17 +13049,19 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                 }
                 if (best_o < 0) continue;
                 rc__sim_mesh_carry_point(s->obs + best_o, bt, s->x + 3 * i, xc + 3 * i);
-                moved[i] = 1;
+                moved[i] = carrier[best_o] = 1;
                 added++;
             }
         }
         for (k = 0, i = 0; i < s->nv && !k; ++i) k = moved[i];
         if (s->contact_status == RC_OK && a > 0.0 && k) {
-            /* ... and as far as the obstacles that stay where they are allow: a carried layer must
-               not be pushed into a still mesh or a shape (a review's probe: a second sheet carried
-               with the first through a ceiling mesh 1 cm above it, the step accepted; the first
-               layer alone went through it too, before the transitive carry) */
-            double b = rc__sim_still_move_bound(s, s->x, xc);
+            /* ... and as far as CCD against the other obstacles at their end pose allows (all but
+               the meshes that carried, whose end pose the carried cloth may start behind): a
+               carried layer must not be pushed into another mesh or a shape (a review's probe: a
+               second sheet carried with the first through a ceiling mesh 1 cm above it, the step
+               accepted; the first layer alone went through it too, before the transitive carry;
+               the same with the ceiling sliding 1 mm per step) */
+            double b = rc__sim_obstacle_move_bound(s, s->x, xc, carrier);
             if (b < a) a = b;
         }
         if (s->contact_status == RC_OK) {
@@ -13067,7 +13069,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
             s->carry_limited = a < 1.0;
         }
     }
-    rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, carry); rc__free(s->user, moved);
+    rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, carry); rc__free(s->user, moved); rc__free(s->user, carrier);
 }
 
 /* Analytic obstacles that moved over the step. The barrier and the CCD see an obstacle at its end
@@ -13298,39 +13300,51 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
         }
         if (!inside) break;
     }
-    if (s->def.self_contact && pushed) {
-        /* the push moves some cloth vertices and not their neighbours: like the mesh obstacles'
-           carry (rc__sim_resolve_start_mesh) it is taken only as far as the cloth-cloth CCD allows;
-           what is left inside the offset fails the step's start check and the step is split (a
-           half step moves the obstacle half as far). Measured: the 1k skirt_panels scene (two
-           layers between a kicking leg capsule and the body) started a step with cloth 0.56 mm
-           from cloth, inside the 1 mm thickness, at step 41 and failed there. Its fixed-mesh run
-           then still failed at step 48 (vertex 474 left 0.971 mm from the leg, the outer layer
-           blocking the inner one's push-out) after 4 levels of halving; step 48 needs 14
-           substeps, hence def.max_substeps = 8. */
-        /* Cloth that the pushed cloth would run into is pushed too, transitively (the outer layer
-           in front of the inner one a leg pushes out), each such vertex by the displacement of
-           the vertex pushing it (rc__sim_self_ccd_hits), for up to RC__CARRY_ROUNDS rounds, if
-           that keeps it outside every obstacle where it is at the step's end (else the round
-           stops and the CCD limit above applies). As the mesh obstacles' transitive carry. */
+    if (pushed) {
+        /* The push moves some cloth vertices and not their neighbours: with self contact it must
+           not push cloth through cloth. Cloth that the pushed cloth would run into is pushed too,
+           transitively (the outer layer in front of the inner one a leg pushes out), each such
+           vertex by the displacement of the vertex pushing it (rc__sim_self_ccd_hits), for up to
+           RC__CARRY_ROUNDS rounds, if CCD against every obstacle at its end pose allows that move
+           (this cloth starts outside all of them; a review's probe pushed it through a slowly
+           moving ceiling mesh when only the still ones were checked); else the rounds stop. Then
+           the whole move is taken only as far as the cloth-cloth CCD and CCD against the mesh
+           obstacles at their end pose allow (not the analytic shapes: the pushed cloth starts
+           inside them; a review's probe: a box pushed a sheet through a still ceiling mesh within
+           a step, accepted). What is left inside an offset fails the step's start check and the
+           step is split (a half step moves the obstacle half as far). Measured: the 1k
+           skirt_panels scene (two layers between a kicking leg capsule and the body) started a
+           step with cloth 0.56 mm from cloth, inside the 1 mm thickness, at step 41 and failed
+           there, before the cloth-cloth limit; its fixed-mesh step 48 needs 14 substeps, hence
+           def.max_substeps = 8. skip: nobs flags for the whole move's bound (the analytic
+           shapes), then nobs zeros for the rounds'. */
         unsigned char *hit = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
+        unsigned char *skip = (unsigned char *)rc__calloc(s->user, 2 * (size_t)s->nobs + 1, 1);
         double *push = (double *)rc__alloc(s->user, (size_t)6 * s->nv, sizeof(double)), *tgt = push ? push + 3 * (size_t)s->nv : NULL;
         double a = 1.0;
-        int round, added = 1;
+        int round, added = s->def.self_contact;
+        if (!skip) { s->contact_status = RC_ERR_OUT_OF_MEMORY; added = 0; }
         for (round = 0; added; ++round) {
-            int last = round == RC__CARRY_ROUNDS || !hit || !push;
+            int last = round == RC__CARRY_ROUNDS || !hit || !push || !skip;
             if (!last) memset(hit, 0, (size_t)s->nv);
             a = rc__sim_self_move_bound(s, s->ls_x, s->x, last ? NULL : hit, last ? NULL : push);
             if (!(a < 1.0) || last || s->contact_status != RC_OK) break;
             memcpy(tgt, s->x, sizeof(double) * 3 * (size_t)s->nv);
             for (added = 0, i = 0; i < s->nv; ++i)
                 if (hit[i] && !s->pinned[i]) { rc__add3(tgt + 3 * i, tgt + 3 * i, push + 3 * i); added++; }
-            if (added && !(rc__sim_still_move_bound(s, s->x, tgt) >= 1.0)) break;
+            if (added && !(rc__sim_obstacle_move_bound(s, s->x, tgt, skip + s->nobs) >= 1.0)) break;
             if (s->contact_status != RC_OK) break;
             memcpy(s->x, tgt, sizeof(double) * 3 * (size_t)s->nv);
         }
-        rc__free(s->user, hit); rc__free(s->user, push);
-        for (i = 0; i < 3 * s->nv; ++i) s->x[i] = s->ls_x[i] + a * (s->x[i] - s->ls_x[i]);
+        if (skip && s->has_mesh_obstacle && a > 0.0 && s->contact_status == RC_OK) {
+            double b;
+            for (o = 0; o < s->nobs; ++o) skip[o] = s->obs[o].shape.kind != RC__OBS_TRIMESH;
+            b = rc__sim_obstacle_move_bound(s, s->ls_x, s->x, skip);
+            if (b < a) a = b;
+        }
+        rc__free(s->user, hit); rc__free(s->user, push); rc__free(s->user, skip);
+        if (s->def.self_contact || a < 1.0)
+            for (i = 0; i < 3 * s->nv; ++i) s->x[i] = s->ls_x[i] + a * (s->x[i] - s->ls_x[i]);
     }
 }
 
@@ -13347,7 +13361,7 @@ static void rc__sim_place_static(rc_sim *s)
     int o, any = 0;
     for (o = 0; o < s->nobs; ++o) any |= rc__sim_obs_static(s->obs + o);
     if (!any) return;
-    if (s->def.self_contact) memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);   /* the CCD base of the push */
     rc__sim_push_out(s, NULL, 0, 1);
 }
 
@@ -13359,7 +13373,7 @@ static void rc__sim_resolve_start(rc_sim *s)
     unsigned char *carried = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
     if (!carried) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
     memset(carried, 0, (size_t)s->nv);
-    if (s->def.self_contact) memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);   /* the CCD base of carry and push */
+    memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);   /* the CCD base of carry and push */
     rc__sim_push_out(s, carried, rc__sim_carry_analytic(s, carried), 0);
     rc__free(s->user, carried);
 }
@@ -13560,11 +13574,11 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     s->carry_limited = 0;
     rc__sim_resolve_start_mesh(s);
     if (s->carry_limited)
-        /* the carry would push cloth through cloth (or into a still obstacle) and was held back: the obstacle may then pass
+        /* the carry would push cloth through cloth (or into another obstacle) and was held back: the obstacle may then pass
            through the cloth it should have carried, leaving nothing to detect once it is through
            (a probe: a plate rising 4 cm per step through a sheet with a second, pinned
            one above it, every step RC_OK). Split the step instead (the obstacle moves half as far) */
-        return rc__sim_fail(s, RC_ERR_INTERSECTING, "a moving mesh obstacle would push cloth through cloth or into an obstacle that stays where it is (its carry was held back by the CCD): cloth pinched between the obstacle and pinned cloth or another obstacle, or the obstacle moving too far per step");
+        return rc__sim_fail(s, RC_ERR_INTERSECTING, "a moving mesh obstacle would push cloth through cloth or into another obstacle (its carry was held back by the CCD): cloth pinched between the obstacle and pinned cloth or another obstacle, or the obstacle moving too far per step");
     if (s->has_mesh_obstacle) {
         /* The carry moves the cloth a moving mesh obstacle runs over with it, each vertex on its
            own; a neighbour left behind (pinned, outside the swept region, or held by the

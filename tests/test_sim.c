@@ -3772,43 +3772,50 @@ static void test_sim_plate_through_stack(void)
    ties of the vertices over its segment, which were carried down onto the plate (every split
    failed). Mode 2 (a review's probe): a still ceiling mesh 1 cm above the upper sheet and the
    plate rising 14 mm per step: the carried sheets must stay below the ceiling (the transitive
-   carry lifted the upper sheet through it, the step accepted; the carry is now bounded by the
-   obstacles that do not move, and a step that would pinch the sheets fails). */
+   carry lifted the upper sheet through it, the step accepted; the carry is now bounded by CCD
+   against the obstacles that did not carry, and a step that would pinch the sheets fails). Mode
+   3: the same with the ceiling sliding 1 mm per step (a second review's probe: a moving ceiling
+   was not checked, both sheets went through it). */
 static void t_plate_lifts_stack(int mode)
 {
     static const int pt[9] = { 0, 0, 2, 0, 1, 2, 0, 2, 3 };
     static const double C[12] = { -0.1, -0.1, 0.036, 0.4, -0.1, 0.036, 0.4, 0.4, 0.036, -0.1, 0.4, 0.036 };
-    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, rise = mode == 2 ? 0.014 : 0.012;
-    int i, k, id = -1, na, nv, below = 0, crossed = 0, above = 0, split = 0, oks = 0;
+    double P[12] = { -0.05, -0.05, 0, 0.35, -0.05, 0, 0.35, 0.35, 0, -0.05, 0.35, 0 }, rise = mode >= 2 ? 0.014 : 0.012, Cm[12];
+    int i, k, id = -1, cid = -1, na, nv, below = 0, crossed = 0, above = 0, split = 0, oks = 0;
     rc_sim *s = t_two_sheets(0.026, &na);
     if (s) {
         nv = rc_sim_num_verts(s);
         for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005;
         CHECK_OK(rc_sim_add_trimesh(s, 4, P, mode == 1 ? 3 : 2, mode == 1 ? pt : pt + 3, &id));
-        if (mode == 2) CHECK_OK(rc_sim_add_trimesh(s, 4, C, 2, pt + 3, NULL));
+        if (mode >= 2) CHECK_OK(rc_sim_add_trimesh(s, 4, C, 2, pt + 3, &cid));
         for (k = 0; k < 3; ++k) {
             rc_step_stats st;
             const double *x;
             rc_status r;
             for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005 + rise * (k + 1);
             CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
+            if (mode == 3) {
+                for (i = 0; i < 12; ++i) Cm[i] = C[i] + (i % 3 == 0 ? 0.001 * (k + 1) : 0.0);
+                CHECK_OK(rc_sim_set_obstacle_vertices(s, cid, Cm));
+            }
             r = rc_sim_step(s, &st);
-            if (mode == 2 && r == RC_ERR_INTERSECTING) break;   /* the sheets pinched between plate and ceiling */
+            if (mode >= 2 && r == RC_ERR_INTERSECTING) break;   /* the sheets pinched between plate and ceiling */
             if (r != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
             oks++;
             split += st.substeps > 1;
             x = rc_sim_positions(s);
-            for (i = 0; i < nv; ++i) { below += x[3 * i + 2] < P[2]; above += mode == 2 && x[3 * i + 2] > C[2]; }
+            for (i = 0; i < nv; ++i) { below += x[3 * i + 2] < P[2]; above += mode >= 2 && x[3 * i + 2] > C[2]; }
             for (i = 0; i < na; ++i) crossed += x[3 * (na + i) + 2] <= x[3 * i + 2];
         }
         printf("    %s: plate %.0f mm per step under two free sheets 6 mm apart: %d of 3 steps accepted, %d split; %d vertices below the plate,"
                " %d upper-sheet vertices not above the lower one, %d above the ceiling\n",
-               mode == 0 ? "plate" : mode == 1 ? "plate with a degenerate triangle first" : "still ceiling 1 cm above", 1e3 * rise, oks, split, below, crossed, above);
-        CHECK(mode == 2 ? oks >= 1 : oks == 3);
+               mode == 0 ? "plate" : mode == 1 ? "plate with a degenerate triangle first" : mode == 2 ? "still ceiling 1 cm above" : "ceiling 1 cm above sliding 1 mm per step",
+               1e3 * rise, oks, split, below, crossed, above);
+        CHECK(mode >= 2 ? oks >= 1 : oks == 3);
         if (mode < 2) CHECKF(split == 0, "%d steps split (the carry was held back)", split);
         CHECK(below == 0);
         CHECK(crossed == 0);
-        CHECKF(above == 0, "%d cloth vertices carried through the still ceiling", above);
+        CHECKF(above == 0, "%d cloth vertices carried through the ceiling", above);
         rc_sim_destroy(s);
     }
 }
@@ -3816,39 +3823,62 @@ static void t_plate_lifts_stack(int mode)
    top at 12 mm) rising 12 mm in one step (rc_sim_move_obstacle), then still for two: it runs
    over the lower sheet only and pushes it out to 2 mm above its top, where the upper one is, so
    the upper one is pushed along (rc__sim_push_out's transitive push, by the displacement of the
-   vertex pushing it). Before it, the push was held back and the step split. */
-static void test_sim_box_lifts_stack(void)
+   vertex pushing it). Before it, the push was held back and the step split. Mode 1 (a review's
+   probe): a ceiling mesh at 28 mm sliding 1 um per step: the upper sheet must not be pushed
+   through it (it was, when only still meshes bounded the push; now that step splits or fails).
+   Mode 2 (the same review, an older gap): the upper sheet out of the way (at 10 cm), a still
+   ceiling mesh at 22 mm and the box rising to 24 mm: the box's own push must not put the lower
+   sheet through the ceiling (it did, RC_OK; now the sheet is pinched: RC_ERR_INTERSECTING). */
+static void t_box_lifts_stack(int mode)
 {
-    double c[3] = { 0.15, 0.15, 0.007 }, h[3] = { 0.25, 0.25, 0.005 }, t[3] = { 0.0, 0.0, 0.0 };
-    int i, k, id = -1, na, nv, below = 0, crossed = 0, split = 0, oks = 0;
-    rc_sim *s = t_two_sheets(0.026, &na);
+    static const int ct[6] = { 0, 1, 2, 0, 2, 3 };
+    double c[3] = { 0.15, 0.15, 0.007 }, h[3] = { 0.25, 0.25, 0.005 }, t[3] = { 0.0, 0.0, 0.0 }, C[12], zc = mode == 2 ? 0.022 : 0.028;
+    int i, k, id = -1, cid = -1, na, nv, below = 0, crossed = 0, above = 0, split = 0, oks = 0;
+    rc_sim *s = t_two_sheets(mode == 2 ? 0.1 : 0.026, &na);
     if (!s) return;
     nv = rc_sim_num_verts(s);
     CHECK_OK(rc_sim_add_box(s, c, h, &id));
+    for (i = 0; i < 4; ++i) { C[3 * i] = i == 1 || i == 2 ? 0.4 : -0.1; C[3 * i + 1] = i >= 2 ? 0.4 : -0.1; C[3 * i + 2] = zc; }
+    if (mode) CHECK_OK(rc_sim_add_trimesh(s, 4, C, 2, ct, &cid));
     for (k = 0; k < 3; ++k) {
         rc_step_stats st;
         const double *x;
+        rc_status r;
         t[2] = 0.012;
         CHECK_OK(rc_sim_move_obstacle(s, id, t, NULL));
-        if (rc_sim_step(s, &st) != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
+        if (mode == 1) {
+            for (i = 0; i < 4; ++i) C[3 * i] += 1e-6;
+            CHECK_OK(rc_sim_set_obstacle_vertices(s, cid, C));
+        }
+        r = rc_sim_step(s, &st);
+        if (mode && r == RC_ERR_INTERSECTING) break;   /* pinched between the box and the ceiling */
+        if (r != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
         oks++;
         split += st.substeps > 1;
         x = rc_sim_positions(s);
-        for (i = 0; i < nv; ++i) below += x[3 * i + 2] < c[2] + h[2] + t[2];
+        for (i = 0; i < nv; ++i) { below += x[3 * i + 2] < c[2] + h[2] + t[2]; above += mode && x[3 * i + 2] > zc && !(mode == 2 && i >= na); }
         for (i = 0; i < na; ++i) crossed += x[3 * (na + i) + 2] <= x[3 * i + 2];
     }
-    printf("    box slab rising 12 mm in a step under two free sheets 6 mm apart, then still: %d of 3 steps accepted, %d split; %d vertices below its top,"
-           " %d upper-sheet vertices not above the lower one\n", oks, split, below, crossed);
-    CHECK(oks == 3);
-    CHECKF(split == 0, "%d steps split (the push was held back)", split);
+    printf("    %s: box slab rising 12 mm in a step, then still: %d of 3 steps accepted, %d split; %d vertices below its top,"
+           " %d upper-sheet vertices not above the lower one, %d above the ceiling\n",
+           mode == 0 ? "two free sheets 6 mm apart" : mode == 1 ? "the same under a ceiling mesh sliding 1 um per step" : "one sheet under a still ceiling mesh",
+           oks, split, below, crossed, above);
+    if (mode == 0) {
+        CHECK(oks == 3);
+        CHECKF(split == 0, "%d steps split (the push was held back)", split);
+    }
+    if (mode == 2) CHECKF(oks == 0, "%d steps accepted with the sheet pinched", oks);
     CHECK(below == 0);
     CHECK(crossed == 0);
+    CHECKF(above == 0, "%d vertices pushed through the ceiling", above);
     rc_sim_destroy(s);
 }
+static void test_sim_box_lifts_stack(void) { t_box_lifts_stack(0); }
+static void test_sim_box_lifts_stack_ceiling(void) { t_box_lifts_stack(1); t_box_lifts_stack(2); }
 
 static void test_sim_plate_lifts_stack(void) { t_plate_lifts_stack(0); }
 static void test_sim_plate_lifts_stack_degenerate(void) { t_plate_lifts_stack(1); }
-static void test_sim_plate_lifts_stack_ceiling(void) { t_plate_lifts_stack(2); }
+static void test_sim_plate_lifts_stack_ceiling(void) { t_plate_lifts_stack(2); t_plate_lifts_stack(3); }
 
 static void suite_sim(void)
 {
@@ -3913,4 +3943,5 @@ static void suite_sim(void)
     RUN(test_sim_plate_lifts_stack_degenerate);
     RUN(test_sim_plate_lifts_stack_ceiling);
     RUN(test_sim_box_lifts_stack);
+    RUN(test_sim_box_lifts_stack_ceiling);
 }
