@@ -10504,11 +10504,18 @@ static int rc__mesh_obstacle_moved(const rc__obstacle *ob)
 }
 
 /* CCD of the cloth sweep bx -> bx + amax dx (dx: 3 nv) against the (static, end-pose) mesh
-   obstacles (skip: NULL, or 1 for each obstacle left out): the largest step <= amax that keeps
-   every pair at distance >= xi */
+   obstacles: the largest step <= amax that keeps every pair at distance >= xi. With skip (1 for
+   each obstacle left out; the one-shot bounds of the start's carry and push) the verdict is
+   whether the move passes through an obstacle: 0 if a pair whose cloth side moves comes within
+   1e-3 xi of touching on the way (rc__sim_motion_touches, which follows the path exactly), else
+   amax. Not the line search's conservative CCD, which stops where a gap falls to a tenth of its
+   start (a review's probes: cloth sliding flat over a floor mesh's edges, 1.1 mm above it, was
+   stopped at 16% of a push; a pair that does not move at all, within xi of a moving mesh's end
+   pose, stopped every push at 0). Ending within xi is left to the step's start check. */
+static int rc__sim_motion_touches(int kind, const double *X0[4], const double *D[4], double touch);
 static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, double amax, const unsigned char *skip)
 {
-    double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, lim = RC__MC_REUSE * 2.0 * s->def.contact_dhat;
+    double xi_ = s->def.contact_thickness, zero[3] = { 0, 0, 0 }, lim = RC__MC_REUSE * 2.0 * s->def.contact_dhat, touch = 1e-3 * xi_;
     int o, q, np, *pairs, fresh, reuse = 1;
     size_t k, n3 = (size_t)3 * s->nv;
     /* the kept lists serve when the whole sweep stays within 2 dhat of their build */
@@ -10516,7 +10523,8 @@ static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, do
     if (s->contact_status != RC_OK) return 0.0;
     for (k = 0; k < n3 && reuse; ++k)
         if (!(fabs(bx[k] - s->mc_xb[k]) < lim && fabs(bx[k] + amax * dx[k] - s->mc_xb[k]) < lim)) reuse = 0;
-    for (o = 0; o < s->nobs; ++o) {
+#define RC__MOVES(v) (dx[3 * (v)] != 0.0 || dx[3 * (v) + 1] != 0.0 || dx[3 * (v) + 2] != 0.0)
+    for (o = 0; o < s->nobs && amax > 0.0; ++o) {
         const rc__obstacle *ob = s->obs + o;
         const double *X = ob->mesh_x;
         if (ob->shape.kind != RC__OBS_TRIMESH || (skip && skip[o])) continue;
@@ -10524,14 +10532,32 @@ static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, do
         for (q = 0; q < np; ++q) {
             int v = pairs[2 * q], t = pairs[2 * q + 1];
             const int *tv = ob->mesh_tris + 3 * t;
-            double a = rc__ct_ccd_point_triangle(bx + 3 * v, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], dx + 3 * v, zero, zero, zero, xi_, amax);
+            double a;
+            if (skip) {
+                const double *P0[4], *D[4];
+                if (!RC__MOVES(v)) continue;
+                P0[0] = bx + 3 * v; D[0] = dx + 3 * v;
+                for (k = 0; k < 3; ++k) { P0[1 + k] = X + 3 * tv[k]; D[1 + k] = zero; }
+                if (rc__sim_motion_touches(0, P0, D, touch)) amax = 0.0;
+                continue;
+            }
+            a = rc__ct_ccd_point_triangle(bx + 3 * v, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], dx + 3 * v, zero, zero, zero, xi_, amax);
             if (a < amax) amax = a;
         }
         if (fresh) rc__free(s->user, pairs);
         np = rc__sim_mesh_ccd_pairs(s, o, 1, bx, dx, amax, reuse, &pairs, &fresh);
         for (q = 0; q < np; ++q) {
             const int *tri = s->tris + 3 * pairs[2 * q];
-            double a = rc__ct_ccd_point_triangle(X + 3 * pairs[2 * q + 1], bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero,
+            double a;
+            if (skip) {
+                const double *P0[4], *D[4];
+                if (!RC__MOVES(tri[0]) && !RC__MOVES(tri[1]) && !RC__MOVES(tri[2])) continue;
+                P0[0] = X + 3 * pairs[2 * q + 1]; D[0] = zero;
+                for (k = 0; k < 3; ++k) { P0[1 + k] = bx + 3 * tri[k]; D[1 + k] = dx + 3 * tri[k]; }
+                if (rc__sim_motion_touches(0, P0, D, touch)) amax = 0.0;
+                continue;
+            }
+            a = rc__ct_ccd_point_triangle(X + 3 * pairs[2 * q + 1], bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero,
                                                  dx + 3 * tri[0], dx + 3 * tri[1], dx + 3 * tri[2], xi_, amax);
             if (a < amax) amax = a;
         }
@@ -10539,11 +10565,20 @@ static double rc__sim_mesh_ccd(rc_sim *s, const double *dx, const double *bx, do
         np = rc__sim_mesh_ccd_pairs(s, o, 2, bx, dx, amax, reuse, &pairs, &fresh);
         for (q = 0; q < np; ++q) {
             const int *ev = s->topo.edge_v + 2 * pairs[2 * q], *fv = ob->mesh_edges + 2 * pairs[2 * q + 1];
-            double a = rc__ct_ccd_edge_edge(bx + 3 * ev[0], bx + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], dx + 3 * ev[0], dx + 3 * ev[1], zero, zero, xi_, amax);
+            double a;
+            if (skip) {
+                const double *P0[4], *D[4];
+                if (!RC__MOVES(ev[0]) && !RC__MOVES(ev[1])) continue;
+                for (k = 0; k < 2; ++k) { P0[k] = bx + 3 * ev[k]; D[k] = dx + 3 * ev[k]; P0[2 + k] = X + 3 * fv[k]; D[2 + k] = zero; }
+                if (rc__sim_motion_touches(1, P0, D, touch)) amax = 0.0;
+                continue;
+            }
+            a = rc__ct_ccd_edge_edge(bx + 3 * ev[0], bx + 3 * ev[1], X + 3 * fv[0], X + 3 * fv[1], dx + 3 * ev[0], dx + 3 * ev[1], zero, zero, xi_, amax);
             if (a < amax) amax = a;
         }
         if (fresh) rc__free(s->user, pairs);
     }
+#undef RC__MOVES
     return s->contact_status == RC_OK ? amax : 0.0;
 }
 
@@ -11836,7 +11871,7 @@ static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const d
             const int *tri = s->tris + 3 * t;
             int moving = 0;
             for (k = 0; k < 3; ++k)
-                for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * tri[k] + c]; dxk[3 * k + c] = g >= 0 ? y->d[g] : 0.0; moving |= g >= 0; }
+                for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * tri[k] + c]; dxk[3 * k + c] = g >= 0 ? y->d[g] : 0.0; moving |= skip ? dxk[3 * k + c] != 0.0 : g >= 0; }
             if (!moving) continue;
             a = rc__ct_ccd_point_triangle(ctr, bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero, dxk, dxk + 3, dxk + 6,
                                           s->obs[o].shape.r + s->def.contact_thickness, amax);
