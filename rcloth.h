@@ -10497,12 +10497,6 @@ static int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const double *bx, 
     return np;
 }
 
-/* 1 if mesh obstacle ob moved over the step (its vertices at the end differ from the start) */
-static int rc__mesh_obstacle_moved(const rc__obstacle *ob)
-{
-    return memcmp(ob->mesh_x, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv) != 0;
-}
-
 /* CCD of the cloth sweep bx -> bx + amax dx (dx: 3 nv) against the (static, end-pose) mesh
    obstacles: the largest step <= amax that keeps every pair at distance >= xi. With skip (1 for
    each obstacle left out; the one-shot bounds of the start's carry and push) the verdict is
@@ -11856,7 +11850,11 @@ static void rc__sim_dir_size(const rc_sim *s, const rc__system *y, double *dx, d
 
 /* largest alpha in (0, 1] such that the vertex paths base -> base + alpha d stay outside every
    obstacle inflated by the contact thickness (conservative CCD); with skip (obstacles only, no self
-   contact): the obstacles o with skip[o] = 1 left out */
+   contact; the one-shot bounds of the start's carry and push): the obstacles o with skip[o] = 1
+   left out, cloth that does not move ignored, and the meshes asked only whether the move passes
+   through them (rc__sim_mesh_ccd). The analytic shapes keep the conservative test there: a move
+   whose gap to a shape shrinks below a tenth of its start is stopped even without touching
+   (conservative, so it splits a step it need not; not seen in the scenes) */
 static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const double *bx, const unsigned char *skip)
 {
     double amax = 1.0;
@@ -13054,40 +13052,29 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
         /* the carry moves some cloth vertices and not their neighbours: with self-contact it must
            not push cloth through cloth. Cloth the carried cloth would run into is carried too,
            transitively (a leg pushes the skirt's inner layer into the outer one: both move with
-           the leg), each such vertex rigidly with its own nearest triangle of a moving obstacle,
-           which keeps its distances to that obstacle and, where the layers lie on each other,
-           to the layer behind; then the whole carry is taken only as far as the cloth-cloth CCD
+           the leg), each such vertex by the displacement of the vertex carrying it into it
+           (rc__sim_self_ccd_hits), as the analytic shapes' push-out does (rc__sim_push_out; the
+           first version carried it rigidly with its nearest moving obstacle triangle, a scan of
+           every triangle per vertex, to the same effect on the tests and scenes); then the whole carry is taken only as far as the cloth-cloth CCD
            allows (what is left inside the obstacle's offset then fails the step's start, and
            the step is split: a half step carries half as far). Measured on the adaptive dress:
            the unchecked carry put a cloth edge through a cloth triangle; at 1k vertices, before
            the transitive carry, 45 of 100 steps were split for a held-back carry (321 s CPU; none now, 186 s). */
-        double a = 1.0;
+        double a = 1.0, *push = s->def.self_contact ? (double *)rc__alloc(s->user, (size_t)3 * s->nv, sizeof(double)) : NULL;
         int round, added = 1;
         for (round = 0; s->def.self_contact && added; ++round) {
-            int last = round == RC__CARRY_ROUNDS;
+            int last = round == RC__CARRY_ROUNDS || !push;
             if (!last) memset(carry, 0, (size_t)s->nv);
-            a = rc__sim_self_move_bound(s, s->x, xc, last ? NULL : carry, NULL);
+            a = rc__sim_self_move_bound(s, s->x, xc, last ? NULL : carry, last ? NULL : push);
             if (!(a < 1.0) || last || s->contact_status != RC_OK) break;
-            for (added = 0, i = 0; i < s->nv; ++i) {
-                int best_o = -1, bt = -1;
-                double bd = HUGE_VAL;
-                if (!carry[i] || moved[i] || s->pinned[i]) continue;
-                for (o = 0; o < s->nobs; ++o) {
-                    const rc__obstacle *ob = s->obs + o;
-                    const double *Xp = ob->mesh_xprev;
-                    if (ob->shape.kind != RC__OBS_TRIMESH || !rc__mesh_obstacle_moved(ob)) continue;
-                    for (k = 0; k < ob->mesh_nt; ++k) {
-                        const int *kv = ob->mesh_tris + 3 * k;
-                        double d2 = rc__ct_point_triangle_d2(s->x + 3 * i, Xp + 3 * kv[0], Xp + 3 * kv[1], Xp + 3 * kv[2], NULL, NULL, NULL);
-                        if (d2 < bd && rc__mesh_carry_frame_ok(ob, k)) { bd = d2; best_o = o; bt = k; }
-                    }
+            for (added = 0, i = 0; i < s->nv; ++i)
+                if (carry[i] && !moved[i] && !s->pinned[i]) {
+                    rc__add3(xc + 3 * i, s->x + 3 * i, push + 3 * i);
+                    moved[i] = 1;
+                    added++;
                 }
-                if (best_o < 0) continue;
-                rc__sim_mesh_carry_point(s->obs + best_o, bt, s->x + 3 * i, xc + 3 * i);
-                moved[i] = carrier[best_o] = 1;
-                added++;
-            }
         }
+        rc__free(s->user, push);
         for (k = 0, i = 0; i < s->nv && !k; ++i) k = moved[i];
         if (s->contact_status == RC_OK && a > 0.0 && k) {
             /* ... and as far as CCD against the other obstacles at their end pose allows (all but
