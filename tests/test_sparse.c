@@ -667,10 +667,51 @@ static void test_sparse_stale_factor_cg(void)
     free(A0); free(A1); free(g); free(d); free(work); free(rhs);
 }
 
+/* The stale-factor CG's preconditioner (rc__ldlt_solve_single) reads L rounded to single
+   precision but works in double, and only in the 4-column kernels: it must (a) agree with the
+   double solve to single-precision accuracy and differ from it (the float path ran), (b) be an
+   exactly symmetric operator up to double rounding (M = Lf D Lf^T: CG needs a symmetric
+   preconditioner), and (c) follow a refactorization instead of keeping the old copy. */
+static void test_sparse_single_precision_preconditioner(void)
+{
+    int n = 160, trial, i;
+    double *A = (double *)malloc(sizeof(double) * (size_t)n * n), *a = (double *)malloc(sizeof(double) * (size_t)n);
+    double *b = (double *)malloc(sizeof(double) * (size_t)n), *xd = (double *)malloc(sizeof(double) * (size_t)n);
+    double *xs = (double *)malloc(sizeof(double) * (size_t)n), *ma = (double *)malloc(sizeof(double) * (size_t)n);
+    t_csc m;
+    rc_ldlt *f = NULL;
+    t_random_spd(n, 0.3, A);
+    m = t_csc_from_dense(n, A, 1);
+    CHECK_OK(rc_ldlt_analyze(&f, n, m.colptr, m.rowind));
+    for (trial = 0; trial < 2 && f; ++trial) {
+        double err = 0.0, xn = 0.0, amb = 0.0, bma = 0.0, scale = 0.0;
+        if (trial == 1) for (i = 0; i < m.colptr[n]; ++i) m.val[i] *= 2.0;   /* a new matrix: 2 A */
+        CHECK_OK(rc_ldlt_factor(f, m.val));
+        for (i = 0; i < n; ++i) { b[i] = xd[i] = xs[i] = sin(0.3 + 1.7 * i); a[i] = ma[i] = cos(0.9 * i); }
+        CHECK_OK(rc_ldlt_solve(f, xd));
+        CHECK_OK(rc__ldlt_solve_single(f, xs));
+        CHECK_OK(rc__ldlt_solve_single(f, ma));
+        for (i = 0; i < n; ++i) {
+            err += (xs[i] - xd[i]) * (xs[i] - xd[i]); xn += xd[i] * xd[i];
+            amb += a[i] * xs[i]; bma += b[i] * ma[i]; scale += fabs(a[i] * xs[i]) + fabs(b[i] * ma[i]);
+        }
+        printf("    %s: |x_single - x_double| / |x| = %.2e, a.M^-1 b - b.M^-1 a = %.1e (scale %.2g)\n",
+               trial ? "after refactoring 2A" : "A", sqrt(err / xn), amb - bma, scale);
+        CHECKF(sqrt(err / xn) < 1e-5, "single-precision solve error %g", sqrt(err / xn));
+        CHECKF(err > 0.0, "single-precision solve identical to the double one: the float path did not run");
+        CHECKF(fabs(amb - bma) <= 1e-13 * scale, "asymmetry %g", amb - bma);
+    }
+    rc_ldlt_destroy(f);
+    t_csc_free(&m);
+    free(A); free(a); free(b); free(xd); free(xs); free(ma);
+}
+
 /* The run-time AVX2 + FMA tile (RC__SP_DISPATCH builds on a CPU that has it) against the SSE2 /
    scalar tile of the same build, same analysis: the factors agree to rounding (FMA rounds once
    per product-sum, so some entries must differ: that proves the AVX2 path ran), on matrices whose
-   supernodes have row and column counts that are not multiples of 4 or 8. */
+   supernodes have row and column counts that are not multiples of 4 or 8. On a CPU with
+   AVX-512F, the 16-row tile (simd = 2) gives factors bit-identical to the 8-row AVX2 one: each
+   entry is the same chain of fused multiply-adds. */
 static void test_sparse_cpu_dispatch_agrees(void)
 {
     int trial;
@@ -688,19 +729,32 @@ static void test_sparse_cpu_dispatch_agrees(void)
         m = t_csc_from_dense(n, A, 1);
         CHECK_OK(rc_ldlt_analyze(&f, n, m.colptr, m.rowind));
         if (!f) { t_csc_free(&m); free(A); return; }
-        if (!f->avx2) {
+        int simd;
+        if (!f->simd) {
             printf("    no run-time AVX2 tile in this build or on this CPU: nothing to compare\n");
             rc_ldlt_destroy(f); t_csc_free(&m); free(A);
             return;
         }
-        f->avx2 = 0;
+        simd = f->simd;
+        f->simd = 0;
         CHECK_OK(rc_ldlt_factor(f, m.val));
         lx0 = (double *)malloc(sizeof(double) * f->nnz_stored);
         d0 = (double *)malloc(sizeof(double) * (size_t)n);
         memcpy(lx0, f->lx, sizeof(double) * f->nnz_stored);
         memcpy(d0, f->d, sizeof(double) * (size_t)n);
-        f->avx2 = 1;
+        f->simd = 1;
         CHECK_OK(rc_ldlt_factor(f, m.val));
+        if (simd == 2) {   /* the AVX-512F tile against the AVX2 one */
+            double *lx1 = (double *)malloc(sizeof(double) * f->nnz_stored);
+            int same = 1;
+            memcpy(lx1, f->lx, sizeof(double) * f->nnz_stored);
+            f->simd = 2;
+            CHECK_OK(rc_ldlt_factor(f, m.val));
+            for (k = 0; k < f->nnz_stored; ++k) same &= lx1[k] == f->lx[k];
+            printf("    AVX-512F tile vs AVX2 tile: %s\n", same ? "bit-identical" : "DIFFERENT");
+            CHECK(same);
+            free(lx1);
+        }
         for (k = 0; k < f->nnz_stored; ++k) {
             if (fabs(lx0[k]) > maxl) maxl = fabs(lx0[k]);
             if (fabs(lx0[k] - f->lx[k]) > maxdiff) maxdiff = fabs(lx0[k] - f->lx[k]);
@@ -720,7 +774,7 @@ static void test_sparse_cpu_dispatch_agrees(void)
             int sdiff = 0;
             for (k = 0; k < (size_t)n; ++k) b0[k] = b1[k] = sin(1.0 + 0.37 * (double)k);
             CHECK_OK(rc_ldlt_solve(f, b1));
-            f->avx2 = 0;
+            f->simd = 0;
             CHECK_OK(rc_ldlt_solve(f, b0));
             for (k = 0; k < (size_t)n; ++k) {
                 if (fabs(b0[k]) > maxx) maxx = fabs(b0[k]);
@@ -928,6 +982,7 @@ static void suite_sparse(void)
     RUN(test_sparse_refinement);
     RUN(test_sparse_pcg);
     RUN(test_sparse_stale_factor_cg);
+    RUN(test_sparse_single_precision_preconditioner);
     RUN(test_sparse_cpu_dispatch_agrees);
     RUN(test_sparse_tree_split_solve);
     RUN(test_sparse_pcg_block_exact);
