@@ -13079,10 +13079,76 @@ static void rc__sim_mesh_carry_point(const rc__obstacle *ob, int t, const double
 /* rounds of the transitive carry (rc__sim_resolve_start_mesh): layers carried beyond the first */
 #define RC__CARRY_ROUNDS 8
 
+/* 1 if cloth that one moving mesh carries runs into another carrier on the way: for each carrier
+   o, the vertices that another carrier moved (who[i] >= 0, != o; x -> xc) against o moving from
+   its previous to its new vertices, both linearly over the step, to within 1e-3 xi
+   (rc__sim_motion_touches; every pair kind). Why: each carrier moves the cloth it runs into from
+   the same start, and a vertex both reach goes with the later one, so cloth squeezed between two
+   meshes that close on it was carried by one while the other passed through it; the bounds
+   against the obstacles' end pose skip the carriers (the cloth they carry starts behind their
+   end pose) and missed it (test_sim_plate_lifts_stack_ceiling: a ceiling mesh coming down on a
+   plate that lifts two sheets, all three steps accepted with the plate through both). Then the
+   carry is refused: the step is split, and where the meshes truly close on the cloth the last
+   split level fails (RC_ERR_INTERSECTING). The transitively carried layers are not checked. */
+static int rc__sim_carry_pinched(rc_sim *s, const double *xc, const int *who, const unsigned char *carrier)
+{
+    double touch = 1e-3 * s->def.contact_thickness, *dxc, *dX = NULL;
+    int o, i, k, q, np, kind, *pairs, pinched = 0;
+    dxc = (double *)rc__alloc(s->user, (size_t)3 * s->nv, sizeof(double));
+    if (!dxc) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return 1; }
+    for (o = 0; o < s->nobs && !pinched && s->contact_status == RC_OK; ++o) {
+        rc__obstacle start = s->obs[o];
+        double disp = 0.0;
+        int any = 0;
+        if (!carrier[o]) continue;
+        for (i = 0; i < s->nv; ++i) {
+            int m = who[i] >= 0 && who[i] != o;
+            for (k = 0; k < 3; ++k) dxc[3 * i + k] = m ? xc[3 * i + k] - s->x[3 * i + k] : 0.0;
+            any |= m;
+        }
+        if (!any) continue;
+        rc__free(s->user, dX);
+        dX = (double *)rc__alloc(s->user, (size_t)3 * start.mesh_nv, sizeof(double));
+        if (!dX) { s->contact_status = RC_ERR_OUT_OF_MEMORY; break; }
+        for (k = 0; k < start.mesh_nv; ++k) {
+            rc__sub3(dX + 3 * k, start.mesh_x + 3 * k, start.mesh_xprev + 3 * k);
+            if (rc__norm3(dX + 3 * k) > disp) disp = rc__norm3(dX + 3 * k);
+        }
+        start.mesh_x = start.mesh_xprev;
+        for (kind = 0; kind <= 2 && !pinched && s->contact_status == RC_OK; ++kind) {
+            np = rc__sim_mesh_pairs(s, &start, kind, s->x, dxc, 1.0, disp + touch, &pairs);
+            for (q = 0; q < np && !pinched; ++q) {
+                const double *P0[4], *D[4];
+                const int *cv, *fv;
+                int a = pairs[2 * q], b = pairs[2 * q + 1], mv = 0;
+                if (kind == 0) {          /* cloth vertex a - mesh triangle b */
+                    fv = start.mesh_tris + 3 * b;
+                    P0[0] = s->x + 3 * a; D[0] = dxc + 3 * a; mv = who[a] >= 0 && who[a] != o;
+                    for (k = 0; k < 3; ++k) { P0[1 + k] = start.mesh_xprev + 3 * fv[k]; D[1 + k] = dX + 3 * fv[k]; }
+                } else if (kind == 1) {   /* mesh vertex b - cloth triangle a */
+                    cv = s->tris + 3 * a;
+                    P0[0] = start.mesh_xprev + 3 * b; D[0] = dX + 3 * b;
+                    for (k = 0; k < 3; ++k) { P0[1 + k] = s->x + 3 * cv[k]; D[1 + k] = dxc + 3 * cv[k]; mv |= who[cv[k]] >= 0 && who[cv[k]] != o; }
+                } else {                  /* cloth edge a - mesh edge b */
+                    cv = s->topo.edge_v + 2 * a; fv = start.mesh_edges + 2 * b;
+                    for (k = 0; k < 2; ++k) {
+                        P0[k] = s->x + 3 * cv[k]; D[k] = dxc + 3 * cv[k]; mv |= who[cv[k]] >= 0 && who[cv[k]] != o;
+                        P0[2 + k] = start.mesh_xprev + 3 * fv[k]; D[2 + k] = dX + 3 * fv[k];
+                    }
+                }
+                if (mv && rc__sim_motion_touches(kind == 2, P0, D, touch)) pinched = 1;
+            }
+            rc__free(s->user, pairs);
+        }
+    }
+    rc__free(s->user, dxc); rc__free(s->user, dX);
+    return pinched || s->contact_status != RC_OK;
+}
+
 static void rc__sim_resolve_start_mesh(rc_sim *s)
 {
     double xi_ = s->def.contact_thickness, zone = xi_ + s->def.contact_dhat;
-    int o, i, q, k, np, *pairs, *best_t, kind;
+    int o, i, q, k, np, *pairs, *best_t, *who, kind, ncarriers = 0;
     double *best_d, zero[3] = { 0.0, 0.0, 0.0 };
     unsigned char *carry, *moved, *carrier;
     double *xc = s->ls_x;   /* carried positions (ls_x is free until the CCD-safe start) */
@@ -13090,14 +13156,17 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
     memcpy(xc, s->x, sizeof(double) * 3 * (size_t)s->nv);
     best_d = (double *)rc__alloc(s->user, (size_t)s->nv, sizeof(double));
     best_t = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int));
+    who = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int));   /* the obstacle that carried each vertex, -1 none */
     carry = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1);
     moved = (unsigned char *)rc__calloc(s->user, (size_t)s->nv, 1);
     carrier = (unsigned char *)rc__calloc(s->user, (size_t)s->nobs + 1, 1);   /* the obstacles that carried something */
-    if (!best_d || !best_t || !carry || !moved || !carrier) {
-        rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, carry); rc__free(s->user, moved); rc__free(s->user, carrier);
+    if (!best_d || !best_t || !who || !carry || !moved || !carrier) {
+        rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, who); rc__free(s->user, carry); rc__free(s->user, moved);
+        rc__free(s->user, carrier);
         s->contact_status = RC_ERR_OUT_OF_MEMORY;
         return;
     }
+    for (i = 0; i < s->nv; ++i) who[i] = -1;
     for (o = 0; o < s->nobs; ++o) {
         rc__obstacle start = s->obs[o];
         const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
@@ -13163,7 +13232,9 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                 if (best_t[i] < 0) continue;
             }
             rc__sim_mesh_carry_point(s->obs + o, best_t[i], s->x + 3 * i, xc + 3 * i);
+            if (!carrier[o]) ncarriers++;
             moved[i] = carrier[o] = 1;
+            who[i] = o;
         }
     }
     if (s->contact_status == RC_OK) {
@@ -13203,13 +13274,16 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                the same with the ceiling sliding 1 mm per step) */
             double b = rc__sim_obstacle_move_bound(s, s->x, xc, carrier);
             if (b < a) a = b;
+            /* ... and cloth squeezed between two carriers is pinched (rc__sim_carry_pinched) */
+            if (ncarriers > 1 && s->contact_status == RC_OK && rc__sim_carry_pinched(s, xc, who, carrier)) a = 0.0;
         }
         if (s->contact_status == RC_OK) {
             for (i = 0; i < 3 * s->nv; ++i) s->x[i] += a * (xc[i] - s->x[i]);
             s->carry_limited = a < 1.0;
         }
     }
-    rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, carry); rc__free(s->user, moved); rc__free(s->user, carrier);
+    rc__free(s->user, best_d); rc__free(s->user, best_t); rc__free(s->user, who); rc__free(s->user, carry); rc__free(s->user, moved);
+    rc__free(s->user, carrier);
 }
 
 /* Analytic obstacles that moved over the step. The barrier and the CCD see an obstacle at its end

@@ -3794,8 +3794,8 @@ static void t_plate_lifts_stack(int mode)
             rc_status r;
             for (i = 0; i < 4; ++i) P[3 * i + 2] = 0.005 + rise * (k + 1);
             CHECK_OK(rc_sim_set_obstacle_vertices(s, id, P));
-            if (mode == 3) {
-                for (i = 0; i < 12; ++i) Cm[i] = C[i] + (i % 3 == 0 ? 0.001 * (k + 1) : 0.0);
+            if (mode >= 3) {   /* 3: sliding 1 mm per step; 4: coming down 3 mm per step */
+                for (i = 0; i < 12; ++i) Cm[i] = C[i] + (mode == 3 && i % 3 == 0 ? 0.001 * (k + 1) : mode == 4 && i % 3 == 2 ? -0.003 * (k + 1) : 0.0);
                 CHECK_OK(rc_sim_set_obstacle_vertices(s, cid, Cm));
             }
             r = rc_sim_step(s, &st);
@@ -3804,12 +3804,13 @@ static void t_plate_lifts_stack(int mode)
             oks++;
             split += st.substeps > 1;
             x = rc_sim_positions(s);
-            for (i = 0; i < nv; ++i) { below += x[3 * i + 2] < P[2]; above += mode >= 2 && x[3 * i + 2] > C[2]; }
+            for (i = 0; i < nv; ++i) { below += x[3 * i + 2] < P[2]; above += mode >= 2 && x[3 * i + 2] > (mode == 4 ? Cm[2] : C[2]); }
             for (i = 0; i < na; ++i) crossed += x[3 * (na + i) + 2] <= x[3 * i + 2];
         }
         printf("    %s: plate %.0f mm per step under two free sheets 6 mm apart: %d of 3 steps accepted, %d split; %d vertices below the plate,"
                " %d upper-sheet vertices not above the lower one, %d above the ceiling\n",
-               mode == 0 ? "plate" : mode == 1 ? "plate with a degenerate triangle first" : mode == 2 ? "still ceiling 1 cm above" : "ceiling 1 cm above sliding 1 mm per step",
+               mode == 0 ? "plate" : mode == 1 ? "plate with a degenerate triangle first" : mode == 2 ? "still ceiling 1 cm above" :
+               mode == 3 ? "ceiling 1 cm above sliding 1 mm per step" : "ceiling 1 cm above coming down 3 mm per step",
                1e3 * rise, oks, split, below, crossed, above);
         CHECK(mode >= 2 ? oks >= 1 : oks == 3);
         if (mode < 2) CHECKF(split == 0, "%d steps split (the carry was held back)", split);
@@ -3878,7 +3879,7 @@ static void test_sim_box_lifts_stack_ceiling(void) { t_box_lifts_stack(1); t_box
 
 static void test_sim_plate_lifts_stack(void) { t_plate_lifts_stack(0); }
 static void test_sim_plate_lifts_stack_degenerate(void) { t_plate_lifts_stack(1); }
-static void test_sim_plate_lifts_stack_ceiling(void) { t_plate_lifts_stack(2); t_plate_lifts_stack(3); }
+static void test_sim_plate_lifts_stack_ceiling(void) { t_plate_lifts_stack(2); t_plate_lifts_stack(3); t_plate_lifts_stack(4); }
 
 static void suite_sim(void)
 {
