@@ -3874,6 +3874,57 @@ static void t_box_lifts_stack(int mode)
     CHECKF(above == 0, "%d vertices pushed through the ceiling", above);
     rc_sim_destroy(s);
 }
+/* Two mesh obstacles moving in one step, one free sheet at 20 mm (t_two_sheets' second sheet put
+   out of the way, at 1 m). Mode 0 (a review's probe): two plates side by side, 2 mm apart, rising
+   12 mm per step together under the sheet: each carries the cloth over it, and cloth triangles
+   across the gap hold vertices of both; the pinch check (rc__sim_carry_pinched) held a plate's
+   own vertices still and saw the plate run into them, so steps 2 and 3 split 9 and 5 times; now
+   no step splits. Mode 1 (the same review): a plate lifts the sheet 30 mm in one step while a
+   second plate sweeps 1.4 m sideways 50 mm above the sheet's start, never within the contact zone
+   of it: the conservative CCD of the carry's trigger took that sweep for a hit, the sweeping
+   plate's carry replaced the lifting one's, and the lifting plate went through the sheet, RC_OK;
+   now the sheet rides on the lifting plate. */
+static void t_two_meshes(int mode)
+{
+    static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
+    double A[12] = { -0.05, -0.05, 0.005, 0.174, -0.05, 0.005, 0.174, 0.35, 0.005, -0.05, 0.35, 0.005 };
+    double B[12] = { 0.176, -0.05, 0.005, 0.35, -0.05, 0.005, 0.35, 0.35, 0.005, 0.176, 0.35, 0.005 };
+    int i, k, ida = -1, idb = -1, na, below = 0, split = 0, oks = 0, steps = mode == 0 ? 3 : 1;
+    rc_sim *s = t_two_sheets(1.0, &na);
+    if (!s) return;
+    if (mode == 1) {   /* A under the whole sheet, B a 10 x 40 cm plate at 7 cm, left of the sheet */
+        for (i = 0; i < 4; ++i) {
+            A[3 * i] = i == 1 || i == 2 ? 0.35 : -0.05;
+            B[3 * i] = i == 1 || i == 2 ? -0.6 : -0.7; B[3 * i + 2] = 0.07;
+        }
+    }
+    CHECK_OK(rc_sim_add_trimesh(s, 4, A, 2, pt, &ida));
+    CHECK_OK(rc_sim_add_trimesh(s, 4, B, 2, pt, &idb));
+    for (k = 0; k < steps; ++k) {
+        rc_step_stats st;
+        rc_status r;
+        for (i = 0; i < 4; ++i) {
+            A[3 * i + 2] += mode == 0 ? 0.012 : 0.030;
+            if (mode == 0) B[3 * i + 2] += 0.012; else B[3 * i] += 1.4;
+        }
+        CHECK_OK(rc_sim_set_obstacle_vertices(s, ida, A));
+        CHECK_OK(rc_sim_set_obstacle_vertices(s, idb, B));
+        r = rc_sim_step(s, &st);
+        if (r != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
+        oks++;
+        split += st.substeps > 1;
+        for (i = 0; i < na; ++i) below += rc_sim_positions(s)[3 * i + 2] < A[2];
+    }
+    printf("    %s: %d of %d steps accepted, %d split, %d sheet vertices below the lifting plate\n",
+           mode == 0 ? "two plates 2 mm apart rising 12 mm per step together" : "a plate lifting 30 mm, another sweeping 1.4 m 5 cm above",
+           oks, steps, split, below);
+    CHECK(oks == steps);
+    CHECKF(split == 0, "%d steps split", split);
+    CHECKF(below == 0, "%d sheet vertices below the lifting plate", below);
+    rc_sim_destroy(s);
+}
+static void test_sim_two_meshes_carry(void) { t_two_meshes(0); t_two_meshes(1); }
+
 static void test_sim_box_lifts_stack(void) { t_box_lifts_stack(0); }
 static void test_sim_box_lifts_stack_ceiling(void) { t_box_lifts_stack(1); t_box_lifts_stack(2); }
 
@@ -3943,6 +3994,7 @@ static void suite_sim(void)
     RUN(test_sim_plate_lifts_stack);
     RUN(test_sim_plate_lifts_stack_degenerate);
     RUN(test_sim_plate_lifts_stack_ceiling);
+    RUN(test_sim_two_meshes_carry);
     RUN(test_sim_box_lifts_stack);
     RUN(test_sim_box_lifts_stack_ceiling);
 }

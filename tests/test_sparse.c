@@ -685,7 +685,11 @@ static void test_sparse_single_precision_preconditioner(void)
     CHECK_OK(rc_ldlt_analyze(&f, n, m.colptr, m.rowind));
     for (trial = 0; trial < 2 && f; ++trial) {
         double err = 0.0, xn = 0.0, amb = 0.0, bma = 0.0, scale = 0.0;
-        if (trial == 1) for (i = 0; i < m.colptr[n]; ++i) m.val[i] *= 2.0;   /* a new matrix: 2 A */
+        if (trial == 1) {   /* a new matrix S A S, S diagonal and not uniform, so L changes (a uniform scale only scales D) */
+            int j, q;
+            for (j = 0; j < n; ++j)
+                for (q = m.colptr[j]; q < m.colptr[j + 1]; ++q) m.val[q] *= (1.5 + sin(0.7 * j)) * (1.5 + sin(0.7 * m.rowind[q]));
+        }
         CHECK_OK(rc_ldlt_factor(f, m.val));
         for (i = 0; i < n; ++i) { b[i] = xd[i] = xs[i] = sin(0.3 + 1.7 * i); a[i] = ma[i] = cos(0.9 * i); }
         CHECK_OK(rc_ldlt_solve(f, xd));
@@ -696,7 +700,7 @@ static void test_sparse_single_precision_preconditioner(void)
             amb += a[i] * xs[i]; bma += b[i] * ma[i]; scale += fabs(a[i] * xs[i]) + fabs(b[i] * ma[i]);
         }
         printf("    %s: |x_single - x_double| / |x| = %.2e, a.M^-1 b - b.M^-1 a = %.1e (scale %.2g)\n",
-               trial ? "after refactoring 2A" : "A", sqrt(err / xn), amb - bma, scale);
+               trial ? "after refactoring S A S" : "A", sqrt(err / xn), amb - bma, scale);
         CHECKF(sqrt(err / xn) < 1e-5, "single-precision solve error %g", sqrt(err / xn));
         CHECKF(err > 0.0, "single-precision solve identical to the double one: the float path did not run");
         CHECKF(fabs(amb - bma) <= 1e-13 * scale, "asymmetry %g", amb - bma);
