@@ -3098,83 +3098,52 @@ static void rc__sp_dot4_sse2(int n, const double *c, int ld, const double *x, do
 #endif
 
 #if defined(RC__SP_AVX2) || defined(RC__SP_DISPATCH)
+/* The AVX2 + FMA solve kernels, generated for L in double (rc__sp_upd4_avx2, rc__sp_dot4_avx2)
+   and for its single-precision copy (rc__sp_upd4f_avx2, rc__sp_dot4f_avx2: each float widened
+   on load, the arithmetic in double). T: L's element type; LOAD4(p): four of them as __m256d. */
 #ifdef RC__SP_DISPATCH
-__attribute__((target("avx2,fma")))
+#define RC__SP_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define RC__SP_TARGET_AVX2
 #endif
-static void rc__sp_upd4_avx2(int n, const double *c, int ld, const double *t, double *y)
-{
-    const double *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
-    __m256d t0 = _mm256_set1_pd(t[0]), t1 = _mm256_set1_pd(t[1]), t2 = _mm256_set1_pd(t[2]), t3 = _mm256_set1_pd(t[3]);
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        __m256d s = _mm256_mul_pd(_mm256_loadu_pd(c + i), t0);
-        s = _mm256_fmadd_pd(_mm256_loadu_pd(c1 + i), t1, s);
-        s = _mm256_fmadd_pd(_mm256_loadu_pd(c2 + i), t2, s);
-        s = _mm256_fmadd_pd(_mm256_loadu_pd(c3 + i), t3, s);
-        _mm256_storeu_pd(y + i, _mm256_sub_pd(_mm256_loadu_pd(y + i), s));
-    }
-    for (; i < n; ++i) y[i] -= c[i] * t[0] + c1[i] * t[1] + c2[i] * t[2] + c3[i] * t[3];
+#define RC__SP_LOAD4_D(p) _mm256_loadu_pd(p)
+#define RC__SP_LOAD4_F(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define RC__SP_SOLVE_KERNELS_AVX2(UPD4, DOT4, T, LOAD4)                                                                   \
+RC__SP_TARGET_AVX2 static void UPD4(int n, const T *c, int ld, const double *t, double *y)                              \
+{                                                                                                                      \
+    const T *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;                                                                \
+    __m256d t0 = _mm256_set1_pd(t[0]), t1 = _mm256_set1_pd(t[1]), t2 = _mm256_set1_pd(t[2]), t3 = _mm256_set1_pd(t[3]); \
+    int i = 0;                                                                                                         \
+    for (; i + 4 <= n; i += 4) {                                                                                       \
+        __m256d s = _mm256_mul_pd(LOAD4(c + i), t0);                                                                   \
+        s = _mm256_fmadd_pd(LOAD4(c1 + i), t1, s);                                                                     \
+        s = _mm256_fmadd_pd(LOAD4(c2 + i), t2, s);                                                                     \
+        s = _mm256_fmadd_pd(LOAD4(c3 + i), t3, s);                                                                     \
+        _mm256_storeu_pd(y + i, _mm256_sub_pd(_mm256_loadu_pd(y + i), s));                                             \
+    }                                                                                                                  \
+    for (; i < n; ++i) y[i] -= (double)c[i] * t[0] + (double)c1[i] * t[1] + (double)c2[i] * t[2] + (double)c3[i] * t[3]; \
+}                                                                                                                      \
+RC__SP_TARGET_AVX2 static void DOT4(int n, const T *c, int ld, const double *x, double *t)                              \
+{                                                                                                                      \
+    const T *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;                                                                \
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;                                                       \
+    double r[16];                                                                                                      \
+    int i = 0, a;                                                                                                      \
+    for (; i + 4 <= n; i += 4) {                                                                                       \
+        __m256d xi = _mm256_loadu_pd(x + i);                                                                           \
+        s0 = _mm256_fmadd_pd(LOAD4(c + i), xi, s0);                                                                    \
+        s1 = _mm256_fmadd_pd(LOAD4(c1 + i), xi, s1);                                                                   \
+        s2 = _mm256_fmadd_pd(LOAD4(c2 + i), xi, s2);                                                                   \
+        s3 = _mm256_fmadd_pd(LOAD4(c3 + i), xi, s3);                                                                   \
+    }                                                                                                                  \
+    _mm256_storeu_pd(r, s0); _mm256_storeu_pd(r + 4, s1); _mm256_storeu_pd(r + 8, s2); _mm256_storeu_pd(r + 12, s3);   \
+    for (; i < n; ++i) {                                                                                               \
+        r[0] += (double)c[i] * x[i]; r[4] += (double)c1[i] * x[i]; r[8] += (double)c2[i] * x[i]; r[12] += (double)c3[i] * x[i]; \
+    }                                                                                                                  \
+    for (a = 0; a < 4; ++a) t[a] -= (r[4 * a] + r[4 * a + 1]) + (r[4 * a + 2] + r[4 * a + 3]);                         \
 }
-
-#ifdef RC__SP_DISPATCH
-__attribute__((target("avx2,fma")))
-#endif
-static void rc__sp_dot4_avx2(int n, const double *c, int ld, const double *x, double *t)
-{
-    const double *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
-    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-    double r[16];
-    int i = 0, a;
-    for (; i + 4 <= n; i += 4) {
-        __m256d xi = _mm256_loadu_pd(x + i);
-        s0 = _mm256_fmadd_pd(_mm256_loadu_pd(c + i), xi, s0);
-        s1 = _mm256_fmadd_pd(_mm256_loadu_pd(c1 + i), xi, s1);
-        s2 = _mm256_fmadd_pd(_mm256_loadu_pd(c2 + i), xi, s2);
-        s3 = _mm256_fmadd_pd(_mm256_loadu_pd(c3 + i), xi, s3);
-    }
-    _mm256_storeu_pd(r, s0); _mm256_storeu_pd(r + 4, s1); _mm256_storeu_pd(r + 8, s2); _mm256_storeu_pd(r + 12, s3);
-    for (; i < n; ++i) { r[0] += c[i] * x[i]; r[4] += c1[i] * x[i]; r[8] += c2[i] * x[i]; r[12] += c3[i] * x[i]; }
-    for (a = 0; a < 4; ++a) t[a] -= (r[4 * a] + r[4 * a + 1]) + (r[4 * a + 2] + r[4 * a + 3]);
-}
-
-#ifdef RC__SP_DISPATCH
-__attribute__((target("avx2,fma")))
-#endif
-static void rc__sp_upd4f_avx2(int n, const float *c, int ld, const double *t, double *y)
-{
-    const float *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
-    __m256d t0 = _mm256_set1_pd(t[0]), t1 = _mm256_set1_pd(t[1]), t2 = _mm256_set1_pd(t[2]), t3 = _mm256_set1_pd(t[3]);
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        __m256d s = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(c + i)), t0);
-        s = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(c1 + i)), t1, s);
-        s = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(c2 + i)), t2, s);
-        s = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(c3 + i)), t3, s);
-        _mm256_storeu_pd(y + i, _mm256_sub_pd(_mm256_loadu_pd(y + i), s));
-    }
-    for (; i < n; ++i) y[i] -= (double)c[i] * t[0] + (double)c1[i] * t[1] + (double)c2[i] * t[2] + (double)c3[i] * t[3];
-}
-
-#ifdef RC__SP_DISPATCH
-__attribute__((target("avx2,fma")))
-#endif
-static void rc__sp_dot4f_avx2(int n, const float *c, int ld, const double *x, double *t)
-{
-    const float *c1 = c + ld, *c2 = c1 + ld, *c3 = c2 + ld;
-    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-    double r[16];
-    int i = 0, a;
-    for (; i + 4 <= n; i += 4) {
-        __m256d xi = _mm256_loadu_pd(x + i);
-        s0 = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(c + i)), xi, s0);
-        s1 = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(c1 + i)), xi, s1);
-        s2 = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(c2 + i)), xi, s2);
-        s3 = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(c3 + i)), xi, s3);
-    }
-    _mm256_storeu_pd(r, s0); _mm256_storeu_pd(r + 4, s1); _mm256_storeu_pd(r + 8, s2); _mm256_storeu_pd(r + 12, s3);
-    for (; i < n; ++i) { r[0] += (double)c[i] * x[i]; r[4] += (double)c1[i] * x[i]; r[8] += (double)c2[i] * x[i]; r[12] += (double)c3[i] * x[i]; }
-    for (a = 0; a < 4; ++a) t[a] -= (r[4 * a] + r[4 * a + 1]) + (r[4 * a + 2] + r[4 * a + 3]);
-}
+RC__SP_SOLVE_KERNELS_AVX2(rc__sp_upd4_avx2, rc__sp_dot4_avx2, double, RC__SP_LOAD4_D)
+RC__SP_SOLVE_KERNELS_AVX2(rc__sp_upd4f_avx2, rc__sp_dot4f_avx2, float, RC__SP_LOAD4_F)
 #endif
 
 /* the solve kernels of this build (and, with RC__SP_DISPATCH, of this CPU), and the L they read:
@@ -13079,8 +13048,10 @@ static void rc__sim_mesh_carry_point(const rc__obstacle *ob, int t, const double
 /* rounds of the transitive carry (rc__sim_resolve_start_mesh): layers carried beyond the first */
 #define RC__CARRY_ROUNDS 8
 
-/* 1 if cloth that one moving mesh carries runs into another carrier on the way: for each carrier
-   o, the pairs that hold a vertex another carrier moved (who[i] >= 0, != o), every cloth vertex
+/* 1 if cloth that one moving mesh carries runs into another moving mesh on the way: for each
+   moving mesh o (a carrier or not: one that carried nothing but crosses the carried cloth's path
+   within the step is seen at its end pose only, by rc__sim_obstacle_move_bound), the pairs that
+   hold a vertex another carrier moved (who[i] >= 0, != o), every cloth vertex
    moving x -> xc (o's own too: a cloth triangle across two plates rising together has a vertex on
    each, and holding o's still split every step, a review's probe), against o moving from its
    previous to its new vertices, both linearly over the step, to within 1e-3 xi
@@ -13092,7 +13063,7 @@ static void rc__sim_mesh_carry_point(const rc__obstacle *ob, int t, const double
    plate that lifts two sheets, all three steps accepted with the plate through both). Then the
    carry is refused: the step is split, and where the meshes truly close on the cloth the last
    split level fails (RC_ERR_INTERSECTING). The transitively carried layers are not checked. */
-static int rc__sim_carry_pinched(rc_sim *s, const double *xc, const int *who, const unsigned char *carrier)
+static int rc__sim_carry_pinched(rc_sim *s, const double *xc, const int *who)
 {
     double touch = 1e-3 * s->def.contact_thickness, *dxc, *dX = NULL;
     int o, i, k, q, np, kind, *pairs, pinched = 0;
@@ -13103,7 +13074,7 @@ static int rc__sim_carry_pinched(rc_sim *s, const double *xc, const int *who, co
         rc__obstacle start = s->obs[o];
         double disp = 0.0;
         int any = 0;
-        if (!carrier[o]) continue;
+        if (start.shape.kind != RC__OBS_TRIMESH) continue;
         for (i = 0; i < s->nv && !any; ++i) any = who[i] >= 0 && who[i] != o;
         if (!any) continue;
         rc__free(s->user, dX);
@@ -13113,6 +13084,7 @@ static int rc__sim_carry_pinched(rc_sim *s, const double *xc, const int *who, co
             rc__sub3(dX + 3 * k, start.mesh_x + 3 * k, start.mesh_xprev + 3 * k);
             if (rc__norm3(dX + 3 * k) > disp) disp = rc__norm3(dX + 3 * k);
         }
+        if (!(disp > 0.0)) continue;   /* a still mesh: the end-pose bound covers it */
         start.mesh_x = start.mesh_xprev;
         for (kind = 0; kind <= 2 && !pinched && s->contact_status == RC_OK; ++kind) {
             np = rc__sim_mesh_pairs(s, &start, kind, s->x, dxc, 1.0, disp + touch, &pairs);
@@ -13147,7 +13119,7 @@ static int rc__sim_carry_pinched(rc_sim *s, const double *xc, const int *who, co
 static void rc__sim_resolve_start_mesh(rc_sim *s)
 {
     double xi_ = s->def.contact_thickness, zone = xi_ + s->def.contact_dhat;
-    int o, i, q, k, np, *pairs, *best_t, *who, kind, ncarriers = 0;
+    int o, i, q, k, np, *pairs, *best_t, *who, kind, ncarriers = 0, nmoving = 0;
     double *best_d, zero[3] = { 0.0, 0.0, 0.0 };
     unsigned char *carry, *moved, *carrier;
     double *xc = s->ls_x;   /* carried positions (ls_x is free until the CCD-safe start) */
@@ -13178,6 +13150,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
             if (l > disp) disp = l;
         }
         if (!(disp > 0.0)) continue;
+        nmoving++;
         start.mesh_x = s->obs[o].mesh_xprev;
         np = rc__sim_mesh_pairs(s, &start, 0, s->x, NULL, 0.0, zone + disp, &pairs);
         if (s->contact_status != RC_OK) { rc__free(s->user, pairs); break; }
@@ -13293,8 +13266,9 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                the same with the ceiling sliding 1 mm per step) */
             double b = rc__sim_obstacle_move_bound(s, s->x, xc, carrier);
             if (b < a) a = b;
-            /* ... and cloth squeezed between two carriers is pinched (rc__sim_carry_pinched) */
-            if (ncarriers > 1 && s->contact_status == RC_OK && rc__sim_carry_pinched(s, xc, who, carrier)) a = 0.0;
+            /* ... and carried cloth that another moving mesh meets within the step, cloth squeezed
+               between two carriers among it, is pinched (rc__sim_carry_pinched) */
+            if (ncarriers >= 1 && nmoving > 1 && s->contact_status == RC_OK && rc__sim_carry_pinched(s, xc, who)) a = 0.0;
         }
         if (s->contact_status == RC_OK) {
             for (i = 0; i < 3 * s->nv; ++i) s->x[i] += a * (xc[i] - s->x[i]);
