@@ -13196,7 +13196,7 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
                 if (a < 1.0) {
                     const double *P0[4], *D[4];
                     if (kind == 1) {
-                        P0[0] = Xp + pairs[2 * q + 1] * 3; D[0] = d0;
+                        P0[0] = Xp + 3 * pairs[2 * q + 1]; D[0] = d0;
                         for (k = 0; k < 3; ++k) { P0[1 + k] = s->x + 3 * cv[k]; D[1 + k] = zero; }
                     } else {
                         const int *fv = start.mesh_edges + 2 * pairs[2 * q + 1];
