@@ -192,6 +192,26 @@ done:
 }
 /* the later features: two stitched panels (seam), a material handle, a triangle-mesh obstacle
    and cloth self-contact, three steps */
+/* one step under the failing allocator: RC_OK or RC_ERR_OUT_OF_MEMORY (with a message), and after
+   an OOM the same sim steps once memory is back; positions finite. Returns 0 after an OOM. */
+static int oom_step(rc_sim *s)
+{
+    int i;
+    rc_status st = rc_sim_step(s, NULL);
+    OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "step -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+    if (st == RC_ERR_OUT_OF_MEMORY) {
+        long save = oom_fail_at;
+        OOM_CHECK(rc_sim_last_error(s)[0] != 0, "no message after OOM");
+        oom_fail_at = 0;
+        st = rc_sim_step(s, NULL);
+        OOM_CHECK(st == RC_OK, "step after OOM -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+        oom_fail_at = save;
+        return 0;
+    }
+    for (i = 0; i < 3 * rc_sim_num_verts(s); ++i) OOM_CHECK(rc__isfinite(rc_sim_positions(s)[i]), "NaN after step");
+    return 1;
+}
+
 static void sc_features_common(int adaptive)
 {
     static const double tet_v[12] = { 0.15, 0.15, 0.35, 0.35, 0.15, 0.2, 0.15, 0.35, 0.2, -0.05, 0.05, 0.2 };
@@ -240,20 +260,8 @@ static void sc_features_common(int adaptive)
         oom_fail_at = save;
         goto done;
     }
-    for (k = 0; k < 3; ++k) {
-        st = rc_sim_step(s, NULL);
-        OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "step -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
-        if (st == RC_ERR_OUT_OF_MEMORY) {
-            long save = oom_fail_at;
-            OOM_CHECK(rc_sim_last_error(s)[0] != 0, "no message after OOM");
-            oom_fail_at = 0;
-            st = rc_sim_step(s, NULL);
-            OOM_CHECK(st == RC_OK, "step after OOM -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
-            oom_fail_at = save;
-            goto done;
-        }
-        for (i = 0; i < 3 * 18; ++i) OOM_CHECK(rc__isfinite(rc_sim_positions(s)[i]), "NaN after step");
-    }
+    for (k = 0; k < 3; ++k)
+        if (!oom_step(s)) break;
 done:
     rc_sim_destroy(s);
 }
@@ -269,7 +277,6 @@ static void sc_two_plates(void)
     int tris[24], i, j, k, nt = 0, ida = -1, idb = -1;
     rc_sim_def d;
     rc_sim *s = NULL;
-    rc_status st;
     for (j = 0; j < 3; ++j)
         for (i = 0; i < 3; ++i) {
             int v = 3 * j + i;
@@ -291,18 +298,7 @@ static void sc_two_plates(void)
         for (i = 0; i < 4; ++i) { A[3 * i + 2] += 0.012; B[3 * i + 2] += 0.012; }
         OOM_ST(rc_sim_set_obstacle_vertices(s, ida, A));
         OOM_ST(rc_sim_set_obstacle_vertices(s, idb, B));
-        st = rc_sim_step(s, NULL);
-        OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "step -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
-        if (st == RC_ERR_OUT_OF_MEMORY) {
-            long save = oom_fail_at;
-            OOM_CHECK(rc_sim_last_error(s)[0] != 0, "no message after OOM");
-            oom_fail_at = 0;
-            st = rc_sim_step(s, NULL);
-            OOM_CHECK(st == RC_OK, "step after OOM -> %s (%s)", rc_status_string(st), rc_sim_last_error(s));
-            oom_fail_at = save;
-            break;
-        }
-        for (i = 0; i < 27; ++i) OOM_CHECK(rc__isfinite(rc_sim_positions(s)[i]), "NaN after step");
+        if (!oom_step(s)) break;
     }
 done:
     rc_sim_destroy(s);
