@@ -3292,19 +3292,24 @@ static void rc__sp_solve_perm(const rc_ldlt *f, const float *lf, double *x)
     rc__sp_solve_groups(f, 0, x, x1, &k);
 }
 
-RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
+/* b <- (L D L^T)^-1 b through the fill-reducing permutation; lf: NULL, or L's single-precision
+   copy (rc__ldlt_solve_single) */
+static rc_status rc__ldlt_solve_with(const rc_ldlt *f, const float *lf, double *b)
 {
-    int k, n;
-    double *x;
-    if (!f || (!b && f->n > 0)) return RC_ERR_INVALID_ARGUMENT;
-    if (!f->valid) return RC_ERR_INVALID_ARGUMENT;
-    n = f->n;
+    int k, n = f->n;
+    double *x = f->work;
     if (!rc__all_finite(b, (size_t)n)) return RC_ERR_NON_FINITE;
-    x = f->work;
     for (k = 0; k < n; ++k) x[k] = b[f->perm[k]];
-    rc__sp_solve_perm(f, NULL, x);
+    rc__sp_solve_perm(f, lf, x);
     for (k = 0; k < n; ++k) b[f->perm[k]] = x[k];
     return rc__all_finite(b, (size_t)n) ? RC_OK : RC_ERR_NON_FINITE;
+}
+
+RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
+{
+    if (!f || (!b && f->n > 0)) return RC_ERR_INVALID_ARGUMENT;
+    if (!f->valid) return RC_ERR_INVALID_ARGUMENT;
+    return rc__ldlt_solve_with(f, NULL, b);
 }
 
 /* b <- M^-1 b with M = Lf D Lf^T, Lf the factor's L with the entries its four-column kernels read
@@ -3317,8 +3322,6 @@ RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
    factorization; if it cannot be allocated, the double factor serves. */
 static rc_status rc__ldlt_solve_single(rc_ldlt *f, double *b)
 {
-    int k, n;
-    double *x;
     if (!f || !f->valid) return RC_ERR_INVALID_ARGUMENT;
     if (!f->lxf_valid) {
         size_t q;
@@ -3327,13 +3330,7 @@ static rc_status rc__ldlt_solve_single(rc_ldlt *f, double *b)
         for (q = 0; q < f->nnz_stored; ++q) f->lxf[q] = (float)f->lx[q];
         f->lxf_valid = 1;
     }
-    n = f->n;
-    if (!rc__all_finite(b, (size_t)n)) return RC_ERR_NON_FINITE;
-    x = f->work;
-    for (k = 0; k < n; ++k) x[k] = b[f->perm[k]];
-    rc__sp_solve_perm(f, f->lxf, x);
-    for (k = 0; k < n; ++k) b[f->perm[k]] = x[k];
-    return rc__all_finite(b, (size_t)n) ? RC_OK : RC_ERR_NON_FINITE;
+    return rc__ldlt_solve_with(f, f->lxf, b);
 }
 
 /* y = A x with A given by its upper triangle: each stored a_ij (i < j) acts twice. No checks. */
