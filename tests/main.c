@@ -1,8 +1,12 @@
-/* tests/main.c - runs every suite. Usage: tests/run [substring]  (only tests whose name contains it) */
+/* tests/main.c - runs every suite. Usage: build/run_tests [substring] [--shard K/N]
+   substring: only tests whose name contains it; --shard K/N: only the tests whose position in the
+   full list (0, 1, 2, ...) is K modulo N, so N processes run the suite between them (.ci/run
+   spreads the sanitizer suite over both cores this way). */
 #include "test.h"
 
 static int t_passed, t_failed;
 static const char *t_filter;
+static int t_index, t_shard = 0, t_shards = 1;
 static unsigned long t_state = 88172645463325252UL;
 
 static void t_seed(unsigned long s) { t_state = s ? s : 88172645463325252UL; }
@@ -19,6 +23,8 @@ static double t_relerr(double a, double b)
 }
 static void t_run(const char *name, void (*fn)(void))
 {
+    int index = t_index++;
+    if (index % t_shards != t_shard) return;
     if (t_filter && !strstr(name, t_filter)) return;
     t_current_failures = 0;
     t_seed(12345);
@@ -47,7 +53,20 @@ static void t_run(const char *name, void (*fn)(void))
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) t_filter = argv[1];
+    int i;
+    for (i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--shard") == 0) {
+            char end = 0;
+            if (i + 1 >= argc || sscanf(argv[i + 1], "%d/%d%c", &t_shard, &t_shards, &end) != 2 || t_shards < 1 || t_shard < 0 ||
+                t_shard >= t_shards) {
+                fprintf(stderr, "usage: %s [substring] [--shard K/N]  (0 <= K < N)\n", argv[0]);
+                return 2;
+            }
+            ++i;
+        } else {
+            t_filter = argv[i];
+        }
+    }
     suite_sparse();
 #ifndef RC_TESTS_SPARSE_ONLY
     suite_base();

@@ -7,8 +7,6 @@
 #include "../../rcloth.h"
 #include "replay.h"
 
-typedef struct { const uint8_t *p; size_t n, i; } fz_in;
-static unsigned fz_byte(fz_in *in) { return in->i < in->n ? in->p[in->i++] : 0u; }
 static double fz_coord(fz_in *in)
 {
     unsigned v = fz_byte(in) | (fz_byte(in) << 8);

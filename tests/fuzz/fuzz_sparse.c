@@ -7,8 +7,6 @@
 #include "../../rcloth.h"
 #include "replay.h"
 
-typedef struct { const uint8_t *p; size_t n, i; } fz_in;
-static unsigned fz_byte(fz_in *in) { return in->i < in->n ? in->p[in->i++] : 0u; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
