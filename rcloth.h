@@ -12107,7 +12107,11 @@ static int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__te
     if (!(gTd < 0.0)) { if (st) st->t_line_search += rc__now() - t0; return 0; }
     alpha = rc__sim_ccd_bound(s, y, s->ls_x);
     if (y->with_u) { double ai = rc__sim_inversion_bound(s, y, s->ls_u); if (ai < alpha) alpha = ai; }
-    for (i = 0; i < 60 && alpha > 1e-14; ++i, alpha *= 0.5) {
+    /* the bound itself is always tried, however small: a CCD bound below the 1e-14 floor (a
+       direction ~1e98 m long from a force of 1e100 N, stopped by a sphere at ~1e-92 of it) used
+       to leave the loop without a trial, which the caller took for a round-off stall: RC_OK,
+       unconverged, the cloth frozen, where the same step without the sphere reports the overflow */
+    for (i = 0; i < 60 && (i == 0 || alpha > 1e-14); ++i, alpha *= 0.5) {
         rc__terms Tn;
         double En;
         rc__sim_apply(s, y, alpha, s->ls_x, s->ls_u, s->ls_phi, s->x, s->u, s->phi);
