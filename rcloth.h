@@ -872,7 +872,8 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
    the set of obstacles. The buffer size is rc_sim_state_size() doubles; it starts with a header
    (the sim's sizes), and loading a state saved by a sim of other sizes (vertices, edges, obstacles,
-   mesh obstacle vertices) or other obstacles (kinds, order, the vertex count of each mesh) fails
+   mesh obstacle vertices), other cloth triangles or other obstacles (kinds, order, the vertex
+   count of each mesh) fails
    with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
    shift, an obstacle rotation that is not one, a corner or straight-side boundary vertex off this
    sim's reference domain); an inverted reference triangle is RC_ERR_INVERTED, one past the
@@ -13948,12 +13949,12 @@ static void rc__sim_pin_reactions(rc_sim *s)
 }
 
 /* Layout: header (RC_SIM_STATE_HEADER doubles: tag, layout version, total size, nv, ne, nobs, mesh
-   obstacle vertices, the obstacles' signature: kinds and mesh sizes in order), x, v, u (3, 3, 2
+   obstacle vertices, the signature: the cloth's triangles, the obstacles' kinds and mesh sizes in order), x, v, u (3, 3, 2
    per vertex), phi (ne), time, kappa, kappa_prev_dist, the
    four shifts, per obstacle R, t, R_prev, t_prev (24) and, for a mesh, its vertices at the end and
    at the start of the step (6 per mesh vertex), hinge_ref (ne). */
 #define RC__STATE_TAG 7.2630e4      /* "rc" */
-#define RC__STATE_VERSION 3.0
+#define RC__STATE_VERSION 4.0   /* 4: the signature covers the cloth's triangles too */
 static size_t rc__sim_state_mesh_verts(const rc_sim *s)
 {
     size_t n = 0;
@@ -13961,13 +13962,16 @@ static size_t rc__sim_state_mesh_verts(const rc_sim *s)
     for (o = 0; o < s->nobs; ++o) if (s->obs[o].shape.kind == RC__OBS_TRIMESH) n += (size_t)s->obs[o].mesh_nv;
     return n;
 }
-/* the obstacles' kinds and mesh vertex counts in order, hashed into an integer below 2^52 (exact in
-   a double): a state of a sim whose obstacles differ only in order or in how the mesh vertices are
-   split between meshes has the same sizes but another signature */
-static double rc__sim_state_obstacle_signature(const rc_sim *s)
+/* the cloth's triangles and the obstacles' kinds and mesh vertex counts in order, hashed into an
+   integer below 2^52 (exact in a double): a state of a sim whose obstacles differ only in order or
+   in how the mesh vertices are split between meshes, or whose cloth has the same vertex and edge
+   counts but other triangles (another diagonal pattern: its phi and hinge angles belong to other
+   edges), has the same sizes but another signature */
+static double rc__sim_state_signature(const rc_sim *s)
 {
     unsigned long long h = 1469598103ull;
-    int o;
+    int o, k;
+    for (k = 0; k < 3 * s->nt; ++k) h = (h * 1000003ull + (unsigned long long)s->tris[k] + 1ull) & 0xFFFFFFFFFFFFFull;
     for (o = 0; o < s->nobs; ++o) {
         h = (h * 1000003ull + (unsigned long long)(s->obs[o].shape.kind + 1)) & 0xFFFFFFFFFFFFFull;
         h = (h * 1000003ull + (unsigned long long)(s->obs[o].shape.kind == RC__OBS_TRIMESH ? s->obs[o].mesh_nv : 0)) & 0xFFFFFFFFFFFFFull;
@@ -13988,7 +13992,7 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!b) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_save_state: buffer is NULL");
     b[0] = RC__STATE_TAG; b[1] = RC__STATE_VERSION; b[2] = (double)rc_sim_state_size(s);
-    b[3] = s->nv; b[4] = s->ne; b[5] = s->nobs; b[6] = (double)rc__sim_state_mesh_verts(s); b[7] = rc__sim_state_obstacle_signature(s);
+    b[3] = s->nv; b[4] = s->ne; b[5] = s->nobs; b[6] = (double)rc__sim_state_mesh_verts(s); b[7] = rc__sim_state_signature(s);
     b += RC_SIM_STATE_HEADER;
     memcpy(b, s->x, sizeof(double) * 3 * nv); b += 3 * nv;
     memcpy(b, s->v, sizeof(double) * 3 * nv); b += 3 * nv;
@@ -14062,9 +14066,9 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
                  b[3], b[4], b[5], b[6], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s));
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
-    if (b[7] != rc__sim_state_obstacle_signature(s))
-        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: the state was saved by a sim with other obstacles "
-                            "(their kinds, order or mesh sizes differ)");
+    if (b[7] != rc__sim_state_signature(s))
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: the state was saved by a sim with another cloth mesh "
+                            "(other triangles) or other obstacles (their kinds, order or mesh sizes differ)");
     if (!rc__all_finite(b, size)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
     {
         /* finite but not a state a sim can be in: refused before anything is copied (a negative

@@ -862,6 +862,41 @@ static void test_rel_determinism(void)
     }
 }
 
+/* Session 29's probe: a state saved by a sim whose cloth has the same vertex and edge counts but
+   other triangles (another diagonal pattern) loaded with RC_OK, its director angles and hinge
+   references landing on other edges. The state's signature now covers the triangles. */
+static void test_rel_state_other_triangles_refused(void)
+{
+    rc_mesh a, b;
+    rc_sim *sa = NULL, *sb = NULL, *sc = NULL;
+    rc_sim_def d = rc_default_sim_def();
+    double *buf;
+    rc_status st;
+    CHECK_OK(rc_mesh_grid(&a, 0.4, 0.4, 5, 5, RC_DIAG_REGULAR));
+    CHECK_OK(rc_mesh_grid(&b, 0.4, 0.4, 5, 5, RC_DIAG_ALTERNATING));
+    d.num_threads = 1;
+    d.mesh.num_verts = a.num_verts; d.mesh.num_tris = a.num_tris; d.mesh.ref_uv = a.ref_uv; d.mesh.tris = a.tris;
+    CHECK_OK(rc_sim_create(&d, &sa));
+    CHECK_OK(rc_sim_create(&d, &sc));
+    d.mesh.tris = b.tris;
+    CHECK_OK(rc_sim_create(&d, &sb));
+    if (sa && sb && sc) {
+        CHECK(rc_sim_state_size(sa) == rc_sim_state_size(sb));
+        CHECK_OK(rc_sim_step(sa, NULL));
+        buf = (double *)malloc(sizeof(double) * rc_sim_state_size(sa));
+        CHECK_OK(rc_sim_save_state(sa, buf));
+        st = rc_sim_load_state(sb, buf);
+        CHECKF(st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(sb), "another cloth mesh"), "other triangles: %s (%s)",
+               rc_status_string(st), rc_sim_last_error(sb));
+        CHECK(rc_sim_time(sb) == 0.0);
+        CHECK_OK(rc_sim_load_state(sc, buf));   /* a sim of the same mesh takes it */
+        CHECK(rc_sim_time(sc) == rc_sim_time(sa));
+        free(buf);
+    }
+    rc_sim_destroy(sa); rc_sim_destroy(sb); rc_sim_destroy(sc);
+    rc_mesh_free(&a); rc_mesh_free(&b);
+}
+
 /* Session 18's adversarial probes of the public API (each case failed on the session-17 header):
    - a plane normal of 1e155 overflowed |n| to inf and became (0, 0, 0): RC_OK, the cloth frozen;
    - a vertex force of 1e100 N, or gravity of 1e100 m/s^2, returned RC_OK with the cloth frozen
@@ -1291,6 +1326,7 @@ static void suite_reliability(void)
     RUN(test_rel_sim_start_inside);
     RUN(test_rel_determinism);
     RUN(test_rel_probes_s18);
+    RUN(test_rel_state_other_triangles_refused);
     RUN(test_rel_lower_layers_s18);
     RUN(test_rel_contracts_s20);
 }
