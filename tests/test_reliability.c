@@ -897,6 +897,60 @@ static void test_rel_state_other_triangles_refused(void)
     rc_mesh_free(&a); rc_mesh_free(&b);
 }
 
+/* Results do not depend on the thread count (rc_sim_def.num_threads): every parallel loop
+   computes per-element results and sums them in a fixed order. `make determinism` checks a 144-vertex
+   sheet, below every loop's threshold for going parallel (512 triangles for the energies, 256 per
+   assembly chunk, 64 mesh-obstacle pairs, the factorization's two subtree groups), so there the
+   two runs take the same serial paths. Session 30: scenes past those thresholds, stepped with 1 and
+   with 2 threads, must give bit-identical x, v, u and director angles: the bumps (a height-field
+   obstacle mesh, ~700 vertices, fixed, 14 steps: by then the sheet lies on the mesh with more than
+   64 pairs of a kind) and the fold (self contact, ~700 vertices, adaptive). A coverage build shows
+   every parallel loop of the header taken; a thread-dependent 1e-15 change of one pair's gradient
+   in the mesh-pair loop fails the test. Without OpenMP
+   (the sanitizer build) there is no second path to compare: the test says so and returns. */
+static void test_rel_threads_bit_identical(void)
+{
+#ifdef _OPENMP
+    const char *scene[2] = { "bumps", "fold" };
+    int adaptive[2] = { 0, 1 }, steps[2] = { 14, 3 }, r, th, k;
+    for (r = 0; r < 2; ++r) {
+        double *out[2] = { NULL, NULL };
+        size_t n = 0, i, first;
+        int par_tris = 0;
+        for (th = 0; th < 2; ++th) {
+            sc_params p = sc_default_params();
+            sc_scene sc;
+            int nv, ne;
+            p.verts = 700;
+            p.adaptive = adaptive[r];
+            p.threads = th + 1;
+            CHECK_OK(sc_create(&sc, sc_find_scene(scene[r]), &p));
+            if (!sc.sim) return;
+            for (k = 0; k < steps[r]; ++k) CHECK_OK(sc_step(&sc, NULL));
+            nv = rc_sim_num_verts(sc.sim); ne = rc_sim_num_edges(sc.sim);
+            par_tris = sc.sim->nt;
+            n = 8 * (size_t)nv + (size_t)ne;
+            out[th] = (double *)malloc(sizeof(double) * n);
+            memcpy(out[th], rc_sim_positions(sc.sim), sizeof(double) * 3 * (size_t)nv);
+            memcpy(out[th] + 3 * nv, rc_sim_velocities(sc.sim), sizeof(double) * 3 * (size_t)nv);
+            memcpy(out[th] + 6 * nv, rc_sim_reference(sc.sim), sizeof(double) * 2 * (size_t)nv);
+            memcpy(out[th] + 8 * nv, rc_sim_directors(sc.sim), sizeof(double) * (size_t)ne);
+            sc_destroy(&sc);
+        }
+        CHECKF(par_tris >= 1024, "%s: %d triangles, below the parallel assembly's threshold", scene[r], par_tris);
+        for (first = n, i = 0; i < n; ++i)
+            if (memcmp(out[0] + i, out[1] + i, sizeof(double)) != 0) { first = i; break; }
+        CHECKF(first == n, "%s (%s): 1 and 2 threads differ at value %zu of %zu (%.17g vs %.17g)", scene[r],
+               adaptive[r] ? "adaptive" : "fixed", first, n, first < n ? out[0][first] : 0.0, first < n ? out[1][first] : 0.0);
+        printf("    %s (%s), %d triangles, %d steps: %zu values, 1 vs 2 threads %s\n", scene[r], adaptive[r] ? "adaptive" : "fixed",
+               par_tris, steps[r], n, first == n ? "bit-identical" : "DIFFERENT");
+        free(out[0]); free(out[1]);
+    }
+#else
+    printf("    built without OpenMP: one code path, nothing to compare\n");
+#endif
+}
+
 /* Session 18's adversarial probes of the public API (each case failed on the session-17 header):
    - a plane normal of 1e155 overflowed |n| to inf and became (0, 0, 0): RC_OK, the cloth frozen;
    - a vertex force of 1e100 N, or gravity of 1e100 m/s^2, returned RC_OK with the cloth frozen
@@ -1327,6 +1381,7 @@ static void suite_reliability(void)
     RUN(test_rel_determinism);
     RUN(test_rel_probes_s18);
     RUN(test_rel_state_other_triangles_refused);
+    RUN(test_rel_threads_bit_identical);
     RUN(test_rel_lower_layers_s18);
     RUN(test_rel_contracts_s20);
 }

@@ -308,6 +308,7 @@ static int dm__pictures(dm__run *runs, int nruns, const dm_options *o, const cha
     /* energy per frame */
     if (!err) {
         pic_series ser[SC_MAX_VARIANTS];
+        memset(ser, 0, sizeof ser);   /* gcc -O1 cannot see that nruns >= 1 fills what is read */
         for (k = 0; k < nruns; k++) {
             ser[k].x = runs[k].time; ser[k].y = runs[k].energy;
             ser[k].n = runs[k].res.frames_done + 1; ser[k].label = runs[k].var->label;
