@@ -7554,6 +7554,10 @@ typedef struct rc__system {
        (kind 0: element A, 1: element B; local pair (a, b)) */
     int *el_off, *el_pos;
     unsigned short *el_loc;
+    /* the self-contact vertex pairs (a nv + b, a < b, sorted) whose blocks the pattern holds
+       (rc__sim_self_regrow): a pattern is a function of its keys */
+    long long *pat_keys;
+    size_t npat_keys;
 } rc__system;
 
 /* a material-space handle or load: point uv of the reference domain, spring k to target, dead
@@ -7770,7 +7774,7 @@ static void rc__system_free(rc__system *y, void *user)
     rc__free(user, y->dof_x); rc__free(user, y->dof_phi); rc__free(user, y->dof_u); rc__free(user, y->nu);
     rc__free(user, y->colptr); rc__free(user, y->rowind); rc__free(user, y->val);
     rc__free(user, y->g); rc__free(user, y->d); rc__free(user, y->rhs_scratch); rc__free(user, y->pcg_work);
-    rc__free(user, y->el_off); rc__free(user, y->el_pos); rc__free(user, y->el_loc);
+    rc__free(user, y->el_off); rc__free(user, y->el_pos); rc__free(user, y->el_loc); rc__free(user, y->pat_keys);
     if (y->ldlt) rc_ldlt_destroy(y->ldlt);
     memset(y, 0, sizeof *y);
 }
@@ -8956,6 +8960,12 @@ static rc_status rc__system_build_x(rc_sim *s, rc__system *y, int with_u, const 
     rc_status st = RC_ERR_OUT_OF_MEMORY;
     rc__system_free(y, user);
     y->with_u = with_u > 0;   /* with_u < 0: the angle-only system (no x, no u) */
+    if (nkeys) {
+        y->pat_keys = (long long *)rc__alloc(user, nkeys, sizeof(long long));
+        if (!y->pat_keys) goto done;
+        memcpy(y->pat_keys, keys, nkeys * sizeof(long long));
+        y->npat_keys = nkeys;
+    }
     rc__sim_update_u_fixed(s);
     rc__sim_update_phi_fixed(s);
     /* Sliding seams: the shared parameter of a stitched pair (rc__sim_seam_shares) is a node of
@@ -10967,7 +10977,7 @@ static rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const double *x)
     rc_status st;
     for (kind = 0; kind < 2 && ok; ++kind) {
         np = rc__sim_self_pairs(s, kind, x, NULL, 0.0, r2, &pairs);
-        if (s->contact_status != RC_OK) { ok = 0; break; }
+        if (s->contact_status != RC_OK) { rc__free(s->user, pairs); ok = 0; break; }
         for (q = 0; q < np && ok; ++q) {
             int v[4];
             const double *P[4];
@@ -10988,6 +10998,10 @@ static rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const double *x)
     if (nk > 1) qsort(keys, nk, sizeof(long long), rc__cmp_ll);
     for (p = 0, n = 0; p < nk; ++p)
         if (n == 0 || keys[p] != keys[n - 1]) keys[n++] = keys[p];
+    if (y->dof_x && n == y->npat_keys && (n == 0 || memcmp(keys, y->pat_keys, n * sizeof(long long)) == 0)) {
+        rc__free(s->user, keys);   /* the pattern these keys make is the one y has */
+        return RC_OK;
+    }
     st = rc__system_build_x(s, y, y == &s->sys_xpu ? 1 : 0, keys, n);
     rc__free(s->user, keys);
     if (st != RC_OK) return st;
@@ -13763,6 +13777,19 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     s->npat = 0;
     if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
     if (s->def.self_contact) rc__sim_lag_self_friction(s);
+    if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory lagging the friction pairs");
+    if (s->def.self_contact) {
+        /* The pattern's self-contact blocks are those of the pairs near x at its last regrow, so
+           they depend on the history; the AMD ordering, and with it the factors' round-off,
+           follows the pattern. A step must depend only on its state (rc_sim_save_state): the
+           pattern starts each step as this state's, for the pairs near x now (no rebuild when
+           that is the pattern in place). Before, a fold replayed from a saved state moved by
+           3e-17 m after one step, and an adaptive dress by 6 mm after four. */
+        rs = rc__sim_self_regrow(s, &s->sys_xp, s->x);
+        if (rs == RC_OK && s->def.adaptive) rs = rc__sim_self_regrow(s, &s->sys_xpu, s->x);
+        if (rs != RC_OK) return rc__sim_fail(s, rs, "out of memory building the self-contact pattern at the step's start");
+        s->npat = 0;   /* rc_step_stats.pattern_rebuilds counts the regrows inside the solve */
+    }
     if (s->def.self_contact || s->nobs > 0) {
         int what, v = rc__sim_pin_motion_touches(s, &what);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "checking the pins' motion: the contact pair search failed");
