@@ -867,8 +867,8 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
 /* State save/restore (positions, director angles, velocities, reference, time, barrier stiffness,
    obstacle poses and mesh obstacle vertices, the tracked hinge angles of the bending energy and the
    solvers' Levenberg-Marquardt shifts): for retrying a step or branching a simulation. Stepping
-   from a loaded state repeats the steps that followed its save bit for bit (with self contact the
-   sparse pattern, which grows with the contact history, can change the last bits). Not state but
+   from a loaded state repeats the steps that followed its save bit for bit (with self contact too:
+   the sparse pattern's contact blocks are rebuilt from the state at each step's start). Not state but
    set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
    the set of obstacles. The buffer size is rc_sim_state_size() doubles; it starts with a header
    (the sim's sizes), and loading a state saved by a sim of other sizes (vertices, edges, obstacles,
