@@ -1299,6 +1299,57 @@ static void t_handle_hook(const rc_sim *s, void *user)
     if (d < w->nearest) w->nearest = d;
     if (d > w->farthest) w->farthest = d;
 }
+/* Session 30: a step that splits into substeps (the swing box turning through the sheet) replays
+   bit for bit from the state saved before it, in a fresh sim with the same set-up, in both modes
+   and with self contact on: the substeps depend only on the state too. */
+static int t_sim_same_state(rc_sim *a, rc_sim *b)
+{
+    size_t nv = (size_t)rc_sim_num_verts(a), ne = (size_t)rc_sim_num_edges(a);
+    return !memcmp(rc_sim_positions(a), rc_sim_positions(b), sizeof(double) * 3 * nv) &&
+           !memcmp(rc_sim_velocities(a), rc_sim_velocities(b), sizeof(double) * 3 * nv) &&
+           !memcmp(rc_sim_reference(a), rc_sim_reference(b), sizeof(double) * 2 * nv) &&
+           !memcmp(rc_sim_directors(a), rc_sim_directors(b), sizeof(double) * ne);
+}
+static void test_sim_split_step_replays(void)
+{
+    int mode;
+    for (mode = 0; mode <= 1; ++mode) {
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *a, *b;
+        double V[24], *buf;
+        int st, ia = -1, ib = -1, split = 0, replayed = 0;
+        rc_step_stats ss;
+        def.adaptive = mode;
+        def.self_contact = 1;
+        a = t_swing_sim(&def, &ia);
+        b = t_swing_sim(&def, &ib);
+        if (!a || !b) { rc_sim_destroy(a); rc_sim_destroy(b); return; }
+        buf = (double *)malloc(sizeof(double) * rc_sim_state_size(a));
+        for (st = 1; st <= 7 && buf; ++st) {
+            rc_status rs;
+            CHECK_OK(rc_sim_save_state(a, buf));
+            t_swing_pose(st, V);
+            CHECK_OK(rc_sim_set_obstacle_vertices(a, ia, V));
+            rs = rc_sim_step(a, &ss);
+            CHECKF(rs == RC_OK, "%s step %d: %s (%s)", mode ? "adaptive" : "fixed", st, rc_status_string(rs), rc_sim_last_error(a));
+            if (rs != RC_OK) break;
+            if (ss.substeps > 1) {
+                ++split;
+                /* b's obstacle must start from a's pose before this step: the pose is state */
+                CHECK_OK(rc_sim_load_state(b, buf));
+                CHECK_OK(rc_sim_set_obstacle_vertices(b, ib, V));
+                CHECK_OK(rc_sim_step(b, NULL));
+                replayed += t_sim_same_state(a, b);
+                CHECKF(t_sim_same_state(a, b), "%s step %d (%d substeps): the replay differs", mode ? "adaptive" : "fixed", st, ss.substeps);
+            }
+        }
+        printf("    %s: %d split steps, %d replayed bit for bit\n", mode ? "adaptive" : "fixed", split, replayed);
+        CHECK(split > 0);
+        free(buf);
+        rc_sim_destroy(a); rc_sim_destroy(b);
+    }
+}
+
 static void test_sim_split_moves_handles(void)
 {
     const double uv[2] = { 0.5, 0.98 };
@@ -3972,6 +4023,7 @@ static void suite_sim(void)
     RUN(test_sim_trimesh_box_edge);
     RUN(test_sim_trimesh_carry_far_vertices);
     RUN(test_sim_split_moves_handles);
+    RUN(test_sim_split_step_replays);
     RUN(test_sim_sphere_sweep_narrow_gap);
     RUN(test_sim_trimesh_candidate_reuse);
     RUN(test_sim_trimesh_support_counts_once);
