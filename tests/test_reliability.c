@@ -957,16 +957,8 @@ static void test_rel_threads_bit_identical(void)
    at its last regrow, which depends on the steps before, and the AMD ordering follows the pattern.
    The pattern is now rebuilt from the state at each step's start. Checked on the fold (a strip
    piling onto itself), in both modes: the state saved at step 12, the next 4 steps of the first
-   run against the same 4 steps of a fresh sim that loaded it and of the first sim reloaded. */
-static int t_rel_same_state(rc_sim *a, rc_sim *b)
-{
-    size_t nv = (size_t)rc_sim_num_verts(a), ne = (size_t)rc_sim_num_edges(a);
-    return !memcmp(rc_sim_positions(a), rc_sim_positions(b), sizeof(double) * 3 * nv) &&
-           !memcmp(rc_sim_velocities(a), rc_sim_velocities(b), sizeof(double) * 3 * nv) &&
-           !memcmp(rc_sim_reference(a), rc_sim_reference(b), sizeof(double) * 2 * nv) &&
-           !memcmp(rc_sim_directors(a), rc_sim_directors(b), sizeof(double) * ne);
-}
-
+   run against the same 4 steps of a fresh sim that loaded it and of the first sim reloaded
+   (t_sim_same_state: tests/test_sim.c). */
 static void test_rel_self_contact_replay(void)
 {
     int mode, k;
@@ -985,10 +977,10 @@ static void test_rel_self_contact_replay(void)
         for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_step(A.sim, NULL));
         CHECK_OK(rc_sim_load_state(F.sim, buf));
         for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_step(F.sim, NULL));
-        CHECKF(t_rel_same_state(A.sim, F.sim), "fold (%s): a fresh sim stepped from the saved state differs", mode ? "adaptive" : "fixed");
+        CHECKF(t_sim_same_state(A.sim, F.sim), "fold (%s): a fresh sim stepped from the saved state differs", mode ? "adaptive" : "fixed");
         CHECK_OK(rc_sim_load_state(A.sim, buf));
         for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_step(A.sim, NULL));
-        CHECKF(t_rel_same_state(A.sim, F.sim), "fold (%s): the first sim, reloaded, differs", mode ? "adaptive" : "fixed");
+        CHECKF(t_sim_same_state(A.sim, F.sim), "fold (%s): the first sim, reloaded, differs", mode ? "adaptive" : "fixed");
         free(buf);
         sc_destroy(&A); sc_destroy(&F);
     }
