@@ -1299,9 +1299,7 @@ static void t_handle_hook(const rc_sim *s, void *user)
     if (d < w->nearest) w->nearest = d;
     if (d > w->farthest) w->farthest = d;
 }
-/* Session 30: a step that splits into substeps (the swing box turning through the sheet) replays
-   bit for bit from the state saved before it, in a fresh sim with the same set-up, in both modes
-   and with self contact on: the substeps depend only on the state too. */
+/* the state two sims agree on bit for bit: x, v, u and the director angles */
 static int t_sim_same_state(rc_sim *a, rc_sim *b)
 {
     size_t nv = (size_t)rc_sim_num_verts(a), ne = (size_t)rc_sim_num_edges(a);
@@ -1310,6 +1308,9 @@ static int t_sim_same_state(rc_sim *a, rc_sim *b)
            !memcmp(rc_sim_reference(a), rc_sim_reference(b), sizeof(double) * 2 * nv) &&
            !memcmp(rc_sim_directors(a), rc_sim_directors(b), sizeof(double) * ne);
 }
+/* Session 30: a step that splits into substeps (the swing box turning through the sheet) replays
+   bit for bit from the state saved before it, in a fresh sim with the same set-up, in both modes
+   and with self contact on: the substeps depend only on the state too. */
 static void test_sim_split_step_replays(void)
 {
     int mode;
