@@ -869,10 +869,11 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    solvers' Levenberg-Marquardt shifts): for retrying a step or branching a simulation. Stepping
    from a loaded state repeats the steps that followed its save bit for bit (with self contact too:
    the sparse pattern's contact blocks are rebuilt from the state at each step's start). Not state but
-   set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
-   the set of obstacles. The buffer size is rc_sim_state_size() doubles; it starts with a header
+   set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads
+   (but each handle's target at the last step's end is state: a step that splits moves the handle
+   from there), the set of obstacles. The buffer size is rc_sim_state_size() doubles; it starts with a header
    (the sim's sizes), and loading a state saved by a sim of other sizes (vertices, edges, obstacles,
-   mesh obstacle vertices), other cloth triangles or other obstacles (kinds, order, the vertex
+   mesh obstacle vertices, material handles and loads ever added), other cloth triangles or other obstacles (kinds, order, the vertex
    count of each mesh) fails
    with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
    shift, an obstacle rotation that is not one, a corner or straight-side boundary vertex off this
@@ -13979,9 +13980,10 @@ static void rc__sim_pin_reactions(rc_sim *s)
    obstacle vertices, the signature: the cloth's triangles, the obstacles' kinds and mesh sizes in order), x, v, u (3, 3, 2
    per vertex), phi (ne), time, kappa, kappa_prev_dist, the
    four shifts, per obstacle R, t, R_prev, t_prev (24) and, for a mesh, its vertices at the end and
-   at the start of the step (6 per mesh vertex), hinge_ref (ne). */
+   at the start of the step (6 per mesh vertex), hinge_ref (ne), per material handle slot its
+   target at the start of the step (3). */
 #define RC__STATE_TAG 7.2630e4      /* "rc" */
-#define RC__STATE_VERSION 4.0   /* 4: the signature covers the cloth's triangles too */
+#define RC__STATE_VERSION 5.0   /* 5: the handles' start targets; 4: the signature covers the cloth's triangles */
 static size_t rc__sim_state_mesh_verts(const rc_sim *s)
 {
     size_t n = 0;
@@ -14003,13 +14005,15 @@ static double rc__sim_state_signature(const rc_sim *s)
         h = (h * 1000003ull + (unsigned long long)(s->obs[o].shape.kind + 1)) & 0xFFFFFFFFFFFFFull;
         h = (h * 1000003ull + (unsigned long long)(s->obs[o].shape.kind == RC__OBS_TRIMESH ? s->obs[o].mesh_nv : 0)) & 0xFFFFFFFFFFFFFull;
     }
+    h = (h * 1000003ull + (unsigned long long)s->nmh) & 0xFFFFFFFFFFFFFull;
     return (double)h;
 }
 
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
 {
     if (!s) return 0;
-    return RC_SIM_STATE_HEADER + (size_t)8 * s->nv + (size_t)2 * s->ne + 7 + (size_t)24 * s->nobs + 6 * rc__sim_state_mesh_verts(s);
+    return RC_SIM_STATE_HEADER + (size_t)8 * s->nv + (size_t)2 * s->ne + 7 + (size_t)24 * s->nobs + 6 * rc__sim_state_mesh_verts(s) +
+           (size_t)3 * s->nmh;
 }
 
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
@@ -14039,7 +14043,8 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
             memcpy(b, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
         }
     }
-    memcpy(b, s->hinge_ref, sizeof(double) * (size_t)s->ne);
+    memcpy(b, s->hinge_ref, sizeof(double) * (size_t)s->ne); b += s->ne;
+    for (o = 0; o < s->nmh; ++o) memcpy(b + 3 * o, s->mh[o].target_prev, 3 * sizeof(double));
     return RC_OK;
 }
 
@@ -14068,7 +14073,8 @@ static void rc__sim_restore_state(rc_sim *s, const double *b)
             memcpy(ob->mesh_xprev, b, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
         }
     }
-    memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne);
+    memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne); b += s->ne;
+    for (o = 0; o < s->nmh; ++o) memcpy(s->mh[o].target_prev, b + 3 * o, 3 * sizeof(double));
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
 }
@@ -14089,13 +14095,15 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
     if (b[2] != (double)size || b[3] != s->nv || b[4] != s->ne || b[5] != s->nobs || b[6] != (double)rc__sim_state_mesh_verts(s)) {
         char msg[300];
         snprintf(msg, sizeof msg, "rc_sim_load_state: the state was saved by a sim with %.6g vertices, %.6g edges, %.6g obstacles "
-                 "(%.6g mesh obstacle vertices); this one has %d, %d, %d (%d)",
-                 b[3], b[4], b[5], b[6], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s));
+                 "(%.6g mesh obstacle vertices) and %.0f doubles; this one has %d, %d, %d (%d) and %d (its size differs "
+                 "when material handles or loads were added since)",
+                 b[3], b[4], b[5], b[6], b[2], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s), (int)size);
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
     if (b[7] != rc__sim_state_signature(s))
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: the state was saved by a sim with another cloth mesh "
-                            "(other triangles) or other obstacles (their kinds, order or mesh sizes differ)");
+                            "(other triangles), other obstacles (their kinds, order or mesh sizes differ) or another number of "
+                            "material handles and loads");
     if (!rc__all_finite(b, size)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
     {
         /* finite but not a state a sim can be in: refused before anything is copied (a negative
@@ -14323,6 +14331,7 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
         for (i = 0; i < 3 * s->nv; ++i) if (fabs(s->x[i] - s->x0[i]) > move) move = fabs(s->x[i] - s->x0[i]);
         for (i = 0; i < 2 * s->nv; ++i) if (fabs(s->u[i] - s->u0_step[i]) > umove) umove = fabs(s->u[i] - s->u0_step[i]);
         rc__sim_obstacles_arrive(s);   /* the obstacles' motion is done after the first pseudo step */
+        for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].target_prev, s->mh[i].target, sizeof s->mh[i].target);   /* and the handles' */
         rc__stats_add(acc, &st, *first);
         *first = 0;
         /* equilibrium: a converged pseudo step that moved less than the step tolerance, and whose
