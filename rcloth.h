@@ -13602,6 +13602,74 @@ static void rc__sim_resolve_start(rc_sim *s)
     rc__free(s->user, carried);
 }
 
+/* A sphere moving fast through cloth held on all sides (a trampoline: 30 m/s through a pinned
+   sheet) carried only part of the tent it was pushing, and the push-out then moved the free
+   vertices of the triangles it cut from the centre to their closest points, which were on the far
+   side: the sphere ended above the sheet, every later step RC_OK (a review's probe). So after the
+   carry and the push the cloth's move is checked against the sphere's path: each triangle moving
+   linearly from its place at the step's start (x0) to its place now, the centre moving along the
+   chords of the obstacle's path (rotation included, as the carry's), must stay more than r/2 from
+   the centre (a triangle carried or pushed with the sphere stays about r + xi from it; one the
+   sphere went through comes to 0). Returns the first sphere whose path fails the check, else -1;
+   triangles that started within r/2 of the centre (a sphere added inside the cloth and moved at
+   once) are left to the push-out, as before. The step is then split: half the path per half step. */
+static int rc__sim_sphere_passed_through(rc_sim *s, int *tri_out)
+{
+    enum { MAXK = 64 };
+    double pose[MAXK + 1][12];
+    int o, k, t, m, K;
+    for (o = 0; o < s->nobs; ++o) {
+        const rc__obstacle *ob = s->obs + o;
+        double th, keep;
+        if (ob->shape.kind != RC__CT_SHAPE_SPHERE || rc__sim_obs_static(ob)) continue;
+        keep = 0.5 * ob->shape.r;
+        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);
+        K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
+        if (K > MAXK) K = MAXK;
+        for (k = 0; k <= K; ++k) rc__sim_obs_pose_at(ob, (double)k / K, pose[k], pose[k] + 9);
+        for (k = 0; k < K; ++k) {
+            double c0[3], c1[3], dc[3], lo[3], hi[3];
+            int c;
+            rc__obs_from_rest(pose[k], pose[k] + 9, ob->shape.p, c0);
+            rc__obs_from_rest(pose[k + 1], pose[k + 1] + 9, ob->shape.p, c1);
+            rc__sub3(dc, c1, c0);
+            for (c = 0; c < 3; ++c) {
+                lo[c] = (c0[c] < c1[c] ? c0[c] : c1[c]) - keep;
+                hi[c] = (c0[c] > c1[c] ? c0[c] : c1[c]) + keep;
+            }
+            for (t = 0; t < s->nt; ++t) {
+                const int *tv = s->tris + 3 * t;
+                double p[3][3], d[3][3], tlo[3], thi[3], f0 = (double)k / K, f1 = (double)(k + 1) / K;
+                int away = 0;
+                for (m = 0; m < 3; ++m)
+                    for (c = 0; c < 3; ++c) {
+                        double a = s->x0[3 * tv[m] + c], e = s->x[3 * tv[m] + c];
+                        p[m][c] = a + f0 * (e - a);
+                        d[m][c] = (f1 - f0) * (e - a);
+                    }
+                for (c = 0; c < 3; ++c) {   /* the triangle's swept box against the chord's */
+                    tlo[c] = thi[c] = p[0][c];
+                    for (m = 0; m < 3; ++m) {
+                        double q0 = p[m][c], q1 = p[m][c] + d[m][c];
+                        if (q0 < tlo[c]) tlo[c] = q0;
+                        if (q1 < tlo[c]) tlo[c] = q1;
+                        if (q0 > thi[c]) thi[c] = q0;
+                        if (q1 > thi[c]) thi[c] = q1;
+                    }
+                    away |= tlo[c] > hi[c] || thi[c] < lo[c];
+                }
+                if (away) continue;
+                if (k == 0 && !(rc__ct_point_triangle_d2(c0, p[0], p[1], p[2], NULL, NULL, NULL) > keep * keep)) continue;
+                if (rc__ct_ccd_point_triangle(c0, p[0], p[1], p[2], dc, d[0], d[1], d[2], keep, 1.0) < 1.0) {
+                    if (tri_out) *tri_out = t;
+                    return o;
+                }
+            }
+        }
+    }
+    return -1;
+}
+
 static void rc__sim_quality_stats(const rc_sim *s, rc_step_stats *st)
 {
     int t;
@@ -13808,6 +13876,15 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         if (s->pinned[i]) memcpy(s->x + 3 * i, s->pin_target + 3 * i, 3 * sizeof(double));
     rc__sim_resolve_start(s);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the step's start");
+    {
+        int tri = -1, o = rc__sim_sphere_passed_through(s, &tri);
+        if (o >= 0) {
+            char msg[sizeof(s->err)];
+            snprintf(msg, sizeof msg, "sphere obstacle %d would pass through the cloth within the step (triangle %d: the cloth "
+                     "cannot follow it); move it less per step, or let the cloth go", o, tri);
+            return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
+        }
+    }
     s->carry_limited = 0;
     rc__sim_resolve_start_mesh(s);
     if (s->carry_limited)
