@@ -5315,7 +5315,14 @@ static void rc__sh_edge_eval(const double *q, const double *A, const double *B, 
     E->ee = rc__dot3(E->e, E->e);
     E->ea = rc__dot3(E->e, E->a);
     E->aa = rc__dot3(E->a, E->a);
-    E->N = E->ee * E->aa - E->ea * E->ea;
+    {
+        /* N = |e x a|^2 (= ee aa - ea^2 by Lagrange's identity, which cancels catastrophically on
+           a sliver: a sheet pulled by 1e12 N into a needle 100 m long and 1e-5 m wide gave N <= 0,
+           h NaN, and a NaN gradient with a finite energy; the cross product stays >= 0) */
+        double ea_x[3];
+        rc__cross3(ea_x, E->e, E->a);
+        E->N = rc__dot3(ea_x, ea_x);
+    }
     E->h = sqrt(E->N / E->ee);
     E->se = sqrt(E->ee);
     if (p) {
@@ -5524,13 +5531,13 @@ static void rc__sh_edge_hess_add(const rc__sh_edged *E, double w, double *H, int
 /* plain-double h_i and theta_i of the same edge (used by the angle minimiser) */
 static void rc__sh_edge_geom(const double *q, const double *A, const double *B, const double *p, double *h, double *theta)
 {
-    double e[3], a[3], c[3], ax[3], ee, ea, aa, ec, ac, D;
+    double e[3], a[3], c[3], ax[3], ee, ea, ec, ac, D;
     rc__sub3(e, B, A);
     rc__sub3(a, q, A);
     ee = rc__dot3(e, e);
     ea = rc__dot3(e, a);
-    aa = rc__dot3(a, a);
-    *h = sqrt((ee * aa - ea * ea) / ee);
+    rc__cross3(ax, e, a);   /* |e x a|^2 = ee aa - ea^2 without the cancellation (rc__sh_edge_eval) */
+    *h = sqrt(rc__dot3(ax, ax) / ee);
     if (!p) {
         *theta = 0.0;
         return;

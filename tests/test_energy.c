@@ -1274,6 +1274,37 @@ static void test_energy_fast_projection(void)
     }
 }
 
+/* Session 31: an edge of a sliver triangle, far from the origin (a review's probe pulled a sheet
+   by 1e12 N into a needle 1e8 m up, 100 m long, 1e-5 m wide). The squared height N = ee aa - ea^2
+   (Lagrange's identity) cancelled to 0 or below, h = sqrt(N / ee) came out 0 or NaN and the
+   bending gradient NaN with a finite energy, so every later step failed. |e x a|^2 keeps N exact
+   to round-off: here e = (1e-7, 0, 100), a = (0, 1e-7, 200), N = 5e-10 (Lagrange: 4e8 - 4e8). */
+static void test_energy_bend_sliver_height(void)
+{
+    const double base = 1.0892e8;
+    double A[3] = { 0.5, 0.5, base }, B[3], q[3], h = -1.0, th = 0.0, Ntrue = 5e-10;
+    rc__sh_edged E;
+    int k, finite = 1;
+    B[0] = A[0] + 1e-7; B[1] = A[1]; B[2] = A[2] + 100.0;
+    q[0] = A[0]; q[1] = A[1] + 1e-7; q[2] = A[2] + 200.0;
+    /* the differences as the kernels form them: B - A etc. in doubles at 1e8 */
+    {
+        double e[3], a[3], cr[3];
+        rc__sub3(e, B, A); rc__sub3(a, q, A);
+        rc__cross3(cr, e, a);
+        Ntrue = rc__dot3(cr, cr);   /* about 5e-10 (the differences carry the 1e8 coordinates' round-off) */
+    }
+    rc__sh_edge_geom(q, A, B, NULL, &h, &th);
+    rc__sh_edge_eval(q, A, B, NULL, 0.3, 1.0, 0.0, 2, &E);
+    for (k = 0; k < 4; ++k) finite &= rc__all_finite(E.V[k], 9);
+    printf("    sliver edge: N %.4g (|e x a|^2 of the differences %.4g), h %.4g m\n", E.N, Ntrue, h);
+    CHECK(Ntrue > 4e-10 && Ntrue < 6e-10);
+    CHECK_NEAR(E.N, Ntrue, 1e-6 * Ntrue);
+    CHECK_NEAR(h, sqrt(Ntrue / E.ee), 1e-6 * sqrt(Ntrue / E.ee));
+    CHECK(finite);
+    CHECK(rc__isfinite(E.II) && rc__isfinite(E.h) && E.h > 0.0);
+}
+
 static void suite_energy(void)
 {
     RUN(test_energy_fast_projection);
@@ -1283,6 +1314,7 @@ static void suite_energy(void)
     RUN(test_energy_bend_hinge_unwrap);
     RUN(test_energy_bend_flat_fold_director);
     RUN(test_energy_bend_vector_form);
+    RUN(test_energy_bend_sliver_height);
     RUN(test_energy_fd_mips);
     RUN(test_energy_fd_inertia);
     RUN(test_energy_inertia_exact);
