@@ -807,7 +807,10 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
 /* pose at the end of the next step: x -> R x + t applied to the shape as added. The step follows
    the motion from the previous pose (translation linear, rotation along the shortest arc), and
    the cloth the obstacle runs over on the way is carried to its end pose, so a thin obstacle may
-   move further than its own thickness in one step without passing through the cloth. rotation:
+   move further than its own thickness in one step without passing through the cloth. Cloth the
+   carry cannot take along (held by pins on all sides, a sphere faster than the cloth can stretch)
+   is checked against a sphere's path: rather than pass through, the step splits (half the motion
+   per half step) and, at the finest split, fails with RC_ERR_INTERSECTING. rotation:
    row-major, NULL = identity; it must be a rotation to 1e-6 (R^T R = I, det +1): a scaled, sheared
    or reflecting matrix is RC_ERR_INVALID_ARGUMENT and changes nothing. */
 RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
