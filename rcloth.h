@@ -872,11 +872,12 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    solvers' Levenberg-Marquardt shifts): for retrying a step or branching a simulation. Stepping
    from a loaded state repeats the steps that followed its save bit for bit (with self contact too:
    the sparse pattern's contact blocks are rebuilt from the state at each step's start). Not state but
-   set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads
-   (but each handle's target at the last step's end is state: a step that splits moves the handle
-   from there), the set of obstacles. The buffer size is rc_sim_state_size() doubles; it starts with a header
+   set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
+   the set of obstacles (so adding a handle keeps the state's size; a step that splits moves each
+   handle from its target at the step's start, which after a load is its target at the load:
+   move handles after loading, as after a step, for a bit-for-bit replay). The buffer size is rc_sim_state_size() doubles; it starts with a header
    (the sim's sizes), and loading a state saved by a sim of other sizes (vertices, edges, obstacles,
-   mesh obstacle vertices, material handles and loads ever added), other cloth triangles or other obstacles (kinds, order, the vertex
+   mesh obstacle vertices), other cloth triangles or other obstacles (kinds, order, the vertex
    count of each mesh) fails
    with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
    shift, an obstacle rotation that is not one, a corner or straight-side boundary vertex off this
@@ -7574,7 +7575,7 @@ typedef struct rc__system {
 /* a material-space handle or load: point uv of the reference domain, spring k to target, dead
    force f; tri = the triangle it was last located in (a hint), -1 when removed; target_prev: the
    target at the step's start (a split step interpolates from it, as pins from x and obstacles
-   from their previous pose) */
+   from their previous pose): the target at the last step's end, or at the last load of a state */
 typedef struct rc__mhandle {
     double uv[2], target[3], target_prev[3], k, f[3];
     int tri;
@@ -14067,10 +14068,9 @@ static void rc__sim_pin_reactions(rc_sim *s)
    obstacle vertices, the signature: the cloth's triangles, the obstacles' kinds and mesh sizes in order), x, v, u (3, 3, 2
    per vertex), phi (ne), time, kappa, kappa_prev_dist, the
    four shifts, per obstacle R, t, R_prev, t_prev (24) and, for a mesh, its vertices at the end and
-   at the start of the step (6 per mesh vertex), hinge_ref (ne), per material handle slot its
-   target at the start of the step (3). */
+   at the start of the step (6 per mesh vertex), hinge_ref (ne). */
 #define RC__STATE_TAG 7.2630e4      /* "rc" */
-#define RC__STATE_VERSION 5.0   /* 5: the handles' start targets; 4: the signature covers the cloth's triangles */
+#define RC__STATE_VERSION 4.0   /* 4: the signature covers the cloth's triangles too */
 static size_t rc__sim_state_mesh_verts(const rc_sim *s)
 {
     size_t n = 0;
@@ -14092,15 +14092,13 @@ static double rc__sim_state_signature(const rc_sim *s)
         h = (h * 1000003ull + (unsigned long long)(s->obs[o].shape.kind + 1)) & 0xFFFFFFFFFFFFFull;
         h = (h * 1000003ull + (unsigned long long)(s->obs[o].shape.kind == RC__OBS_TRIMESH ? s->obs[o].mesh_nv : 0)) & 0xFFFFFFFFFFFFFull;
     }
-    h = (h * 1000003ull + (unsigned long long)s->nmh) & 0xFFFFFFFFFFFFFull;
     return (double)h;
 }
 
 RCLOTHDEF size_t rc_sim_state_size(const rc_sim *s)
 {
     if (!s) return 0;
-    return RC_SIM_STATE_HEADER + (size_t)8 * s->nv + (size_t)2 * s->ne + 7 + (size_t)24 * s->nobs + 6 * rc__sim_state_mesh_verts(s) +
-           (size_t)3 * s->nmh;
+    return RC_SIM_STATE_HEADER + (size_t)8 * s->nv + (size_t)2 * s->ne + 7 + (size_t)24 * s->nobs + 6 * rc__sim_state_mesh_verts(s);
 }
 
 RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
@@ -14130,8 +14128,7 @@ RCLOTHDEF rc_status rc_sim_save_state(const rc_sim *s, double *b)
             memcpy(b, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
         }
     }
-    memcpy(b, s->hinge_ref, sizeof(double) * (size_t)s->ne); b += s->ne;
-    for (o = 0; o < s->nmh; ++o) memcpy(b + 3 * o, s->mh[o].target_prev, 3 * sizeof(double));
+    memcpy(b, s->hinge_ref, sizeof(double) * (size_t)s->ne);
     return RC_OK;
 }
 
@@ -14160,8 +14157,7 @@ static void rc__sim_restore_state(rc_sim *s, const double *b)
             memcpy(ob->mesh_xprev, b, sizeof(double) * 3 * (size_t)ob->mesh_nv); b += 3 * (size_t)ob->mesh_nv;
         }
     }
-    memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne); b += s->ne;
-    for (o = 0; o < s->nmh; ++o) memcpy(s->mh[o].target_prev, b + 3 * o, 3 * sizeof(double));
+    memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne);
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
 }
@@ -14182,15 +14178,13 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
     if (b[2] != (double)size || b[3] != s->nv || b[4] != s->ne || b[5] != s->nobs || b[6] != (double)rc__sim_state_mesh_verts(s)) {
         char msg[300];
         snprintf(msg, sizeof msg, "rc_sim_load_state: the state was saved by a sim with %.6g vertices, %.6g edges, %.6g obstacles "
-                 "(%.6g mesh obstacle vertices) and %.0f doubles; this one has %d, %d, %d (%d) and %d (its size differs "
-                 "when material handles or loads were added since)",
-                 b[3], b[4], b[5], b[6], b[2], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s), (int)size);
+                 "(%.6g mesh obstacle vertices); this one has %d, %d, %d (%d)",
+                 b[3], b[4], b[5], b[6], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s));
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
     if (b[7] != rc__sim_state_signature(s))
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: the state was saved by a sim with another cloth mesh "
-                            "(other triangles), other obstacles (their kinds, order or mesh sizes differ) or another number of "
-                            "material handles and loads");
+                            "(other triangles) or other obstacles (their kinds, order or mesh sizes differ)");
     if (!rc__all_finite(b, size)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_load_state: non-finite state");
     {
         /* finite but not a state a sim can be in: refused before anything is copied (a negative
@@ -14252,6 +14246,8 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         if (s->kappa > kmax) s->kappa = kmax;
     }
     s->crossings_checked = 0;   /* the next step checks the loaded state for crossings, as a new sim's first */
+    for (o = 0; o < s->nmh; ++o)   /* the handles start the next step from where they are (rc__sim_advance) */
+        memcpy(s->mh[o].target_prev, s->mh[o].target, sizeof s->mh[o].target);
     memset(s->reaction, 0, sizeof(double) * 3 * (size_t)s->nv);   /* no step has ended in this state yet */
     return RC_OK;
 }
@@ -14353,6 +14349,17 @@ static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved,
     return RC_OK;
 }
 
+/* the material handles' targets at the step's start (rc__mhandle.target_prev) copied to buf, or
+   back from it (restore = 1) */
+static void rc__sim_handles_start(rc_sim *s, double *buf, int restore)
+{
+    int i;
+    for (i = 0; i < s->nmh; ++i) {
+        if (restore) memcpy(s->mh[i].target_prev, buf + 3 * i, 3 * sizeof(double));
+        else memcpy(buf + 3 * i, s->mh[i].target_prev, 3 * sizeof(double));
+    }
+}
+
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
 {
     rc_step_stats st;
@@ -14363,17 +14370,20 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     s->err[0] = 0;
     rs = rc__sim_check_crossings(s);
     if (rs != RC_OK) return rs;
-    /* the state at the step's start, the substeps' scratch, and the pin reactions (not state, but
-       a failed step must not leave a succeeded half step's reactions behind) */
-    saved = (double *)rc__alloc(s->user, 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, sizeof(double));
+    /* the state at the step's start, the substeps' scratch, the pin reactions and the handles'
+       start targets (not state, but a failed step must not leave a succeeded half step's reactions
+       or midpoint targets behind) */
+    saved = (double *)rc__alloc(s->user, 2 * rc_sim_state_size(s) + (size_t)3 * s->nv + (size_t)3 * s->nmh + 1, sizeof(double));
     if (!saved) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_step");
     rc_sim_save_state(s, saved);
     memcpy(saved + 2 * rc_sim_state_size(s), s->reaction, sizeof(double) * 3 * (size_t)s->nv);
+    rc__sim_handles_start(s, saved + 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, 0);
     rs = rc__sim_advance(s, s->def.dt, s->def.max_substeps, saved + rc_sim_state_size(s), &st);
     if (rs != RC_OK) {
         /* a failed second half step leaves the midpoint: restore the state of the step start */
         rc__sim_restore_state(s, saved);
         memcpy(s->reaction, saved + 2 * rc_sim_state_size(s), sizeof(double) * 3 * (size_t)s->nv);
+        rc__sim_handles_start(s, saved + 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, 1);
         rc__free(s->user, saved);
         if (s->def.max_substeps > 0 && strcmp(s->err, s->err_whole) != 0) {
             /* the whole step's reason may name the cause (a pin or an obstacle moving through the
@@ -14458,13 +14468,14 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     if (rs != RC_OK) return rs;
     steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
     n3 = (size_t)3 * s->nv;
-    saved = (double *)rc__alloc(s->user, rc_sim_state_size(s), sizeof(double));
+    saved = (double *)rc__alloc(s->user, rc_sim_state_size(s) + (size_t)3 * s->nmh + 1, sizeof(double));
     if (steps > 1 && saved) buf = (double *)rc__alloc(s->user, 3 * n3 + (size_t)9 * s->nmh + 1, sizeof(double));
     if (!saved || (steps > 1 && !buf)) {
         rc__free(s->user, saved);
         return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_solve_static");
     }
     rc_sim_save_state(s, saved);
+    rc__sim_handles_start(s, saved + rc_sim_state_size(s), 0);
     memset(&acc, 0, sizeof acc);
     memcpy(g0, s->def.gravity, sizeof g0);
     if (buf) {   /* full forces, pin targets, pin starts; per handle: full force, full target, start */
@@ -14506,6 +14517,7 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     }
     if (rs != RC_OK) {
         rc__sim_restore_state(s, saved);
+        rc__sim_handles_start(s, saved + rc_sim_state_size(s), 1);
         rc__free(s->user, saved);
         return rs;
     }

@@ -1312,8 +1312,10 @@ static int t_sim_same_state(rc_sim *a, rc_sim *b)
    bit for bit from the state saved before it, in a fresh sim with the same set-up, in both modes
    and with self contact on: the substeps depend only on the state too. Session 31: with a material
    handle moving 5 cm per step as well. A split step moves the handle's target from where it was at
-   the step's start, which the state did not hold: the replay's first half step pulled toward
-   another point (fixed 3e-7 to 3.5e-4 m off after the step, adaptive about 2 mm). */
+   the step's start, which a load did not set: the replay's first half step pulled toward another
+   point (fixed 3e-7 to 3.5e-4 m off after the step, adaptive about 2 mm). A load now starts each
+   handle from its target at the load (handles are set-up, not state: adding one afterwards keeps
+   the saved states loadable, and the state's size, which the caller's buffers were sized by). */
 static void test_sim_split_step_replays(void)
 {
     const double uv[2] = { 0.5, 0.98 };
@@ -1321,7 +1323,7 @@ static void test_sim_split_step_replays(void)
     for (mode = 0; mode <= 1; ++mode) {
         rc_sim_def def = rc_default_sim_def();
         rc_sim *a, *b;
-        double V[24], *buf, target[3];
+        double V[24], *buf, target[3], at_save[3];
         int st, ia = -1, ib = -1, ha = -1, hb = -1, split = 0, replayed = 0;
         rc_step_stats ss;
         def.adaptive = mode;
@@ -1336,6 +1338,7 @@ static void test_sim_split_step_replays(void)
         for (st = 1; st <= 7 && buf; ++st) {
             rc_status rs;
             CHECK_OK(rc_sim_save_state(a, buf));
+            memcpy(at_save, target, sizeof at_save);
             t_swing_pose(st, V);
             CHECK_OK(rc_sim_set_obstacle_vertices(a, ia, V));
             target[1] += 0.05;
@@ -1346,6 +1349,8 @@ static void test_sim_split_step_replays(void)
             if (ss.substeps > 1) {
                 ++split;
                 /* b's obstacle must start from a's pose before this step: the pose is state */
+                /* the set-up as at the save (the handle where a's was), the state, then the step's inputs */
+                CHECK_OK(rc_sim_move_material_handle(b, hb, at_save));
                 CHECK_OK(rc_sim_load_state(b, buf));
                 CHECK_OK(rc_sim_set_obstacle_vertices(b, ib, V));
                 CHECK_OK(rc_sim_move_material_handle(b, hb, target));
@@ -1356,6 +1361,13 @@ static void test_sim_split_step_replays(void)
         }
         printf("    %s: %d split steps, %d replayed bit for bit\n", mode ? "adaptive" : "fixed", split, replayed);
         CHECK(split > 0);
+        if (buf) {   /* a handle added since the save: the state keeps its size and still loads */
+            size_t n0 = rc_sim_state_size(a);
+            int h2 = -1;
+            CHECK_OK(rc_sim_add_material_handle(a, uv, target, 1.0, &h2));
+            CHECK(rc_sim_state_size(a) == n0);
+            CHECK_OK(rc_sim_load_state(a, buf));
+        }
         free(buf);
         rc_sim_destroy(a); rc_sim_destroy(b);
     }
