@@ -873,13 +873,13 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    from a loaded state repeats the steps that followed its save bit for bit (with self contact too:
    the sparse pattern's contact blocks are rebuilt from the state at each step's start). Not state but
    set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
-   the set of obstacles (so adding a handle keeps the state's size; a step that splits moves each
-   handle from its target at the step's start, which after a load is its target at the load:
-   move handles after loading, as after a step, for a bit-for-bit replay). The buffer size is rc_sim_state_size() doubles; it starts with a header
-   (the sim's sizes), and loading a state saved by a sim of other sizes (vertices, edges, obstacles,
-   mesh obstacle vertices), other cloth triangles or other obstacles (kinds, order, the vertex
-   count of each mesh) fails
-   with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
+   the set of obstacles (so adding a handle keeps the state's size). A step that splits moves each
+   handle from its target at the step's start, which after a load is its target at the load: for
+   a bit-for-bit replay, set the handles as they were at the save, load, then move them. The
+   buffer size is rc_sim_state_size() doubles; it starts with a header (the sim's sizes), and
+   loading a state saved by a sim of other sizes (vertices, edges, obstacles, mesh obstacle
+   vertices), other cloth triangles or other obstacles (kinds, order, the vertex count of each
+   mesh) fails with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
    shift, an obstacle rotation that is not one, a corner or straight-side boundary vertex off this
    sim's reference domain); an inverted reference triangle is RC_ERR_INVERTED, one past the
    adaptive line search's MIPS bound (1e4) RC_ERR_MESH_DEGENERATE in an adaptive sim with the
@@ -13627,30 +13627,27 @@ static void rc__sim_resolve_start(rc_sim *s)
 static int rc__sim_sphere_passed_through(rc_sim *s, int *tri_out)
 {
     enum { MAXK = 64 };
-    double pose[MAXK + 1][12];
-    int o, k, t, m, K;
+    double pose[12], cen[MAXK + 1][3];
+    int o, k, t, m, c, K;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         double th, keep;
         if (ob->shape.kind != RC__CT_SHAPE_SPHERE || rc__sim_obs_static(ob)) continue;
         keep = 0.5 * ob->shape.r;
-        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);
+        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose);
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
         if (K > MAXK) K = MAXK;
-        for (k = 0; k <= K; ++k) rc__sim_obs_pose_at(ob, (double)k / K, pose[k], pose[k] + 9);
-        for (k = 0; k < K; ++k) {
-            double c0[3], c1[3], dc[3], lo[3], hi[3];
-            int c;
-            rc__obs_from_rest(pose[k], pose[k] + 9, ob->shape.p, c0);
-            rc__obs_from_rest(pose[k + 1], pose[k + 1] + 9, ob->shape.p, c1);
-            rc__sub3(dc, c1, c0);
-            for (c = 0; c < 3; ++c) {
-                lo[c] = (c0[c] < c1[c] ? c0[c] : c1[c]) - keep;
-                hi[c] = (c0[c] > c1[c] ? c0[c] : c1[c]) + keep;
-            }
-            for (t = 0; t < s->nt; ++t) {
-                const int *tv = s->tris + 3 * t;
-                double p[3][3], d[3][3], tlo[3], thi[3], f0 = (double)k / K, f1 = (double)(k + 1) / K;
+        for (k = 0; k <= K; ++k) {   /* the centre at the chords' ends */
+            rc__sim_obs_pose_at(ob, (double)k / K, pose, pose + 9);
+            rc__obs_from_rest(pose, pose + 9, ob->shape.p, cen[k]);
+        }
+        for (t = 0; t < s->nt; ++t) {
+            const int *tv = s->tris + 3 * t;
+            const double *a0 = s->x0 + 3 * tv[0], *a1 = s->x0 + 3 * tv[1], *a2 = s->x0 + 3 * tv[2];
+            /* started within r/2 of the centre (a sphere added inside the cloth and moved at once) */
+            if (!(rc__ct_point_triangle_d2(cen[0], a0, a1, a2, NULL, NULL, NULL) > keep * keep)) continue;
+            for (k = 0; k < K; ++k) {
+                double p[3][3], d[3][3], dc[3], f0 = (double)k / K, f1 = (double)(k + 1) / K;
                 int away = 0;
                 for (m = 0; m < 3; ++m)
                     for (c = 0; c < 3; ++c) {
@@ -13658,20 +13655,19 @@ static int rc__sim_sphere_passed_through(rc_sim *s, int *tri_out)
                         p[m][c] = a + f0 * (e - a);
                         d[m][c] = (f1 - f0) * (e - a);
                     }
-                for (c = 0; c < 3; ++c) {   /* the triangle's swept box against the chord's */
-                    tlo[c] = thi[c] = p[0][c];
+                for (c = 0; c < 3 && !away; ++c) {   /* the triangle's swept box against the chord's */
+                    double lo = cen[k][c] < cen[k + 1][c] ? cen[k][c] : cen[k + 1][c], hi = cen[k][c] + cen[k + 1][c] - lo;
+                    double tlo = HUGE_VAL, thi = -HUGE_VAL;
                     for (m = 0; m < 3; ++m) {
                         double q0 = p[m][c], q1 = p[m][c] + d[m][c];
-                        if (q0 < tlo[c]) tlo[c] = q0;
-                        if (q1 < tlo[c]) tlo[c] = q1;
-                        if (q0 > thi[c]) thi[c] = q0;
-                        if (q1 > thi[c]) thi[c] = q1;
+                        tlo = q0 < tlo ? q0 : tlo; tlo = q1 < tlo ? q1 : tlo;
+                        thi = q0 > thi ? q0 : thi; thi = q1 > thi ? q1 : thi;
                     }
-                    away |= tlo[c] > hi[c] || thi[c] < lo[c];
+                    away = tlo > hi + keep || thi < lo - keep;
                 }
                 if (away) continue;
-                if (k == 0 && !(rc__ct_point_triangle_d2(c0, p[0], p[1], p[2], NULL, NULL, NULL) > keep * keep)) continue;
-                if (rc__ct_ccd_point_triangle(c0, p[0], p[1], p[2], dc, d[0], d[1], d[2], keep, 1.0) < 1.0) {
+                rc__sub3(dc, cen[k + 1], cen[k]);
+                if (rc__ct_ccd_point_triangle(cen[k], p[0], p[1], p[2], dc, d[0], d[1], d[2], keep, 1.0) < 1.0) {
                     if (tri_out) *tri_out = t;
                     return o;
                 }
