@@ -13613,61 +13613,63 @@ static void rc__sim_resolve_start(rc_sim *s)
     rc__free(s->user, carried);
 }
 
-/* A sphere moving fast through cloth held on all sides (a trampoline: 30 m/s through a pinned
-   sheet) carried only part of the tent it was pushing, and the push-out then moved the free
-   vertices of the triangles it cut from the centre to their closest points, which were on the far
-   side: the sphere ended above the sheet, every later step RC_OK (a review's probe). So after the
-   carry and the push the cloth's move is checked against the sphere's path: each triangle moving
-   linearly from its place at the step's start (x0) to its place now, the centre moving along the
-   chords of the obstacle's path (rotation included, as the carry's), must stay more than r/2 from
-   the centre (a triangle carried or pushed with the sphere stays about r + xi from it; one the
-   sphere went through comes to 0). Returns the first sphere whose path fails the check, else -1;
+/* A sphere moving fast through cloth held on all sides (a trampoline: 30-50 cm per step through a
+   sheet pinned all round) ended the step on the far side of it with RC_OK (a review's probe): the
+   carry took only part of the tent, and the push-out moved the triangles the sphere cut to their
+   far side. So the cloth's move is checked against the sphere's path, in the sphere's frame: each
+   triangle's vertices moving linearly in the world from their start x0 to where they are now,
+   mapped by the pose at the ends of the chords of the obstacle's path (rotation included, as the
+   carry's; cloth carried along then stays put in that frame), must stay more than r/2 from the
+   centre. Cloth carried or pushed by a sphere stays about r + xi from its centre (spheres act on
+   whole triangles); cloth it went through comes to 0. Checked after the carry (before the solve)
+   and after the solve (the whole step). Returns the first sphere whose path fails, else -1;
    triangles that started within r/2 of the centre (a sphere added inside the cloth and moved at
-   once) are left to the push-out, as before. The step is then split: half the path per half step. */
-static int rc__sim_sphere_passed_through(rc_sim *s, int *tri_out)
+   once) are left to the push-out. Boxes and capsules are not checked: they see only cloth
+   vertices, so a triangle may straddle one legitimately (README, known limitations). */
+static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri_out)
 {
     enum { MAXK = 64 };
-    double pose[12], cen[MAXK + 1][3];
+    double pose[MAXK + 1][12];
     int o, k, t, m, c, K;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        double th, keep;
+        const double *cen = ob->shape.p, zero[3] = { 0.0, 0.0, 0.0 };
+        double th, keep = 0.5 * ob->shape.r;
         if (ob->shape.kind != RC__CT_SHAPE_SPHERE || rc__sim_obs_static(ob)) continue;
-        keep = 0.5 * ob->shape.r;
-        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose);
+        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
         if (K > MAXK) K = MAXK;
-        for (k = 0; k <= K; ++k) {   /* the centre at the chords' ends */
-            rc__sim_obs_pose_at(ob, (double)k / K, pose, pose + 9);
-            rc__obs_from_rest(pose, pose + 9, ob->shape.p, cen[k]);
-        }
+        for (k = 0; k <= K; ++k) rc__sim_obs_pose_at(ob, (double)k / K, pose[k], pose[k] + 9);   /* the chords' ends */
         for (t = 0; t < s->nt; ++t) {
             const int *tv = s->tris + 3 * t;
-            const double *a0 = s->x0 + 3 * tv[0], *a1 = s->x0 + 3 * tv[1], *a2 = s->x0 + 3 * tv[2];
-            /* started within r/2 of the centre (a sphere added inside the cloth and moved at once) */
-            if (!(rc__ct_point_triangle_d2(cen[0], a0, a1, a2, NULL, NULL, NULL) > keep * keep)) continue;
+            double r0[3][3];
+            for (m = 0; m < 3; ++m) rc__obs_to_rest(pose[0], pose[0] + 9, x0 + 3 * tv[m], r0[m]);
+            if (!(rc__ct_point_triangle_d2(cen, r0[0], r0[1], r0[2], NULL, NULL, NULL) > keep * keep)) continue;
             for (k = 0; k < K; ++k) {
-                double p[3][3], d[3][3], dc[3], f0 = (double)k / K, f1 = (double)(k + 1) / K;
+                double p[3][3], d[3][3], f0 = (double)k / K, f1 = (double)(k + 1) / K;
                 int away = 0;
-                for (m = 0; m < 3; ++m)
+                for (m = 0; m < 3; ++m) {
+                    double w0[3], w1[3], q1[3];
                     for (c = 0; c < 3; ++c) {
-                        double a = s->x0[3 * tv[m] + c], e = s->x[3 * tv[m] + c];
-                        p[m][c] = a + f0 * (e - a);
-                        d[m][c] = (f1 - f0) * (e - a);
+                        double a = x0[3 * tv[m] + c], e = s->x[3 * tv[m] + c];
+                        w0[c] = a + f0 * (e - a);
+                        w1[c] = a + f1 * (e - a);
                     }
-                for (c = 0; c < 3 && !away; ++c) {   /* the triangle's swept box against the chord's */
-                    double lo = cen[k][c] < cen[k + 1][c] ? cen[k][c] : cen[k + 1][c], hi = cen[k][c] + cen[k + 1][c] - lo;
-                    double tlo = HUGE_VAL, thi = -HUGE_VAL;
+                    rc__obs_to_rest(pose[k], pose[k] + 9, w0, p[m]);
+                    rc__obs_to_rest(pose[k + 1], pose[k + 1] + 9, w1, q1);
+                    rc__sub3(d[m], q1, p[m]);
+                }
+                for (c = 0; c < 3 && !away; ++c) {   /* the triangle's swept box against the centre */
+                    double lo = HUGE_VAL, hi = -HUGE_VAL;
                     for (m = 0; m < 3; ++m) {
-                        double q0 = p[m][c], q1 = p[m][c] + d[m][c];
-                        tlo = q0 < tlo ? q0 : tlo; tlo = q1 < tlo ? q1 : tlo;
-                        thi = q0 > thi ? q0 : thi; thi = q1 > thi ? q1 : thi;
+                        double q0 = p[m][c], qe = p[m][c] + d[m][c];
+                        lo = q0 < lo ? q0 : lo; lo = qe < lo ? qe : lo;
+                        hi = q0 > hi ? q0 : hi; hi = qe > hi ? qe : hi;
                     }
-                    away = tlo > hi + keep || thi < lo - keep;
+                    away = cen[c] < lo - keep || cen[c] > hi + keep;
                 }
                 if (away) continue;
-                rc__sub3(dc, cen[k + 1], cen[k]);
-                if (rc__ct_ccd_point_triangle(cen[k], p[0], p[1], p[2], dc, d[0], d[1], d[2], keep, 1.0) < 1.0) {
+                if (rc__ct_ccd_point_triangle(cen, p[0], p[1], p[2], zero, d[0], d[1], d[2], keep, 1.0) < 1.0) {
                     if (tri_out) *tri_out = t;
                     return o;
                 }
@@ -13675,6 +13677,34 @@ static int rc__sim_sphere_passed_through(rc_sim *s, int *tri_out)
         }
     }
     return -1;
+}
+
+/* RC_OK, or the step's failure when a sphere passed through the cloth (when: in the carry at the
+   step's start, or during the step) */
+static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
+{
+    int tri = -1, o, i, c, any = 0;
+    char msg[sizeof(s->err)];
+    const double *x0 = s->x0;
+    for (o = 0; o < s->nobs; ++o) any |= s->obs[o].shape.kind == RC__CT_SHAPE_SPHERE && !rc__sim_obs_static(s->obs + o);
+    if (!any) return RC_OK;
+    if (s->def.adaptive && memcmp(s->u, s->u0_step, sizeof(double) * 2 * (size_t)s->nv) != 0) {
+        /* the nodes slid in u: compare each with the start of the material point now at it,
+           x^t(u) = x0 + G0 (u - u0) (as the velocities, rc__sim_finish), not with the node's own
+           start, a point of other cloth (ls_x and x0_G are free here: the solve is done) */
+        double *G0 = s->x0_G, *start = s->ls_x;
+        rc__sim_recover_gradients(s, s->u0_step, s->x0, G0);
+        for (i = 0; i < s->nv; ++i)
+            for (c = 0; c < 3; ++c)
+                start[3 * i + c] = s->x0[3 * i + c] + G0[6 * i + 2 * c] * (s->u[2 * i] - s->u0_step[2 * i]) +
+                                   G0[6 * i + 2 * c + 1] * (s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
+        x0 = start;
+    }
+    o = rc__sim_obstacle_passed_through(s, x0, &tri);
+    if (o < 0) return RC_OK;
+    snprintf(msg, sizeof msg, "sphere obstacle %d passed through the cloth %s (triangle %d): the cloth cannot follow it; "
+             "move it less per step, or let the cloth go", o, when, tri);
+    return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
 }
 
 static void rc__sim_quality_stats(const rc_sim *s, rc_step_stats *st)
@@ -13883,15 +13913,8 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         if (s->pinned[i]) memcpy(s->x + 3 * i, s->pin_target + 3 * i, 3 * sizeof(double));
     rc__sim_resolve_start(s);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the step's start");
-    {
-        int tri = -1, o = rc__sim_sphere_passed_through(s, &tri);
-        if (o >= 0) {
-            char msg[sizeof(s->err)];
-            snprintf(msg, sizeof msg, "sphere obstacle %d would pass through the cloth within the step (triangle %d: the cloth "
-                     "cannot follow it); move it less per step, or let the cloth go", o, tri);
-            return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
-        }
-    }
+    rs = rc__sim_pass_status(s, "in the carry at the step's start");
+    if (rs != RC_OK) return rs;
     s->carry_limited = 0;
     rc__sim_resolve_start_mesh(s);
     if (s->carry_limited)
@@ -13949,6 +13972,8 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     st->ip_start = E;
     if (s->def.adaptive) rs = rc__sim_ritr(s, &E, &T, st, &conv);
     else { rs = rc__sim_newton_xp(s, s->def.tol, s->def.max_newton_iters, &E, &T, &iters, &conv, st); st->newton_iters += iters; }
+    if (rs != RC_OK) return rs;
+    rs = rc__sim_pass_status(s, "during the step");
     if (rs != RC_OK) return rs;
     st->newton_iters += st->inner_iters;
     st->converged = conv;

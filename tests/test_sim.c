@@ -1460,8 +1460,8 @@ static void test_sim_sphere_sweep_narrow_gap(void)
 /* Session 31: a sphere (r 5 cm) rising 30 to 50 cm per step (30-50 m/s, no gravity) into a 0.4 m sheet
    pinned all round (12 x 12). The carry took only part of the tent; the push-out moved the
    triangles the sphere cut to their far side, and at step 4 the sphere was above the sheet with
-   RC_OK. Now the cloth's move at the step's start is checked against the sphere's path, a pass is
-   refused and the step splits. Exact check after every step: a vertical ray from the centre
+   RC_OK. Now the cloth's move is checked against the sphere's path (after the carry and after the
+   solve), a pass is refused and the step splits. Exact check after every step: a vertical ray from the centre
    upward crosses the sheet once (the sheet is still over the sphere), and no vertex or triangle is
    inside the sphere. Five speeds, 4 steps each: before, three of them (0.35 to 0.45 m per step)
    left the sphere above the sheet at step 3 or 4; which ones depends on the set-up's last bits. Steps may end unconverged (the tent is stretched to several times its size)
