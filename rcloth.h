@@ -13613,6 +13613,18 @@ static void rc__sim_resolve_start(rc_sim *s)
     rc__free(s->user, carried);
 }
 
+/* where the material point now at node i was at the step's start: x^t(u_i) = x0_i + G0_i (u_i -
+   u0_i) in adaptive mode (G0: the recovered u-gradient of x0, rc__sim_recover_gradients), x0_i in
+   fixed mode */
+static void rc__sim_material_start(const rc_sim *s, const double *G0, int i, double out[3])
+{
+    int c;
+    memcpy(out, s->x0 + 3 * i, 3 * sizeof(double));
+    if (s->def.adaptive)
+        for (c = 0; c < 3; ++c)
+            out[c] += G0[6 * i + 2 * c] * (s->u[2 * i] - s->u0_step[2 * i]) + G0[6 * i + 2 * c + 1] * (s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
+}
+
 /* A sphere moving fast through cloth held on all sides (a trampoline: 30-50 cm per step through a
    sheet pinned all round) ended the step on the far side of it with RC_OK (a review's probe): the
    carry took only part of the tent, and the push-out moved the triangles the sphere cut to their
@@ -13683,7 +13695,7 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
    step's start, or during the step) */
 static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
 {
-    int tri = -1, o, i, c, any = 0;
+    int tri = -1, o, i, any = 0;
     char msg[sizeof(s->err)];
     const double *x0 = s->x0;
     for (o = 0; o < s->nobs; ++o) any |= s->obs[o].shape.kind == RC__CT_SHAPE_SPHERE && !rc__sim_obs_static(s->obs + o);
@@ -13692,12 +13704,9 @@ static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
         /* the nodes slid in u: compare each with the start of the material point now at it,
            x^t(u) = x0 + G0 (u - u0) (as the velocities, rc__sim_finish), not with the node's own
            start, a point of other cloth (ls_x and x0_G are free here: the solve is done) */
-        double *G0 = s->x0_G, *start = s->ls_x;
-        rc__sim_recover_gradients(s, s->u0_step, s->x0, G0);
-        for (i = 0; i < s->nv; ++i)
-            for (c = 0; c < 3; ++c)
-                start[3 * i + c] = s->x0[3 * i + c] + G0[6 * i + 2 * c] * (s->u[2 * i] - s->u0_step[2 * i]) +
-                                   G0[6 * i + 2 * c + 1] * (s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
+        double *start = s->ls_x;
+        rc__sim_recover_gradients(s, s->u0_step, s->x0, s->x0_G);
+        for (i = 0; i < s->nv; ++i) rc__sim_material_start(s, s->x0_G, i, start + 3 * i);
         x0 = start;
     }
     o = rc__sim_obstacle_passed_through(s, x0, &tri);
@@ -13997,6 +14006,14 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     return RC_OK;
 }
 
+/* the material handles reached their targets: a split of the next step moves them from there
+   (rc__sim_advance) */
+static void rc__sim_handles_arrive(rc_sim *s)
+{
+    int i;
+    for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].target_prev, s->mh[i].target, sizeof s->mh[i].target);
+}
+
 /* the obstacles reached their poses (and mesh positions): the next step starts from there. Also
    after each pseudo step of the static solve: a mesh left "moving" there dragged the cloth by its
    lagged friction at every pseudo step (a floor mesh shifted 1 mm with mu 0.5 carried a sheet 10 cm) */
@@ -14008,6 +14025,7 @@ static void rc__sim_obstacles_arrive(rc_sim *s)
         memcpy(s->obs[i].t_prev, s->obs[i].t, sizeof s->obs[i].t);
         if (s->obs[i].mesh_x) memcpy(s->obs[i].mesh_xprev, s->obs[i].mesh_x, sizeof(double) * 3 * (size_t)s->obs[i].mesh_nv);
     }
+    rc__sim_handles_arrive(s);
 }
 
 /* velocities at material points, v_i = (x_i - x^t(u_i)) / h, and pin reactions */
@@ -14018,10 +14036,7 @@ static void rc__sim_finish(rc_sim *s, rc_step_stats *st)
     if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->x0, G0);
     for (i = 0; i < s->nv; ++i) {
         double old[3];
-        memcpy(old, s->x0 + 3 * i, sizeof old);
-        if (s->def.adaptive)
-            for (c = 0; c < 3; ++c)
-                old[c] += G0[6 * i + 2 * c] * (s->u[2 * i] - s->u0_step[2 * i]) + G0[6 * i + 2 * c + 1] * (s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
+        rc__sim_material_start(s, G0, i, old);
         for (c = 0; c < 3; ++c) s->v[3 * i + c] = (s->x[3 * i + c] - old[c]) / s->h;
         {
             double du = hypot(s->u[2 * i] - s->u0_step[2 * i], s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
@@ -14031,7 +14046,6 @@ static void rc__sim_finish(rc_sim *s, rc_step_stats *st)
     if (travel > st->ref_travel) st->ref_travel = travel;
     rc__sim_pin_reactions(s);
     rc__sim_obstacles_arrive(s);
-    for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].target_prev, s->mh[i].target, sizeof s->mh[i].target);
     s->time += s->h;
 }
 
@@ -14267,8 +14281,7 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         if (s->kappa > kmax) s->kappa = kmax;
     }
     s->crossings_checked = 0;   /* the next step checks the loaded state for crossings, as a new sim's first */
-    for (o = 0; o < s->nmh; ++o)   /* the handles start the next step from where they are (rc__sim_advance) */
-        memcpy(s->mh[o].target_prev, s->mh[o].target, sizeof s->mh[o].target);
+    rc__sim_handles_arrive(s);   /* not state: the handles start the next step from where they are */
     memset(s->reaction, 0, sizeof(double) * 3 * (size_t)s->nv);   /* no step has ended in this state yet */
     return RC_OK;
 }
@@ -14448,8 +14461,7 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
         if (rs != RC_OK) break;
         for (i = 0; i < 3 * s->nv; ++i) if (fabs(s->x[i] - s->x0[i]) > move) move = fabs(s->x[i] - s->x0[i]);
         for (i = 0; i < 2 * s->nv; ++i) if (fabs(s->u[i] - s->u0_step[i]) > umove) umove = fabs(s->u[i] - s->u0_step[i]);
-        rc__sim_obstacles_arrive(s);   /* the obstacles' motion is done after the first pseudo step */
-        for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].target_prev, s->mh[i].target, sizeof s->mh[i].target);   /* and the handles' */
+        rc__sim_obstacles_arrive(s);   /* the obstacles' (and handles') motion is done after the first pseudo step */
         rc__stats_add(acc, &st, *first);
         *first = 0;
         /* equilibrium: a converged pseudo step that moved less than the step tolerance, and whose
