@@ -6996,25 +6996,36 @@ static int rc__ct_shape_sdf(const rc__ct_shape *s, const double x[3], double *d,
 }
 
 /* ---------------------------------------------------------------- CCD
-   Additive CCD (Li et al. 2021, "Codimensional IPC", conservative advancement). Trajectories are
-   linear, x(t) = x0 + t dx, t in [0, tmax]. With the common mean displacement removed (it does
-   not change distances), l = max_{k in A} |dx_k| + max_{k in B} |dx_k| bounds how fast the
-   distance between primitives A and B can shrink, so advancing by tau <= gap / l cannot skip a
-   contact. Safety margins (ours):
-     - the target is gap(t) >= RC__CT_CCD_KEEP * gap(0), gap = d - xi: we keep 10% of the initial
-       gap, so the next Newton iterate is never placed on the contact surface itself;
-     - the first advancement is (1 - KEEP) gap0 / l (guaranteed to respect the target), later ones
-       RC__CT_CCD_RESCALE (0.9) * gap / l, so every intermediate configuration keeps >= 10% of its
-       own gap; an advancement that would end below the target is not taken.
-   Hence: the returned t is never past the first time the distance reaches xi (and the distance
-   stays > xi on [0, t]); t > 0 whenever gap(0) > 0; t = tmax when nothing gets within the target.
-   Each advancement is at least 0.09 gap0 / l, so at most ~ l tmax / (0.09 gap0) iterations are
-   needed (e.g. 1100 for a pair sliding 1e-2 per iterate at a 1e-5 gap); the count is capped
-   (RC__CT_CCD_MAXIT = 1e5, ~10 ms); at the cap the safe t reached so far is returned.
-   Non-finite input returns 0. */
+   Conservative advancement with a second-order bound (ours; the first-order part is the additive
+   CCD of Li et al. 2021, "Codimensional IPC"). Trajectories are linear, x(t) = x0 + t dx, t in
+   [0, tmax]. For barycentric weights w of primitive A and w' of B, the relative vector
+   r(t) = x_A(w, t) - x_B(w', t) is linear in t with velocity v = sum w_k (dx_k - m) -
+   sum w'_k (dx_k - m) for any common m (a common translation changes no distance), so
+   |v| <= l = max_{k in A} |dx_k - m| + max_{k in B} |dx_k - m|; m is the best of the mean
+   displacement and each vertex's (for a point against a triangle, m = the point's own motion).
+   Over an interval [t, t + h], with D(t) the distance between the primitives:
+     (1) Lipschitz (ACCD):  D >= (D(t) + D(t + h) - l h) / 2;
+     (2) sag:  |r(s)|^2 is a convex quadratic in s with second derivative 2|v|^2 <= 2 l^2, so it
+         lies at most l^2 h^2 / 4 below its chord, whose ends are >= D(t)^2 and D(t + h)^2:
+         D^2 >= min(D(t)^2, D(t + h)^2) - l^2 h^2 / 4.
+   (2) is what makes contact under pressure cheap: with a thickness xi > 0 an interval is safe
+   when D(t + h) - target >~ l^2 h^2 / (8 xi), so a pair sliding at speed l past a gap g needs
+   steps of ~ sqrt(8 xi g) / l, where (1) alone needs 0.9 g / l (measured, session 32: a sheet
+   pinned all round and stretched over a sphere pressed its barrier to gaps of 1e-8 to 1e-10 m,
+   and every line search spent up to 1e5 Lipschitz steps per triangle). The target is
+   D >= xi + RC__CT_CCD_KEEP (D(0) - xi): the next Newton iterate keeps 10% of its gap, and is
+   never placed on the contact surface itself. The first interval is [0, max(1, tmax)]; an interval
+   grows (x2) after a safe one and halves after one that is not; the search stops at tmax, when a
+   rejected interval is shorter than 1e-3 of the time reached, or after RC__CT_CCD_MAXIT distance
+   evaluations. The intervals tried do not depend on tmax (<= 1), so the result is min(tmax, T)
+   with T a function of the pair alone: the line search's minimum over pairs does not depend on
+   the order they are visited in, or on the bound reached before (a test compares the kept
+   candidate lists with a brute force). Hence: the returned t is never past the first time the
+   distance reaches the target (and the distance stays above it on [0, t]); t > 0 whenever
+   D(0) > xi; t = tmax when nothing gets within the target. Non-finite input returns 0. */
 #define RC__CT_CCD_KEEP 0.1
-#define RC__CT_CCD_RESCALE 0.9
-#define RC__CT_CCD_MAXIT 100000
+#define RC__CT_CCD_MAXIT 10000
+#define RC__CT_CCD_ROUND 1e-14
 
 static double rc__ct_ccd_dist(int ee, const double *X[4])
 {
@@ -7023,45 +7034,77 @@ static double rc__ct_ccd_dist(int ee, const double *X[4])
     return sqrt(d2);
 }
 
-static double rc__ct_accd(int ee, const double *x0[4], const double *dx[4], double xi, double tmax)
+/* l of the header comment: the relative speed bound with the best common displacement m */
+static double rc__ct_ccd_speed(int ee, const double *dx[4])
 {
-    double v[4][3], mean[3] = {0, 0, 0}, xt[4][3], la = 0.0, lb = 0.0, l, gap0, gap, target, t = 0.0;
+    double best = HUGE_VAL, m[3];
+    int na = ee ? 2 : 1, j, k;
+    for (j = -1; j < 4; ++j) {
+        double la = 0.0, lb = 0.0, v[3];
+        if (j < 0) {
+            m[0] = m[1] = m[2] = 0.0;
+            for (k = 0; k < 4; ++k) rc__axpy3(m, 0.25, dx[k]);
+        } else memcpy(m, dx[j], sizeof m);
+        for (k = 0; k < 4; ++k) {
+            double sp;
+            rc__sub3(v, dx[k], m);
+            sp = rc__norm3(v);
+            if (k < na) { if (sp > la) la = sp; }
+            else if (sp > lb) lb = sp;
+        }
+        if (la + lb < best) best = la + lb;
+    }
+    return best;
+}
+
+static double rc__ct_ccd_at(int ee, const double *x0[4], const double *dx[4], double t)
+{
+    double xt[4][3];
     const double *X[4];
-    int k, it, na = ee ? 2 : 1;
+    int k;
+    for (k = 0; k < 4; ++k) {
+        xt[k][0] = x0[k][0] + t * dx[k][0];
+        xt[k][1] = x0[k][1] + t * dx[k][1];
+        xt[k][2] = x0[k][2] + t * dx[k][2];
+        X[k] = xt[k];
+    }
+    return rc__ct_ccd_dist(ee, X);
+}
+
+static double rc__ct_ccd_pair(int ee, const double *x0[4], const double *dx[4], double xi, double tmax)
+{
+    double l, d0, dt, target, t = 0.0, h;
+    int k, it;
     if (!(tmax > 0.0)) return 0.0;
     for (k = 0; k < 4; ++k)   /* non-finite input: no step is provably safe */
         if (!rc__all_finite(x0[k], 3) || !rc__all_finite(dx[k], 3)) return 0.0;
-    for (k = 0; k < 4; ++k) rc__axpy3(mean, 0.25, dx[k]);
-    for (k = 0; k < 4; ++k) {
-        double s;
-        rc__sub3(v[k], dx[k], mean);
-        s = rc__norm3(v[k]);
-        if (k < na) { if (s > la) la = s; }
-        else if (s > lb) lb = s;
-        X[k] = xt[k];
-    }
-    l = la + lb;
-    gap0 = rc__ct_ccd_dist(ee, x0) - xi;
-    if (!(gap0 > 0.0)) return 0.0;
+    d0 = rc__ct_ccd_dist(ee, x0);
+    if (!(d0 > xi)) return 0.0;
+    l = rc__ct_ccd_speed(ee, dx);
     if (!(l > 0.0)) return tmax;
-    target = RC__CT_CCD_KEEP * gap0;
-    gap = gap0;
+    target = xi + RC__CT_CCD_KEEP * (d0 - xi);
+    dt = d0;
+    h = tmax > 1.0 ? tmax : 1.0;   /* not tmax: the intervals tried do not depend on it below 1 */
     for (it = 0; it < RC__CT_CCD_MAXIT; ++it) {
-        double tau = (it == 0 ? (1.0 - RC__CT_CCD_KEEP) * gap0 : RC__CT_CCD_RESCALE * gap) / l;
-        double tn = t + tau, gn;
-        if (tn > tmax) tn = tmax;
-        for (k = 0; k < 4; ++k) {
-            xt[k][0] = x0[k][0] + tn * v[k][0];
-            xt[k][1] = x0[k][1] + tn * v[k][1];
-            xt[k][2] = x0[k][2] + tn * v[k][2];
+        double s = t + h, ds = rc__ct_ccd_at(ee, x0, dx, s), lh = l * h;
+        double lo = ds < dt ? ds : dt, lip = 0.5 * (dt + ds - lh), sag = lo * lo - 0.25 * lh * lh;
+        /* both bounds are differences of computed lengths: each must clear its round-off
+           (RC__CT_CCD_ROUND of the terms' size), or a path of 1e38 m straight through a sphere
+           of 0.2 m passes (D(t) + D(t + h) - l h cancels to noise of 1e22 m; a probe did that) */
+        if (ds > target && (lip - target >= RC__CT_CCD_ROUND * (dt + ds + lh) ||
+                            sag - target * target >= RC__CT_CCD_ROUND * (lo * lo + lh * lh))) {
+            t = s;
+            dt = ds;
+            if (t >= tmax) return tmax;
+            h *= 2.0;
+        } else {
+            /* an interval up to (D(t) - target) / l is always safe by (1): from t = 0 the halving
+               ends in a step */
+            h *= 0.5;
+            if (t > 0.0 && h <= 1e-3 * t) return t;
         }
-        gn = rc__ct_ccd_dist(ee, X) - xi;
-        if (it > 0 && !(gn >= target)) return t;
-        t = tn;
-        gap = gn;
-        if (t >= tmax) return tmax;
     }
-    return t;
+    return t < tmax ? t : tmax;
 }
 
 /* Point p (moving by dp) against triangle (t0, t1, t2) moving by (dt0, dt1, dt2). */
@@ -7072,7 +7115,7 @@ static double rc__ct_ccd_point_triangle(const double p0[3], const double t00[3],
     const double *x0[4], *dx[4];
     x0[0] = p0; x0[1] = t00; x0[2] = t10; x0[3] = t20;
     dx[0] = dp; dx[1] = dt0; dx[2] = dt1; dx[3] = dt2;
-    return rc__ct_accd(0, x0, dx, xi, tmax);
+    return rc__ct_ccd_pair(0, x0, dx, xi, tmax);
 }
 
 /* Edge (ea0, ea1) moving by (dea0, dea1) against edge (eb0, eb1) moving by (deb0, deb1). */
@@ -7083,14 +7126,14 @@ static double rc__ct_ccd_edge_edge(const double ea0[3], const double ea1[3], con
     const double *x0[4], *dx[4];
     x0[0] = ea0; x0[1] = ea1; x0[2] = eb0; x0[3] = eb1;
     dx[0] = dea0; dx[1] = dea1; dx[2] = deb0; dx[3] = deb1;
-    return rc__ct_accd(1, x0, dx, xi, tmax);
+    return rc__ct_ccd_pair(1, x0, dx, xi, tmax);
 }
 
 /* Moving point x0 + t dx against a static analytic shape inflated by xi. f(t) = d(x(t)) is convex
    (d is the signed distance of a convex set, x(t) affine), so Newton on f(t) = target started at
    t = 0 approaches the first root monotonically from below (a convex function lies above its
    tangents): every iterate is safe, and the limit is the exact first crossing. Same margin as
-   ACCD: target = xi + KEEP (d0 - xi). f is C^1 outside the shape (distance to a convex set), which
+   the pair CCD (rc__ct_ccd_pair): target = xi + KEEP (d0 - xi). f is C^1 outside the shape (distance to a convex set), which
    is where the target lies. Returns tmax when f stops decreasing above the target (no contact),
    0 when the start is not separated by more than xi and the point moves inward (f'(0) < 0),
    tmax when it moves outward. Stops when within 1e-3 of the target band or after 100 Newton
@@ -11156,7 +11199,7 @@ static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double
             rc__sim_self_verts(s, kind, pairs[2 * q], pairs[2 * q + 1], v);
             if (rc__sim_self_adjacent(s, kind, v)) continue;
             for (k = 0; k < 4; ++k) { X0[k] = bx + 3 * v[k]; DX[k] = dx + 3 * v[k]; }
-            a = rc__ct_accd(kind, X0, DX, xi_, hit ? amax0 : amax);
+            a = rc__ct_ccd_pair(kind, X0, DX, xi_, hit ? amax0 : amax);
             if (a < amax0 && hit && !rc__sim_self_excluded(s, kind, v)) {
                 int m, far = -1;
                 double big2 = 0.0;
@@ -11190,7 +11233,7 @@ static int rc__sim_motion_touches(int kind, const double *X0[4], const double *D
         for (k = 0; k < 4; ++k)
             for (c = 0; c < 3; ++c) P[3 * k + c] = X0[k][c] + t * D[k][c];
         if (rc__ct_ccd_dist(kind, X) <= touch) return 1;
-        a = rc__ct_accd(kind, X, D, 0.0, 1.0 - t);
+        a = rc__ct_ccd_pair(kind, X, D, 0.0, 1.0 - t);
         if (!(a < 1.0 - t)) return 0;
         t += a;
     }
