@@ -7014,13 +7014,15 @@ static int rc__ct_shape_sdf(const rc__ct_shape *s, const double x[3], double *d,
    pinned all round and stretched over a sphere pressed its barrier to gaps of 1e-8 to 1e-10 m,
    and every line search spent up to 1e5 Lipschitz steps per triangle). The target is
    D >= xi + RC__CT_CCD_KEEP (D(0) - xi): the next Newton iterate keeps 10% of its gap, and is
-   never placed on the contact surface itself. The first interval is [0, max(1, tmax)]; an interval
-   grows (x2) after a safe one and halves after one that is not; the search stops at tmax, when a
-   rejected interval is shorter than 1e-3 of the time reached, or after RC__CT_CCD_MAXIT distance
-   evaluations. The intervals tried do not depend on tmax (<= 1), so the result is min(tmax, T)
-   with T a function of the pair alone: the line search's minimum over pairs does not depend on
-   the order they are visited in, or on the bound reached before (a test compares the kept
-   candidate lists with a brute force). Hence: the returned t is never past the first time the
+   never placed on the contact surface itself. The search starts at t0 = (D(0) - target) / l, safe
+   by (1) from the start alone (ACCD's first step: most pairs of a line search end there, at
+   tmax, without evaluating a distance), with an interval of t0; an interval grows (x2) after a
+   safe one and halves after one that is not; the search stops at tmax, when a rejected interval is
+   shorter than 1e-3 of the time reached, or after RC__CT_CCD_MAXIT distance evaluations. The
+   intervals tried do not depend on tmax, so the result is min(tmax, T) with T a function of the
+   pair alone: the line search's minimum over pairs does not depend on the order they are visited
+   in, or on the bound reached before (a test compares the kept candidate lists with a brute
+   force). Hence: the returned t is never past the first time the
    distance reaches the target (and the distance stays above it on [0, t]); t > 0 whenever
    D(0) > xi; t = tmax when nothing gets within the target. Non-finite input returns 0. */
 #define RC__CT_CCD_KEEP 0.1
@@ -7083,8 +7085,10 @@ static double rc__ct_ccd_pair(int ee, const double *x0[4], const double *dx[4], 
     l = rc__ct_ccd_speed(ee, dx);
     if (!(l > 0.0)) return tmax;
     target = xi + RC__CT_CCD_KEEP * (d0 - xi);
-    dt = d0;
-    h = tmax > 1.0 ? tmax : 1.0;   /* not tmax: the intervals tried do not depend on it below 1 */
+    t = (d0 - target) / l;   /* safe by (1) from the start alone: no evaluation needed */
+    if (t >= tmax) return tmax;
+    dt = rc__ct_ccd_at(ee, x0, dx, t);
+    h = t;
     for (it = 0; it < RC__CT_CCD_MAXIT; ++it) {
         double s = t + h, ds = rc__ct_ccd_at(ee, x0, dx, s), lh = l * h;
         double lo = ds < dt ? ds : dt, lip = 0.5 * (dt + ds - lh), sag = lo * lo - 0.25 * lh * lh;
@@ -7098,10 +7102,8 @@ static double rc__ct_ccd_pair(int ee, const double *x0[4], const double *dx[4], 
             if (t >= tmax) return tmax;
             h *= 2.0;
         } else {
-            /* an interval up to (D(t) - target) / l is always safe by (1): from t = 0 the halving
-               ends in a step */
             h *= 0.5;
-            if (t > 0.0 && h <= 1e-3 * t) return t;
+            if (h <= 1e-3 * t) return t;
         }
     }
     return t < tmax ? t : tmax;

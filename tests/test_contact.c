@@ -714,6 +714,51 @@ static void test_ct_ccd_point_triangle(void)
     }
 }
 
+/* Session 32: contact under pressure. A triangle pressed onto a sphere's barrier sits 1e-8 m
+   outside the inflated sphere (a sheet pinned all round and stretched over a ball: gaps of 1e-8
+   to 1e-10 m), and the line search moves it along the surface. The Lipschitz bound alone (the
+   previous ACCD) steps 0.9 gap / speed: the 1 mm slide below took its 1e5-step cap and ended at
+   t = 0.80, and 6,600 steps for the rolling. The sag bound (the squared distance lies at most
+   l^2 h^2 / 4 below its chord) certifies the whole slide and the rolling, and stops the approach
+   at its target, each as safe as t_ct_ccd_check samples it. */
+static void test_ct_ccd_sliding_under_pressure(void)
+{
+    const double xi = 0.051, gap = 1e-8, z = xi + gap;
+    double t;
+    int k;
+    {   /* sliding 1 mm in its own tangent plane (the foot of the centre stays inside) */
+        double x0[12] = { 0, 0, 0, -0.02, -0.02, z, 0.03, -0.02, z, 0.0, 0.03, z }, dx[12] = { 0 };
+        for (k = 1; k < 4; ++k) { dx[3 * k] = 1e-3; dx[3 * k + 1] = 5e-4; }
+        t = t_ct_ccd_check(0, x0, dx, xi, 1.0);
+        CHECKF(t == 1.0, "sliding at a 1e-8 gap: t %g (want the full step)", t);
+        /* the same slide while closing the gap at 1e-7 per unit t: the target (10% of the gap
+           kept) is crossed at t = 0.09 exactly (the distance is the plane's) */
+        for (k = 1; k < 4; ++k) dx[3 * k + 2] = -1e-7;
+        t = t_ct_ccd_check(0, x0, dx, xi, 1.0);
+        CHECKF(t > 0.085 && t <= 0.09 + 1e-9, "sliding and closing: t %g (target crossed at 0.09)", t);
+    }
+    {   /* rolling by 1 mrad about the sphere's centre (linear paths: the chords dip by
+           z phi^2 / 8 = 6.4e-9, inside the 9e-9 the target allows) */
+        double x0[12] = { 0, 0, 0, -0.02, -0.02, z, 0.03, -0.02, z, 0.0, 0.03, z }, dx[12] = { 0 }, ph = 1e-3;
+        for (k = 1; k < 4; ++k) {
+            double y = x0[3 * k + 1], w = x0[3 * k + 2];
+            dx[3 * k + 1] = (cos(ph) - 1.0) * y - sin(ph) * w;
+            dx[3 * k + 2] = sin(ph) * y + (cos(ph) - 1.0) * w;
+        }
+        t = t_ct_ccd_check(0, x0, dx, xi, 1.0);
+        CHECKF(t == 1.0, "rolling at a 1e-8 gap: t %g (want the full step)", t);
+        /* 10 mrad dips 6.4e-7, through the gap: stopped short, as sampled */
+        ph = 1e-2;
+        for (k = 1; k < 4; ++k) {
+            double y = x0[3 * k + 1], w = x0[3 * k + 2];
+            dx[3 * k + 1] = (cos(ph) - 1.0) * y - sin(ph) * w;
+            dx[3 * k + 2] = sin(ph) * y + (cos(ph) - 1.0) * w;
+        }
+        t = t_ct_ccd_check(0, x0, dx, xi, 1.0);
+        CHECKF(t < 1.0, "rolling 10 mrad: t %g", t);
+    }
+}
+
 static void test_ct_ccd_edge_edge(void)
 {
     double xi = 0.01, t;
@@ -1212,6 +1257,7 @@ static void suite_contact(void)
     RUN(test_ct_pair_wrappers);
     RUN(test_ct_ccd_point_triangle);
     RUN(test_ct_ccd_edge_edge);
+    RUN(test_ct_ccd_sliding_under_pressure);
     RUN(test_ct_ccd_point_shape);
     RUN(test_ct_friction_f0);
     RUN(test_ct_friction_potential);
