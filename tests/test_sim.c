@@ -1535,9 +1535,11 @@ static void test_sim_sphere_sweep_narrow_gap(void)
    or fail with an error; none may leave the sphere through the cloth. */
 static void test_sim_sphere_through_pinned_sheet(void)
 {
-    const double speeds[5] = { 0.3, 0.35, 0.4, 0.45, 0.5 };
+    /* fixed mode at five speeds; adaptive (session 32: before its CCD's second-order bound an
+       adaptive step here did not finish in 20 minutes) at two */
+    const double speeds[7] = { 0.3, 0.35, 0.4, 0.45, 0.5, 0.3, 0.45 };
     int speed;
-    for (speed = 0; speed < 5; ++speed) {
+    for (speed = 0; speed < 7; ++speed) {
         rc_mesh m;
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s = NULL;
@@ -1548,7 +1550,9 @@ static void test_sim_sphere_through_pinned_sheet(void)
         def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
         def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
         def.gravity[2] = 0.0;
+        def.adaptive = speed >= 5;
         def.max_newton_iters = 20;   /* the steps do not converge (a tent stretched to several times its size): cap their cost */
+        def.itr_max_outer = 20;
         CHECK_OK(rc_sim_create(&def, &s));
         if (!s) { rc_mesh_free(&m); return; }
         for (i = 0; i < m.num_verts; ++i)
@@ -1576,8 +1580,8 @@ static void test_sim_sphere_through_pinned_sheet(void)
             if (hits != 1) ++passed;
             CHECKF(hits == 1, "%g m per step, step %d: the ray up from the sphere's centre crosses the sheet %d times", dz, st, hits);
         }
-        printf("    %g m per step: %d of 4 steps ran, the sphere above the sheet after %d, closest triangle %.3g mm from it\n",
-               dz, ok_steps, passed, 1e3 * worst);
+        printf("    %s, %g m per step: %d of 4 steps ran, the sphere above the sheet after %d, closest triangle %.3g mm from it\n",
+               def.adaptive ? "adaptive" : "fixed", dz, ok_steps, passed, 1e3 * worst);
         CHECK(ok_steps >= 3);   /* the first three steps ran before too: the check does not refuse them */
         CHECK(worst > 0.0);
         rc_sim_destroy(s);
