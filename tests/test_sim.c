@@ -1308,6 +1308,45 @@ static int t_sim_same_state(rc_sim *a, rc_sim *b)
            !memcmp(rc_sim_reference(a), rc_sim_reference(b), sizeof(double) * 2 * nv) &&
            !memcmp(rc_sim_directors(a), rc_sim_directors(b), sizeof(double) * ne);
 }
+/* One step of sim a with the step's inputs (input(sim, obstacle, st), and the handle moved by
+   move); if it split, sim b replays it from the state saved before it: the set-up as at the save
+   (the handle where a's was), the state, then the same inputs. ids: a's obstacle, b's obstacle,
+   a's handle, b's handle. Returns 0 when a's step failed. */
+static int t_split_replay_step(rc_sim *a, rc_sim *b, const int ids[4], double *buf, double target[3], const double move[3],
+                               int st, void (*input)(rc_sim *, int, int), int *split, int *replayed)
+{
+    const char *mode = a->def.adaptive ? "adaptive" : "fixed";
+    double at_save[3];
+    rc_step_stats ss;
+    rc_status rs;
+    int c;
+    CHECK_OK(rc_sim_save_state(a, buf));
+    memcpy(at_save, target, sizeof at_save);
+    input(a, ids[0], st);
+    for (c = 0; c < 3; ++c) target[c] += move[c];
+    CHECK_OK(rc_sim_move_material_handle(a, ids[2], target));
+    rs = rc_sim_step(a, &ss);
+    CHECKF(rs == RC_OK, "%s step %d: %s (%s)", mode, st, rc_status_string(rs), rc_sim_last_error(a));
+    if (rs != RC_OK) return 0;
+    if (ss.substeps > 1) {
+        ++*split;
+        CHECK_OK(rc_sim_move_material_handle(b, ids[3], at_save));
+        CHECK_OK(rc_sim_load_state(b, buf));
+        input(b, ids[1], st);
+        CHECK_OK(rc_sim_move_material_handle(b, ids[3], target));
+        CHECK_OK(rc_sim_step(b, NULL));
+        *replayed += t_sim_same_state(a, b);
+        CHECKF(t_sim_same_state(a, b), "%s step %d (%d substeps): the replay differs", mode, st, ss.substeps);
+    }
+    return 1;
+}
+/* the swing box's pose at step st (the obstacle's pose is state: b's starts from a's before the step) */
+static void t_swing_input(rc_sim *s, int id, int st)
+{
+    double V[24];
+    t_swing_pose(st, V);
+    CHECK_OK(rc_sim_set_obstacle_vertices(s, id, V));
+}
 /* Session 30: a step that splits into substeps (the swing box turning through the sheet) replays
    bit for bit from the state saved before it, in a fresh sim with the same set-up, in both modes
    and with self contact on: the substeps depend only on the state too. Session 31: with a material
@@ -1323,42 +1362,20 @@ static void test_sim_split_step_replays(void)
     for (mode = 0; mode <= 1; ++mode) {
         rc_sim_def def = rc_default_sim_def();
         rc_sim *a, *b;
-        double V[24], *buf, target[3], at_save[3];
-        int st, ia = -1, ib = -1, ha = -1, hb = -1, split = 0, replayed = 0;
-        rc_step_stats ss;
+        double *buf, target[3];
+        const double move[3] = { 0.0, 0.05, 0.0 };
+        int st, ids[4] = { -1, -1, -1, -1 }, split = 0, replayed = 0;
         def.adaptive = mode;
         def.self_contact = 1;
-        a = t_swing_sim(&def, &ia);
-        b = t_swing_sim(&def, &ib);
+        a = t_swing_sim(&def, &ids[0]);
+        b = t_swing_sim(&def, &ids[1]);
         if (!a || !b) { rc_sim_destroy(a); rc_sim_destroy(b); return; }
         CHECK_OK(rc_sim_material_point(a, uv, target));
-        CHECK_OK(rc_sim_add_material_handle(a, uv, target, 1.0, &ha));
-        CHECK_OK(rc_sim_add_material_handle(b, uv, target, 1.0, &hb));
+        CHECK_OK(rc_sim_add_material_handle(a, uv, target, 1.0, &ids[2]));
+        CHECK_OK(rc_sim_add_material_handle(b, uv, target, 1.0, &ids[3]));
         buf = (double *)malloc(sizeof(double) * rc_sim_state_size(a));
-        for (st = 1; st <= 7 && buf; ++st) {
-            rc_status rs;
-            CHECK_OK(rc_sim_save_state(a, buf));
-            memcpy(at_save, target, sizeof at_save);
-            t_swing_pose(st, V);
-            CHECK_OK(rc_sim_set_obstacle_vertices(a, ia, V));
-            target[1] += 0.05;
-            CHECK_OK(rc_sim_move_material_handle(a, ha, target));
-            rs = rc_sim_step(a, &ss);
-            CHECKF(rs == RC_OK, "%s step %d: %s (%s)", mode ? "adaptive" : "fixed", st, rc_status_string(rs), rc_sim_last_error(a));
-            if (rs != RC_OK) break;
-            if (ss.substeps > 1) {
-                ++split;
-                /* b's obstacle must start from a's pose before this step: the pose is state */
-                /* the set-up as at the save (the handle where a's was), the state, then the step's inputs */
-                CHECK_OK(rc_sim_move_material_handle(b, hb, at_save));
-                CHECK_OK(rc_sim_load_state(b, buf));
-                CHECK_OK(rc_sim_set_obstacle_vertices(b, ib, V));
-                CHECK_OK(rc_sim_move_material_handle(b, hb, target));
-                CHECK_OK(rc_sim_step(b, NULL));
-                replayed += t_sim_same_state(a, b);
-                CHECKF(t_sim_same_state(a, b), "%s step %d (%d substeps): the replay differs", mode ? "adaptive" : "fixed", st, ss.substeps);
-            }
-        }
+        for (st = 1; st <= 7 && buf; ++st)
+            if (!t_split_replay_step(a, b, ids, buf, target, move, st, t_swing_input, &split, &replayed)) break;
         printf("    %s: %d split steps, %d replayed bit for bit\n", mode ? "adaptive" : "fixed", split, replayed);
         if (mode == 0) CHECK(split > 0);   /* adaptive: the sphere scene below splits (session 32's CCD took this one in one step) */
         if (buf) {   /* a handle added since the save: the state keeps its size and still loads */
@@ -1397,40 +1414,24 @@ static rc_sim *t_tramp_sim(int adaptive, int *sphere, int *handle, rc_mesh *m)
     CHECK_OK(rc_sim_add_material_handle(s, uv, target, 1.0, handle));
     return s;
 }
+static void t_tramp_input(rc_sim *s, int id, int st)
+{
+    double tr[3] = { 0.0, 0.0, 0.3 * st };
+    CHECK_OK(rc_sim_move_obstacle(s, id, tr, NULL));
+}
 static void test_sim_split_step_replays_sphere(void)
 {
     int mode;
     for (mode = 0; mode <= 1; ++mode) {
         rc_mesh ma, mb;
-        int ia = -1, ib = -1, ha = -1, hb = -1, st, split = 0, replayed = 0;
-        rc_sim *a = t_tramp_sim(mode, &ia, &ha, &ma), *b = t_tramp_sim(mode, &ib, &hb, &mb);
-        double *buf = a ? (double *)malloc(sizeof(double) * rc_sim_state_size(a)) : NULL, target[3], at_save[3];
-        const double uv[2] = { 0.1, 0.3 };
-        rc_step_stats ss;
+        int ids[4] = { -1, -1, -1, -1 }, st, split = 0, replayed = 0;
+        rc_sim *a = t_tramp_sim(mode, &ids[0], &ids[2], &ma), *b = t_tramp_sim(mode, &ids[1], &ids[3], &mb);
+        double *buf = a ? (double *)malloc(sizeof(double) * rc_sim_state_size(a)) : NULL, target[3];
+        const double uv[2] = { 0.1, 0.3 }, move[3] = { 0.01, 0.0, 0.0 };
         if (a && b && buf) {
             CHECK_OK(rc_sim_material_point(a, uv, target));
-            for (st = 1; st <= 4; ++st) {
-                double tr[3] = { 0.0, 0.0, 0.3 * st };
-                rc_status rs;
-                CHECK_OK(rc_sim_save_state(a, buf));
-                memcpy(at_save, target, sizeof at_save);
-                CHECK_OK(rc_sim_move_obstacle(a, ia, tr, NULL));
-                target[0] += 0.01;
-                CHECK_OK(rc_sim_move_material_handle(a, ha, target));
-                rs = rc_sim_step(a, &ss);
-                CHECKF(rs == RC_OK, "%s step %d: %s (%s)", mode ? "adaptive" : "fixed", st, rc_status_string(rs), rc_sim_last_error(a));
-                if (rs != RC_OK) break;
-                if (ss.substeps > 1) {
-                    ++split;
-                    CHECK_OK(rc_sim_move_material_handle(b, hb, at_save));
-                    CHECK_OK(rc_sim_load_state(b, buf));
-                    CHECK_OK(rc_sim_move_obstacle(b, ib, tr, NULL));
-                    CHECK_OK(rc_sim_move_material_handle(b, hb, target));
-                    CHECK_OK(rc_sim_step(b, NULL));
-                    replayed += t_sim_same_state(a, b);
-                    CHECKF(t_sim_same_state(a, b), "%s step %d (%d substeps): the replay differs", mode ? "adaptive" : "fixed", st, ss.substeps);
-                }
-            }
+            for (st = 1; st <= 4; ++st)
+                if (!t_split_replay_step(a, b, ids, buf, target, move, st, t_tramp_input, &split, &replayed)) break;
         }
         printf("    %s: %d split steps, %d replayed bit for bit\n", mode ? "adaptive" : "fixed", split, replayed);
         CHECK(split > 0);
