@@ -682,9 +682,10 @@ typedef struct rc_step_stats {
     double min_quality, max_quality, mean_quality;   /* MIPS of the reference triangles */
     double min_area_ratio;      /* min over triangles of A(u)/A(u0) */
     double ref_travel;          /* max |u_i - u_i^t| over the step, m */
-    double min_contact_distance;/* min vertex-obstacle distance at the end (inf if no obstacle;
-                                   triangle-mesh obstacles count only pairs near the barrier band
-                                   xi + dhat, so farther than that it may read inf) */
+    double min_contact_distance;/* min cloth-obstacle distance at the end (inf if no obstacle):
+                                   each vertex against every obstacle, and triangles against
+                                   spheres and triangle meshes where they are near the barrier band
+                                   xi + dhat (so with meshes alone, farther than that it may read inf) */
     double t_total, t_assemble, t_factor, t_solve, t_line_search;   /* seconds: wall clock in an OpenMP build
                                    (omp_get_wtime), else clock(), the CPU time of the whole process
                                    (other busy threads of the program count too) */
@@ -7687,7 +7688,7 @@ struct rc_sim {
     double *cache_score;                  /* nt scratch: relative displacement since caching */
     double *active_hist;                  /* active rate of each outer iteration, active_cap entries */
     int active_cap;                       /* def.itr_max_outer at creation */
-    double *tri_e;                        /* nt*7 per-triangle energy terms (fixed-order sums) */
+    double *tri_e;                        /* nt*8 per-triangle energy terms (fixed-order sums) and sphere distance */
     double *chunkA, *chunkB;              /* RC__CHUNK*(15 + 225), RC__CHUNK*(27 + 729) element scratch */
     double *cacheA, *cacheB;              /* nt*(15+225), nt*(27+729): cached joint element derivatives (adaptive) */
     double *ls_x, *ls_u, *ls_phi;
@@ -8074,7 +8075,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
     RC__A(s->fr_G, 6 * nv, double); RC__A(s->fr_off, 3 * nv, double); RC__A(s->fr_inv_A2, nv, double);
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_dx, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
-    RC__A(s->tri_e, 7 * nt, double);
+    RC__A(s->tri_e, 8 * nt, double);
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
     if (def->adaptive && def->itr_cache) {   /* the derivative cache and its bookkeeping */
         RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double);
@@ -9809,14 +9810,16 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
    (rc__sim_assemble scatters it with the full layout's position tables). Element A also carries
    the analytic obstacles' barriers: spheres on the triangle, planes, boxes and capsules on its
    vertices weighted by mass (rc__sim_tri_vertex_barriers).
-   a[0..5] = stretch, inertia, gravity, quality, contact, friction (adaptive) energies.
+   a[0..5] = stretch, inertia, gravity, quality, contact, friction (adaptive) energies; a[6] the
+   least distance d - r of the triangle to a sphere within the barrier band (HUGE_VAL: none).
    --------------------------------------------------------------------------------------------- */
 
 /* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
    and r-adaptivity would slide the vertices off it): d = dist(c, T) - r with the point-triangle
    distance of the CONTACT section, barrier kappa b(d^2) with the thickness offset. Returns the
-   energy; g (9) and H (9x9, unprojected; element A projects its sum) w.r.t. the 3 vertices. */
-static double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const double *xl, double *g, double *H)
+   energy; g (9) and H (9x9, unprojected; element A projects its sum) w.r.t. the 3 vertices; *dist
+   gets d where the triangle is within the barrier band (else it is left as it is). */
+static double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const double *xl, double *g, double *H, double *dist_out)
 {
     double c[3], d2, dist, ds, db, d2b, g12[12], H144[144], lo = HUGE_VAL, emax = 0.0, E, dd[9];
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
@@ -9836,6 +9839,7 @@ static double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const d
     dist = sqrt(d2);
     ds = dist - o->shape.r;
     if (ds >= xi_ + dh) return 0.0;
+    *dist_out = ds;
     if (ds <= xi_) return HUGE_VAL;
     E = s->kappa * rc_barrier(ds * ds, xi_, dh, &db, &d2b);
     for (i = 0; i < 9; ++i) dd[i] = g12[3 + i] / (2.0 * dist);   /* d(ds)/dx */
@@ -10075,12 +10079,13 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
         }
     }
     a[4] = rc__sim_tri_vertex_barriers(s, xl, ul, A2, n, g, H);
+    a[6] = HUGE_VAL;
     a[5] = s->def.adaptive ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0;
     for (k = 0; k < s->nobs; ++k)
         if (s->obs[k].shape.kind == RC__CT_SHAPE_SPHERE) {
             /* weighted by the triangle's area, A_T(u) / A_avg (rc__sim_tri_area_weight) */
             double gc[9], Hc[81], bk[3] = { 0.0, 0.0, 0.0 };
-            bk[0] = rc__sim_tri_sphere(s, s->obs + k, xl, g || H ? gc : NULL, H ? Hc : NULL);
+            bk[0] = rc__sim_tri_sphere(s, s->obs + k, xl, g || H ? gc : NULL, H ? Hc : NULL, &a[6]);
             if (bk[0] == 0.0) continue;
             if (bk[0] == HUGE_VAL) { a[4] = HUGE_VAL; continue; }   /* within the thickness (a NaN goes on as one) */
             a[4] += rc__sim_tri_weighted(rc__sim_tri_area_weight(s), ul, A2, bk, g || H ? gc : NULL, H ? Hc : NULL, NULL, NULL, NULL, n, g, H);
@@ -11591,14 +11596,15 @@ static double rc__terms_total(const rc__terms *T)
     return T->inertia + T->stretch + T->bend + T->gravity + T->quality + T->travel + T->ext + T->contact + T->friction;
 }
 
-/* the per-triangle energies of stencils A and B into tri_e (7 per triangle) */
+/* the per-triangle energies of stencils A and B into tri_e (7 per triangle), then the triangle's
+   least sphere distance (kernel A's a[6]) */
 static void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
 {
-    double a[6], b;
+    double a[7], b;
     rc__sim_kernel_A(s, t, x, u, 0, a, NULL, NULL);
     rc__sim_kernel_B(s, t, x, u, phi, 0, &b, NULL, NULL);
-    s->tri_e[7 * t + 0] = a[0]; s->tri_e[7 * t + 1] = a[1]; s->tri_e[7 * t + 2] = a[2];
-    s->tri_e[7 * t + 3] = a[3]; s->tri_e[7 * t + 4] = b; s->tri_e[7 * t + 5] = a[4]; s->tri_e[7 * t + 6] = a[5];
+    double *e = s->tri_e + 8 * t;
+    e[0] = a[0]; e[1] = a[1]; e[2] = a[2]; e[3] = a[3]; e[4] = b; e[5] = a[4]; e[6] = a[5]; e[7] = a[6];
 }
 
 static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const double *phi, rc__terms *T)
@@ -11616,9 +11622,11 @@ static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const 
 #endif
     for (t = 0; t < nt; ++t) rc__sim_energy_tri(s, t, x, u, phi);
     for (t = 0; t < nt; ++t) {
-        T->stretch += s->tri_e[7 * t + 0]; T->inertia += s->tri_e[7 * t + 1]; T->gravity += s->tri_e[7 * t + 2];
-        T->quality += s->tri_e[7 * t + 3]; T->bend += s->tri_e[7 * t + 4]; T->contact += s->tri_e[7 * t + 5];
-        T->friction += s->tri_e[7 * t + 6];
+        const double *e = s->tri_e + 8 * t;
+        T->stretch += e[0]; T->inertia += e[1]; T->gravity += e[2];
+        T->quality += e[3]; T->bend += e[4]; T->contact += e[5];
+        T->friction += e[6];
+        if (e[7] < T->min_dist) T->min_dist = e[7];   /* spheres act on triangles: a triangle can be far closer than its vertices */
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->friction, &T->min_dist);
     if (s->def.adaptive && s->def.travel_weight > 0.0)
@@ -11697,7 +11705,7 @@ static int rc__cmp_desc_double(const void *a, const void *b)
 static int rc__sim_assemble_tri(rc_sim *s, int t, int c0, const double *x, const double *u, const double *phi,
                                           int with_u, int use_cache, double thresh)
 {
-    double a[6], b;
+    double a[7], b;
     double *gA, *HA, *gB, *HB;
     int recompute = 1;
     if (use_cache) {
@@ -11730,7 +11738,7 @@ static double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const 
     memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
     use_cache = use_cache && with_u && s->cacheA;   /* blocks of one kind: the outer treatment is fixed per sim */
     if (use_cache) {
-        double *tmp = s->tri_e;   /* nt*7 scratch, free here */
+        double *tmp = s->tri_e;   /* nt*8 scratch, free here */
         for (t = 0; t < nt; ++t) {
             double st[27];
             rc__sim_stencil_state(s, t, x, u, phi, st);
@@ -14105,7 +14113,7 @@ static void rc__sim_pin_reactions(rc_sim *s)
     if (!any) return;
     if (s->def.adaptive) rc__sim_update_xtil(s, s->u);
     for (t = 0; t < s->nt; ++t) {
-        double a[6], b, gA[15], gB[27];
+        double a[7], b, gA[15], gB[27];
         int touches = 0, verts[6];
         for (k = 0; k < 6; ++k) {
             verts[k] = k < 3 ? s->tris[3 * t + k] : s->topo.tri_flap[3 * t + k - 3];
@@ -14613,7 +14621,7 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
     double S = 0.0, B = 0.0, G = 0.0;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     for (t = 0; t < s->nt; ++t) {
-        double a[6], b;
+        double a[7], b;
         rc__sim_kernel_A(s, t, s->x, s->u, 0, a, NULL, NULL);
         rc__sim_kernel_B(s, t, s->x, s->u, s->phi, 0, &b, NULL, NULL);
         S += a[0]; G += a[2]; B += b;

@@ -1590,6 +1590,62 @@ static void test_sim_sphere_through_pinned_sheet(void)
     }
 }
 
+/* Session 32: spheres act on whole triangles, but the closest-contact distance (the step's
+   min_contact_distance, and the gap that IPC's stiffness rule grows kappa by) was the vertices'
+   alone. A sheet pinned all round, pushed 2 cm per step by a sphere, presses a triangle's interior
+   to ~1e-8 m of the barrier while its vertices stay millimetres away: kappa never grew, and the
+   fixed steps hit the 100-iteration cap (Newton creeping along a 1e-8 m gap). The distance now
+   includes the triangles (each step: equal to a brute force over vertices and triangles), and
+   kappa grows. */
+static void test_sim_sphere_triangle_gap(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    const double r = 0.05, c0[3] = { 0.21, 0.19, -r - 0.01 };
+    int i, t, st, n = 12, id = -1, capped = 0, late = 0;
+    double worst = 0.0;
+    CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.gravity[2] = 0.0;
+    def.num_threads = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (!s) { rc_mesh_free(&m); return; }
+    for (i = 0; i < m.num_verts; ++i)
+        if (i % n == 0 || i / n == 0 || i % n == n - 1 || i / n == n - 1) CHECK_OK(rc_sim_pin(s, i, m.pos + 3 * i));
+    CHECK_OK(rc_sim_add_sphere(s, c0, r, &id));
+    for (st = 1; st <= 16; ++st) {
+        double tr[3] = { 0.0, 0.0, 0.02 * st }, c[3], dmin = HUGE_VAL;
+        rc_step_stats ss;
+        const double *x;
+        CHECK_OK(rc_sim_move_obstacle(s, id, tr, NULL));
+        if (rc_sim_step(s, &ss) != RC_OK) { CHECKF(0, "step %d: %s", st, rc_sim_last_error(s)); break; }
+        x = rc_sim_positions(s);
+        for (i = 0; i < 3; ++i) c[i] = c0[i] + tr[i];
+        for (i = 0; i < m.num_verts; ++i) {
+            double d = 0.0;
+            int k;
+            for (k = 0; k < 3; ++k) d += (x[3 * i + k] - c[k]) * (x[3 * i + k] - c[k]);
+            dmin = fmin(dmin, sqrt(d) - r);
+        }
+        for (t = 0; t < s->nt; ++t) {
+            const int *v = s->tris + 3 * t;
+            dmin = fmin(dmin, sqrt(rc__ct_point_triangle_d2(c, x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], NULL, NULL, NULL)) - r);
+        }
+        worst = fmax(worst, fabs(ss.min_contact_distance - dmin) / dmin);
+        if (ss.newton_iters >= def.max_newton_iters) ++capped;
+        if (st > 8 && ss.newton_iters >= def.max_newton_iters) ++late;
+    }
+    printf("    16 steps: min_contact_distance vs brute force, worst relative difference %.2g; kappa %.3g kappa_min; %d steps at the Newton cap (%d after step 8)\n",
+           worst, s->kappa / rc__sim_kappa_min(s), capped, late);
+    CHECKF(worst < 1e-9, "min_contact_distance differs from the brute force by %.3g of it", worst);
+    CHECK(s->kappa > 10.0 * rc__sim_kappa_min(s));
+    CHECK(late == 0);
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+}
+
 static void test_sim_trimesh_box_edge(void)
 {
     const double *bv = t_box_v;
@@ -4183,6 +4239,7 @@ static void suite_sim(void)
     RUN(test_sim_split_step_replays_sphere);
     RUN(test_sim_sphere_sweep_narrow_gap);
     RUN(test_sim_sphere_through_pinned_sheet);
+    RUN(test_sim_sphere_triangle_gap);
     RUN(test_sim_trimesh_candidate_reuse);
     RUN(test_sim_trimesh_support_counts_once);
     RUN(test_sim_trimesh_friction_counts_once);
