@@ -9813,6 +9813,7 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
    a[0..5] = stretch, inertia, gravity, quality, contact, friction (adaptive) energies; a[6] the
    least distance d - r of the triangle to a sphere within the barrier band (HUGE_VAL: none).
    --------------------------------------------------------------------------------------------- */
+#define RC__SIM_A_TERMS 7   /* the length of element A's a[] */
 
 /* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
    and r-adaptivity would slide the vertices off it): d = dist(c, T) - r with the point-triangle
@@ -11600,7 +11601,7 @@ static double rc__terms_total(const rc__terms *T)
    least sphere distance (kernel A's a[6]) */
 static void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
 {
-    double a[7], b;
+    double a[RC__SIM_A_TERMS], b;
     rc__sim_kernel_A(s, t, x, u, 0, a, NULL, NULL);
     rc__sim_kernel_B(s, t, x, u, phi, 0, &b, NULL, NULL);
     double *e = s->tri_e + 8 * t;
@@ -11705,7 +11706,7 @@ static int rc__cmp_desc_double(const void *a, const void *b)
 static int rc__sim_assemble_tri(rc_sim *s, int t, int c0, const double *x, const double *u, const double *phi,
                                           int with_u, int use_cache, double thresh)
 {
-    double a[7], b;
+    double a[RC__SIM_A_TERMS], b;
     double *gA, *HA, *gB, *HB;
     int recompute = 1;
     if (use_cache) {
@@ -14113,7 +14114,7 @@ static void rc__sim_pin_reactions(rc_sim *s)
     if (!any) return;
     if (s->def.adaptive) rc__sim_update_xtil(s, s->u);
     for (t = 0; t < s->nt; ++t) {
-        double a[7], b, gA[15], gB[27];
+        double a[RC__SIM_A_TERMS], b, gA[15], gB[27];
         int touches = 0, verts[6];
         for (k = 0; k < 6; ++k) {
             verts[k] = k < 3 ? s->tris[3 * t + k] : s->topo.tri_flap[3 * t + k - 3];
@@ -14621,7 +14622,7 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
     double S = 0.0, B = 0.0, G = 0.0;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     for (t = 0; t < s->nt; ++t) {
-        double a[7], b;
+        double a[RC__SIM_A_TERMS], b;
         rc__sim_kernel_A(s, t, s->x, s->u, 0, a, NULL, NULL);
         rc__sim_kernel_B(s, t, s->x, s->u, s->phi, 0, &b, NULL, NULL);
         S += a[0]; G += a[2]; B += b;

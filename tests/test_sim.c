@@ -832,7 +832,7 @@ static double t_elemA(rc_sim *s, int t, double *g, double *H)
 {
     /* the contact part alone: element A with the obstacles minus element A without them (the
        inertia and stretch terms would otherwise dwarf its errors in a relative comparison) */
-    double a[6], a0[6], g0[15], H0[225];
+    double a[RC__SIM_A_TERMS], a0[RC__SIM_A_TERMS], g0[15], H0[225];
     int nobs = s->nobs, k;
     rc__sim_kernel_A(s, t, s->x, s->u, 1, a, g, H);
     s->nobs = 0;
@@ -858,7 +858,7 @@ static void test_sim_element_A_sphere_fd(void)
     saved = s->proj;
     s->proj = -1;
     for (t = 0; t < s->nt; ++t) {
-        double g[15], H[225], gp[15], gm[15], E, a[6];
+        double g[15], H[225], gp[15], gm[15], E, a[RC__SIM_A_TERMS];
         int k, i, j;
         rc__sim_kernel_A(s, t, s->x, s->u, 1, a, NULL, NULL);
         if (!(a[4] > 0.0) || !(a[4] < HUGE_VAL)) continue;
@@ -894,7 +894,7 @@ static void test_sim_element_A_sphere_fd(void)
    0.1 mm in x: slips of ~1e-4 m, most above the mollifier's eps_v h = 1e-5 m, some below it. */
 static double t_fric_elemA(rc_sim *s, int t, double *g, double *H)
 {
-    double a[6], a0[6], g0[15], H0[225], *keep = (double *)malloc(sizeof(double) * (size_t)s->nv * s->nobs);
+    double a[RC__SIM_A_TERMS], a0[RC__SIM_A_TERMS], g0[15], H0[225], *keep = (double *)malloc(sizeof(double) * (size_t)s->nv * s->nobs);
     int k;
     rc__sim_update_xtil(s, s->u);
     rc__sim_kernel_A(s, t, s->x, s->u, 1, a, g, H);
