@@ -486,8 +486,9 @@ RCLOTHDEF rc_status rc_mips_energy(const rc_trimesh *m, const double *u, const d
    Owns: the log barrier on squared distances with a thickness offset and its
    adaptive stiffness; point/edge/triangle squared distances with their type
    classification, gradients and Hessians; the edge-edge mollifier; signed
-   distances of analytic obstacles; additive CCD; the lagged friction kernels;
-   a uniform-grid broad phase. Every kernel is small and allocation-free
+   distances of analytic obstacles; CCD (conservative advancement with a first-
+   and a second-order bound); the lagged friction kernels; a uniform-grid
+   broad phase. Every kernel is small and allocation-free
    (except the broad phase, which uses the BASE allocators); the simulator
    assembles them. Calls only BASE.
    ========================================================================== */
@@ -697,7 +698,7 @@ typedef struct rc_step_stats {
     double min_self_distance;   /* min distance between non-adjacent cloth primitives at the end (inf if none within the search band) */
     double t_broad_phase;       /* seconds in the spatial-hash pair searches (energy, derivatives and CCD) */
     double t_narrow_phase;      /* seconds in pair distances, barriers, their derivatives and scatter */
-    double t_ccd;               /* seconds in the additive CCD of candidate pairs */
+    double t_ccd;               /* seconds in the CCD of candidate pairs */
     int pattern_rebuilds;       /* times the Hessian pattern grew for new contact blocks (symbolic re-analysis) */
     /* adaptive: outer joint directions solved by CG on the previous factor (def.itr_factor_reuse)
        instead of a new factorization, and the CG iterations spent (also on attempts that refactored) */
@@ -11228,8 +11229,9 @@ static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double
 }
 
 /* Whether the linear motion X0[k] -> X0[k] + D[k] (k < 4; kind 0 point-triangle, 1 edge-edge)
-   brings the pair within `touch`: additive CCD at thickness 0, restarted from each of its stops
-   (each keeps 10% of the gap it starts from, so a real contact is approached geometrically). */
+   brings the pair within `touch`: the pair CCD (rc__ct_ccd_pair) at thickness 0, restarted from
+   each of its stops (each keeps 10% of the gap it starts from, so a real contact is approached
+   geometrically). */
 static int rc__sim_motion_touches(int kind, const double *X0[4], const double *D[4], double touch)
 {
     double P[12], t = 0.0;
