@@ -7024,9 +7024,9 @@ static int rc__ct_shape_sdf(const rc__ct_shape *s, const double x[3], double *d,
    intervals tried do not depend on tmax, so the result is min(tmax, T) with T a function of the
    pair alone: the line search's minimum over pairs does not depend on the order they are visited
    in, or on the bound reached before (a test compares the kept candidate lists with a brute
-   force). Hence: the returned t is never past the first time the
-   distance reaches the target (and the distance stays above it on [0, t]); t > 0 whenever
-   D(0) > xi; t = tmax when nothing gets within the target. Non-finite input returns 0. */
+   force). Hence: the returned t is never past the first time the distance reaches the target
+   (and the distance stays above it on [0, t]); t > 0 whenever D(0) > xi; t = tmax when nothing
+   gets within the target. Non-finite input returns 0. */
 #define RC__CT_CCD_KEEP 0.1
 #define RC__CT_CCD_MAXIT 10000
 #define RC__CT_CCD_ROUND 1e-14
@@ -7077,7 +7077,7 @@ static double rc__ct_ccd_at(int ee, const double *x0[4], const double *dx[4], do
 
 static double rc__ct_ccd_pair(int ee, const double *x0[4], const double *dx[4], double xi, double tmax)
 {
-    double l, d0, dt, target, t = 0.0, h;
+    double l, d0, dt, target, t, h;
     int k, it;
     if (!(tmax > 0.0)) return 0.0;
     for (k = 0; k < 4; ++k)   /* non-finite input: no step is provably safe */
@@ -7137,11 +7137,12 @@ static double rc__ct_ccd_edge_edge(const double ea0[3], const double ea1[3], con
    (d is the signed distance of a convex set, x(t) affine), so Newton on f(t) = target started at
    t = 0 approaches the first root monotonically from below (a convex function lies above its
    tangents): every iterate is safe, and the limit is the exact first crossing. Same margin as
-   the pair CCD (rc__ct_ccd_pair): target = xi + KEEP (d0 - xi). f is C^1 outside the shape (distance to a convex set), which
-   is where the target lies. Returns tmax when f stops decreasing above the target (no contact),
-   0 when the start is not separated by more than xi and the point moves inward (f'(0) < 0),
-   tmax when it moves outward. Stops when within 1e-3 of the target band or after 100 Newton
-   steps (linear convergence only for exactly grazing motion); the iterate is safe either way. */
+   the pair CCD (rc__ct_ccd_pair): target = xi + KEEP (d0 - xi). f is C^1 outside the shape
+   (distance to a convex set), which is where the target lies. Returns tmax when f stops
+   decreasing above the target (no contact), 0 when the start is not separated by more than xi
+   and the point moves inward (f'(0) < 0), tmax when it moves outward. Stops when within 1e-3 of
+   the target band or after 100 Newton steps (linear convergence only for exactly grazing motion);
+   the iterate is safe either way. */
 static double rc__ct_ccd_point_shape(const rc__ct_shape *s, const double x0[3], const double dx[3],
                                      double xi, double tmax)
 {
@@ -9819,8 +9820,9 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
 /* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
    and r-adaptivity would slide the vertices off it): d = dist(c, T) - r with the point-triangle
    distance of the CONTACT section, barrier kappa b(d^2) with the thickness offset. Returns the
-   energy; g (9) and H (9x9, unprojected; element A projects its sum) w.r.t. the 3 vertices; *dist
-   gets d where the triangle is within the barrier band (else it is left as it is). */
+   energy; g (9) and H (9x9, unprojected; element A projects its sum) w.r.t. the 3 vertices;
+   *dist_out is lowered to d where the triangle is within the barrier band (the least over the
+   spheres). */
 static double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const double *xl, double *g, double *H, double *dist_out)
 {
     double c[3], d2, dist, ds, db, d2b, g12[12], H144[144], lo = HUGE_VAL, emax = 0.0, E, dd[9];
@@ -9841,7 +9843,7 @@ static double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const d
     dist = sqrt(d2);
     ds = dist - o->shape.r;
     if (ds >= xi_ + dh) return 0.0;
-    *dist_out = ds;
+    if (ds < *dist_out) *dist_out = ds;
     if (ds <= xi_) return HUGE_VAL;
     E = s->kappa * rc_barrier(ds * ds, xi_, dh, &db, &d2b);
     for (i = 0; i < 9; ++i) dd[i] = g12[3 + i] / (2.0 * dist);   /* d(ds)/dx */

@@ -1646,6 +1646,36 @@ static void test_sim_sphere_triangle_gap(void)
     rc_mesh_free(&m);
 }
 
+/* ... and with several spheres, a triangle's distance is the least over them, whichever was
+   added first (two spheres under one triangle, the nearer added first) */
+static void test_sim_sphere_triangle_gap_two_spheres(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double a[RC__SIM_A_TERMS], c[3], r = 0.1, xi, dh, want;
+    int t;
+    CHECK_OK(rc_mesh_grid(&m, 0.1, 0.1, 2, 2, RC_DIAG_ALTERNATING));
+    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    CHECK_OK(rc_sim_create(&def, &s));
+    if (!s) { rc_mesh_free(&m); return; }
+    xi = def.contact_thickness; dh = def.contact_dhat;
+    for (t = 0; t < 2; ++t) {   /* centres under triangle 0's centroid: gaps 0.25 and 0.75 of dhat */
+        const int *v = s->tris;
+        int k;
+        for (k = 0; k < 3; ++k) c[k] = (m.pos[3 * v[0] + k] + m.pos[3 * v[1] + k] + m.pos[3 * v[2] + k]) / 3.0;
+        c[2] -= r + xi + (t == 0 ? 0.25 : 0.75) * dh;
+        CHECK_OK(rc_sim_add_sphere(s, c, r, NULL));
+    }
+    s->kappa = rc__sim_kappa_min(s);
+    rc__sim_kernel_A(s, 0, s->x, s->u, 0, a, NULL, NULL);
+    want = xi + 0.25 * dh;
+    CHECKF(fabs(a[6] - want) < 1e-12, "triangle 0's sphere distance %.9g (want the nearer sphere's %.9g)", a[6], want);
+    rc_sim_destroy(s);
+    rc_mesh_free(&m);
+}
+
 static void test_sim_trimesh_box_edge(void)
 {
     const double *bv = t_box_v;
@@ -4240,6 +4270,7 @@ static void suite_sim(void)
     RUN(test_sim_sphere_sweep_narrow_gap);
     RUN(test_sim_sphere_through_pinned_sheet);
     RUN(test_sim_sphere_triangle_gap);
+    RUN(test_sim_sphere_triangle_gap_two_spheres);
     RUN(test_sim_trimesh_candidate_reuse);
     RUN(test_sim_trimesh_support_counts_once);
     RUN(test_sim_trimesh_friction_counts_once);
