@@ -12645,7 +12645,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
    it repeats to the bit without contact. After each step, IPC's growth rule
    (rc_barrier_stiffness_update, frac 1e-2): kappa doubles when the closest pair (obstacles and
    self contact) ended with a gap d - xi below dhat/100 and closer than at the end of the previous step,
-   capped at 100 kappa_min. Earlier the simulator doubled kappa after every step that ended
+   once per halving of the gap below dhat/100 (up to 8), capped at 100 kappa_min. Earlier the simulator doubled kappa after every step that ended
    that deep, without the approach test and the cap: where a collapsed sheet could not leave the
    band (the didactic drape without the regulariser) kappa doubled at every step and the step's
    IP grew from -0.03 J to 4.6e11 J within 25 steps while the sheet stood still. */
@@ -14056,8 +14056,19 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         double m = s->nobs > 0 ? T.min_dist : HUGE_VAL;
         if (s->def.self_contact && T.min_self < m) m = T.min_self;
         if (m < 1e300) {
-            (void)rc_barrier_stiffness_update(s->kappa_prev_dist, m, s->def.contact_thickness, s->def.contact_dhat, 1e-2,
-                                              100.0 * rc__sim_kappa_min(s), &s->kappa);
+            /* IPC's rule doubles kappa once; near the barrier the force it carries goes like
+               kappa / gap, so a pair pressed to a gap g < dhat/100 is doubled once per halving
+               between g and dhat/100 (at most 8 times, capped as the rule is): a sheet pushed
+               onto a sphere at 1e-8 m reached 100 kappa_min in one step instead of seven
+               (session 32: 40 fixed steps 1.54 -> 0.93 s, 36 -> 39 converged; the CLI scenes,
+               where the rule fires rarely, take the same iterations) */
+            double g = m - s->def.contact_thickness, tgt = 1e-2 * s->def.contact_dhat;
+            int twice = 0;
+            do {
+                (void)rc_barrier_stiffness_update(s->kappa_prev_dist, m, s->def.contact_thickness, s->def.contact_dhat, 1e-2,
+                                                  100.0 * rc__sim_kappa_min(s), &s->kappa);
+                g *= 2.0;
+            } while (g < tgt && ++twice < 8);
             s->kappa_prev_dist = m;
         } else s->kappa_prev_dist = 1e300;
     }

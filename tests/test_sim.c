@@ -1391,8 +1391,9 @@ static void test_sim_split_step_replays(void)
 }
 
 /* The same replay where the adaptive mode splits too: a 0.4 m sheet (8 x 8) pinned all round, a
-   sphere (r 5 cm) rising 30 cm per step into it from below, and a material handle moving 1 cm per
-   step; steps 3 and 4 split in both modes (session 32). */
+   sphere (r 5 cm) rising 40 cm per step into it from below, and a material handle moving 1 cm per
+   step, 5 steps; two or three of them split in each mode (session 32; which ones follows the
+   round-off path: with kappa's faster growth the 30 cm version no longer split adaptively). */
 static rc_sim *t_tramp_sim(int adaptive, int *sphere, int *handle, rc_mesh *m)
 {
     rc_sim_def def = rc_default_sim_def();
@@ -1416,7 +1417,7 @@ static rc_sim *t_tramp_sim(int adaptive, int *sphere, int *handle, rc_mesh *m)
 }
 static void t_tramp_input(rc_sim *s, int id, int st)
 {
-    double tr[3] = { 0.0, 0.0, 0.3 * st };
+    double tr[3] = { 0.0, 0.0, 0.4 * st };
     CHECK_OK(rc_sim_move_obstacle(s, id, tr, NULL));
 }
 static void test_sim_split_step_replays_sphere(void)
@@ -1430,7 +1431,7 @@ static void test_sim_split_step_replays_sphere(void)
         const double uv[2] = { 0.1, 0.3 }, move[3] = { 0.01, 0.0, 0.0 };
         if (a && b && buf) {
             CHECK_OK(rc_sim_material_point(a, uv, target));
-            for (st = 1; st <= 4; ++st)
+            for (st = 1; st <= 5; ++st)
                 if (!t_split_replay_step(a, b, ids, buf, target, move, st, t_tramp_input, &split, &replayed)) break;
         }
         printf("    %s: %d split steps, %d replayed bit for bit\n", mode ? "adaptive" : "fixed", split, replayed);
