@@ -1394,23 +1394,34 @@ static void test_sim_split_step_replays(void)
    sphere (r 5 cm) rising 40 cm per step into it from below, and a material handle moving 1 cm per
    step, 5 steps; two or three of them split in each mode (session 32; which ones follows the
    round-off path: with kappa's faster growth the 30 cm version no longer split adaptively). */
-static rc_sim *t_tramp_sim(int adaptive, int *sphere, int *handle, rc_mesh *m)
+/* The pinned-sheet scenes (sessions 31-32): a 0.4 m sheet of n x n vertices (mesh in *m, freed by
+   the caller) pinned all round, no gravity, and a sphere of radius 5 cm at T_SHEET_SPHERE_C, 1 cm
+   below the sheet (*sphere); def carries the caller's settings. NULL on failure. */
+static const double T_SHEET_SPHERE_C[3] = { 0.21, 0.19, -0.06 };
+static rc_sim *t_pinned_sheet_sphere(rc_sim_def *def, int n, int *sphere, rc_mesh *m)
 {
-    rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
-    const double c0[3] = { 0.21, 0.19, -0.06 }, uv[2] = { 0.1, 0.3 };
-    double target[3];
-    int i, n = 8;
+    int i;
     CHECK_OK(rc_mesh_grid(m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m->num_verts; def.mesh.num_tris = m->num_tris;
-    def.mesh.ref_uv = m->ref_uv; def.mesh.pos = m->pos; def.mesh.tris = m->tris;
-    def.adaptive = adaptive;
-    def.gravity[2] = 0.0;
-    CHECK_OK(rc_sim_create(&def, &s));
+    def->mesh.num_verts = m->num_verts; def->mesh.num_tris = m->num_tris;
+    def->mesh.ref_uv = m->ref_uv; def->mesh.pos = m->pos; def->mesh.tris = m->tris;
+    def->gravity[2] = 0.0;
+    CHECK_OK(rc_sim_create(def, &s));
     if (!s) return NULL;
     for (i = 0; i < m->num_verts; ++i)
         if (i % n == 0 || i / n == 0 || i % n == n - 1 || i / n == n - 1) CHECK_OK(rc_sim_pin(s, i, m->pos + 3 * i));
-    CHECK_OK(rc_sim_add_sphere(s, c0, 0.05, sphere));
+    CHECK_OK(rc_sim_add_sphere(s, T_SHEET_SPHERE_C, 0.05, sphere));
+    return s;
+}
+static rc_sim *t_tramp_sim(int adaptive, int *sphere, int *handle, rc_mesh *m)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    const double uv[2] = { 0.1, 0.3 };
+    double target[3];
+    def.adaptive = adaptive;
+    s = t_pinned_sheet_sphere(&def, 8, sphere, m);
+    if (!s) return NULL;
     CHECK_OK(rc_sim_material_point(s, uv, target));
     CHECK_OK(rc_sim_add_material_handle(s, uv, target, 1.0, handle));
     return s;
@@ -1544,22 +1555,15 @@ static void test_sim_sphere_through_pinned_sheet(void)
     for (speed = 0; speed < 7; ++speed) {
         rc_mesh m;
         rc_sim_def def = rc_default_sim_def();
-        rc_sim *s = NULL;
-        const double r = 0.05, c0[3] = { 0.21, 0.19, -r - 0.01 }, dz = speeds[speed];
-        int i, t, st, n = 12, id = -1, ok_steps = 0, passed = 0;
+        rc_sim *s;
+        const double r = 0.05, *c0 = T_SHEET_SPHERE_C, dz = speeds[speed];
+        int i, t, st, id = -1, ok_steps = 0, passed = 0;
         double worst = HUGE_VAL;
-        CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-        def.gravity[2] = 0.0;
         def.adaptive = speed >= 5;
         def.max_newton_iters = 20;   /* the steps do not converge (a tent stretched to several times its size): cap their cost */
         def.itr_max_outer = 20;
-        CHECK_OK(rc_sim_create(&def, &s));
+        s = t_pinned_sheet_sphere(&def, 12, &id, &m);
         if (!s) { rc_mesh_free(&m); return; }
-        for (i = 0; i < m.num_verts; ++i)
-            if (i % n == 0 || i / n == 0 || i % n == n - 1 || i / n == n - 1) CHECK_OK(rc_sim_pin(s, i, m.pos + 3 * i));
-        CHECK_OK(rc_sim_add_sphere(s, c0, r, &id));
         for (st = 1; st <= 4; ++st) {
             double tr[3] = { 0.0, 0.0, dz * st }, cc[3], top[3];
             const double *x;
@@ -1602,20 +1606,13 @@ static void test_sim_sphere_triangle_gap(void)
 {
     rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
-    rc_sim *s = NULL;
-    const double r = 0.05, c0[3] = { 0.21, 0.19, -r - 0.01 };
-    int i, t, st, n = 12, id = -1, capped = 0, late = 0;
+    rc_sim *s;
+    const double r = 0.05, *c0 = T_SHEET_SPHERE_C;
+    int i, t, st, id = -1, capped = 0, late = 0;
     double worst = 0.0;
-    CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-    def.gravity[2] = 0.0;
     def.num_threads = 1;
-    CHECK_OK(rc_sim_create(&def, &s));
+    s = t_pinned_sheet_sphere(&def, 12, &id, &m);
     if (!s) { rc_mesh_free(&m); return; }
-    for (i = 0; i < m.num_verts; ++i)
-        if (i % n == 0 || i / n == 0 || i % n == n - 1 || i / n == n - 1) CHECK_OK(rc_sim_pin(s, i, m.pos + 3 * i));
-    CHECK_OK(rc_sim_add_sphere(s, c0, r, &id));
     for (st = 1; st <= 16; ++st) {
         double tr[3] = { 0.0, 0.0, 0.02 * st }, c[3], dmin = HUGE_VAL;
         rc_step_stats ss;
