@@ -12267,13 +12267,14 @@ static rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *E, rc__term
     return RC_OK;
 }
 
-static rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, double *E, rc__terms *T, int *iters, int *conv, rc_step_stats *st)
+static rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, int exact_first, double *E, rc__terms *T, int *iters,
+                                   int *conv, rc_step_stats *st)
 {
     rc__system *y = &s->sys_xp;
     double bound = tol * s->L * s->def.dt;
     int it, ok;
     rc_status rs;
-    int exact = 1;      /* try the exact Hessian at this iteration */
+    int exact = exact_first;   /* try the exact Hessian at this iteration (0: the convex model first) */
     int flat = 0;       /* consecutive accepted iterations that left E unchanged */
     double E_before;
     *conv = 0;
@@ -12542,10 +12543,24 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
            drapes over resting shapes a strict first solve costs 9-38% more time (more inner
            iterations from the predictor through contact), while cloth sliding over a resting
            support does not drift (7e-5 m in 100 steps down a 20-degree plane, mu 0.2). */
+        /* That first iteration, from the predictor, takes the convex model (per-stencil projected
+           Hessians), not the exact Hessian the later ones try first. Why: at the adaptive
+           predictor the exact (x, phi) Hessian is far from definite; measured over 30 steps of the
+           1k sphere drape, the first iteration of 47 of 107 inner solves needed a shift, by 43 N/m
+           on average (the mean diagonal is ~300), after 116 failed factorizations (2.5 per
+           shifted solve); the fixed mesh's predictor needed 0.19 N/m on average (15 of 30 steps,
+           14 failures). The large shift also stays in the kept shift
+           (x 0.3 per full step), so the step's strict inner solves then ran 10-20 damped
+           iterations before Newton's fast phase (bench/RESULTS.md section 3, session 33).
+           Measured, side by side, adaptive, 1 thread, CPU s: 1k, 20 steps, sphere / two-point /
+           cube / spikes / fold drapes 16.3 / 17.1 / 16.9 / 12.4 / 42.4 -> 13.8 / 15.0 / 13.5 /
+           10.9 / 39.0; the eleven CLI scenes at their default sizes, 100 steps, 122.5 -> 106.3,
+           none slower, every step converged. (In fixed mode the same change is no gain: 40 steps
+           of six 1k scenes took 4,526 -> 4,512 Newton iterations, so it stays adaptive only.) */
         if (strict || j == 1 || (!exact && last_dx > tol * s->L * d->dt)) {
             int first_strict = j == 1 && s->support_moves;
-            rs = rc__sim_newton_xp(s, first_strict ? d->tol : tol, strict || !exact || first_strict ? d->max_newton_iters : 1, E, T,
-                                   &inner_it, &inner_conv, st);
+            rs = rc__sim_newton_xp(s, first_strict ? d->tol : tol, strict || !exact || first_strict ? d->max_newton_iters : 1, j > 1,
+                                   E, T, &inner_it, &inner_conv, st);
             if (rs != RC_OK) return rs;
             st->inner_iters += inner_it;
         }
@@ -12598,7 +12613,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
         if (small) {
             /* small joint step: confirm with a strict inner solve */
             double E_confirm = *E;
-            rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, E, T, &inner_it, &inner_conv, st);
+            rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
             if (rs != RC_OK) return rs;
             st->inner_iters += inner_it;
             if (inner_it <= 1 || !(*E < E_confirm)) {
@@ -12613,7 +12628,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
         } else {
             if (!rc__sim_line_search(s, y, E, T, &alpha, st)) {
                 /* stalled at round-off: finish with a strict inner solve */
-                rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, E, T, &inner_it, &inner_conv, st);
+                rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
                 if (rs != RC_OK) return rs;
                 st->inner_iters += inner_it;
                 break;
@@ -14039,7 +14054,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (!rc__isfinite(E)) return rc__sim_fail_start(s, &T);
     st->ip_start = E;
     if (s->def.adaptive) rs = rc__sim_ritr(s, &E, &T, st, &conv);
-    else { rs = rc__sim_newton_xp(s, s->def.tol, s->def.max_newton_iters, &E, &T, &iters, &conv, st); st->newton_iters += iters; }
+    else { rs = rc__sim_newton_xp(s, s->def.tol, s->def.max_newton_iters, 1, &E, &T, &iters, &conv, st); st->newton_iters += iters; }
     if (rs != RC_OK) return rs;
     rs = rc__sim_pass_status(s, "during the step");
     if (rs != RC_OK) return rs;
