@@ -12288,8 +12288,9 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, int exac
            H itself when the LDL^T finds it positive definite; else H + mu I with the
            Levenberg-Marquardt shift mu of rc__system_direction_shifted_mu, mu kept across
            iterations and steps in s->newton_mu (x 0.3 after a full step, x 3 after a shortened
-           one, as a trust radius); only if no shift works, or after a shortened step (the model
-           was not trusted), the convex model: per-stencil projected Hessians, with the bending
+           one, as a trust radius); only if no shift works, after a shortened step (the model
+           was not trusted), or at the first iteration when the caller says so (exact_first = 0:
+           r-ITR's iteration from the predictor), the convex model: per-stencil projected Hessians, with the bending
            stencils' Gauss-Newton Hessian in place of their projection (rc__sim_kernel_B).
            Measured (old and new build one after the other, 100 steps, CPU s): adaptive two-point, sphere,
            cube, spikes and didactic drapes at 225 vertices 246 -> 172 s, fixed sphere, cube, spikes 41.8 ->
@@ -12549,9 +12550,9 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
            1k sphere drape, the first iteration of 47 of 107 inner solves needed a shift, by 43 N/m
            on average (the mean diagonal is ~300), after 116 failed factorizations (2.5 per
            shifted solve); the fixed mesh's predictor needed 0.19 N/m on average (15 of 30 steps,
-           14 failures). The large shift also stays in the kept shift
-           (x 0.3 per full step), so the step's strict inner solves then ran 10-20 damped
-           iterations before Newton's fast phase (bench/RESULTS.md section 3, session 33).
+           14 failures). The large shift also stays in the kept shift (x 0.3 per full step), so
+           the step's strict inner solves then ran 10-20 damped iterations before Newton's fast
+           phase (bench/RESULTS.md section 3, session 33).
            Measured, side by side, adaptive, 1 thread, CPU s: 1k, 20 steps, sphere / two-point /
            cube / spikes / fold drapes 16.3 / 17.1 / 16.9 / 12.4 / 42.4 -> 13.8 / 15.0 / 13.5 /
            10.9 / 39.0; the eleven CLI scenes at their default sizes, 100 steps, 122.5 -> 106.3,
