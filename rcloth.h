@@ -7629,6 +7629,9 @@ typedef struct rc__mhandle {
     int tri;
 } rc__mhandle;
 
+#define RC__SIM_A_TERMS 7   /* the length of element A's a[] (rc__sim_kernel_A) */
+#define RC__SIM_TRI_E (RC__SIM_A_TERMS + 1)   /* a row of tri_e: A's six energies, B's bending, A's sphere distance */
+
 struct rc_sim {
     void *user;
     rc_sim_def def;
@@ -7690,7 +7693,7 @@ struct rc_sim {
     double *cache_score;                  /* nt scratch: relative displacement since caching */
     double *active_hist;                  /* active rate of each outer iteration, active_cap entries */
     int active_cap;                       /* def.itr_max_outer at creation */
-    double *tri_e;                        /* nt*8 per-triangle energy terms (fixed-order sums) and sphere distance */
+    double *tri_e;                        /* nt*RC__SIM_TRI_E per-triangle energy terms (fixed-order sums) and sphere distance */
     double *chunkA, *chunkB;              /* RC__CHUNK*(15 + 225), RC__CHUNK*(27 + 729) element scratch */
     double *cacheA, *cacheB;              /* nt*(15+225), nt*(27+729): cached joint element derivatives (adaptive) */
     double *ls_x, *ls_u, *ls_phi;
@@ -8077,7 +8080,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
     RC__A(s->fr_G, 6 * nv, double); RC__A(s->fr_off, 3 * nv, double); RC__A(s->fr_inv_A2, nv, double);
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_dx, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
-    RC__A(s->tri_e, 8 * nt, double);
+    RC__A(s->tri_e, (size_t)RC__SIM_TRI_E * nt, double);
     RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
     if (def->adaptive && def->itr_cache) {   /* the derivative cache and its bookkeeping */
         RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double);
@@ -9813,9 +9816,9 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
    the analytic obstacles' barriers: spheres on the triangle, planes, boxes and capsules on its
    vertices weighted by mass (rc__sim_tri_vertex_barriers).
    a[0..5] = stretch, inertia, gravity, quality, contact, friction (adaptive) energies; a[6] the
-   least distance d - r of the triangle to a sphere within the barrier band (HUGE_VAL: none).
+   least distance d - r of the triangle to a sphere within the barrier band (HUGE_VAL: none);
+   RC__SIM_A_TERMS entries (defined before struct rc_sim, whose tri_e rows hold them).
    --------------------------------------------------------------------------------------------- */
-#define RC__SIM_A_TERMS 7   /* the length of element A's a[] */
 
 /* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
    and r-adaptivity would slide the vertices off it): d = dist(c, T) - r with the point-triangle
@@ -11601,14 +11604,14 @@ static double rc__terms_total(const rc__terms *T)
     return T->inertia + T->stretch + T->bend + T->gravity + T->quality + T->travel + T->ext + T->contact + T->friction;
 }
 
-/* the per-triangle energies of stencils A and B into tri_e (7 per triangle), then the triangle's
-   least sphere distance (kernel A's a[6]) */
+/* the per-triangle energies of stencils A and B into the triangle's row of tri_e, then its least
+   sphere distance (kernel A's a[6]) */
 static void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
 {
     double a[RC__SIM_A_TERMS], b;
     rc__sim_kernel_A(s, t, x, u, 0, a, NULL, NULL);
     rc__sim_kernel_B(s, t, x, u, phi, 0, &b, NULL, NULL);
-    double *e = s->tri_e + 8 * t;
+    double *e = s->tri_e + RC__SIM_TRI_E * t;
     e[0] = a[0]; e[1] = a[1]; e[2] = a[2]; e[3] = a[3]; e[4] = b; e[5] = a[4]; e[6] = a[5]; e[7] = a[6];
 }
 
@@ -11627,7 +11630,7 @@ static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const 
 #endif
     for (t = 0; t < nt; ++t) rc__sim_energy_tri(s, t, x, u, phi);
     for (t = 0; t < nt; ++t) {
-        const double *e = s->tri_e + 8 * t;
+        const double *e = s->tri_e + RC__SIM_TRI_E * t;
         T->stretch += e[0]; T->inertia += e[1]; T->gravity += e[2];
         T->quality += e[3]; T->bend += e[4]; T->contact += e[5];
         T->friction += e[6];
@@ -11743,7 +11746,7 @@ static double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const 
     memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
     use_cache = use_cache && with_u && s->cacheA;   /* blocks of one kind: the outer treatment is fixed per sim */
     if (use_cache) {
-        double *tmp = s->tri_e;   /* nt*8 scratch, free here */
+        double *tmp = s->tri_e;   /* nt*RC__SIM_TRI_E scratch, free here */
         for (t = 0; t < nt; ++t) {
             double st[27];
             rc__sim_stencil_state(s, t, x, u, phi, st);
