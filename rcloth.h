@@ -6630,6 +6630,53 @@ static double rc__ct_edge_edge_d2(const double ea0[3], const double ea1[3], cons
     return rc__ct_edge_edge_d2_typed(ea0, ea1, eb0, eb1, t, NULL, grad, hess);
 }
 
+/* ---- a segment against a triangle ----
+   The least squared distance between segment [a, b] and triangle (t0, t1, t2), and *tau in [0, 1]
+   with a + tau (b - a) the segment's closest point. Two convex sets that do not meet are closest
+   at a pair of features, so the distance is the least of: each end against the triangle
+   (point-triangle), the segment against each triangle edge (edge-edge). That misses only a
+   segment through the triangle's interior, tested first (then 0, tau at the crossing). a = b (a
+   sphere's centre) is the point-triangle distance alone, tau = 0. */
+static double rc__ct_segment_triangle_d2(const double a[3], const double b[3], const double t0[3],
+                                         const double t1[3], const double t2[3], double *tau)
+{
+    const double *tv[3];
+    double ax[3], n[3], e1[3], e2[3], best, d2, w[4], sa, sb;
+    int k;
+    tv[0] = t0; tv[1] = t1; tv[2] = t2;
+    *tau = 0.0;
+    rc__sub3(ax, b, a);
+    if (ax[0] == 0.0 && ax[1] == 0.0 && ax[2] == 0.0) return rc__ct_point_triangle_d2(a, t0, t1, t2, NULL, NULL, NULL);
+    rc__sub3(e1, t1, t0);
+    rc__sub3(e2, t2, t0);
+    rc__cross3(n, e1, e2);
+    rc__sub3(w, a, t0); sa = rc__dot3(n, w);
+    rc__sub3(w, b, t0); sb = rc__dot3(n, w);
+    if ((sa <= 0.0 && sb >= 0.0) || (sa >= 0.0 && sb <= 0.0)) {
+        /* the segment meets the triangle's plane at p = a + s ax: inside when p is on the inner
+           side of all three edges (signed areas with n) */
+        double s = sa != sb ? sa / (sa - sb) : 0.0, p[3], in = 1.0;
+        for (k = 0; k < 3; ++k) p[k] = a[k] + s * ax[k];
+        for (k = 0; k < 3 && in >= 0.0; ++k) {
+            double e[3], v[3], c[3];
+            rc__sub3(e, tv[(k + 1) % 3], tv[k]);
+            rc__sub3(v, p, tv[k]);
+            rc__cross3(c, e, v);
+            in = rc__dot3(c, n);
+        }
+        if (in >= 0.0 && rc__dot3(n, n) > 0.0) { *tau = s; return 0.0; }
+    }
+    best = rc__ct_point_triangle_d2(a, t0, t1, t2, NULL, NULL, NULL);
+    d2 = rc__ct_point_triangle_d2(b, t0, t1, t2, NULL, NULL, NULL);
+    if (d2 < best) { best = d2; *tau = 1.0; }
+    for (k = 0; k < 3; ++k) {
+        int type = rc__ct_edge_edge_type(a, b, tv[k], tv[(k + 1) % 3]);
+        d2 = rc__ct_edge_edge_d2_typed(a, b, tv[k], tv[(k + 1) % 3], type, w, NULL, NULL);
+        if (d2 < best) { best = d2; *tau = w[1]; }   /* the segment's closest point: w0 a + w1 b */
+    }
+    return best;
+}
+
 /* ---- edge-edge mollifier (IPC): c = |ea x eb|^2 with ea = ea1 - ea0, eb = eb1 - eb0,
    m(c) = (2 - c/eps_x)(c/eps_x) for c < eps_x, 1 otherwise (C^1 at c = eps_x), with
    eps_x = 1e-3 |ea_rest|^2 |eb_rest|^2. It multiplies the edge-edge barrier so that the energy
@@ -7131,6 +7178,26 @@ static double rc__ct_ccd_edge_edge(const double ea0[3], const double ea1[3], con
     x0[0] = ea0; x0[1] = ea1; x0[2] = eb0; x0[3] = eb1;
     dx[0] = dea0; dx[1] = dea1; dx[2] = deb0; dx[3] = deb1;
     return rc__ct_ccd_pair(1, x0, dx, xi, tmax);
+}
+
+/* Segment [a, b] (moving by da, db; NULL: still) against triangle (t0, t1, t2) moving by (dt0,
+   dt1, dt2), thickness xi: the ends against the triangle and the segment against its three
+   edges. Sound for a start farther than xi apart: the segment cannot reach the triangle's interior
+   without first coming within xi of it, and while they do not meet their distance is one of those
+   five (rc__ct_segment_triangle_d2). a = b: the point-triangle CCD alone. */
+static double rc__ct_ccd_round_triangle(const double a[3], const double b[3], const double da_in[3], const double db_in[3],
+                                        const double t0[3], const double t1[3], const double t2[3], const double dt0[3],
+                                        const double dt1[3], const double dt2[3], double xi, double tmax)
+{
+    static const double zero[3] = { 0.0, 0.0, 0.0 };
+    const double *tv[3], *dv[3], *da = da_in ? da_in : zero, *db = db_in ? db_in : zero;
+    double t = rc__ct_ccd_point_triangle(a, t0, t1, t2, da, dt0, dt1, dt2, xi, tmax);
+    int k;
+    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && da[0] == db[0] && da[1] == db[1] && da[2] == db[2]) return t;
+    t = rc__ct_ccd_point_triangle(b, t0, t1, t2, db, dt0, dt1, dt2, xi, t);
+    tv[0] = t0; tv[1] = t1; tv[2] = t2; dv[0] = dt0; dv[1] = dt1; dv[2] = dt2;
+    for (k = 0; k < 3; ++k) t = rc__ct_ccd_edge_edge(a, b, tv[k], tv[(k + 1) % 3], da, db, dv[k], dv[(k + 1) % 3], xi, t);
+    return t;
 }
 
 /* Moving point x0 + t dx against a static analytic shape inflated by xi. f(t) = d(x(t)) is convex
@@ -9707,6 +9774,34 @@ static double rc__sim_obs_sdf(const rc__obstacle *o, const double *x, double *gr
     return rc__sim_obs_sdf_pose(o, o->R, o->t, x, grad, hess);
 }
 
+/* The round core of an analytic obstacle at pose (R, t), which acts on whole cloth triangles (not
+   only on their vertices): the segment [a, b] (world) and the radius returned, 0 for shapes
+   without one. A sphere is all core: its centre (a = b) and its radius. A capsule keeps its exact
+   surface on the cloth's vertices (rc__sim_tri_vertex_barriers) and adds a core of half its radius
+   around its axis: a thin capsule cannot slip between cloth vertices and pass through the cloth
+   (measured before the core: an adaptive sheet across a 3 cm rod moved every vertex off it within
+   10 steps and fell through; the skirt_panels scene had a triangle straddling a leg). Why not the
+   whole radius on triangles, as for the sphere: a triangle lying along the axis touches a
+   cylinder on a line, where the least distance to the axis has a kink (tilt it and the closest
+   point jumps from one end of that line to the other). Resting contact would sit on that kink and
+   Newton's gradient would never vanish there. Cloth resting on the capsule through its vertices
+   sags between them by l^2/(8r) (rc_sim_add_capsule warns when that passes the contact
+   thickness); the core wakes up only when that sag would reach half the radius. */
+static double rc__sim_round_core(const rc__obstacle *o, const double *R, const double *t, double a[3], double b[3])
+{
+    if (o->shape.kind == RC__CT_SHAPE_SPHERE) {
+        rc__obs_from_rest(R, t, o->shape.p, a);
+        memcpy(b, a, 3 * sizeof(double));
+        return o->shape.r;
+    }
+    if (o->shape.kind == RC__CT_SHAPE_CAPSULE) {
+        rc__obs_from_rest(R, t, o->shape.a, a);
+        rc__obs_from_rest(R, t, o->shape.b, b);
+        return 0.5 * o->shape.r;
+    }
+    return 0.0;
+}
+
 /* conservative CCD of the path x0 -> x0 + a dx, a in [0, amax], against the obstacle at its end
    pose (the map to the rest frame is affine, so the path stays a segment) */
 static double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0, const double *dx, double xi, double amax)
@@ -9820,43 +9915,112 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
    RC__SIM_A_TERMS entries (defined before struct rc_sim, whose tri_e rows hold them).
    --------------------------------------------------------------------------------------------- */
 
-/* Sphere against a cloth triangle (not only its vertices, or a sphere slips between vertices,
-   and r-adaptivity would slide the vertices off it): d = dist(c, T) - r with the point-triangle
-   distance of the CONTACT section, barrier kappa b(d^2) with the thickness offset. Returns the
-   energy; g (9) and H (9x9, unprojected; element A projects its sum) w.r.t. the 3 vertices;
-   *dist_out is lowered to d where the triangle is within the barrier band (the least over the
-   spheres). */
-static double rc__sim_tri_sphere(const rc_sim *s, const rc__obstacle *o, const double *xl, double *g, double *H, double *dist_out)
+/* One pair of the round cores' barrier: kappa b(ds^2), ds = d - r, d^2 = d2 with its gradient gd
+   and Hessian Hd (n DOFs) given. Returns the energy (0 outside the band, HUGE_VAL within the
+   thickness), its gradient g and Hessian H (n x n; may be NULL); *dist_out is lowered to ds where
+   the pair is within the band.
+     d(ds)/dx = gd / (2d),   d2(ds)/dx2 = Hd / (2d) - gd gd^T / (4 d^3),
+     d2E/dx2 = kappa (4 ds^2 b'' ds_x ds_x^T + 2 b' (ds_x ds_x^T + ds ds_xx)). */
+static double rc__sim_round_pair(const rc_sim *s, double d2, const double *gd, const double *Hd, double r, int n,
+                                 double *g, double *H, double *dist_out)
 {
-    double c[3], d2, dist, ds, db, d2b, g12[12], H144[144], lo = HUGE_VAL, emax = 0.0, E, dd[9];
-    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
-    int k, i, j, type;
-    rc__obs_from_rest(o->R, o->t, o->shape.p, c);
-    if (g) memset(g, 0, 9 * sizeof(double));
-    if (H) memset(H, 0, 81 * sizeof(double));
-    for (k = 0; k < 3; ++k) {
-        double e[3], v[3];
-        rc__sub3(v, xl + 3 * k, c);
-        if (rc__norm3(v) < lo) lo = rc__norm3(v);
-        rc__sub3(e, xl + 3 * ((k + 1) % 3), xl + 3 * k);
-        if (rc__norm3(e) > emax) emax = rc__norm3(e);
-    }
-    if (lo - emax - o->shape.r >= xi_ + dh) return 0.0;   /* dist(c, T) >= min vertex distance - longest edge */
-    d2 = rc__ct_point_triangle_d2(c, xl, xl + 3, xl + 6, &type, g12, H ? H144 : NULL);
-    dist = sqrt(d2);
-    ds = dist - o->shape.r;
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, dist = sqrt(d2), ds = dist - r, db, d2b, E, dd[9];
+    int i, j;
     if (ds >= xi_ + dh) return 0.0;
     if (ds < *dist_out) *dist_out = ds;
     if (ds <= xi_) return HUGE_VAL;
     E = s->kappa * rc_barrier(ds * ds, xi_, dh, &db, &d2b);
-    for (i = 0; i < 9; ++i) dd[i] = g12[3 + i] / (2.0 * dist);   /* d(ds)/dx */
-    if (g) for (i = 0; i < 9; ++i) g[i] = s->kappa * db * 2.0 * ds * dd[i];
+    for (i = 0; i < n; ++i) dd[i] = gd[i] / (2.0 * dist);
+    if (g) for (i = 0; i < n; ++i) g[i] = s->kappa * db * 2.0 * ds * dd[i];
     if (H)
-        for (i = 0; i < 9; ++i)
-            for (j = 0; j < 9; ++j) {
-                double hds = H144[(3 + i) * 12 + 3 + j] / (2.0 * dist) - g12[3 + i] * g12[3 + j] / (4.0 * d2 * dist);
-                H[9 * i + j] = s->kappa * (4.0 * ds * ds * d2b * dd[i] * dd[j] + 2.0 * db * (dd[i] * dd[j] + ds * hds));
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < n; ++j) {
+                double hds = Hd[n * i + j] / (2.0 * dist) - gd[i] * gd[j] / (4.0 * d2 * dist);
+                H[n * i + j] = s->kappa * (4.0 * ds * ds * d2b * dd[i] * dd[j] + 2.0 * db * (dd[i] * dd[j] + ds * hds));
             }
+    return E;
+}
+
+/* A round core (rc__sim_round_core) against a cloth triangle, not only its vertices (or a sphere
+   slips between vertices, and r-adaptivity would slide the vertices off it). A sphere (a = b):
+   d = dist(c, T) - r, the point-triangle distance of the CONTACT section. A capsule's core: the
+   sum over the pairs its distance to the triangle is made of (rc__ct_segment_triangle_d2), as IPC
+   sums its pairs: each end against the triangle (point-triangle) and the axis against each of the
+   triangle's edges (edge-edge, times the IPC mollifier m(|axis x edge|^2), eps_x from the axis
+   length and the edge's initial reference length l0[k], edge k = vertices k, k+1), each
+   kappa b((d - r)^2) with the thickness offset. The least distance alone (one term) would have a
+   kink where a triangle lies along the axis: tilt it and the closest point jumps from one end of
+   the line contact to the other, and cloth draped on the core sat on that kink (an adaptive sheet
+   across a 1.5 cm rod: no step converged). Summed, the two edges that cross the axis each hold
+   their end of the line. An edge along the axis is mollified away: its vertices are held by the
+   capsule's own surface. A triangle the axis runs through is infinite energy. Returns the energy;
+   g (9) and H (9x9, unprojected; element A projects its sum) w.r.t. the 3 vertices; *dist_out is
+   lowered to d - r where a pair is within the barrier band (the least over the obstacles). */
+static double rc__sim_tri_round(const rc_sim *s, const double *ca, const double *cb, double r, const double *xl, const double *l0,
+                                double *g, double *H, double *dist_out)
+{
+    double lo = HUGE_VAL, emax = 0.0, E = 0.0, ax[3], aa, g12[12], H144[144], gp[9], Hp[81], d2, tau;
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
+    int k, i, j, e;
+    if (g) memset(g, 0, 9 * sizeof(double));
+    if (H) memset(H, 0, 81 * sizeof(double));
+    rc__sub3(ax, cb, ca);
+    aa = rc__dot3(ax, ax);
+    for (k = 0; k < 3; ++k) {
+        double ed[3], v[3];
+        rc__sub3(v, xl + 3 * k, ca);
+        if (aa > 0.0) {   /* to the segment's closest point */
+            double tp = rc__dot3(v, ax) / aa;
+            rc__axpy3(v, -(tp < 0.0 ? 0.0 : tp > 1.0 ? 1.0 : tp), ax);
+        }
+        if (rc__norm3(v) < lo) lo = rc__norm3(v);
+        rc__sub3(ed, xl + 3 * ((k + 1) % 3), xl + 3 * k);
+        if (rc__norm3(ed) > emax) emax = rc__norm3(ed);
+    }
+    if (lo - emax - r >= xi_ + dh) return 0.0;   /* dist(segment, T) >= min vertex distance - longest edge */
+    if (aa == 0.0) {   /* a sphere */
+        d2 = rc__ct_point_triangle_d2(ca, xl, xl + 3, xl + 6, NULL, g12, H ? H144 : NULL);
+        for (i = 0; i < 9; ++i) gp[i] = g12[3 + i];
+        if (H) for (i = 0; i < 9; ++i) for (j = 0; j < 9; ++j) Hp[9 * i + j] = H144[(3 + i) * 12 + 3 + j];
+        return rc__sim_round_pair(s, d2, gp, Hp, r, 9, g, H, dist_out);
+    }
+    if (!(rc__ct_segment_triangle_d2(ca, cb, xl, xl + 3, xl + 6, &tau) > 0.0)) {
+        if (-r < *dist_out) *dist_out = -r;
+        return HUGE_VAL;
+    }
+    for (e = 0; e < 2; ++e) {   /* the ends */
+        double Ee, ge[9], He[81];
+        d2 = rc__ct_point_triangle_d2(e ? cb : ca, xl, xl + 3, xl + 6, NULL, g12, H ? H144 : NULL);
+        for (i = 0; i < 9; ++i) gp[i] = g12[3 + i];
+        if (H) for (i = 0; i < 9; ++i) for (j = 0; j < 9; ++j) Hp[9 * i + j] = H144[(3 + i) * 12 + 3 + j];
+        Ee = rc__sim_round_pair(s, d2, gp, Hp, r, 9, g ? ge : NULL, H ? He : NULL, dist_out);
+        if (Ee == 0.0) continue;
+        if (Ee == HUGE_VAL) return HUGE_VAL;
+        E += Ee;
+        if (g) for (i = 0; i < 9; ++i) g[i] += ge[i];
+        if (H) for (i = 0; i < 81; ++i) H[i] += He[i];
+    }
+    for (k = 0; k < 3; ++k) {   /* the axis against edge k: vertices k, k1 (local DOFs 3k, 3k1) */
+        int k1 = (k + 1) % 3, v[6], ia, ib;
+        const double *p = xl + 3 * k, *q = xl + 3 * k1;
+        double ge[6], He[36], gm[12], Hm[144], m, b, gd[6], Hd[36];
+        d2 = rc__ct_edge_edge_d2(ca, cb, p, q, NULL, g12, H ? H144 : NULL);
+        for (i = 0; i < 6; ++i) gd[i] = g12[6 + i];
+        if (H) for (i = 0; i < 6; ++i) for (j = 0; j < 6; ++j) Hd[6 * i + j] = H144[(6 + i) * 12 + 6 + j];
+        b = rc__sim_round_pair(s, d2, gd, Hd, r, 6, g || H ? ge : NULL, H ? He : NULL, dist_out);
+        if (b == 0.0) continue;
+        m = rc__ct_ee_mollifier(ca, cb, p, q, rc__ct_ee_mollifier_eps(aa, l0[k] * l0[k]), gm, H ? Hm : NULL);
+        if (m == 0.0) continue;
+        if (b == HUGE_VAL) return HUGE_VAL;
+        E += m * b;
+        for (i = 0; i < 3; ++i) { v[i] = 3 * k + i; v[3 + i] = 3 * k1 + i; }
+        /* (m b)' = m b' + b m',  (m b)'' = m b'' + b' m'^T + m' b'^T + b m'' (m over slots 6..11) */
+        if (g) for (ia = 0; ia < 6; ++ia) g[v[ia]] += m * ge[ia] + b * gm[6 + ia];
+        if (H)
+            for (ia = 0; ia < 6; ++ia)
+                for (ib = 0; ib < 6; ++ib)
+                    H[9 * v[ia] + v[ib]] += m * He[6 * ia + ib] + ge[ia] * gm[6 + ib] + gm[6 + ia] * ge[ib] + b * Hm[(6 + ia) * 12 + 6 + ib];
+    }
     return E;
 }
 
@@ -10088,15 +10252,20 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
     a[4] = rc__sim_tri_vertex_barriers(s, xl, ul, A2, n, g, H);
     a[5] = s->def.adaptive ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0;
     a[6] = HUGE_VAL;
-    for (k = 0; k < s->nobs; ++k)
-        if (s->obs[k].shape.kind == RC__CT_SHAPE_SPHERE) {
-            /* weighted by the triangle's area, A_T(u) / A_avg (rc__sim_tri_area_weight) */
-            double gc[9], Hc[81], bk[3] = { 0.0, 0.0, 0.0 };
-            bk[0] = rc__sim_tri_sphere(s, s->obs + k, xl, g || H ? gc : NULL, H ? Hc : NULL, &a[6]);
+    for (k = 0; k < s->nobs; ++k) {
+        /* round cores (spheres, capsules' axes), weighted by the triangle's area, A_T(u) / A_avg
+           (rc__sim_tri_area_weight) */
+        double gc[9], Hc[81], bk[3] = { 0.0, 0.0, 0.0 }, ca[3], cb[3], r = rc__sim_round_core(s->obs + k, s->obs[k].R, s->obs[k].t, ca, cb);
+        if (r > 0.0) {
+            double l0[3];
+            int e;
+            for (e = 0; e < 3; ++e) l0[e] = s->edge_len0[s->topo.tri_edge[3 * t + (e + 2) % 3]];   /* edge e, e+1: opposite e+2 */
+            bk[0] = rc__sim_tri_round(s, ca, cb, r, xl, l0, g || H ? gc : NULL, H ? Hc : NULL, &a[6]);
             if (bk[0] == 0.0) continue;
             if (bk[0] == HUGE_VAL) { a[4] = HUGE_VAL; continue; }   /* within the thickness (a NaN goes on as one) */
             a[4] += rc__sim_tri_weighted(rc__sim_tri_area_weight(s), ul, A2, bk, g || H ? gc : NULL, H ? Hc : NULL, NULL, NULL, NULL, n, g, H);
         }
+    }
     if (H && s->proj >= 0) rc__psd_project(n, H, s->proj);
 }
 
@@ -12033,9 +12202,8 @@ static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const d
     int i, o, c, t, k;
     if (s->nobs == 0 && (!s->def.self_contact || skip)) return 1.0;
     for (o = 0; o < s->nobs; ++o) {
-        double ctr[3], zero[3] = { 0, 0, 0 };
-        if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE || (skip && skip[o])) continue;
-        rc__obs_from_rest(s->obs[o].R, s->obs[o].t, s->obs[o].shape.p, ctr);
+        double ca[3], cb[3], r = rc__sim_round_core(s->obs + o, s->obs[o].R, s->obs[o].t, ca, cb);
+        if (!(r > 0.0) || (skip && skip[o])) continue;
         for (t = 0; t < s->nt; ++t) {
             double dxk[9], a;
             const int *tri = s->tris + 3 * t;
@@ -12043,8 +12211,8 @@ static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const d
             for (k = 0; k < 3; ++k)
                 for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * tri[k] + c]; dxk[3 * k + c] = g >= 0 ? y->d[g] : 0.0; moving |= skip ? dxk[3 * k + c] != 0.0 : g >= 0; }
             if (!moving) continue;
-            a = rc__ct_ccd_point_triangle(ctr, bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], zero, dxk, dxk + 3, dxk + 6,
-                                          s->obs[o].shape.r + s->def.contact_thickness, amax);
+            a = rc__ct_ccd_round_triangle(ca, cb, NULL, NULL, bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], dxk, dxk + 3, dxk + 6,
+                                          r + s->def.contact_thickness, amax);
             if (a < amax) amax = a;
         }
     }
@@ -13426,18 +13594,20 @@ static void rc__sim_rest_point(const rc__obstacle *ob, int sphere, const double 
 
 /* a distance along a path, u in [0, 1], for the golden-section search below */
 typedef struct rc__path {
-    const rc__obstacle *ob;   /* NULL: the point c0 + u dc against the triangle tri */
+    const rc__obstacle *ob;   /* NULL: the segment [a0 + u da, b0 + u db] against the triangle tri */
     int sphere;
     const double *x;
     double tau0, tau1;
-    const double *tri, *c0, *dc;
+    const double *tri, *a0, *da, *b0, *db;
 } rc__path;
 static double rc__sim_path_dist(const rc__path *p, double u)
 {
     double r[3], d;
     if (!p->ob) {
-        r[0] = p->c0[0] + u * p->dc[0]; r[1] = p->c0[1] + u * p->dc[1]; r[2] = p->c0[2] + u * p->dc[2];
-        return sqrt(rc__ct_point_triangle_d2(r, p->tri, p->tri + 3, p->tri + 6, NULL, NULL, NULL));
+        double q[3], tau;
+        int k;
+        for (k = 0; k < 3; ++k) { r[k] = p->a0[k] + u * p->da[k]; q[k] = p->b0[k] + u * p->db[k]; }
+        return sqrt(rc__ct_segment_triangle_d2(r, q, p->tri, p->tri + 3, p->tri + 6, &tau));
     }
     {
         double R[9], t[3];
@@ -13467,8 +13637,30 @@ static int rc__sim_path_enters(const rc__path *p, double a, double fmax)
     return f1 <= fmax || f2 <= fmax;
 }
 
+/* the least distance from x to the points a0 + u da + v (b0 + u db - a0 - u da), u, v in [0, 1]
+   (the quad the segment sweeps along a chord), from below: the distance to the chord of the
+   segment's end nearest x minus the segment's length. A cheap filter. */
+static double rc__sim_swept_segment_dist(const double *a0, const double *da, const double *b0, const double *db, const double *x)
+{
+    double best = HUGE_VAL, len = 0.0, ab[3];
+    int e, c;
+    rc__sub3(ab, b0, a0);
+    len = rc__norm3(ab);
+    for (e = 0; e < 2; ++e) {
+        const double *p = e ? b0 : a0, *d = e ? db : da;
+        double w[3], dd = rc__dot3(d, d), sp;
+        rc__sub3(w, x, p);
+        sp = dd > 0.0 ? rc__dot3(w, d) / dd : 0.0;
+        sp = sp < 0.0 ? 0.0 : sp > 1.0 ? 1.0 : sp;
+        for (c = 0; c < 3; ++c) w[c] -= sp * d[c];
+        if (rc__norm3(w) < best) best = rc__norm3(w);
+    }
+    return best - len;
+}
+
 static int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
 {
+    static const double zero3[3] = { 0.0, 0.0, 0.0 };
     enum { MAXK = 64 };   /* theta <= pi: at most 63 chords */
     double xi_ = s->def.contact_thickness, enter = xi_ + 1e-3 * s->def.contact_dhat, pose[MAXK + 1][12];
     int o, i, k, t, K, any = 0;
@@ -13477,13 +13669,15 @@ static int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
         double th;
         rc__path path;
         int sphere = ob->shape.kind == RC__CT_SHAPE_SPHERE;
+        double core, ca[3], cb[3];
         if (ob->shape.kind == RC__OBS_TRIMESH) continue;
         if (memcmp(ob->R, ob->R_prev, sizeof ob->R) == 0 && memcmp(ob->t, ob->t_prev, sizeof ob->t) == 0) continue;
+        core = rc__sim_round_core(ob, ob->R, ob->t, ca, cb);
         th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);   /* the angle */
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
         if (K > MAXK) K = MAXK;
         for (k = 0; k <= K; ++k) rc__sim_obs_pose_at(ob, (double)k / K, pose[k], pose[k] + 9);   /* the chords' ends */
-        path.ob = ob; path.sphere = sphere; path.tri = path.c0 = path.dc = NULL;
+        path.ob = ob; path.sphere = sphere; path.tri = path.a0 = path.da = path.b0 = path.db = NULL;
         for (i = 0; i < s->nv; ++i) {
             double r0[3], r1[3], dr[3], a = 1.0;
             if (s->pinned[i]) continue;
@@ -13507,34 +13701,32 @@ static int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
                 any = 1;
             }
         }
-        if (sphere) {
-            double cend[3], reach = ob->shape.r + xi_ + s->def.contact_dhat;
-            rc__obs_from_rest(ob->R, ob->t, ob->shape.p, cend);
+        if (core > 0.0) {
+            double aend[3], bend[3], reach = core + xi_ + s->def.contact_dhat;
+            (void)rc__sim_round_core(ob, ob->R, ob->t, aend, bend);
             path.ob = NULL;
-            for (k = 0; k < K; ++k) {   /* chords of the centre's path, c = R p + t at the chord's ends */
-                double c0[3], c1[3], dc[3], zero[3] = { 0.0, 0.0, 0.0 }, len;
+            for (k = 0; k < K; ++k) {   /* chords of the core's path: its ends at the chord's ends */
+                double a0[3], b0[3], a1[3], b1[3], da[3], db[3];
                 int c;
-                rc__obs_from_rest(pose[k], pose[k] + 9, ob->shape.p, c0);
-                rc__obs_from_rest(pose[k + 1], pose[k + 1] + 9, ob->shape.p, c1);
-                rc__sub3(dc, c1, c0);
-                len = rc__norm3(dc);
-                path.c0 = c0; path.dc = dc;
+                (void)rc__sim_round_core(ob, pose[k], pose[k] + 9, a0, b0);
+                (void)rc__sim_round_core(ob, pose[k + 1], pose[k + 1] + 9, a1, b1);
+                rc__sub3(da, a1, a0);
+                rc__sub3(db, b1, b0);
+                path.a0 = a0; path.da = da; path.b0 = b0; path.db = db;
                 for (t = 0; t < s->nt; ++t) {
                     const int *tv = s->tris + 3 * t;
-                    double tri[9], cen[3] = { 0.0, 0.0, 0.0 }, rad = 0.0, w[3], sp, a, mv[3];
+                    double tri[9], cen[3] = { 0.0, 0.0, 0.0 }, rad = 0.0, sa[3], sb[3], a, mv[3], tau;
                     int m;
                     for (m = 0; m < 3; ++m) { memcpy(tri + 3 * m, s->x + 3 * tv[m], 3 * sizeof(double)); rc__axpy3(cen, 1.0 / 3.0, tri + 3 * m); }
                     for (m = 0; m < 3; ++m) { double e[3]; rc__sub3(e, tri + 3 * m, cen); if (rc__norm3(e) > rad) rad = rc__norm3(e); }
-                    rc__sub3(w, cen, c0);   /* distance from the centroid to the chord, minus the triangle's radius */
-                    sp = len > 0.0 ? rc__dot3(w, dc) / (len * len) : 0.0;
-                    if (sp < 0.0) sp = 0.0;
-                    if (sp > 1.0) sp = 1.0;
-                    rc__axpy3(w, -sp, dc);
-                    if (rc__norm3(w) - rad > reach) continue;
-                    a = rc__ct_ccd_point_triangle(c0, tri, tri + 3, tri + 6, dc, zero, zero, zero, ob->shape.r + xi_, 1.0);
+                    if (rc__sim_swept_segment_dist(a0, da, b0, db, cen) - rad > reach) continue;
+                    a = rc__ct_ccd_round_triangle(a0, b0, da, db, tri, tri + 3, tri + 6, zero3, zero3, zero3, core + xi_, 1.0);
                     path.tri = tri;
-                    if (!(a < 1.0) || !rc__sim_path_enters(&path, a, ob->shape.r + enter)) continue;
-                    for (c = 0; c < 3; ++c) mv[c] = cend[c] - (c0[c] + a * dc[c]);   /* from the stop to the end */
+                    if (!(a < 1.0) || !rc__sim_path_enters(&path, a, core + enter)) continue;
+                    /* from the stop to the end: the motion of the core's point nearest the triangle */
+                    for (c = 0; c < 3; ++c) { sa[c] = a0[c] + a * da[c]; sb[c] = b0[c] + a * db[c]; }
+                    (void)rc__ct_segment_triangle_d2(sa, sb, tri, tri + 3, tri + 6, &tau);
+                    for (c = 0; c < 3; ++c) mv[c] = aend[c] + tau * (bend[c] - aend[c]) - (sa[c] + tau * (sb[c] - sa[c]));
                     for (m = 0; m < 3; ++m)
                         if (!s->pinned[tv[m]] && !carried[tv[m]]) { rc__add3(s->x + 3 * tv[m], s->x + 3 * tv[m], mv); carried[tv[m]] = 1; any = 1; }
                 }
@@ -13580,24 +13772,42 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
                     if (d <= (carried && carried[i] ? target : clear)) { rc__axpy3(s->x + 3 * i, target - d, n); pushed = 1; }
                 }
             }
-        /* spheres act on whole triangles: a sphere that moved into a triangle's interior pushes the
-           triangle's free vertices out along the direction from the centre to its closest point;
-           passes that still moved one at the last leave it possibly inside (inside = 1) */
+        /* round cores act on whole triangles: a sphere (a capsule's core) that moved into a
+           triangle's interior pushes the triangle's free vertices out along the direction from
+           its closest point on the centre (axis) to the triangle's closest point; a triangle the
+           axis runs through, away from the axis through its centroid. Passes that still moved one
+           at the last leave it possibly inside (inside = 1) */
         for (pass = 0; pass < 8; ++pass) {
             int moved = 0, t, k;
             for (o = 0; o < s->nobs; ++o) {
-                double c[3];
-                if (s->obs[o].shape.kind != RC__CT_SHAPE_SPHERE || (only_static && !rc__sim_obs_static(s->obs + o))) continue;
-                rc__obs_from_rest(s->obs[o].R, s->obs[o].t, s->obs[o].shape.p, c);
+                double ca[3], cb[3], r = rc__sim_round_core(s->obs + o, s->obs[o].R, s->obs[o].t, ca, cb);
+                if (!(r > 0.0) || (only_static && !rc__sim_obs_static(s->obs + o))) continue;
                 for (t = 0; t < s->nt; ++t) {
                     const int *tri = s->tris + 3 * t;
-                    double g[12], d2 = rc__ct_point_triangle_d2(c, s->x + 3 * tri[0], s->x + 3 * tri[1], s->x + 3 * tri[2], NULL, g, NULL);
-                    double dist = sqrt(d2), ds = dist - s->obs[o].shape.r, dir[3];
-                    if (ds > clear || !(dist > 0.0)) continue;
-                    /* closest point q = c - g_c / 2 (g_c = d(d2)/dc = 2 (c - q)): push away from c */
-                    rc__scale3(dir, 1.0 / (2.0 * dist), g);
+                    const double *x0 = s->x + 3 * tri[0], *x1 = s->x + 3 * tri[1], *x2 = s->x + 3 * tri[2];
+                    double g[12], c[3], dir[3], d2, dist, ds, tau = 0.0;
+                    if (ca[0] != cb[0] || ca[1] != cb[1] || ca[2] != cb[2]) (void)rc__ct_segment_triangle_d2(ca, cb, x0, x1, x2, &tau);
+                    for (k = 0; k < 3; ++k) c[k] = ca[k] + tau * (cb[k] - ca[k]);
+                    d2 = rc__ct_point_triangle_d2(c, x0, x1, x2, NULL, g, NULL);
+                    dist = sqrt(d2);
+                    ds = dist - r;
+                    if (ds > clear) continue;
+                    if (dist > 0.0) {
+                        /* closest point q = c - g_c / 2 (g_c = d(d2)/dc = 2 (c - q)): push away from c */
+                        rc__scale3(dir, -1.0 / (2.0 * dist), g);
+                    } else {
+                        double ax[3], aa, tp;
+                        if (ca[0] == cb[0] && ca[1] == cb[1] && ca[2] == cb[2]) continue;   /* a centre on the triangle */
+                        rc__sub3(ax, cb, ca);
+                        aa = rc__dot3(ax, ax);
+                        for (k = 0; k < 3; ++k) dir[k] = (x0[k] + x1[k] + x2[k]) / 3.0 - ca[k];
+                        tp = rc__dot3(dir, ax) / aa;
+                        rc__axpy3(dir, -tp, ax);
+                        if (!(rc__norm3(dir) > 0.0)) continue;
+                        rc__scale3(dir, 1.0 / rc__norm3(dir), dir);
+                    }
                     for (k = 0; k < 3; ++k)
-                        if (!s->pinned[tri[k]]) rc__axpy3(s->x + 3 * tri[k], -(target - ds), dir);
+                        if (!s->pinned[tri[k]]) rc__axpy3(s->x + 3 * tri[k], target - ds, dir);
                     moved = pushed = 1;
                 }
             }
@@ -13721,11 +13931,12 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
     enum { MAXK = 64 };
     double pose[MAXK + 1][12];
     int o, k, t, m, c, K;
+    static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, zero[3] = { 0.0, 0.0, 0.0 };
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        const double *cen = ob->shape.p, zero[3] = { 0.0, 0.0, 0.0 };
-        double th, keep = 0.5 * ob->shape.r;
-        if (ob->shape.kind != RC__CT_SHAPE_SPHERE || rc__sim_obs_static(ob)) continue;
+        double th, ca[3], cb[3], keep = 0.5 * rc__sim_round_core(ob, I3, zero, ca, cb), lo[3], hi[3];
+        if (!(keep > 0.0) || rc__sim_obs_static(ob)) continue;
+        for (c = 0; c < 3; ++c) { lo[c] = fmin(ca[c], cb[c]); hi[c] = fmax(ca[c], cb[c]); }
         th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
         if (K > MAXK) K = MAXK;
@@ -13734,7 +13945,10 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
             const int *tv = s->tris + 3 * t;
             double r0[3][3];
             for (m = 0; m < 3; ++m) rc__obs_to_rest(pose[0], pose[0] + 9, x0 + 3 * tv[m], r0[m]);
-            if (!(rc__ct_point_triangle_d2(cen, r0[0], r0[1], r0[2], NULL, NULL, NULL) > keep * keep)) continue;
+            {
+                double tau;
+                if (!(rc__ct_segment_triangle_d2(ca, cb, r0[0], r0[1], r0[2], &tau) > keep * keep)) continue;
+            }
             for (k = 0; k < K; ++k) {
                 double p[3][3], d[3][3], f0 = (double)k / K, f1 = (double)(k + 1) / K;
                 int away = 0;
@@ -13749,17 +13963,17 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
                     rc__obs_to_rest(pose[k + 1], pose[k + 1] + 9, w1, q1);
                     rc__sub3(d[m], q1, p[m]);
                 }
-                for (c = 0; c < 3 && !away; ++c) {   /* the triangle's swept box against the centre */
-                    double lo = HUGE_VAL, hi = -HUGE_VAL;
+                for (c = 0; c < 3 && !away; ++c) {   /* the triangle's swept box against the core's box */
+                    double tlo = HUGE_VAL, thi = -HUGE_VAL;
                     for (m = 0; m < 3; ++m) {
                         double q0 = p[m][c], qe = p[m][c] + d[m][c];
-                        lo = q0 < lo ? q0 : lo; lo = qe < lo ? qe : lo;
-                        hi = q0 > hi ? q0 : hi; hi = qe > hi ? qe : hi;
+                        tlo = q0 < tlo ? q0 : tlo; tlo = qe < tlo ? qe : tlo;
+                        thi = q0 > thi ? q0 : thi; thi = qe > thi ? qe : thi;
                     }
-                    away = cen[c] < lo - keep || cen[c] > hi + keep;
+                    away = hi[c] < tlo - keep || lo[c] > thi + keep;
                 }
                 if (away) continue;
-                if (rc__ct_ccd_point_triangle(cen, p[0], p[1], p[2], zero, d[0], d[1], d[2], keep, 1.0) < 1.0) {
+                if (rc__ct_ccd_round_triangle(ca, cb, NULL, NULL, p[0], p[1], p[2], d[0], d[1], d[2], keep, 1.0) < 1.0) {
                     if (tri_out) *tri_out = t;
                     return o;
                 }
@@ -13776,7 +13990,10 @@ static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
     int tri = -1, o, i, any = 0;
     char msg[sizeof(s->err)];
     const double *x0 = s->x0;
-    for (o = 0; o < s->nobs; ++o) any |= s->obs[o].shape.kind == RC__CT_SHAPE_SPHERE && !rc__sim_obs_static(s->obs + o);
+    for (o = 0; o < s->nobs; ++o) {
+        double ca[3], cb[3];
+        any |= rc__sim_round_core(s->obs + o, s->obs[o].R, s->obs[o].t, ca, cb) > 0.0 && !rc__sim_obs_static(s->obs + o);
+    }
     if (!any) return RC_OK;
     if (s->def.adaptive && memcmp(s->u, s->u0_step, sizeof(double) * 2 * (size_t)s->nv) != 0) {
         /* the nodes slid in u: compare each with the start of the material point now at it,
@@ -13789,8 +14006,8 @@ static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
     }
     o = rc__sim_obstacle_passed_through(s, x0, &tri);
     if (o < 0) return RC_OK;
-    snprintf(msg, sizeof msg, "sphere obstacle %d passed through the cloth %s (triangle %d): the cloth cannot follow it; "
-             "move it less per step, or let the cloth go", o, when, tri);
+    snprintf(msg, sizeof msg, "%s obstacle %d passed through the cloth %s (triangle %d): the cloth cannot follow it; "
+             "move it less per step, or let the cloth go", s->obs[o].shape.kind == RC__CT_SHAPE_SPHERE ? "sphere" : "capsule", o, when, tri);
     return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
 }
 

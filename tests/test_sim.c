@@ -885,6 +885,83 @@ static void test_sim_element_A_sphere_fd(void)
     rc_sim_destroy(s);
 }
 
+/* A capsule's core on whole triangles (rc__sim_tri_round: its two ends against the triangle, its
+   axis against the triangle's edges, each edge-edge pair times the IPC mollifier), inside element A,
+   against central differences in x and in u (adaptive, exact Hessian). Two layouts: a long axis,
+   skewed and tilted, under a coarse sheet (50 mm cells; the cloth over it within the core's
+   band, its vertices outside the capsule), so edges crossing it hold it; and a stubby capsule
+   (axis 10 mm) under a boundary edge at 1 degree to it, so that the edge's pair is mollified
+   (|axis x edge|^2 below eps_x) and the ends' pairs are in the band. */
+static int t_core_fd(int layout, double *worst_g, double *worst_h, int *mollified)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, o[3], a[3], b[3], r = 0.02, sl = 0.0174550649;   /* tan(1 degree) */
+    int t, ntested = 0, saved, k;
+    def.adaptive = 1;
+    if (layout == 0) {
+        o[0] = -0.1; o[1] = -0.1; o[2] = 0.0;
+        a[0] = 0.023; a[1] = -0.15; a[2] = -0.0118;
+        b[0] = 0.031; b[1] = 0.15; b[2] = -0.0124;
+        s = t_sim_grid(&def, 5, 5, 0.2, 0.2, o, ex, ey);
+    } else {
+        o[0] = -0.025; o[1] = -0.025; o[2] = 0.0;
+        a[0] = -0.025 - 0.005 * sl; a[1] = -0.005; a[2] = -0.0121;
+        b[0] = -0.025 + 0.005 * sl; b[1] = 0.005; b[2] = -0.0119;
+        s = t_sim_grid(&def, 2, 2, 0.05, 0.05, o, ex, ey);
+    }
+    if (!s) return 0;
+    CHECK_OK(rc_sim_add_capsule(s, a, b, r, NULL));
+    s->kappa = 3.7;
+    rc__sim_update_xtil(s, s->u);
+    saved = s->proj;
+    s->proj = -1;
+    for (t = 0; t < s->nt; ++t) {
+        double g[15], H[225], gp[15], gm[15], aA[RC__SIM_A_TERMS], ca[3], cb[3], l0[3], dist = HUGE_VAL, xl[9];
+        int i, j;
+        rc__sim_kernel_A(s, t, s->x, s->u, 1, aA, NULL, NULL);
+        if (!(aA[4] > 0.0) || !(aA[4] < HUGE_VAL)) continue;
+        ntested++;
+        (void)rc__sim_round_core(s->obs, s->obs[0].R, s->obs[0].t, ca, cb);
+        for (k = 0; k < 3; ++k) {
+            int v0 = s->tris[3 * t + k], v1 = s->tris[3 * t + (k + 1) % 3];
+            double e[3], c2 = 0.0, au[3];
+            for (i = 0; i < 3; ++i) { e[i] = s->x[3 * v1 + i] - s->x[3 * v0 + i]; au[i] = cb[i] - ca[i]; xl[3 * k + i] = s->x[3 * v0 + i]; }
+            rc__cross3(g, au, e);
+            c2 = rc__dot3(g, g);
+            l0[k] = s->edge_len0[s->topo.tri_edge[3 * t + (k + 2) % 3]];
+            if (c2 < rc__ct_ee_mollifier_eps(rc__dot3(au, au), l0[k] * l0[k]) && rc__ct_edge_edge_d2(ca, cb, s->x + 3 * v0, s->x + 3 * v1, NULL, NULL, NULL) < 0.013 * 0.013)
+                ++*mollified;
+        }
+        (void)rc__sim_tri_round(s, ca, cb, 0.5 * r, xl, l0, NULL, NULL, &dist);
+        CHECKF(dist < HUGE_VAL, "triangle %d: element A's contact energy is not the core's", t);
+        t_elemA(s, t, g, H);
+        for (k = 0; k < 15; ++k) {
+            int v = s->tris[3 * t + (k < 9 ? k / 3 : (k - 9) / 2)];
+            double *z = k < 9 ? s->x + 3 * v + k % 3 : s->u + 2 * v + (k - 9) % 2, keep = *z, h = 1e-7, ep, em, sg = 0.0, sh = 0.0;
+            *z = keep + h; ep = t_elemA(s, t, gp, NULL);
+            *z = keep - h; em = t_elemA(s, t, gm, NULL);
+            *z = keep;
+            for (j = 0; j < 15; ++j) sg = fmax(sg, fabs(g[j]));
+            for (j = 0; j < 225; ++j) sh = fmax(sh, fabs(H[j]));
+            *worst_g = fmax(*worst_g, fabs((ep - em) / (2.0 * h) - g[k]) / sg);
+            for (i = 0; i < 15; ++i) *worst_h = fmax(*worst_h, fabs((gp[i] - gm[i]) / (2.0 * h) - H[15 * i + k]) / sh);
+        }
+    }
+    s->proj = saved;
+    rc_sim_destroy(s);
+    return ntested;
+}
+static void test_sim_element_A_capsule_core_fd(void)
+{
+    double worst_g = 0.0, worst_h = 0.0;
+    int mollified = 0, n0 = t_core_fd(0, &worst_g, &worst_h, &mollified), n1 = t_core_fd(1, &worst_g, &worst_h, &mollified);
+    printf("    %d triangles over a long axis, %d over a stubby capsule (%d mollified edge pairs in the band): core gradient error %.2e, Hessian error %.2e (relative to the largest entry)\n",
+           n0, n1, mollified, worst_g, worst_h);
+    CHECK(n0 >= 6 && n1 >= 1 && mollified >= 1);
+    CHECKF(worst_g < 1e-5 && worst_h < 1e-5, "gradient %.2e, Hessian %.2e", worst_g, worst_h);
+}
+
 /* The analytic obstacles' friction in adaptive mode is weighted by the vertices' mass as u moves,
    E_T = A2_T(u) sum_k F_k(x_k, u_k) / A2sum_k(u^t) (rc__sim_tri_friction): its gradient and
    Hessian in x and u against central differences, element A with the lagged normal forces minus
@@ -4256,6 +4333,7 @@ static void suite_sim(void)
     RUN(test_sim_friction_slope);
     RUN(test_sim_vertex_barrier_fd);
     RUN(test_sim_element_A_sphere_fd);
+    RUN(test_sim_element_A_capsule_core_fd);
     RUN(test_sim_tri_friction_fd);
     RUN(test_sim_bad_input);
     RUN(test_sim_pcg_matches_ldlt);
