@@ -6637,35 +6637,76 @@ static double rc__ct_edge_edge_d2(const double ea0[3], const double ea1[3], cons
    (point-triangle), the segment against each triangle edge (edge-edge). That misses only a
    segment through the triangle's interior, tested first (then 0, tau at the crossing). a = b (a
    sphere's centre) is the point-triangle distance alone, tau = 0. */
+/* distance from x to segment [a, b] (a = b: to the point) */
+static double rc__ct_point_segment_dist(const double x[3], const double a[3], const double b[3])
+{
+    double ax[3], v[3], aa, tp;
+    rc__sub3(ax, b, a);
+    rc__sub3(v, x, a);
+    aa = rc__dot3(ax, ax);
+    if (aa > 0.0) {
+        tp = rc__dot3(v, ax) / aa;
+        rc__axpy3(v, -(tp < 0.0 ? 0.0 : tp > 1.0 ? 1.0 : tp), ax);
+    }
+    return rc__norm3(v);
+}
+
+/* A cheap lower bound on the distance from segment [a, b] to the triangle tv: every point of the
+   triangle lies within rad of its centroid c (rad = the farthest vertex) and within emax (the
+   longest edge) of the vertex nearest the segment, so the distance is at least the larger of
+   dist(c) - rad and min_k dist(x_k) - emax. */
+static double rc__ct_segment_triangle_lower_bound(const double a[3], const double b[3], const double *tv[3])
+{
+    double c[3], rad = 0.0, lo = HUGE_VAL, emax = 0.0;
+    int k;
+    for (k = 0; k < 3; ++k) c[k] = (tv[0][k] + tv[1][k] + tv[2][k]) / 3.0;
+    for (k = 0; k < 3; ++k) {
+        double e[3], d = rc__ct_point_segment_dist(tv[k], a, b);
+        if (d < lo) lo = d;
+        rc__sub3(e, tv[(k + 1) % 3], tv[k]);
+        if (rc__norm3(e) > emax) emax = rc__norm3(e);
+        rc__sub3(e, tv[k], c);
+        if (rc__norm3(e) > rad) rad = rc__norm3(e);
+    }
+    return fmax(lo - emax, rc__ct_point_segment_dist(c, a, b) - rad);
+}
+
+/* 1 if segment [a, b] meets the triangle (t0, t1, t2), *s the segment's parameter there */
+static int rc__ct_segment_meets_triangle(const double a[3], const double b[3], const double *tv[3], double *s)
+{
+    double ax[3], n[3], e1[3], e2[3], w[3], sa, sb, p[3], in = 1.0;
+    int k;
+    rc__sub3(ax, b, a);
+    rc__sub3(e1, tv[1], tv[0]);
+    rc__sub3(e2, tv[2], tv[0]);
+    rc__cross3(n, e1, e2);
+    rc__sub3(w, a, tv[0]); sa = rc__dot3(n, w);
+    rc__sub3(w, b, tv[0]); sb = rc__dot3(n, w);
+    if ((sa > 0.0 && sb > 0.0) || (sa < 0.0 && sb < 0.0) || !(rc__dot3(n, n) > 0.0)) return 0;
+    /* it meets the triangle's plane at p = a + s ax: inside when p is on the inner side of all
+       three edges (signed areas with n) */
+    *s = sa != sb ? sa / (sa - sb) : 0.0;
+    for (k = 0; k < 3; ++k) p[k] = a[k] + *s * ax[k];
+    for (k = 0; k < 3 && in >= 0.0; ++k) {
+        double e[3], v[3], c[3];
+        rc__sub3(e, tv[(k + 1) % 3], tv[k]);
+        rc__sub3(v, p, tv[k]);
+        rc__cross3(c, e, v);
+        in = rc__dot3(c, n);
+    }
+    return in >= 0.0;
+}
+
 static double rc__ct_segment_triangle_d2(const double a[3], const double b[3], const double t0[3],
                                          const double t1[3], const double t2[3], double *tau)
 {
     const double *tv[3];
-    double ax[3], n[3], e1[3], e2[3], best, d2, w[4], sa, sb;
+    double best, d2, w[4];
     int k;
     tv[0] = t0; tv[1] = t1; tv[2] = t2;
     *tau = 0.0;
-    rc__sub3(ax, b, a);
-    if (ax[0] == 0.0 && ax[1] == 0.0 && ax[2] == 0.0) return rc__ct_point_triangle_d2(a, t0, t1, t2, NULL, NULL, NULL);
-    rc__sub3(e1, t1, t0);
-    rc__sub3(e2, t2, t0);
-    rc__cross3(n, e1, e2);
-    rc__sub3(w, a, t0); sa = rc__dot3(n, w);
-    rc__sub3(w, b, t0); sb = rc__dot3(n, w);
-    if ((sa <= 0.0 && sb >= 0.0) || (sa >= 0.0 && sb <= 0.0)) {
-        /* the segment meets the triangle's plane at p = a + s ax: inside when p is on the inner
-           side of all three edges (signed areas with n) */
-        double s = sa != sb ? sa / (sa - sb) : 0.0, p[3], in = 1.0;
-        for (k = 0; k < 3; ++k) p[k] = a[k] + s * ax[k];
-        for (k = 0; k < 3 && in >= 0.0; ++k) {
-            double e[3], v[3], c[3];
-            rc__sub3(e, tv[(k + 1) % 3], tv[k]);
-            rc__sub3(v, p, tv[k]);
-            rc__cross3(c, e, v);
-            in = rc__dot3(c, n);
-        }
-        if (in >= 0.0 && rc__dot3(n, n) > 0.0) { *tau = s; return 0.0; }
-    }
+    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2]) return rc__ct_point_triangle_d2(a, t0, t1, t2, NULL, NULL, NULL);
+    if (rc__ct_segment_meets_triangle(a, b, tv, tau)) return 0.0;
     best = rc__ct_point_triangle_d2(a, t0, t1, t2, NULL, NULL, NULL);
     d2 = rc__ct_point_triangle_d2(b, t0, t1, t2, NULL, NULL, NULL);
     if (d2 < best) { best = d2; *tau = 1.0; }
@@ -7191,11 +7232,20 @@ static double rc__ct_ccd_round_triangle(const double a[3], const double b[3], co
 {
     static const double zero[3] = { 0.0, 0.0, 0.0 };
     const double *tv[3], *dv[3], *da = da_in ? da_in : zero, *db = db_in ? db_in : zero;
-    double t = rc__ct_ccd_point_triangle(a, t0, t1, t2, da, dt0, dt1, dt2, xi, tmax);
+    double t, vmax = 0.0;
     int k;
-    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && da[0] == db[0] && da[1] == db[1] && da[2] == db[2]) return t;
-    t = rc__ct_ccd_point_triangle(b, t0, t1, t2, db, dt0, dt1, dt2, xi, t);
+    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && da[0] == db[0] && da[1] == db[1] && da[2] == db[2])
+        return rc__ct_ccd_point_triangle(a, t0, t1, t2, da, dt0, dt1, dt2, xi, tmax);
     tv[0] = t0; tv[1] = t1; tv[2] = t2; dv[0] = dt0; dv[1] = dt1; dv[2] = dt2;
+    /* Far apart: every pair's start distance is at least the segment-triangle lower bound and its
+       CCD speed (rc__ct_ccd_speed, in the frame of the first end) at most vmax = max |dt_k| +
+       2 (|da| + |db|); then each pair's first safe step, (1 - KEEP)(d0 - xi) / speed, already
+       reaches tmax, and so would the five calls below. */
+    for (k = 0; k < 3; ++k) if (rc__norm3(dv[k]) > vmax) vmax = rc__norm3(dv[k]);
+    vmax += 2.0 * (rc__norm3(da) + rc__norm3(db));
+    if (tmax > 0.0 && (1.0 - RC__CT_CCD_KEEP) * (rc__ct_segment_triangle_lower_bound(a, b, tv) - xi) >= tmax * vmax) return tmax;
+    t = rc__ct_ccd_point_triangle(a, t0, t1, t2, da, dt0, dt1, dt2, xi, tmax);
+    t = rc__ct_ccd_point_triangle(b, t0, t1, t2, db, dt0, dt1, dt2, xi, t);
     for (k = 0; k < 3; ++k) t = rc__ct_ccd_edge_edge(a, b, tv[k], tv[(k + 1) % 3], da, db, dv[k], dv[(k + 1) % 3], xi, t);
     return t;
 }
@@ -9959,32 +10009,23 @@ static double rc__sim_round_pair(const rc_sim *s, double d2, const double *gd, c
 static double rc__sim_tri_round(const rc_sim *s, const double *ca, const double *cb, double r, const double *xl, const double *l0,
                                 double *g, double *H, double *dist_out)
 {
-    double lo = HUGE_VAL, emax = 0.0, E = 0.0, ax[3], aa, g12[12], H144[144], gp[9], Hp[81], d2, tau;
+    double E = 0.0, ax[3], aa, g12[12], H144[144], gp[9], Hp[81], d2, tau;
+    const double *tv[3];
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
     int k, i, j, e;
     if (g) memset(g, 0, 9 * sizeof(double));
     if (H) memset(H, 0, 81 * sizeof(double));
+    tv[0] = xl; tv[1] = xl + 3; tv[2] = xl + 6;
+    if (rc__ct_segment_triangle_lower_bound(ca, cb, tv) - r >= xi_ + dh) return 0.0;   /* most triangles */
     rc__sub3(ax, cb, ca);
     aa = rc__dot3(ax, ax);
-    for (k = 0; k < 3; ++k) {
-        double ed[3], v[3];
-        rc__sub3(v, xl + 3 * k, ca);
-        if (aa > 0.0) {   /* to the segment's closest point */
-            double tp = rc__dot3(v, ax) / aa;
-            rc__axpy3(v, -(tp < 0.0 ? 0.0 : tp > 1.0 ? 1.0 : tp), ax);
-        }
-        if (rc__norm3(v) < lo) lo = rc__norm3(v);
-        rc__sub3(ed, xl + 3 * ((k + 1) % 3), xl + 3 * k);
-        if (rc__norm3(ed) > emax) emax = rc__norm3(ed);
-    }
-    if (lo - emax - r >= xi_ + dh) return 0.0;   /* dist(segment, T) >= min vertex distance - longest edge */
     if (aa == 0.0) {   /* a sphere */
         d2 = rc__ct_point_triangle_d2(ca, xl, xl + 3, xl + 6, NULL, g12, H ? H144 : NULL);
         for (i = 0; i < 9; ++i) gp[i] = g12[3 + i];
         if (H) for (i = 0; i < 9; ++i) for (j = 0; j < 9; ++j) Hp[9 * i + j] = H144[(3 + i) * 12 + 3 + j];
         return rc__sim_round_pair(s, d2, gp, Hp, r, 9, g, H, dist_out);
     }
-    if (!(rc__ct_segment_triangle_d2(ca, cb, xl, xl + 3, xl + 6, &tau) > 0.0)) {
+    if (rc__ct_segment_meets_triangle(ca, cb, tv, &tau)) {
         if (-r < *dist_out) *dist_out = -r;
         return HUGE_VAL;
     }
