@@ -9824,20 +9824,28 @@ static double rc__sim_obs_sdf(const rc__obstacle *o, const double *x, double *gr
     return rc__sim_obs_sdf_pose(o, o->R, o->t, x, grad, hess);
 }
 
-/* The round core of an analytic obstacle at pose (R, t), which acts on whole cloth triangles (not
-   only on their vertices): the segment [a, b] (world) and the radius returned, 0 for shapes
-   without one. A sphere is all core: its centre (a = b) and its radius. A capsule keeps its exact
-   surface on the cloth's vertices (rc__sim_tri_vertex_barriers) and adds a core of half its radius
-   around its axis: a thin capsule cannot slip between cloth vertices and pass through the cloth
-   (measured before the core: an adaptive sheet across a 3 cm rod moved every vertex off it within
-   10 steps and fell through; the skirt_panels scene had a triangle straddling a leg). Why not the
-   whole radius on triangles, as for the sphere: a triangle lying along the axis touches a
-   cylinder on a line, where the least distance to the axis has a kink (tilt it and the closest
-   point jumps from one end of that line to the other). Resting contact would sit on that kink and
-   Newton's gradient would never vanish there. Cloth resting on the capsule through its vertices
-   sags between them by l^2/(8r) (rc_sim_add_capsule warns when that passes the contact
-   thickness); the core wakes up only when that sag would reach half the radius. */
-static double rc__sim_round_core(const rc__obstacle *o, const double *R, const double *t, double a[3], double b[3])
+/* The round cores of an analytic obstacle, which act on whole cloth triangles (not only on their
+   vertices): segments [a, b] with a radius, so that no shape can slip between cloth vertices and
+   through the cloth. rc__sim_num_cores: how many; rc__sim_round_core: core k at pose (R, t), the
+   segment (world) and the radius returned.
+   - A sphere is all core: its centre (a = b) and its radius.
+   - A capsule keeps its exact surface on the cloth's vertices (rc__sim_tri_vertex_barriers) and
+     adds a core of half its radius around its axis. Measured before the core: an adaptive sheet
+     across a 1.5 cm rod slid its vertices off it and fell through at step 6; the skirt_panels scene
+     had a triangle straddling a leg. Why not the whole radius on triangles, as for the sphere:
+     cloth resting on a cylinder touches it along lines, and its vertices carry that contact
+     smoothly; the core (rc__sim_tri_round) wakes up only where the sag between vertices,
+     l^2/(8r), would reach half the radius.
+   - A box: its 12 edges, radius 0 (its faces are flat: cloth cannot cross one without a vertex
+     crossing, which the vertex barrier stops; its edges and corners can cut between vertices.
+     Measured before: a sheet of 2.5 cm cells dropped on a 20 cm cube had box edges through cloth
+     triangles from step 3, fixed and adaptive, RC_OK). */
+#define RC__MAX_CORES 12
+static int rc__sim_num_cores(const rc__obstacle *o)
+{
+    return o->shape.kind == RC__CT_SHAPE_SPHERE || o->shape.kind == RC__CT_SHAPE_CAPSULE ? 1 : o->shape.kind == RC__CT_SHAPE_BOX ? 12 : 0;
+}
+static double rc__sim_round_core(const rc__obstacle *o, int k, const double *R, const double *t, double a[3], double b[3])
 {
     if (o->shape.kind == RC__CT_SHAPE_SPHERE) {
         rc__obs_from_rest(R, t, o->shape.p, a);
@@ -9848,6 +9856,23 @@ static double rc__sim_round_core(const rc__obstacle *o, const double *R, const d
         rc__obs_from_rest(R, t, o->shape.a, a);
         rc__obs_from_rest(R, t, o->shape.b, b);
         return 0.5 * o->shape.r;
+    }
+    if (o->shape.kind == RC__CT_SHAPE_BOX) {
+        /* edge k runs along box axis d = k / 4, at the signs (k & 1, k & 2) of the other two;
+           box frame y -> p + Rb y (Rb = shape.R, columns the box axes), then the pose */
+        int d = k / 4, o1 = (d + 1) % 3, o2 = (d + 2) % 3, i, j;
+        double ya[3], yb[3], ra[3], rb[3];
+        const double *h = o->shape.half, *Rb = o->shape.R;
+        ya[d] = -h[d]; yb[d] = h[d];
+        ya[o1] = yb[o1] = (k & 1) ? h[o1] : -h[o1];
+        ya[o2] = yb[o2] = (k & 2) ? h[o2] : -h[o2];
+        for (i = 0; i < 3; ++i) {
+            ra[i] = o->shape.p[i]; rb[i] = o->shape.p[i];
+            for (j = 0; j < 3; ++j) { ra[i] += Rb[3 * i + j] * ya[j]; rb[i] += Rb[3 * i + j] * yb[j]; }
+        }
+        rc__obs_from_rest(R, t, ra, a);
+        rc__obs_from_rest(R, t, rb, b);
+        return 0.0;
     }
     return 0.0;
 }
@@ -10294,13 +10319,21 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
     a[5] = s->def.adaptive ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0;
     a[6] = HUGE_VAL;
     for (k = 0; k < s->nobs; ++k) {
-        /* round cores (spheres, capsules' axes), weighted by the triangle's area, A_T(u) / A_avg
-           (rc__sim_tri_area_weight) */
-        double gc[9], Hc[81], bk[3] = { 0.0, 0.0, 0.0 }, ca[3], cb[3], r = rc__sim_round_core(s->obs + k, s->obs[k].R, s->obs[k].t, ca, cb);
-        if (r > 0.0) {
-            double l0[3];
-            int e;
-            for (e = 0; e < 3; ++e) l0[e] = s->edge_len0[s->topo.tri_edge[3 * t + (e + 2) % 3]];   /* edge e, e+1: opposite e+2 */
+        /* round cores (spheres, capsules' axes, boxes' edges), weighted by the triangle's area,
+           A_T(u) / A_avg (rc__sim_tri_area_weight) */
+        const rc__obstacle *ob = s->obs + k;
+        int nc = rc__sim_num_cores(ob), ic, e;
+        double l0[3];
+        if (nc == 0) continue;
+        if (nc > 1) {   /* the whole shape first: every core is on its surface, sdf is 1-Lipschitz */
+            double cen[3], rad = 0.0;
+            for (c = 0; c < 3; ++c) cen[c] = (xl[c] + xl[3 + c] + xl[6 + c]) / 3.0;
+            for (e = 0; e < 3; ++e) { double v[3]; rc__sub3(v, xl + 3 * e, cen); if (rc__norm3(v) > rad) rad = rc__norm3(v); }
+            if (rc__sim_obs_sdf(ob, cen, NULL, NULL) - rad >= s->def.contact_thickness + s->def.contact_dhat) continue;
+        }
+        for (e = 0; e < 3; ++e) l0[e] = s->edge_len0[s->topo.tri_edge[3 * t + (e + 2) % 3]];   /* edge e, e+1: opposite e+2 */
+        for (ic = 0; ic < nc; ++ic) {
+            double gc[9], Hc[81], bk[3] = { 0.0, 0.0, 0.0 }, ca[3], cb[3], r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
             bk[0] = rc__sim_tri_round(s, ca, cb, r, xl, l0, g || H ? gc : NULL, H ? Hc : NULL, &a[6]);
             if (bk[0] == 0.0) continue;
             if (bk[0] == HUGE_VAL) { a[4] = HUGE_VAL; continue; }   /* within the thickness (a NaN goes on as one) */
@@ -12243,18 +12276,21 @@ static double rc__sim_ccd_bound_ex(const rc_sim *s, const rc__system *y, const d
     int i, o, c, t, k;
     if (s->nobs == 0 && (!s->def.self_contact || skip)) return 1.0;
     for (o = 0; o < s->nobs; ++o) {
-        double ca[3], cb[3], r = rc__sim_round_core(s->obs + o, s->obs[o].R, s->obs[o].t, ca, cb);
-        if (!(r > 0.0) || (skip && skip[o])) continue;
-        for (t = 0; t < s->nt; ++t) {
-            double dxk[9], a;
-            const int *tri = s->tris + 3 * t;
-            int moving = 0;
-            for (k = 0; k < 3; ++k)
-                for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * tri[k] + c]; dxk[3 * k + c] = g >= 0 ? y->d[g] : 0.0; moving |= skip ? dxk[3 * k + c] != 0.0 : g >= 0; }
-            if (!moving) continue;
-            a = rc__ct_ccd_round_triangle(ca, cb, NULL, NULL, bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], dxk, dxk + 3, dxk + 6,
-                                          r + s->def.contact_thickness, amax);
-            if (a < amax) amax = a;
+        int ic, nc = rc__sim_num_cores(s->obs + o);
+        if (skip && skip[o]) continue;
+        for (ic = 0; ic < nc; ++ic) {
+            double ca[3], cb[3], r = rc__sim_round_core(s->obs + o, ic, s->obs[o].R, s->obs[o].t, ca, cb);
+            for (t = 0; t < s->nt; ++t) {
+                double dxk[9], a;
+                const int *tri = s->tris + 3 * t;
+                int moving = 0;
+                for (k = 0; k < 3; ++k)
+                    for (c = 0; c < 3; ++c) { int g = y->dof_x[3 * tri[k] + c]; dxk[3 * k + c] = g >= 0 ? y->d[g] : 0.0; moving |= skip ? dxk[3 * k + c] != 0.0 : g >= 0; }
+                if (!moving) continue;
+                a = rc__ct_ccd_round_triangle(ca, cb, NULL, NULL, bx + 3 * tri[0], bx + 3 * tri[1], bx + 3 * tri[2], dxk, dxk + 3, dxk + 6,
+                                              r + s->def.contact_thickness, amax);
+                if (a < amax) amax = a;
+            }
         }
     }
     for (i = 0; i < s->nv; ++i) {
@@ -13710,10 +13746,9 @@ static int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
         double th;
         rc__path path;
         int sphere = ob->shape.kind == RC__CT_SHAPE_SPHERE;
-        double core, ca[3], cb[3];
+        int ic, nc = rc__sim_num_cores(ob);
         if (ob->shape.kind == RC__OBS_TRIMESH) continue;
         if (memcmp(ob->R, ob->R_prev, sizeof ob->R) == 0 && memcmp(ob->t, ob->t_prev, sizeof ob->t) == 0) continue;
-        core = rc__sim_round_core(ob, ob->R, ob->t, ca, cb);
         th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);   /* the angle */
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
         if (K > MAXK) K = MAXK;
@@ -13742,15 +13777,14 @@ static int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
                 any = 1;
             }
         }
-        if (core > 0.0) {
-            double aend[3], bend[3], reach = core + xi_ + s->def.contact_dhat;
-            (void)rc__sim_round_core(ob, ob->R, ob->t, aend, bend);
+        for (ic = 0; ic < nc; ++ic) {
+            double aend[3], bend[3], core = rc__sim_round_core(ob, ic, ob->R, ob->t, aend, bend), reach = core + xi_ + s->def.contact_dhat;
             path.ob = NULL;
             for (k = 0; k < K; ++k) {   /* chords of the core's path: its ends at the chord's ends */
                 double a0[3], b0[3], a1[3], b1[3], da[3], db[3];
                 int c;
-                (void)rc__sim_round_core(ob, pose[k], pose[k] + 9, a0, b0);
-                (void)rc__sim_round_core(ob, pose[k + 1], pose[k + 1] + 9, a1, b1);
+                (void)rc__sim_round_core(ob, ic, pose[k], pose[k] + 9, a0, b0);
+                (void)rc__sim_round_core(ob, ic, pose[k + 1], pose[k + 1] + 9, a1, b1);
                 rc__sub3(da, a1, a0);
                 rc__sub3(db, b1, b0);
                 path.a0 = a0; path.da = da; path.b0 = b0; path.db = db;
@@ -13782,6 +13816,30 @@ static int rc__sim_obs_static(const rc__obstacle *ob)
 {
     return ob->shape.kind != RC__OBS_TRIMESH && memcmp(ob->R, ob->R_prev, sizeof ob->R) == 0 &&
            memcmp(ob->t, ob->t_prev, sizeof ob->t) == 0;
+}
+
+/* The move of a triangle that a core's segment [a, b] runs through, to clear it by target: along
+   the triangle's normal, past the nearer end of the segment (a sheet laid through a box is lifted
+   over its top, as the vertex push lifts the sheet's vertices: neighbours pierced by the same
+   edges move alike; a sideways move, though sometimes shorter, tore neighbours apart). 0 for a
+   point (a sphere's centre on the triangle: no direction) or a degenerate triangle. */
+static int rc__sim_unpierce_move(const double *a, const double *b, const double *x0, const double *x1, const double *x2,
+                                 double target, double *mv)
+{
+    double n[3], e1[3], e2[3], w[3], sa, sb, up, down, nn;
+    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2]) return 0;
+    rc__sub3(e1, x1, x0);
+    rc__sub3(e2, x2, x0);
+    rc__cross3(n, e1, e2);
+    nn = rc__norm3(n);
+    if (!(nn > 0.0)) return 0;
+    rc__scale3(n, 1.0 / nn, n);
+    rc__sub3(w, a, x0); sa = rc__dot3(n, w);
+    rc__sub3(w, b, x0); sb = rc__dot3(n, w);
+    up = fmax(sa, sb) + target;     /* moving by +up n: both ends end below the plane */
+    down = -fmin(sa, sb) + target;  /* by -down n: both above */
+    rc__scale3(mv, up <= down ? up : -down, n);
+    return 1;
 }
 
 /* Free vertices inside the contact offset of an analytic obstacle (a carried one: within dhat/2
@@ -13820,35 +13878,28 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
            at the last leave it possibly inside (inside = 1) */
         for (pass = 0; pass < 8; ++pass) {
             int moved = 0, t, k;
-            for (o = 0; o < s->nobs; ++o) {
-                double ca[3], cb[3], r = rc__sim_round_core(s->obs + o, s->obs[o].R, s->obs[o].t, ca, cb);
-                if (!(r > 0.0) || (only_static && !rc__sim_obs_static(s->obs + o))) continue;
+            for (o = 0; o < s->nobs * RC__MAX_CORES; ++o) {
+                double ca[3], cb[3], r;
+                const rc__obstacle *ob = s->obs + o / RC__MAX_CORES;
+                if (o % RC__MAX_CORES >= rc__sim_num_cores(ob) || (only_static && !rc__sim_obs_static(ob))) continue;
+                r = rc__sim_round_core(ob, o % RC__MAX_CORES, ob->R, ob->t, ca, cb);
                 for (t = 0; t < s->nt; ++t) {
                     const int *tri = s->tris + 3 * t;
                     const double *x0 = s->x + 3 * tri[0], *x1 = s->x + 3 * tri[1], *x2 = s->x + 3 * tri[2];
                     double g[12], c[3], dir[3], d2, dist, ds, tau = 0.0;
-                    if (ca[0] != cb[0] || ca[1] != cb[1] || ca[2] != cb[2]) (void)rc__ct_segment_triangle_d2(ca, cb, x0, x1, x2, &tau);
+                    int meets = 0;
+                    if (ca[0] != cb[0] || ca[1] != cb[1] || ca[2] != cb[2]) meets = !(rc__ct_segment_triangle_d2(ca, cb, x0, x1, x2, &tau) > 0.0);
                     for (k = 0; k < 3; ++k) c[k] = ca[k] + tau * (cb[k] - ca[k]);
-                    d2 = rc__ct_point_triangle_d2(c, x0, x1, x2, NULL, g, NULL);
+                    d2 = meets ? 0.0 : rc__ct_point_triangle_d2(c, x0, x1, x2, NULL, g, NULL);
                     dist = sqrt(d2);
                     ds = dist - r;
                     if (ds > clear) continue;
                     if (dist > 0.0) {
                         /* closest point q = c - g_c / 2 (g_c = d(d2)/dc = 2 (c - q)): push away from c */
-                        rc__scale3(dir, -1.0 / (2.0 * dist), g);
-                    } else {
-                        double ax[3], aa, tp;
-                        if (ca[0] == cb[0] && ca[1] == cb[1] && ca[2] == cb[2]) continue;   /* a centre on the triangle */
-                        rc__sub3(ax, cb, ca);
-                        aa = rc__dot3(ax, ax);
-                        for (k = 0; k < 3; ++k) dir[k] = (x0[k] + x1[k] + x2[k]) / 3.0 - ca[k];
-                        tp = rc__dot3(dir, ax) / aa;
-                        rc__axpy3(dir, -tp, ax);
-                        if (!(rc__norm3(dir) > 0.0)) continue;
-                        rc__scale3(dir, 1.0 / rc__norm3(dir), dir);
-                    }
+                        rc__scale3(dir, -(target - ds) / (2.0 * dist), g);
+                    } else if (!rc__sim_unpierce_move(ca, cb, x0, x1, x2, target, dir)) continue;   /* a centre on the triangle */
                     for (k = 0; k < 3; ++k)
-                        if (!s->pinned[tri[k]]) rc__axpy3(s->x + 3 * tri[k], target - ds, dir);
+                        if (!s->pinned[tri[k]]) rc__add3(s->x + 3 * tri[k], s->x + 3 * tri[k], dir);
                     moved = pushed = 1;
                 }
             }
@@ -13975,8 +14026,10 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
     static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, zero[3] = { 0.0, 0.0, 0.0 };
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        double th, ca[3], cb[3], keep = 0.5 * rc__sim_round_core(ob, I3, zero, ca, cb), lo[3], hi[3];
-        if (!(keep > 0.0) || rc__sim_obs_static(ob)) continue;
+        double th, ca[3], cb[3], keep, lo[3], hi[3];
+        /* spheres and capsules (one core each); a box's edges have no radius to keep */
+        if (rc__sim_num_cores(ob) != 1 || rc__sim_obs_static(ob)) continue;
+        keep = 0.5 * rc__sim_round_core(ob, 0, I3, zero, ca, cb);
         for (c = 0; c < 3; ++c) { lo[c] = fmin(ca[c], cb[c]); hi[c] = fmax(ca[c], cb[c]); }
         th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
@@ -14031,10 +14084,7 @@ static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
     int tri = -1, o, i, any = 0;
     char msg[sizeof(s->err)];
     const double *x0 = s->x0;
-    for (o = 0; o < s->nobs; ++o) {
-        double ca[3], cb[3];
-        any |= rc__sim_round_core(s->obs + o, s->obs[o].R, s->obs[o].t, ca, cb) > 0.0 && !rc__sim_obs_static(s->obs + o);
-    }
+    for (o = 0; o < s->nobs; ++o) any |= rc__sim_num_cores(s->obs + o) == 1 && !rc__sim_obs_static(s->obs + o);
     if (!any) return RC_OK;
     if (s->def.adaptive && memcmp(s->u, s->u0_step, sizeof(double) * 2 * (size_t)s->nv) != 0) {
         /* the nodes slid in u: compare each with the start of the material point now at it,

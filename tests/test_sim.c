@@ -887,11 +887,12 @@ static void test_sim_element_A_sphere_fd(void)
 
 /* A capsule's core on whole triangles (rc__sim_tri_round: its two ends against the triangle, its
    axis against the triangle's edges, each edge-edge pair times the IPC mollifier), inside element A,
-   against central differences in x and in u (adaptive, exact Hessian). Two layouts: a long axis,
+   against central differences in x and in u (adaptive, exact Hessian). Three layouts: a long axis,
    skewed and tilted, under a coarse sheet (50 mm cells; the cloth over it within the core's
    band, its vertices outside the capsule), so edges crossing it hold it; and a stubby capsule
    (axis 10 mm) under a boundary edge at 1 degree to it, so that the edge's pair is mollified
-   (|axis x edge|^2 below eps_x) and the ends' pairs are in the band. */
+   (|axis x edge|^2 below eps_x) and the ends' pairs are in the band; and a box's edge (radius 0)
+   under a sheet lying across it, some cloth edges parallel to it (mollified). */
 static int t_core_fd(int layout, double *worst_g, double *worst_h, int *mollified)
 {
     rc_sim_def def = rc_default_sim_def();
@@ -899,7 +900,14 @@ static int t_core_fd(int layout, double *worst_g, double *worst_h, int *mollifie
     double ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, o[3], a[3], b[3], r = 0.02, sl = 0.0174550649;   /* tan(1 degree) */
     int t, ntested = 0, saved, k;
     def.adaptive = 1;
-    if (layout == 0) {
+    if (layout == 2) {   /* a box's edges (radius 0): a sheet 2.1 mm over its top face, across its edge x = 0.1 */
+        double c[3] = { 0.0, 0.0, -0.1 }, hb[3] = { 0.1, 0.1, 0.1 }, ez[3] = { 1, 0, 0.01 };
+        o[0] = 0.0731; o[1] = -0.0443; o[2] = 0.0021;
+        s = t_sim_grid(&def, 5, 5, 0.1, 0.1, o, ez, ey);
+        if (!s) return 0;
+        CHECK_OK(rc_sim_add_box(s, c, hb, NULL));
+        r = 0.0;
+    } else if (layout == 0) {
         o[0] = -0.1; o[1] = -0.1; o[2] = 0.0;
         a[0] = 0.023; a[1] = -0.15; a[2] = -0.0118;
         b[0] = 0.031; b[1] = 0.15; b[2] = -0.0124;
@@ -911,7 +919,7 @@ static int t_core_fd(int layout, double *worst_g, double *worst_h, int *mollifie
         s = t_sim_grid(&def, 2, 2, 0.05, 0.05, o, ex, ey);
     }
     if (!s) return 0;
-    CHECK_OK(rc_sim_add_capsule(s, a, b, r, NULL));
+    if (layout != 2) CHECK_OK(rc_sim_add_capsule(s, a, b, r, NULL));
     s->kappa = 3.7;
     rc__sim_update_xtil(s, s->u);
     saved = s->proj;
@@ -922,7 +930,7 @@ static int t_core_fd(int layout, double *worst_g, double *worst_h, int *mollifie
         rc__sim_kernel_A(s, t, s->x, s->u, 1, aA, NULL, NULL);
         if (!(aA[4] > 0.0) || !(aA[4] < HUGE_VAL)) continue;
         ntested++;
-        (void)rc__sim_round_core(s->obs, s->obs[0].R, s->obs[0].t, ca, cb);
+        (void)rc__sim_round_core(s->obs, layout == 2 ? 7 : 0, s->obs[0].R, s->obs[0].t, ca, cb);   /* box edge 7: along y at x = +0.1, z = top */
         for (k = 0; k < 3; ++k) {
             int v0 = s->tris[3 * t + k], v1 = s->tris[3 * t + (k + 1) % 3];
             double e[3], c2 = 0.0, au[3];
@@ -934,6 +942,7 @@ static int t_core_fd(int layout, double *worst_g, double *worst_h, int *mollifie
                 ++*mollified;
         }
         (void)rc__sim_tri_round(s, ca, cb, 0.5 * r, xl, l0, NULL, NULL, &dist);
+        if (layout == 2 && !(dist < HUGE_VAL)) { --ntested; continue; }   /* a triangle on the top face only */
         CHECKF(dist < HUGE_VAL, "triangle %d: element A's contact energy is not the core's", t);
         t_elemA(s, t, g, H);
         for (k = 0; k < 15; ++k) {
@@ -955,10 +964,11 @@ static int t_core_fd(int layout, double *worst_g, double *worst_h, int *mollifie
 static void test_sim_element_A_capsule_core_fd(void)
 {
     double worst_g = 0.0, worst_h = 0.0;
-    int mollified = 0, n0 = t_core_fd(0, &worst_g, &worst_h, &mollified), n1 = t_core_fd(1, &worst_g, &worst_h, &mollified);
-    printf("    %d triangles over a long axis, %d over a stubby capsule (%d mollified edge pairs in the band): core gradient error %.2e, Hessian error %.2e (relative to the largest entry)\n",
-           n0, n1, mollified, worst_g, worst_h);
-    CHECK(n0 >= 6 && n1 >= 1 && mollified >= 1);
+    int mollified = 0, n0 = t_core_fd(0, &worst_g, &worst_h, &mollified), n1 = t_core_fd(1, &worst_g, &worst_h, &mollified), n2;
+    n2 = t_core_fd(2, &worst_g, &worst_h, &mollified);
+    printf("    %d triangles over a capsule's long axis, %d over a stubby capsule, %d over a box's edge (%d mollified edge pairs in the band): core gradient error %.2e, Hessian error %.2e (relative to the largest entry)\n",
+           n0, n1, n2, mollified, worst_g, worst_h);
+    CHECK(n0 >= 6 && n1 >= 1 && n2 >= 4 && mollified >= 2);
     CHECKF(worst_g < 1e-5 && worst_h < 1e-5, "gradient %.2e, Hessian %.2e", worst_g, worst_h);
 }
 
@@ -1782,6 +1792,60 @@ static void test_sim_adaptive_sheet_on_thin_rod(void)
     CHECK(worst >= def.contact_thickness - 1e-9);
     rc_sim_destroy(s);
     rc_mesh_free(&m);
+}
+
+/* A sheet of 4.2 cm cells dropped on a 20 cm analytic box (rc_sim_add_box), fixed and adaptive.
+   Before session 34 a box acted on cloth vertices only: its edges went through cloth triangles at
+   step 4 (fixed) and step 3 (adaptive), RC_OK. Its 12 edges are now cores of radius 0 on whole triangles
+   (rc__sim_round_core): after every step each edge stays more than the contact thickness from
+   every cloth triangle (exact segment-triangle distance), every step converges, and the sheet's
+   middle rests on the top face. */
+static void test_sim_sheet_on_box_edges(void)
+{
+    int adaptive;
+    for (adaptive = 0; adaptive < 2; ++adaptive) {
+        rc_mesh m;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        const double h = 0.1, c[3] = { 0.0, 0.0, 0.0 }, half[3] = { h, h, h };
+        double worst = HUGE_VAL, zmid;
+        int i, k, e, t, conv = 0, mid = 6 * 13 + 6;
+        CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, 13, 13, RC_DIAG_ALTERNATING));
+        for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.25 + 0.0031; m.pos[3 * i + 1] -= 0.25 - 0.0017; m.pos[3 * i + 2] = h + 0.004; }
+        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.adaptive = adaptive;
+        def.num_threads = 1;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) { rc_mesh_free(&m); return; }
+        CHECK_OK(rc_sim_add_box(s, c, half, NULL));
+        for (k = 0; k < 30; ++k) {
+            rc_status rs = rc_sim_step(s, &st);
+            const double *x = rc_sim_positions(s);
+            if (rs != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
+            conv += st.converged;
+            for (e = 0; e < 12; ++e) {   /* edge e along axis e / 4 at the signs of the other two */
+                int d = e / 4, o1 = (d + 1) % 3, o2 = (d + 2) % 3;
+                double a[3], b[3], tau;
+                a[d] = -h; b[d] = h;
+                a[o1] = b[o1] = (e & 1) ? h : -h;
+                a[o2] = b[o2] = (e & 2) ? h : -h;
+                for (t = 0; t < s->nt; ++t) {
+                    const int *v = s->tris + 3 * t;
+                    worst = fmin(worst, sqrt(rc__ct_segment_triangle_d2(a, b, x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], &tau)));
+                }
+            }
+        }
+        zmid = rc_sim_positions(s)[3 * mid + 2];
+        printf("    %s, 30 steps on a box: %d converged, closest box edge to a cloth triangle %.3g mm, the sheet's middle %.3g mm above the top\n",
+               adaptive ? "adaptive" : "fixed", conv, 1e3 * worst, 1e3 * (zmid - h));
+        CHECK(conv == 30);
+        CHECK(worst > def.contact_thickness);
+        CHECK(zmid > h + def.contact_thickness && zmid < h + 0.01);   /* on the top face (it may still settle) */
+        rc_sim_destroy(s);
+        rc_mesh_free(&m);
+    }
 }
 
 /* Session 32: spheres act on whole triangles, but the closest-contact distance (the step's
@@ -3025,13 +3089,17 @@ static void test_sim_teleport_obstacle(void)
 
 /* The static placement's cloth-cloth CCD (rc__sim_place_static) must exclude pairs by this
    state, not by the previous step's x0 / u0_step (zeros in a new sim, where every pair counted as
-   excluded). Layer A (11 x 11 grid, z = 6 mm) under a large triangle B (z = 9 mm, apart in uv), a
-   static box whose top (z = 1 cm) holds A's middle vertices: pushing them out would take them
+   excluded). Layer A (11 x 11 grid, z = 6 mm) under a large triangle B (z = 11 mm, apart in uv), a
+   static box whose top (z = 1 cm) holds A's vertices: pushing them out would take them
    through B. From the first step, and after a state load into a new sim, the step must end as
    the continuous run does, with A left below B. The session-19 review found the first step and
    the loaded one RC_OK with 9 of A's vertices pushed through B. Until session 25 the push was
    held back there and the step refused (RC_ERR_INTERSECTING); now B, which A's push would run
-   into, is pushed along (rc__sim_push_out's transitive push): RC_OK, B lifted, A below it. */
+   into, is pushed along (rc__sim_push_out's transitive push): RC_OK, B lifted, A below it.
+   Session 34: the box was 0.4 m wide under A's middle (A's triangles across its top edges) and B
+   at z = 9 mm, through the box between its vertices; the step ended RC_OK with box edges through
+   cloth triangles (least edge-triangle distance 0). Box edges now act on cloth triangles, and
+   that start is refused (RC_ERR_INTERSECTING); the box now spans A and B starts above it. */
 static rc_status t_layer_box(int mode, int *above)
 {
     int n = 11, nvA = n * n, nv = nvA + 3, ntA = 2 * (n - 1) * (n - 1), nt = ntA + 1, i, j, t = 0, id = -1, k;
@@ -3041,7 +3109,7 @@ static rc_status t_layer_box(int mode, int *above)
     rc_sim *s = NULL;
     rc_step_stats st;
     rc_status rs = RC_ERR_OUT_OF_MEMORY;
-    double far[3] = { 50, 50, 50 }, c[3] = { 0.5, 0.5, 0.0025 }, h[3] = { 0.2, 0.2, 0.0075 }, tr[3];
+    double far[3] = { 50, 50, 50 }, c[3] = { 0.5, 0.5, 0.0025 }, h[3] = { 0.6, 0.6, 0.0075 }, tr[3];
     *above = -1;
     if (!pos || !uv || !tris) goto done;
     for (j = 0; j < n; ++j)
@@ -3058,7 +3126,7 @@ static rc_status t_layer_box(int mode, int *above)
     for (k = 0; k < 3; ++k) {
         int v = nvA + k;
         double x = k == 0 ? -0.5 : k == 1 ? 1.5 : 0.5, y = k == 2 ? 1.5 : -0.2;
-        pos[3 * v] = x; pos[3 * v + 1] = y; pos[3 * v + 2] = 0.009; uv[2 * v] = x + 2.0; uv[2 * v + 1] = y;
+        pos[3 * v] = x; pos[3 * v + 1] = y; pos[3 * v + 2] = 0.011; uv[2 * v] = x + 2.0; uv[2 * v + 1] = y;
     }
     tris[3 * t] = nvA; tris[3 * t + 1] = nvA + 1; tris[3 * t + 2] = nvA + 2;
     def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
@@ -3087,6 +3155,7 @@ static rc_status t_layer_box(int mode, int *above)
         if (rs != RC_OK) goto done;
     }
     rs = rc_sim_step(s, &st);
+    if (rs != RC_OK) printf("    %.300s\n", rc_sim_last_error(s));
     *above = 0;
     for (i = 0; i < nvA; ++i) if (s->x[3 * i + 2] > s->x[3 * nvA + 2]) ++*above;
     if (rs == RC_OK && !(s->x[3 * nvA + 2] > 0.0095)) *above = -2;   /* B must have been pushed up */
@@ -4459,6 +4528,7 @@ static void suite_sim(void)
     RUN(test_sim_sphere_through_pinned_sheet);
     RUN(test_sim_capsule_through_pinned_sheet);
     RUN(test_sim_adaptive_sheet_on_thin_rod);
+    RUN(test_sim_sheet_on_box_edges);
     RUN(test_sim_sphere_triangle_gap);
     RUN(test_sim_sphere_triangle_gap_two_spheres);
     RUN(test_sim_trimesh_candidate_reuse);
