@@ -6671,6 +6671,37 @@ static double rc__ct_segment_triangle_lower_bound(const double a[3], const doubl
     return fmax(lo - emax, rc__ct_point_segment_dist(c, a, b) - rad);
 }
 
+/* 1 if triangle (v0, v1, v2) and the box |y_i| <= h_i (its own frame) overlap or touch: no
+   separating axis among the box's three axes, the triangle's normal and the nine crosses of a box
+   axis with a triangle edge (the separating axis theorem for two convex polytopes). */
+static int rc__ct_triangle_box_overlap(const double *v0, const double *v1, const double *v2, const double h[3])
+{
+    const double *v[3];
+    double f[3][3], n[3], lo, hi, r;
+    int i, j, k;
+    v[0] = v0; v[1] = v1; v[2] = v2;
+    for (i = 0; i < 3; ++i) {   /* the box's axes */
+        lo = fmin(v0[i], fmin(v1[i], v2[i]));
+        hi = fmax(v0[i], fmax(v1[i], v2[i]));
+        if (lo > h[i] || hi < -h[i]) return 0;
+    }
+    for (k = 0; k < 3; ++k) rc__sub3(f[k], v[(k + 1) % 3], v[k]);
+    rc__cross3(n, f[0], f[1]);   /* the triangle's normal */
+    r = h[0] * fabs(n[0]) + h[1] * fabs(n[1]) + h[2] * fabs(n[2]);
+    if (fabs(rc__dot3(n, v0)) > r) return 0;
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) {   /* a = e_i x f_j */
+            double a[3], e[3] = { 0.0, 0.0, 0.0 }, p;
+            e[i] = 1.0;
+            rc__cross3(a, e, f[j]);
+            r = h[0] * fabs(a[0]) + h[1] * fabs(a[1]) + h[2] * fabs(a[2]);
+            lo = HUGE_VAL; hi = -HUGE_VAL;
+            for (k = 0; k < 3; ++k) { p = rc__dot3(a, v[k]); lo = fmin(lo, p); hi = fmax(hi, p); }
+            if (lo > r || hi < -r) return 0;
+        }
+    return 1;
+}
+
 /* 1 if segment [a, b] meets the triangle (t0, t1, t2), *s the segment's parameter there */
 static int rc__ct_segment_meets_triangle(const double a[3], const double b[3], const double *tv[3], double *s)
 {
@@ -10330,6 +10361,22 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
             for (c = 0; c < 3; ++c) cen[c] = (xl[c] + xl[3 + c] + xl[6 + c]) / 3.0;
             for (e = 0; e < 3; ++e) { double v[3]; rc__sub3(v, xl + 3 * e, cen); if (rc__norm3(v) > rad) rad = rc__norm3(v); }
             if (rc__sim_obs_sdf(ob, cen, NULL, NULL) - rad >= s->def.contact_thickness + s->def.contact_dhat) continue;
+        }
+        if (ob->shape.kind == RC__CT_SHAPE_BOX) {
+            /* Its edges and the vertex barrier keep cloth out of a box as the cloth moves (to get
+               into it, a cloth edge must cross a box edge, or a face at its end). A jump at the
+               step's start (a carry, a push) could still land a cloth edge skewered through the
+               box between its edges, which no term would see: a triangle overlapping the box is
+               infinite energy too, so such a start splits the step (a guard; cloth held off the
+               box never overlaps it) */
+            double y[9];
+            for (e = 0; e < 3; ++e) {
+                double r0[3], w[3];
+                rc__obs_to_rest(ob->R, ob->t, xl + 3 * e, r0);
+                rc__sub3(w, r0, ob->shape.p);
+                for (c = 0; c < 3; ++c) y[3 * e + c] = ob->shape.R[c] * w[0] + ob->shape.R[3 + c] * w[1] + ob->shape.R[6 + c] * w[2];
+            }
+            if (rc__ct_triangle_box_overlap(y, y + 3, y + 6, ob->shape.half)) { a[4] = HUGE_VAL; continue; }
         }
         for (e = 0; e < 3; ++e) l0[e] = s->edge_len0[s->topo.tri_edge[3 * t + (e + 2) % 3]];   /* edge e, e+1: opposite e+2 */
         for (ic = 0; ic < nc; ++ic) {
@@ -14018,18 +14065,32 @@ static void rc__sim_material_start(const rc_sim *s, const double *G0, int i, dou
    triangles that started within r/2 of the centre (a sphere added inside the cloth and moved at
    once) are left to the push-out. Boxes and capsules are not checked: they see only cloth
    vertices, so a triangle may straddle one legitimately (README, known limitations). */
+/* What the pass-through check watches, in the obstacle's rest frame: the segment [a, b] and the
+   distance returned (0: not checked). A sphere: its centre, r/2; a capsule: its axis, half its
+   core's radius; a box: its centre, half its smallest half extent (cloth the box carries or pushes
+   stays outside it, so at least that far from its centre; cloth the box went through swept over
+   its centre). */
+static double rc__sim_pass_core(const rc__obstacle *ob, double a[3], double b[3])
+{
+    static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, zero[3] = { 0.0, 0.0, 0.0 };
+    if (ob->shape.kind == RC__CT_SHAPE_BOX) {
+        memcpy(a, ob->shape.p, 3 * sizeof(double));
+        memcpy(b, ob->shape.p, 3 * sizeof(double));
+        return 0.5 * fmin(ob->shape.half[0], fmin(ob->shape.half[1], ob->shape.half[2]));
+    }
+    if (rc__sim_num_cores(ob) != 1) return 0.0;
+    return 0.5 * rc__sim_round_core(ob, 0, I3, zero, a, b);
+}
+
 static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri_out)
 {
     enum { MAXK = 64 };
     double pose[MAXK + 1][12];
     int o, k, t, m, c, K;
-    static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, zero[3] = { 0.0, 0.0, 0.0 };
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        double th, ca[3], cb[3], keep, lo[3], hi[3];
-        /* spheres and capsules (one core each); a box's edges have no radius to keep */
-        if (rc__sim_num_cores(ob) != 1 || rc__sim_obs_static(ob)) continue;
-        keep = 0.5 * rc__sim_round_core(ob, 0, I3, zero, ca, cb);
+        double th, ca[3], cb[3], keep = rc__sim_pass_core(ob, ca, cb), lo[3], hi[3];
+        if (!(keep > 0.0) || rc__sim_obs_static(ob)) continue;
         for (c = 0; c < 3; ++c) { lo[c] = fmin(ca[c], cb[c]); hi[c] = fmax(ca[c], cb[c]); }
         th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
@@ -14084,7 +14145,10 @@ static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
     int tri = -1, o, i, any = 0;
     char msg[sizeof(s->err)];
     const double *x0 = s->x0;
-    for (o = 0; o < s->nobs; ++o) any |= rc__sim_num_cores(s->obs + o) == 1 && !rc__sim_obs_static(s->obs + o);
+    for (o = 0; o < s->nobs; ++o) {
+        double ca[3], cb[3];
+        any |= rc__sim_pass_core(s->obs + o, ca, cb) > 0.0 && !rc__sim_obs_static(s->obs + o);
+    }
     if (!any) return RC_OK;
     if (s->def.adaptive && memcmp(s->u, s->u0_step, sizeof(double) * 2 * (size_t)s->nv) != 0) {
         /* the nodes slid in u: compare each with the start of the material point now at it,
@@ -14098,7 +14162,8 @@ static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
     o = rc__sim_obstacle_passed_through(s, x0, &tri);
     if (o < 0) return RC_OK;
     snprintf(msg, sizeof msg, "%s obstacle %d passed through the cloth %s (triangle %d): the cloth cannot follow it; "
-             "move it less per step, or let the cloth go", s->obs[o].shape.kind == RC__CT_SHAPE_SPHERE ? "sphere" : "capsule", o, when, tri);
+             "move it less per step, or let the cloth go",
+             s->obs[o].shape.kind == RC__CT_SHAPE_SPHERE ? "sphere" : s->obs[o].shape.kind == RC__CT_SHAPE_BOX ? "box" : "capsule", o, when, tri);
     return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
 }
 

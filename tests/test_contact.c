@@ -1241,6 +1241,39 @@ static void test_ct_point_triangle_region_boundary(void)
     CHECKF(fabs(d2 - want) <= 1e-12 * want, "d2 %.17g want %.17g", d2, want);
 }
 
+/* The box-overlap guard of the box cores (rc__ct_triangle_box_overlap, separating axes): a triangle
+   skewered through the box with every vertex outside overlaps; one beside a box edge, separated
+   only by an edge-cross axis, does not; one lying on the top face touches; and for random
+   triangles, whenever a sample point of the triangle is inside the box the test says overlap. */
+static void test_ct_triangle_box_overlap(void)
+{
+    const double h[3] = { 1.0, 1.0, 1.0 };
+    const double sk[9] = { -2, 0, 0.5, 2, 0.1, 0.5, 0, 3, 0.5 }, above[9] = { -2, 0, 1.2, 2, 0.1, 1.2, 0, 3, 1.2 };
+    const double corner[9] = { 1.5, 0.8, 0, 0.8, 1.5, 0, 1.5, 1.5, 0 }, onface[9] = { -0.5, 0, 1, 0.5, 0, 1, 0, 0.5, 1 };
+    int k, bad = 0, overlaps = 0;
+    CHECK(rc__ct_triangle_box_overlap(sk, sk + 3, sk + 6, h) == 1);
+    CHECK(rc__ct_triangle_box_overlap(above, above + 3, above + 6, h) == 0);
+    CHECK(rc__ct_triangle_box_overlap(corner, corner + 3, corner + 6, h) == 0);
+    CHECK(rc__ct_triangle_box_overlap(onface, onface + 3, onface + 6, h) == 1);
+    for (k = 0; k < 2000; ++k) {
+        double v[9], hb[3];
+        int i, a, b, inside = 0, sat;
+        for (i = 0; i < 9; ++i) v[i] = 4.0 * t_rand() - 2.0;
+        for (i = 0; i < 3; ++i) hb[i] = 0.2 + t_rand();
+        for (a = 0; a <= 20 && !inside; ++a)
+            for (b = 0; a + b <= 20 && !inside; ++b) {
+                double p[3];
+                for (i = 0; i < 3; ++i) p[i] = v[i] + a / 20.0 * (v[3 + i] - v[i]) + b / 20.0 * (v[6 + i] - v[i]);
+                inside = fabs(p[0]) < hb[0] && fabs(p[1]) < hb[1] && fabs(p[2]) < hb[2];
+            }
+        sat = rc__ct_triangle_box_overlap(v, v + 3, v + 6, hb);
+        overlaps += sat;
+        if (inside && !sat) ++bad;
+    }
+    printf("    2000 random triangles: %d overlap, %d with a sample point inside the box missed\n", overlaps, bad);
+    CHECK(bad == 0 && overlaps > 100 && overlaps < 1900);
+}
+
 static void suite_contact(void)
 {
     RUN(test_ct_normal_force_floor);
@@ -1269,4 +1302,5 @@ static void suite_contact(void)
     RUN(test_ct_barrier_stiffness_resting);
     RUN(test_ct_mollifier_threshold_value);
     RUN(test_ct_point_triangle_region_boundary);
+    RUN(test_ct_triangle_box_overlap);
 }

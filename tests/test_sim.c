@@ -1687,9 +1687,11 @@ static void test_sim_sphere_through_pinned_sheet(void)
    capsule between its vertices with RC_OK: a 0.3 m adaptive sheet dropped across a 1.5 cm rod
    slid its vertices off the rod and fell through at step 6; a sheet pinned all round, pushed 30-40
    cm per step by a capsule (r 5 cm), ended on the wrong side at step 3 in fixed and step 2 in
-   adaptive mode, and a 1 cm rod 10 cm per step at step 2. Each step now either keeps the sheet
-   on the capsule's side (a ray up from the axis crosses it once, and no triangle comes within
-   r/2 + thickness of the axis: exact geometry) or fails. */
+   adaptive mode, and a 1 cm rod 10 cm per step at step 2; a 10 cm box (acting on vertices only
+   then) at step 3 (fixed, 30 cm per step) or 2 (40 cm, fixed and adaptive). Each step now either
+   keeps the sheet on the obstacle's side (a ray up from the axis or centre crosses it once, and
+   no triangle comes within r/2 + thickness of a capsule's axis, or within the thickness of a box's
+   edge: exact geometry) or fails. */
 static int t_capsule_check(const rc_sim *s, const double *a, const double *b, double r, double *worst)
 {
     const double *x = rc_sim_positions(s);
@@ -1705,20 +1707,44 @@ static int t_capsule_check(const rc_sim *s, const double *a, const double *b, do
     }
     return hits;
 }
-static void test_sim_capsule_through_pinned_sheet(void)
+/* the same for a box (half extents hb, centre c): a ray up from its centre, and its 12 edges' least
+   distance to a cloth triangle into *worst */
+static int t_box_check(const rc_sim *s, const double *c, const double *hb, double *worst)
 {
-    /* adaptive, speed (m per step), radius, axis length */
-    static const double runs[5][4] = { { 0, 0.3, 0.05, 0.1 }, { 0, 0.4, 0.05, 0.1 }, { 0, 0.1, 0.01, 0.3 }, { 1, 0.3, 0.05, 0.1 }, { 1, 0.1, 0.01, 0.3 } };
+    const double *x = rc_sim_positions(s);
+    double p[3], top[3], tau;
+    int t, e, hits = 0;
+    p[0] = c[0] + 1.1e-7; p[1] = c[1] + 2.3e-7; p[2] = c[2];
+    top[0] = p[0]; top[1] = p[1]; top[2] = p[2] + 100.0;
+    for (t = 0; t < s->nt; ++t) {
+        const int *v = s->tris + 3 * t;
+        hits += t_seg_tri(p, top, x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]);
+        for (e = 0; e < 12; ++e) {
+            int d = e / 4, o1 = (d + 1) % 3, o2 = (d + 2) % 3;
+            double a[3], b[3];
+            a[d] = c[d] - hb[d]; b[d] = c[d] + hb[d];
+            a[o1] = b[o1] = c[o1] + ((e & 1) ? hb[o1] : -hb[o1]);
+            a[o2] = b[o2] = c[o2] + ((e & 2) ? hb[o2] : -hb[o2]);
+            *worst = fmin(*worst, sqrt(rc__ct_segment_triangle_d2(a, b, x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], &tau)));
+        }
+    }
+    return hits;
+}
+static void test_sim_capsule_box_through_pinned_sheet(void)
+{
+    /* adaptive, speed (m per step), radius (a box: -half extent), axis length */
+    static const double runs[7][4] = { { 0, 0.3, 0.05, 0.1 }, { 0, 0.4, 0.05, 0.1 }, { 0, 0.1, 0.01, 0.3 }, { 1, 0.3, 0.05, 0.1 }, { 1, 0.1, 0.01, 0.3 },
+                                       { 0, 0.3, -0.05, 0 }, { 0, 0.4, -0.05, 0 } };   /* adaptive box runs: 12 s each (in the note) */
     int run;
-    for (run = 0; run < 5; ++run) {
+    for (run = 0; run < 7; ++run) {
         rc_mesh m;
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s = NULL;
         const int n = 12;
-        double dz = runs[run][1], r = runs[run][2], len = runs[run][3], worst = HUGE_VAL;
-        double a0[3] = { 0.21 - len / 2, 0.19, 0.0 }, b0[3] = { 0.21 + len / 2, 0.19 + 0.2 * len, 0.0 };
-        int i, st, id = -1, ok_steps = 0, wrong = 0;
-        a0[2] = b0[2] = -r - 0.01;
+        double dz = runs[run][1], r = fabs(runs[run][2]), len = runs[run][3], worst = HUGE_VAL;
+        double a0[3] = { 0.21 - len / 2, 0.19, 0.0 }, b0[3] = { 0.21 + len / 2, 0.19 + 0.2 * len, 0.0 }, hb[3] = { r, r, r };
+        int i, st, id = -1, ok_steps = 0, wrong = 0, box = runs[run][2] < 0.0;
+        a0[2] = b0[2] = -r - 0.01;   /* a box: centred at a0 = b0 */
         def.adaptive = (int)runs[run][0];
         def.max_newton_iters = 20;   /* a tent stretched to several times its size: cap the cost */
         def.itr_max_outer = 20;
@@ -1731,7 +1757,8 @@ static void test_sim_capsule_through_pinned_sheet(void)
         if (!s) { rc_mesh_free(&m); return; }
         for (i = 0; i < m.num_verts; ++i)
             if (i % n == 0 || i / n == 0 || i % n == n - 1 || i / n == n - 1) CHECK_OK(rc_sim_pin(s, i, m.pos + 3 * i));
-        CHECK_OK(rc_sim_add_capsule(s, a0, b0, r, &id));
+        if (box) { memcpy(b0, a0, sizeof b0); CHECK_OK(rc_sim_add_box(s, a0, hb, &id)); }
+        else CHECK_OK(rc_sim_add_capsule(s, a0, b0, r, &id));
         for (st = 1; st <= 4; ++st) {
             double tr[3] = { 0.0, 0.0, dz * st }, a[3], b[3];
             rc_status rs;
@@ -1745,12 +1772,12 @@ static void test_sim_capsule_through_pinned_sheet(void)
             }
             ++ok_steps;
             for (i = 0; i < 3; ++i) { a[i] = a0[i] + tr[i]; b[i] = b0[i] + tr[i]; }
-            hits = t_capsule_check(s, a, b, r, &worst);
+            hits = box ? t_box_check(s, a, hb, &worst) : t_capsule_check(s, a, b, r, &worst);
             if (hits != 1) ++wrong;
-            CHECKF(hits == 1, "%g m per step, step %d: the ray up from the capsule's axis crosses the sheet %d times", dz, st, hits);
+            CHECKF(hits == 1, "%g m per step, step %d: the ray up from the obstacle crosses the sheet %d times", dz, st, hits);
         }
-        printf("    %s, capsule r %g m, %g m per step: %d of 4 steps ran, %d ended through the sheet, closest triangle %.3g mm outside the core\n",
-               def.adaptive ? "adaptive" : "fixed", r, dz, ok_steps, wrong, 1e3 * worst);
+        printf("    %s, %s %g m, %g m per step: %d of 4 steps ran, %d ended through the sheet, closest triangle %.3g mm outside the %s\n",
+               def.adaptive ? "adaptive" : "fixed", box ? "box half" : "capsule r", r, dz, ok_steps, wrong, 1e3 * worst, box ? "edges" : "core");
         CHECK(ok_steps >= 3);
         CHECK(worst >= def.contact_thickness - 1e-9);
         rc_sim_destroy(s);
@@ -4526,7 +4553,7 @@ static void suite_sim(void)
     RUN(test_sim_split_step_replays_sphere);
     RUN(test_sim_sphere_sweep_narrow_gap);
     RUN(test_sim_sphere_through_pinned_sheet);
-    RUN(test_sim_capsule_through_pinned_sheet);
+    RUN(test_sim_capsule_box_through_pinned_sheet);
     RUN(test_sim_adaptive_sheet_on_thin_rod);
     RUN(test_sim_sheet_on_box_edges);
     RUN(test_sim_sphere_triangle_gap);
