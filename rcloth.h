@@ -721,8 +721,8 @@ RCLOTHDEF void      rc_sim_destroy(rc_sim *s);
 RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
 /* the last warning of this sim ("" if none): e.g. rc_sim_add_capsule warns when an edge of the
    cloth can dip into the capsule between two vertices by more than the contact thickness,
-   l^2/(8r) > contact_thickness (capsules, planes and boxes act on cloth vertices; spheres on
-   whole triangles) */
+   l^2/(8r) > contact_thickness (a capsule's surface acts on cloth vertices; on whole triangles
+   only its core, half its radius) */
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s);
 /* 1 if rc_sim_create flipped a clockwise reference mesh to counter-clockwise */
 RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
@@ -781,9 +781,11 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
    index, shared with the triangle meshes. Errors: RC_ERR_INVALID_ARGUMENT (NULL, a zero normal, a
    size <= 0, no such id), RC_ERR_NON_FINITE, RC_ERR_OUT_OF_MEMORY. Cloth already inside a new
    obstacle is pushed out at the next step's start (a placement, no velocity). The barrier acts as
-   a pressure: each cloth vertex's (planes, boxes, capsules) weighted by its mass, each cloth
-   triangle's (spheres) by its area, so the barrier stiffness (chosen from the average vertex's
-   weight) means the same at any resolution. */
+   a pressure: each cloth vertex's (planes, boxes, capsules: their exact surface) weighted by its
+   mass, each cloth triangle's by its area: spheres, a capsule's core (its axis, half its radius)
+   and a box's edges act on whole triangles, so none can slip between cloth vertices and through
+   the cloth. The barrier stiffness (chosen from the average vertex's weight) means the same at any
+   resolution. */
 RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const double normal[3], int *id);
 RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double radius, int *id);
 RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const double half[3], int *id);
@@ -7778,7 +7780,7 @@ typedef struct rc__mhandle {
 } rc__mhandle;
 
 #define RC__SIM_A_TERMS 7   /* the length of element A's a[] (rc__sim_kernel_A) */
-#define RC__SIM_TRI_E (RC__SIM_A_TERMS + 1)   /* a row of tri_e: A's six energies, B's bending, A's sphere distance */
+#define RC__SIM_TRI_E (RC__SIM_A_TERMS + 1)   /* a row of tri_e: A's six energies, B's bending, A's core distance */
 
 struct rc_sim {
     void *user;
@@ -7841,7 +7843,7 @@ struct rc_sim {
     double *cache_score;                  /* nt scratch: relative displacement since caching */
     double *active_hist;                  /* active rate of each outer iteration, active_cap entries */
     int active_cap;                       /* def.itr_max_outer at creation */
-    double *tri_e;                        /* nt*RC__SIM_TRI_E per-triangle energy terms (fixed-order sums) and sphere distance */
+    double *tri_e;                        /* nt*RC__SIM_TRI_E per-triangle energy terms (fixed-order sums) and core distance */
     double *chunkA, *chunkB;              /* RC__CHUNK*(15 + 225), RC__CHUNK*(27 + 729) element scratch */
     double *cacheA, *cacheB;              /* nt*(15+225), nt*(27+729): cached joint element derivatives (adaptive) */
     double *ls_x, *ls_u, *ls_phi;
@@ -8709,7 +8711,9 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: radius must be > 0");
     {
         /* a straight cloth edge of rest length l between two vertices outside a cylinder of
-           radius r can dip into it by up to l^2/(8r) (sagitta); warn when that exceeds the offset */
+           radius r can dip into it by up to l^2/(8r) (sagitta), down to the core at r/2
+           (rc__sim_round_core); warn when that exceeds the offset. (Until session 34, in adaptive
+           mode a warning said the cloth could pass through between vertices: the core stops that.) */
         double lmax = 0.0, dip;
         int e;
         for (e = 0; e < s->ne; ++e) if (s->edge_len0[e] > lmax) lmax = s->edge_len0[e];
@@ -8717,11 +8721,6 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
         if (dip > s->def.contact_thickness)
             snprintf(s->warn, sizeof s->warn, "rc_sim_add_capsule: cloth edges up to %.3g m can dip %.3g m into this capsule between vertices (contact thickness %.3g m); refine the cloth or enlarge the thickness",
                      lmax, dip, s->def.contact_thickness);
-        /* adaptive: the vertices themselves can slide away from a thin capsule in u (measured: a
-           sheet across a 3 cm rod moved every vertex off it within 10 steps and fell through) */
-        else if (s->def.adaptive)
-            snprintf(s->warn, sizeof s->warn, "rc_sim_add_capsule: in adaptive mode cloth vertices can slide off a capsule and the cloth pass through it between them; "
-                     "use a triangle mesh (rc_sim_add_trimesh) for a thin capsule");
     }
     rc__obstacle_init(&o, RC__CT_SHAPE_CAPSULE, s->def.friction);
     memcpy(o.shape.a, a, sizeof o.shape.a);
@@ -10014,10 +10013,11 @@ static void rc__sim_vertex_derivs(const rc_sim *s, int i, const double *xi, doub
    Hessian (n x n, row stride n) over the DOFs of the mode: x then u (A: n = 9 or 15), x, phi then u
    (B: n = 21 or 27); the u DOFs come last, so an x-only layout is the full one cut short
    (rc__sim_assemble scatters it with the full layout's position tables). Element A also carries
-   the analytic obstacles' barriers: spheres on the triangle, planes, boxes and capsules on its
-   vertices weighted by mass (rc__sim_tri_vertex_barriers).
+   the analytic obstacles' barriers: planes, boxes and capsules on its vertices weighted by mass
+   (rc__sim_tri_vertex_barriers), the round cores (spheres, capsules' axes, boxes' edges) on the
+   whole triangle weighted by area (rc__sim_tri_round).
    a[0..5] = stretch, inertia, gravity, quality, contact, friction (adaptive) energies; a[6] the
-   least distance d - r of the triangle to a sphere within the barrier band (HUGE_VAL: none);
+   least distance d - r of the triangle to a core within the barrier band (HUGE_VAL: none);
    RC__SIM_A_TERMS entries (defined before struct rc_sim, whose tri_e rows hold them).
    --------------------------------------------------------------------------------------------- */
 
@@ -11895,7 +11895,7 @@ static double rc__terms_total(const rc__terms *T)
 }
 
 /* the per-triangle energies of stencils A and B into the triangle's row of tri_e, then its least
-   sphere distance (kernel A's a[6]) */
+   core distance (kernel A's a[6]) */
 static void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
 {
     double a[RC__SIM_A_TERMS], b;
@@ -11924,7 +11924,7 @@ static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const 
         T->stretch += e[0]; T->inertia += e[1]; T->gravity += e[2];
         T->quality += e[3]; T->bend += e[4]; T->contact += e[5];
         T->friction += e[6];
-        if (e[7] < T->min_dist) T->min_dist = e[7];   /* spheres act on triangles: a triangle can be far closer than its vertices */
+        if (e[7] < T->min_dist) T->min_dist = e[7];   /* cores act on triangles: a triangle can be far closer than its vertices */
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->friction, &T->min_dist);
     if (s->def.adaptive && s->def.travel_weight > 0.0)
@@ -13272,7 +13272,7 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
 
 
 /* The lagged normal force of a sphere on each cloth vertex: the sphere's barrier acts on whole
-   triangles (rc__sim_tri_sphere), so the force a triangle takes, kappa |b'(ds^2)| 2 ds at its
+   triangles (rc__sim_tri_round), so the force a triangle takes, kappa |b'(ds^2)| 2 ds at its
    distance ds = dist(c, T) - r, is shared among its vertices with the barycentric weights of its
    closest point to the centre. (Earlier the vertex formula of the other shapes was used at
    each vertex's own distance: the vertices of triangles resting on a sphere sit farther out than the
@@ -13890,8 +13890,8 @@ static int rc__sim_unpierce_move(const double *a, const double *b, const double 
 }
 
 /* Free vertices inside the contact offset of an analytic obstacle (a carried one: within dhat/2
-   of it) are pushed out along the obstacle normal to xi + dhat/2; a sphere also pushes the free
-   vertices of a triangle its surface cuts into. only_static: the obstacles that did not move
+   of it) are pushed out along the obstacle normal to xi + dhat/2; a round core also pushes the free
+   vertices of a triangle it cuts into (rc__sim_unpierce_move where its segment runs through it). only_static: the obstacles that did not move
    (rc__sim_place_static). With self contact the move from s->ls_x (the caller sets it: the state
    before its carry and this push) is taken only as far as the cloth-cloth CCD allows; carried:
    NULL, or the vertices the caller's carry moved (a carried vertex is pushed to xi + dhat/2);
@@ -14052,19 +14052,6 @@ static void rc__sim_material_start(const rc_sim *s, const double *G0, int i, dou
             out[c] += G0[6 * i + 2 * c] * (s->u[2 * i] - s->u0_step[2 * i]) + G0[6 * i + 2 * c + 1] * (s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
 }
 
-/* A sphere moving fast through cloth held on all sides (a trampoline: 30-50 cm per step through a
-   sheet pinned all round) ended the step on the far side of it with RC_OK (a review's probe): the
-   carry took only part of the tent, and the push-out moved the triangles the sphere cut to their
-   far side. So the cloth's move is checked against the sphere's path, in the sphere's frame: each
-   triangle's vertices moving linearly in the world from their start x0 to where they are now,
-   mapped by the pose at the ends of the chords of the obstacle's path (rotation included, as the
-   carry's; cloth carried along then stays put in that frame), must stay more than r/2 from the
-   centre. Cloth carried or pushed by a sphere stays about r + xi from its centre (spheres act on
-   whole triangles); cloth it went through comes to 0. Checked after the carry (before the solve)
-   and after the solve (the whole step). Returns the first sphere whose path fails, else -1;
-   triangles that started within r/2 of the centre (a sphere added inside the cloth and moved at
-   once) are left to the push-out. Boxes and capsules are not checked: they see only cloth
-   vertices, so a triangle may straddle one legitimately (README, known limitations). */
 /* What the pass-through check watches, in the obstacle's rest frame: the segment [a, b] and the
    distance returned (0: not checked). A sphere: its centre, r/2; a capsule: its axis, half its
    core's radius; a box: its centre, half its smallest half extent (cloth the box carries or pushes
@@ -14082,6 +14069,20 @@ static double rc__sim_pass_core(const rc__obstacle *ob, double a[3], double b[3]
     return 0.5 * rc__sim_round_core(ob, 0, I3, zero, a, b);
 }
 
+/* A sphere moving fast through cloth held on all sides (a trampoline: 30-50 cm per step through a
+   sheet pinned all round) ended the step on the far side of it with RC_OK (a review's probe): the
+   carry took only part of the tent, and the push-out moved the triangles the sphere cut to their
+   far side. So the cloth's move is checked against the sphere's path, in the sphere's frame: each
+   triangle's vertices moving linearly in the world from their start x0 to where they are now,
+   mapped by the pose at the ends of the chords of the obstacle's path (rotation included, as the
+   carry's; cloth carried along then stays put in that frame), must stay more than r/2 from the
+   centre. Cloth carried or pushed by a sphere stays about r + xi from its centre (spheres act on
+   whole triangles); cloth it went through comes to 0. Checked after the carry (before the solve)
+   and after the solve (the whole step). Returns the first sphere whose path fails, else -1;
+   triangles that started within r/2 of the centre (a sphere added inside the cloth and moved at
+   once) are left to the push-out. Capsules (their axis) and boxes (their centre) are checked the
+   same way (rc__sim_pass_core): their cores keep cloth off the axis and the edges, so no triangle
+   straddles them legitimately. */
 static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri_out)
 {
     enum { MAXK = 64 };

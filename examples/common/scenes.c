@@ -71,8 +71,9 @@ static rc_status sc__add(sc_scene *sc, int kind, const double *p, const double *
     case SC_PLANE:   st = rc_sim_add_plane(sc->sim, p, q, &o->id); break;
     case SC_SPHERE:  st = rc_sim_add_sphere(sc->sim, p, radius, &o->id); break;
     case SC_BOX: {
-        /* as a triangle mesh: the sharp edges then act on cloth edges and triangles too (an
-           analytic box only sees cloth vertices, and adaptive vertices slide off its edges) */
+        /* as a triangle mesh, which the scenes' figures were measured with (until session 34 an
+           analytic box acted on cloth vertices only, and adaptive vertices slid off its edges;
+           now its edges act on whole cloth triangles too) */
         static const int bt[36] = { 0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
                                     1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7 };
         double bv[24];
