@@ -13933,8 +13933,11 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
                 for (t = 0; t < s->nt; ++t) {
                     const int *tri = s->tris + 3 * t;
                     const double *x0 = s->x + 3 * tri[0], *x1 = s->x + 3 * tri[1], *x2 = s->x + 3 * tri[2];
-                    double g[12], c[3], dir[3], d2, dist, ds, tau = 0.0;
+                    double g[12], c[3], dir[3], d2, dist, ds, tau = 0.0, len;
+                    const double *tv[3];
                     int meets = 0;
+                    tv[0] = x0; tv[1] = x1; tv[2] = x2;
+                    if (rc__ct_segment_triangle_lower_bound(ca, cb, tv) - r > clear) continue;   /* most triangles */
                     if (ca[0] != cb[0] || ca[1] != cb[1] || ca[2] != cb[2]) meets = !(rc__ct_segment_triangle_d2(ca, cb, x0, x1, x2, &tau) > 0.0);
                     for (k = 0; k < 3; ++k) c[k] = ca[k] + tau * (cb[k] - ca[k]);
                     d2 = meets ? 0.0 : rc__ct_point_triangle_d2(c, x0, x1, x2, NULL, g, NULL);
@@ -13943,10 +13946,12 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
                     if (ds > clear) continue;
                     if (dist > 0.0) {
                         /* closest point q = c - g_c / 2 (g_c = d(d2)/dc = 2 (c - q)): push away from c */
-                        rc__scale3(dir, -(target - ds) / (2.0 * dist), g);
-                    } else if (!rc__sim_unpierce_move(ca, cb, x0, x1, x2, target, dir)) continue;   /* a centre on the triangle */
+                        rc__scale3(dir, 1.0 / (2.0 * dist), g);
+                        len = -(target - ds);
+                    } else if (rc__sim_unpierce_move(ca, cb, x0, x1, x2, target, dir)) len = 1.0;
+                    else continue;   /* a centre on the triangle */
                     for (k = 0; k < 3; ++k)
-                        if (!s->pinned[tri[k]]) rc__add3(s->x + 3 * tri[k], s->x + 3 * tri[k], dir);
+                        if (!s->pinned[tri[k]]) rc__axpy3(s->x + 3 * tri[k], len, dir);
                     moved = pushed = 1;
                 }
             }
