@@ -1792,21 +1792,16 @@ static void test_sim_capsule_box_through_pinned_sheet(void)
    r/2 + thickness of the axis, and the sheet stays above the rod. */
 static void test_sim_adaptive_sheet_on_thin_rod(void)
 {
-    rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
-    rc_sim *s = NULL;
+    rc_sim *s;
     rc_step_stats st;
-    const double r = 0.015, a[3] = { 0.0, -0.3, 0.0 }, b[3] = { 0.0, 0.3, 0.0 };
+    const double r = 0.015, a[3] = { 0.0, -0.3, 0.0 }, b[3] = { 0.0, 0.3, 0.0 }, o[3] = { -0.153, -0.15, 0.019 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
     double worst = HUGE_VAL;
-    int i, k, conv = 0, wrong = 0;
-    CHECK_OK(rc_mesh_grid(&m, 0.3, 0.3, 15, 15, RC_DIAG_ALTERNATING));
-    for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.153; m.pos[3 * i + 1] -= 0.15; m.pos[3 * i + 2] = r + 0.004; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    int k, conv = 0, wrong = 0;
     def.adaptive = 1;
     def.num_threads = 1;
-    CHECK_OK(rc_sim_create(&def, &s));
-    if (!s) { rc_mesh_free(&m); return; }
+    s = t_sim_grid(&def, 15, 15, 0.3, 0.3, o, ex, ey);   /* 4 mm above the rod */
+    if (!s) return;
     CHECK_OK(rc_sim_add_capsule(s, a, b, r, NULL));
     for (k = 0; k < 25; ++k) {
         rc_status rs = rc_sim_step(s, &st);
@@ -1819,7 +1814,6 @@ static void test_sim_adaptive_sheet_on_thin_rod(void)
     CHECK(conv == 25 && wrong == 0);
     CHECK(worst >= def.contact_thickness - 1e-9);
     rc_sim_destroy(s);
-    rc_mesh_free(&m);
 }
 
 /* A sheet of 4.2 cm cells dropped on a 20 cm analytic box (rc_sim_add_box), fixed and adaptive.
@@ -1832,21 +1826,17 @@ static void test_sim_sheet_on_box_edges(void)
 {
     int adaptive;
     for (adaptive = 0; adaptive < 2; ++adaptive) {
-        rc_mesh m;
         rc_sim_def def = rc_default_sim_def();
-        rc_sim *s = NULL;
+        rc_sim *s;
         rc_step_stats st;
-        const double h = 0.1, c[3] = { 0.0, 0.0, 0.0 }, half[3] = { h, h, h };
+        const double h = 0.1, c[3] = { 0.0, 0.0, 0.0 }, half[3] = { h, h, h }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
+        const double o[3] = { -0.2531, -0.2483, h + 0.004 };   /* 4 mm above the top, off-centre */
         double worst = HUGE_VAL, zmid;
-        int i, k, e, t, conv = 0, mid = 6 * 13 + 6;
-        CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, 13, 13, RC_DIAG_ALTERNATING));
-        for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.25 + 0.0031; m.pos[3 * i + 1] -= 0.25 - 0.0017; m.pos[3 * i + 2] = h + 0.004; }
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        int k, e, t, conv = 0, mid = 6 * 13 + 6;
         def.adaptive = adaptive;
         def.num_threads = 1;
-        CHECK_OK(rc_sim_create(&def, &s));
-        if (!s) { rc_mesh_free(&m); return; }
+        s = t_sim_grid(&def, 13, 13, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
         CHECK_OK(rc_sim_add_box(s, c, half, NULL));
         for (k = 0; k < 20; ++k) {
             rc_status rs = rc_sim_step(s, &st);
@@ -1872,7 +1862,6 @@ static void test_sim_sheet_on_box_edges(void)
         CHECK(worst > def.contact_thickness);
         CHECK(zmid > h + def.contact_thickness && zmid < h + 0.02);   /* on the top face (still settling: 7 mm up at step 20, fixed) */
         rc_sim_destroy(s);
-        rc_mesh_free(&m);
     }
 }
 
