@@ -13271,31 +13271,57 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
 }
 
 
-/* The lagged normal force of a sphere on each cloth vertex: the sphere's barrier acts on whole
-   triangles (rc__sim_tri_round), so the force a triangle takes, kappa |b'(ds^2)| 2 ds at its
-   distance ds = dist(c, T) - r, is shared among its vertices with the barycentric weights of its
-   closest point to the centre. (Earlier the vertex formula of the other shapes was used at
-   each vertex's own distance: the vertices of triangles resting on a sphere sit farther out than the
-   triangles' closest points, and several triangles share a vertex's load, so the lagged forces summed
-   to ~46% of the cloth's weight (probe: a patch on a 10 degree slope of a 2.5 m sphere with mu = 0.3
-   slid 0.9 m in 1.5 s, where the tilted plane holds it; the sphere drape slid off at any mu).)
+/* The lagged normal force of an obstacle's round cores (rc__sim_round_core) on each cloth vertex:
+   a core's barrier acts on whole triangles (rc__sim_tri_round), so the force each of its pairs
+   takes, kappa |b'(ds^2)| 2 ds (times the mollifier for an edge pair) at its distance ds = d - r,
+   weighted as the barrier by the triangle's area, is shared among the cloth vertices with the
+   barycentric weights of the pair's closest point on the cloth. A sphere's triangles carry its
+   whole load: earlier the vertex formula of the other shapes was used at each vertex's own
+   distance; the vertices of triangles resting on a sphere sit farther out than the triangles'
+   closest points, and several triangles share a vertex's load, so the lagged forces summed to ~46%
+   of the cloth's weight (probe: a patch on a 10 degree slope of a 2.5 m sphere with mu = 0.3 slid
+   0.9 m in 1.5 s, where the tilted plane holds it). A capsule's or a box's cores add to the forces
+   of its exact surface on the vertices (rc__sim_lag_friction). At the step's start pose.
    lam: nv, accumulated. */
-static void rc__sim_sphere_normal_forces(const rc_sim *s, const rc__obstacle *ob, double *lam)
+static void rc__sim_core_normal_forces(const rc_sim *s, const rc__obstacle *ob, double *lam)
 {
-    double c[3], xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
-    int t, k;
-    rc__obs_from_rest(ob->R_prev, ob->t_prev, ob->shape.p, c);
-    for (t = 0; t < s->nt; ++t) {
-        const int *tri = s->tris + 3 * t;
-        const double *a = s->x0 + 3 * tri[0], *b = s->x0 + 3 * tri[1], *e = s->x0 + 3 * tri[2];
-        double w[4], ds, f;
-        int type = rc__ct_point_triangle_type(c, a, b, e);
-        ds = sqrt(rc__ct_point_triangle_d2_typed(c, a, b, e, type, w, NULL, NULL)) - ob->shape.r;
-        if (!(ds > xi_ && ds < xi_ + dh)) continue;
-        /* weighted as the barrier, by the triangle's area at the step start (rc__sim_tri_area_weight) */
-        f = rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa, rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, t));
-        /* c - closest = w0 c + sum_k w_{k+1} X_k with w0 = 1: the closest point's weights are -w_{k+1} */
-        for (k = 0; k < 3; ++k) lam[tri[k]] += f * -w[k + 1];
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
+    int t, k, ic, nc = rc__sim_num_cores(ob);
+    for (ic = 0; ic < nc; ++ic) {
+        double a[3], b[3], r = rc__sim_round_core(ob, ic, ob->R_prev, ob->t_prev, a, b), aa;
+        aa = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]);
+        for (t = 0; t < s->nt; ++t) {
+            const int *tri = s->tris + 3 * t;
+            const double *x0 = s->x0 + 3 * tri[0], *x1 = s->x0 + 3 * tri[1], *x2 = s->x0 + 3 * tri[2], *tv[3];
+            double w[4], ds, f, wA;
+            int e;
+            tv[0] = x0; tv[1] = x1; tv[2] = x2;
+            if (rc__ct_segment_triangle_lower_bound(a, b, tv) - r >= xi_ + dh) continue;   /* most triangles */
+            /* weighted as the barrier, by the triangle's area at the step start (rc__sim_tri_area_weight) */
+            wA = rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, t);
+            for (e = 0; e < (aa > 0.0 ? 2 : 1); ++e) {   /* a sphere's centre, or a segment's ends */
+                const double *c = e ? b : a;
+                int type = rc__ct_point_triangle_type(c, x0, x1, x2);
+                ds = sqrt(rc__ct_point_triangle_d2_typed(c, x0, x1, x2, type, w, NULL, NULL)) - r;
+                if (!(ds > xi_ && ds < xi_ + dh)) continue;
+                f = rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa, wA);
+                /* c - closest = w0 c + sum_k w_{k+1} X_k with w0 = 1: the closest point's weights are -w_{k+1} */
+                for (k = 0; k < 3; ++k) lam[tri[k]] += f * -w[k + 1];
+            }
+            if (aa > 0.0)
+                for (e = 0; e < 3; ++e) {   /* the axis against edge e (vertices e, e + 1) */
+                    const double *p = tv[e], *q = tv[(e + 1) % 3];
+                    double m, l0 = s->edge_len0[s->topo.tri_edge[3 * t + (e + 2) % 3]];
+                    int type = rc__ct_edge_edge_type(a, b, p, q);
+                    ds = sqrt(rc__ct_edge_edge_d2_typed(a, b, p, q, type, w, NULL, NULL)) - r;
+                    if (!(ds > xi_ && ds < xi_ + dh)) continue;
+                    m = rc__ct_ee_mollifier(a, b, p, q, rc__ct_ee_mollifier_eps(aa, l0 * l0), NULL, NULL);
+                    f = m * rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa, wA);
+                    /* r = w0 a + w1 b + w2 p + w3 q = (axis point) - (edge point): the edge point's weights are -w2, -w3 */
+                    lam[tri[e]] += f * -w[2];
+                    lam[tri[(e + 1) % 3]] += f * -w[3];
+                }
+        }
     }
 }
 
@@ -13315,19 +13341,17 @@ static void rc__sim_lag_friction(rc_sim *s)
         double *lam = s->fr_lambda + (size_t)o * s->nv;
         memset(lam, 0, sizeof(double) * (size_t)s->nv);
         if (ob->mu <= 0.0) continue;
-        if (sphere) rc__sim_sphere_normal_forces(s, ob, lam);
+        if (ob->shape.kind != RC__OBS_TRIMESH) rc__sim_core_normal_forces(s, ob, lam);
         for (i = 0; i < s->nv; ++i) {
             size_t k = (size_t)o * s->nv + i;
             double n[3], d, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len;
             if (s->pinned[i]) { lam[i] = 0.0; continue; }
             d = rc__sim_obs_sdf_pose(ob, ob->R_prev, ob->t_prev, s->x0 + 3 * i, n, NULL);
-            if (sphere) {
-                if (!(lam[i] > 0.0)) continue;
-            } else {
-                /* the barrier's force on the vertex, weighted by its mass (rc__sim_tri_vertex_barriers) */
-                if (!(d > xi_ && d < xi_ + dh)) continue;
-                lam[i] = rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));
-            }
+            /* a sphere acts through its core alone; the other shapes add the barrier's force on the
+               vertex, weighted by its mass (rc__sim_tri_vertex_barriers) */
+            if (!sphere && d > xi_ && d < xi_ + dh)
+                lam[i] += rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));
+            if (!(lam[i] > 0.0)) continue;
             /* tangent basis orthogonal to n, rotated with the obstacle to its end pose */
             if (fabs(n[0]) < 0.9) { double ex[3] = { 1, 0, 0 }; rc__cross3(t1, n, ex); } else { double ey[3] = { 0, 1, 0 }; rc__cross3(t1, n, ey); }
             len = rc__norm3(t1); rc__scale3(t1, 1.0 / len, t1);
