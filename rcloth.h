@@ -9862,10 +9862,11 @@ static double rc__sim_obs_sdf(const rc__obstacle *o, const double *x, double *gr
    - A capsule keeps its exact surface on the cloth's vertices (rc__sim_tri_vertex_barriers) and
      adds a core of half its radius around its axis. Measured before the core: an adaptive sheet
      across a 1.5 cm rod slid its vertices off it and fell through at step 6; the skirt_panels scene
-     had a triangle straddling a leg. Why not the whole radius on triangles, as for the sphere:
-     cloth resting on a cylinder touches it along lines, and its vertices carry that contact
-     smoothly; the core (rc__sim_tri_round) wakes up only where the sag between vertices,
-     l^2/(8r), would reach half the radius.
+     had a triangle straddling a leg. Why half the radius: the vertices already carry resting
+     contact with the exact surface, and the core is the guard against slipping through, asleep
+     until the sag between vertices, l^2/(8r), reaches half the radius (so capsule scenes whose
+     cloth is fine enough run as before; a full-radius core, not tried, would add its pairs to
+     every resting contact).
    - A box: its 12 edges, radius 0 (its faces are flat: cloth cannot cross one without a vertex
      crossing, which the vertex barrier stops; its edges and corners can cut between vertices.
      Measured before: a sheet of 2.5 cm cells dropped on a 20 cm cube had box edges through cloth
