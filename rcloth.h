@@ -14282,8 +14282,25 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
     if (vmin >= 0 && dmin <= xi_)
         RC__MSG_APPEND(" vertex %d is %.3g mm from obstacle %d%s,", vmin, 1e3 * dmin, omin,
                        s->pinned[vmin] ? " (a pinned vertex: its target is inside the obstacle)" : "");
-    if (T->min_dist <= xi_ && !(vmin >= 0 && dmin <= xi_))
-        RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_dist);
+    {   /* the round cores (spheres, capsules' axes, boxes' edges) on whole triangles */
+        double cmin = HUGE_VAL;
+        int t, ic, tmin = -1, cobs = -1;
+        for (o = 0; o < s->nobs; ++o)
+            for (ic = 0; ic < rc__sim_num_cores(s->obs + o); ++ic) {
+                double a[3], b[3], tau, r = rc__sim_round_core(s->obs + o, ic, s->obs[o].R, s->obs[o].t, a, b);
+                for (t = 0; t < s->nt; ++t) {
+                    const int *v = s->tris + 3 * t;
+                    double d = sqrt(rc__ct_segment_triangle_d2(a, b, s->x + 3 * v[0], s->x + 3 * v[1], s->x + 3 * v[2], &tau)) - r;
+                    if (d < cmin) { cmin = d; tmin = t; cobs = o; }
+                }
+            }
+        if (tmin >= 0 && cmin <= xi_ && !(vmin >= 0 && dmin <= xi_))
+            RC__MSG_APPEND(" triangle %d is %.3g mm from obstacle %d (%s),", tmin, 1e3 * cmin, cobs,
+                           s->obs[cobs].shape.kind == RC__CT_SHAPE_BOX ? "an edge of the box: cloth laid through a box, or one moving too far per step"
+                           : s->obs[cobs].shape.kind == RC__CT_SHAPE_CAPSULE ? "the capsule's core, half its radius" : "the sphere");
+        else if (T->min_dist <= xi_ && !(vmin >= 0 && dmin <= xi_))
+            RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_dist);
+    }
     if (s->def.self_contact && T->min_self <= xi_)
         RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
     for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];

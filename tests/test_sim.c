@@ -1816,6 +1816,45 @@ static void test_sim_adaptive_sheet_on_thin_rod(void)
     rc_sim_destroy(s);
 }
 
+/* A box added through a flat sheet (no gravity): where the box sits inside cells (4 x 4 vertices
+   over 1 m, a 20 cm box), the triangles its edges run through are lifted along their normal over
+   its top at the first step, RC_OK, every edge then off the cloth; where the sheet's vertices
+   inside it are pushed up and their neighbours outside stay (11 x 11), the lifts disagree and the
+   step is refused, naming a triangle and the box, the state unchanged. Until session 34 both
+   steps were RC_OK with box edges through the cloth. */
+static void test_sim_box_added_through_sheet(void)
+{
+    int n;
+    for (n = 4; n <= 11; n += 7) {
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        const double c[3] = { 0.37, 0.41, 0.0 }, h[3] = { 0.1, 0.1, 0.05 };
+        double worst = HUGE_VAL, *x0;
+        rc_status rs;
+        int id = -1;
+        def.gravity[2] = 0.0;
+        s = t_sim_grid(&def, n, n, 1.0, 1.0, NULL, NULL, NULL);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_box(s, c, h, &id));
+        x0 = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv);
+        if (x0) memcpy(x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+        rs = rc_sim_step(s, NULL);
+        if (n == 4) {
+            CHECK_OK(rs);
+            (void)t_box_check(s, c, h, &worst);
+            printf("    4 x 4 sheet through a box: %s, every box edge %.3g mm or more from the cloth\n", rc_status_string(rs), 1e3 * worst);
+            CHECK(worst > def.contact_thickness);
+        } else {
+            printf("    11 x 11 sheet through a box: %s (%.160s)\n", rc_status_string(rs), rc_sim_last_error(s));
+            CHECK(rs == RC_ERR_INTERSECTING);
+            CHECK(strstr(rc_sim_last_error(s), "an edge of the box") != NULL);
+            if (x0) CHECK(memcmp(x0, s->x, sizeof(double) * 3 * (size_t)s->nv) == 0);
+        }
+        free(x0);
+        rc_sim_destroy(s);
+    }
+}
+
 /* Friction on a capsule's core: a coarse sheet (3.3 cm cells) lying across a 1.5 cm rod tilted 10
    degrees along its axis, mu = 0.3 (tan 10 deg = 0.18 < mu: it must hold). Its edges sag onto the
    core, which carries much of the load. Until the cores' forces were lagged for friction
@@ -4585,6 +4624,7 @@ static void suite_sim(void)
     RUN(test_sim_adaptive_sheet_on_thin_rod);
     RUN(test_sim_sheet_on_box_edges);
     RUN(test_sim_friction_on_thin_rod);
+    RUN(test_sim_box_added_through_sheet);
     RUN(test_sim_sphere_triangle_gap);
     RUN(test_sim_sphere_triangle_gap_two_spheres);
     RUN(test_sim_trimesh_candidate_reuse);
