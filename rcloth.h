@@ -6740,6 +6740,7 @@ static double rc__ct_segment_triangle_d2(const double a[3], const double b[3], c
     *tau = 0.0;
     if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2]) return rc__ct_point_triangle_d2(a, t0, t1, t2, NULL, NULL, NULL);
     if (rc__ct_segment_meets_triangle(a, b, tv, tau)) return 0.0;
+    *tau = 0.0;   /* the failed test wrote its plane crossing there (review) */
     best = rc__ct_point_triangle_d2(a, t0, t1, t2, NULL, NULL, NULL);
     d2 = rc__ct_point_triangle_d2(b, t0, t1, t2, NULL, NULL, NULL);
     if (d2 < best) { best = d2; *tau = 1.0; }
