@@ -6655,7 +6655,7 @@ static double rc__ct_point_segment_dist(const double x[3], const double a[3], co
 
 /* A cheap lower bound on the distance from segment [a, b] to the triangle tv: every point of the
    triangle lies within rad of its centroid c (rad = the farthest vertex) and within emax (the
-   longest edge) of the vertex nearest the segment, so the distance is at least the larger of
+   longest edge) of every vertex, so the distance is at least the larger of
    dist(c) - rad and min_k dist(x_k) - emax. */
 static double rc__ct_segment_triangle_lower_bound(const double a[3], const double b[3], const double *tv[3])
 {
@@ -13947,7 +13947,7 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
         /* round cores act on whole triangles: a sphere (a capsule's core) that moved into a
            triangle's interior pushes the triangle's free vertices out along the direction from
            its closest point on the centre (axis) to the triangle's closest point; a triangle the
-           axis runs through, away from the axis through its centroid. Passes that still moved one
+           axis runs through, along its normal past the segment's nearer end (rc__sim_unpierce_move). Passes that still moved one
            at the last leave it possibly inside (inside = 1) */
         for (pass = 0; pass < 8; ++pass) {
             int moved = 0, t, k;
