@@ -1274,6 +1274,47 @@ static void test_ct_triangle_box_overlap(void)
     CHECK(bad == 0 && overlaps > 100 && overlaps < 1900);
 }
 
+/* The segment-triangle distance of the round cores (rc__ct_segment_triangle_d2): for random
+   segments and triangles, half of them crossing the triangle's plane outside it (the case whose
+   stale tau the review found), d2 is no larger than the least squared distance sampled along the
+   segment and no smaller than it minus the sampling's slack, and tau is the closest point: the
+   point a + tau (b - a) is at distance d from the triangle. A segment through the triangle gives
+   0 with tau at the crossing. */
+static void test_ct_segment_triangle_distance(void)
+{
+    int k, over = 0, under = 0, badtau = 0, crossing = 0, pierce = 0;
+    for (k = 0; k < 4000; ++k) {
+        double a[3], b[3], t[9], tau, d2, p[3], dp2, best = HUGE_VAL, len2 = 0.0;
+        int i, j;
+        for (i = 0; i < 9; ++i) t[i] = 2.0 * t_rand() - 1.0;
+        for (i = 0; i < 3; ++i) { a[i] = 3.0 * t_rand() - 1.5; b[i] = 3.0 * t_rand() - 1.5; }
+        if (k % 2) {   /* push the ends to opposite sides of the triangle's plane */
+            double e1[3], e2[3], n[3], sa, sb;
+            rc__sub3(e1, t + 3, t); rc__sub3(e2, t + 6, t); rc__cross3(n, e1, e2);
+            { double ln = rc__norm3(n); for (i = 0; i < 3; ++i) n[i] /= ln; }
+            sa = rc__dot3(n, a) - rc__dot3(n, t); sb = rc__dot3(n, b) - rc__dot3(n, t);
+            if (sa * sb > 0.0) for (i = 0; i < 3; ++i) b[i] -= 2.0 * sb * n[i];
+            ++crossing;
+        }
+        for (i = 0; i < 3; ++i) len2 += (b[i] - a[i]) * (b[i] - a[i]);
+        d2 = rc__ct_segment_triangle_d2(a, b, t, t + 3, t + 6, &tau);
+        if (d2 == 0.0) ++pierce;
+        for (j = 0; j <= 400; ++j) {
+            for (i = 0; i < 3; ++i) p[i] = a[i] + j / 400.0 * (b[i] - a[i]);
+            best = fmin(best, rc__ct_point_triangle_d2(p, t, t + 3, t + 6, NULL, NULL, NULL));
+        }
+        /* sampled points are at most |b - a| / 800 from the closest point */
+        if (d2 > best * (1.0 + 1e-12) + 1e-300) ++over;
+        if (sqrt(d2) < sqrt(best) - sqrt(len2) / 800.0 - 1e-12) ++under;
+        for (i = 0; i < 3; ++i) p[i] = a[i] + tau * (b[i] - a[i]);
+        dp2 = rc__ct_point_triangle_d2(p, t, t + 3, t + 6, NULL, NULL, NULL);
+        if (!(tau >= 0.0 && tau <= 1.0) || fabs(sqrt(dp2) - sqrt(d2)) > 1e-9 * (1.0 + sqrt(len2))) ++badtau;
+    }
+    printf("    4000 segments (%d crossing the plane, %d through the triangle): d2 above the samples %d, below %d, tau not the closest point %d\n",
+           crossing, pierce, over, under, badtau);
+    CHECK(over == 0 && under == 0 && badtau == 0 && pierce > 100 && pierce < crossing);
+}
+
 static void suite_contact(void)
 {
     RUN(test_ct_normal_force_floor);
@@ -1303,4 +1344,5 @@ static void suite_contact(void)
     RUN(test_ct_mollifier_threshold_value);
     RUN(test_ct_point_triangle_region_boundary);
     RUN(test_ct_triangle_box_overlap);
+    RUN(test_ct_segment_triangle_distance);
 }
