@@ -10316,6 +10316,23 @@ static double rc__sim_tri_friction(const rc_sim *s, const int *tri, const double
     return rc__sim_tri_weighted(1.0, ul, A2, bk, gb, Hf, with_u ? gbu : NULL, with_u ? Hbxu : NULL, with_u ? Hbuu : NULL, n, g, H);
 }
 
+/* 1 if the cloth triangle (x0, x1, x2) overlaps box obstacle ob (separating axes in the box's
+   frame: world x = pose(p + shape.R y)) */
+static int rc__sim_tri_overlaps_box(const rc__obstacle *ob, const double *x0, const double *x1, const double *x2)
+{
+    const double *xv[3];
+    double y[9];
+    int e, c;
+    xv[0] = x0; xv[1] = x1; xv[2] = x2;
+    for (e = 0; e < 3; ++e) {
+        double r0[3], w[3];
+        rc__obs_to_rest(ob->R, ob->t, xv[e], r0);
+        rc__sub3(w, r0, ob->shape.p);
+        for (c = 0; c < 3; ++c) y[3 * e + c] = ob->shape.R[c] * w[0] + ob->shape.R[3 + c] * w[1] + ob->shape.R[6 + c] * w[2];
+    }
+    return rc__ct_triangle_box_overlap(y, y + 3, y + 6, ob->shape.half);
+}
+
 static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const double *u, int with_u, double *a,
                              double *g, double *H)
 {
@@ -10371,14 +10388,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
                box between its edges, which no term would see: a triangle overlapping the box is
                infinite energy too, so such a start splits the step (a guard; cloth held off the
                box never overlaps it) */
-            double y[9];
-            for (e = 0; e < 3; ++e) {
-                double r0[3], w[3];
-                rc__obs_to_rest(ob->R, ob->t, xl + 3 * e, r0);
-                rc__sub3(w, r0, ob->shape.p);
-                for (c = 0; c < 3; ++c) y[3 * e + c] = ob->shape.R[c] * w[0] + ob->shape.R[3 + c] * w[1] + ob->shape.R[6 + c] * w[2];
-            }
-            if (rc__ct_triangle_box_overlap(y, y + 3, y + 6, ob->shape.half)) { a[4] = HUGE_VAL; continue; }
+            if (rc__sim_tri_overlaps_box(ob, xl, xl + 3, xl + 6)) { a[4] = HUGE_VAL; continue; }
         }
         for (e = 0; e < 3; ++e) l0[e] = s->edge_len0[s->topo.tri_edge[3 * t + (e + 2) % 3]];   /* edge e, e+1: opposite e+2 */
         for (ic = 0; ic < nc; ++ic) {
@@ -11889,6 +11899,7 @@ typedef struct rc__terms {
     double inertia, stretch, bend, gravity, quality, ext, contact, friction, min_dist;
     double travel;     /* adaptive: the travel term (rc__sim_travel) */
     double min_self;   /* smallest self-contact pair distance (inf if none within the band) */
+    double min_mesh;   /* smallest cloth to mesh-obstacle distance, also in min_dist (inf if none within the band) */
 } rc__terms;
 
 static double rc__terms_total(const rc__terms *T)
@@ -11913,6 +11924,7 @@ static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const 
     memset(T, 0, sizeof *T);
     T->min_dist = HUGE_VAL;
     T->min_self = HUGE_VAL;
+    T->min_mesh = HUGE_VAL;
     if (s->def.adaptive) rc__sim_update_xtil(s, u);
 #ifdef _OPENMP
     if (nt >= 512 && rc__sim_threads(s) > 1) {   /* serial: no OpenMP region at all (see rc__sp_gemm_lower) */
@@ -11934,8 +11946,9 @@ static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const 
     if (s->nmh) T->ext += rc__sim_handles(s, x, u, NULL);   /* material-space handles and loads */
     if (s->nst) T->ext += rc__sim_seams(s, x, NULL);         /* seam stitches */
     if (s->has_mesh_obstacle) {
-        T->contact += rc__sim_mesh_contact(s, x, u, NULL, &T->min_dist);
+        T->contact += rc__sim_mesh_contact(s, x, u, NULL, &T->min_mesh);
         T->friction += rc__sim_mesh_friction(s, x, u, NULL);
+        T->min_dist = fmin(T->min_dist, T->min_mesh);
     }
     if (s->def.self_contact) {
         T->contact += rc__sim_self_contact(s, x, 0, &T->min_self);
@@ -13974,7 +13987,7 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
                         /* closest point q = c - g_c / 2 (g_c = d(d2)/dc = 2 (c - q)): push away from c */
                         rc__scale3(dir, 1.0 / (2.0 * dist), g);
                         len = -(target - ds);
-                    } else if (rc__sim_unpierce_move(ca, cb, x0, x1, x2, target, dir)) len = 1.0;
+                    } else if (rc__sim_unpierce_move(ca, cb, x0, x1, x2, r + target, dir)) len = 1.0;   /* clear the core's radius too */
                     else continue;   /* a centre on the triangle */
                     for (k = 0; k < 3; ++k)
                         if (!s->pinned[tri[k]]) rc__axpy3(s->x + 3 * tri[k], len, dir);
@@ -14299,9 +14312,18 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
             RC__MSG_APPEND(" triangle %d is %.3g mm from obstacle %d (%s),", tmin, 1e3 * cmin, cobs,
                            s->obs[cobs].shape.kind == RC__CT_SHAPE_BOX ? "an edge of the box: cloth laid through a box, or one moving too far per step"
                            : s->obs[cobs].shape.kind == RC__CT_SHAPE_CAPSULE ? "the capsule's core, half its radius" : "the sphere");
-        else if (T->min_dist <= xi_ && !(vmin >= 0 && dmin <= xi_))
-            RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_dist);
+        else if (!(vmin >= 0 && dmin <= xi_))   /* a triangle skewered through a box between its edges (rc__sim_tri_overlaps_box) */
+            for (o = 0; o < s->nobs && tmin != -2; ++o)
+                for (t = 0; t < s->nt && s->obs[o].shape.kind == RC__CT_SHAPE_BOX; ++t) {
+                    const int *v = s->tris + 3 * t;
+                    if (!rc__sim_tri_overlaps_box(s->obs + o, s->x + 3 * v[0], s->x + 3 * v[1], s->x + 3 * v[2])) continue;
+                    RC__MSG_APPEND(" triangle %d runs through box %d (cloth laid through a box, or one moving too far per step),", t, o);
+                    tmin = -2;
+                    break;
+                }
     }
+    if (T->min_mesh <= xi_)
+        RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_mesh);
     if (s->def.self_contact && T->min_self <= xi_)
         RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
     for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];
