@@ -13297,8 +13297,11 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
    of the cloth's weight (probe: a patch on a 10 degree slope of a 2.5 m sphere with mu = 0.3 slid
    0.9 m in 1.5 s, where the tilted plane holds it). A capsule's or a box's cores add to the forces
    of its exact surface on the vertices (rc__sim_lag_friction). At the step's start pose.
-   lam: nv, accumulated. */
-static void rc__sim_core_normal_forces(const rc_sim *s, const rc__obstacle *ob, double *lam)
+   lam: nv, accumulated. fdir: 3 nv, accumulated: each share times the pair's unit normal (from the
+   core's closest point to the cloth's), so that a vertex's friction acts in the plane the forces
+   it carries are normal to, not its own distance's (the tangent plane at a vertex beside a thin
+   rod is tilted from the plane of the edge resting across it). */
+static void rc__sim_core_normal_forces(const rc_sim *s, const rc__obstacle *ob, double *lam, double *fdir)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
     int t, k, ic, nc = rc__sim_num_cores(ob);
@@ -13308,7 +13311,7 @@ static void rc__sim_core_normal_forces(const rc_sim *s, const rc__obstacle *ob, 
         for (t = 0; t < s->nt; ++t) {
             const int *tri = s->tris + 3 * t;
             const double *x0 = s->x0 + 3 * tri[0], *x1 = s->x0 + 3 * tri[1], *x2 = s->x0 + 3 * tri[2], *tv[3];
-            double w[4], ds, f, wA;
+            double w[4], ds, f, wA, rdir[3];
             int e;
             tv[0] = x0; tv[1] = x1; tv[2] = x2;
             if (rc__ct_segment_triangle_lower_bound(a, b, tv) - r >= xi_ + dh) continue;   /* most triangles */
@@ -13321,7 +13324,11 @@ static void rc__sim_core_normal_forces(const rc_sim *s, const rc__obstacle *ob, 
                 if (!(ds > xi_ && ds < xi_ + dh)) continue;
                 f = rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa, wA);
                 /* c - closest = w0 c + sum_k w_{k+1} X_k with w0 = 1: the closest point's weights are -w_{k+1} */
-                for (k = 0; k < 3; ++k) lam[tri[k]] += f * -w[k + 1];
+                for (k = 0; k < 3; ++k) rdir[k] = -(c[k] + w[1] * x0[k] + w[2] * x1[k] + w[3] * x2[k]) / (ds + r);
+                for (k = 0; k < 3; ++k) {
+                    lam[tri[k]] += f * -w[k + 1];
+                    rc__axpy3(fdir + 3 * tri[k], f * -w[k + 1], rdir);
+                }
             }
             if (aa > 0.0)
                 for (e = 0; e < 3; ++e) {   /* the axis against edge e (vertices e, e + 1) */
@@ -13333,8 +13340,11 @@ static void rc__sim_core_normal_forces(const rc_sim *s, const rc__obstacle *ob, 
                     m = rc__ct_ee_mollifier(a, b, p, q, rc__ct_ee_mollifier_eps(aa, l0 * l0), NULL, NULL);
                     f = m * rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa, wA);
                     /* r = w0 a + w1 b + w2 p + w3 q = (axis point) - (edge point): the edge point's weights are -w2, -w3 */
+                    for (k = 0; k < 3; ++k) rdir[k] = -(w[0] * a[k] + w[1] * b[k] + w[2] * p[k] + w[3] * q[k]) / (ds + r);
                     lam[tri[e]] += f * -w[2];
                     lam[tri[(e + 1) % 3]] += f * -w[3];
+                    rc__axpy3(fdir + 3 * tri[e], f * -w[2], rdir);
+                    rc__axpy3(fdir + 3 * tri[(e + 1) % 3], f * -w[3], rdir);
                 }
         }
     }
@@ -13353,20 +13363,31 @@ static void rc__sim_lag_friction(rc_sim *s)
     for (o = 0; o < s->nobs; ++o) {
         rc__obstacle *ob = s->obs + o;
         int sphere = ob->shape.kind == RC__CT_SHAPE_SPHERE;
-        double *lam = s->fr_lambda + (size_t)o * s->nv;
+        double *lam = s->fr_lambda + (size_t)o * s->nv, *fdir;
         memset(lam, 0, sizeof(double) * (size_t)s->nv);
         if (ob->mu <= 0.0) continue;
-        if (ob->shape.kind != RC__OBS_TRIMESH) rc__sim_core_normal_forces(s, ob, lam);
+        /* the cores' force directions go to the anchors' slots, which are written below only
+           after their vertex has read them */
+        fdir = s->fr_anchor + 3 * (size_t)o * s->nv;
+        memset(fdir, 0, sizeof(double) * 3 * (size_t)s->nv);
+        if (ob->shape.kind != RC__OBS_TRIMESH) rc__sim_core_normal_forces(s, ob, lam, fdir);
         for (i = 0; i < s->nv; ++i) {
             size_t k = (size_t)o * s->nv + i;
-            double n[3], d, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len;
+            double n[3], d, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len, fn;
             if (s->pinned[i]) { lam[i] = 0.0; continue; }
             d = rc__sim_obs_sdf_pose(ob, ob->R_prev, ob->t_prev, s->x0 + 3 * i, n, NULL);
+            fn = rc__norm3(fdir + 3 * i);
             /* a sphere acts through its core alone; the other shapes add the barrier's force on the
                vertex, weighted by its mass (rc__sim_tri_vertex_barriers) */
-            if (!sphere && d > xi_ && d < xi_ + dh)
-                lam[i] += rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));
+            if (!sphere && d > xi_ && d < xi_ + dh) {
+                double fv = rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));
+                lam[i] += fv;
+                if (fn > 0.0) rc__axpy3(fdir + 3 * i, fv, n);
+            }
             if (!(lam[i] > 0.0)) continue;
+            /* the friction's normal: the direction of the forces the vertex carries (their sum), or
+               the obstacle's normal at the vertex when only its own barrier acts */
+            if (fn > 0.0) { fn = rc__norm3(fdir + 3 * i); if (fn > 0.0) rc__scale3(n, 1.0 / fn, fdir + 3 * i); }
             /* tangent basis orthogonal to n, rotated with the obstacle to its end pose */
             if (fabs(n[0]) < 0.9) { double ex[3] = { 1, 0, 0 }; rc__cross3(t1, n, ex); } else { double ey[3] = { 0, 1, 0 }; rc__cross3(t1, n, ey); }
             len = rc__norm3(t1); rc__scale3(t1, 1.0 / len, t1);
