@@ -13300,7 +13300,8 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
    lam: nv, accumulated. fdir: 3 nv, accumulated: each share times the pair's unit normal (from the
    core's closest point to the cloth's), so that a vertex's friction acts in the plane the forces
    it carries are normal to, not its own distance's (the tangent plane at a vertex beside a thin
-   rod is tilted from the plane of the edge resting across it). */
+   rod is tilted from the plane of the edge resting across it). A sphere acts through its core
+   alone, so its vertices always take that plane. */
 static void rc__sim_core_normal_forces(const rc_sim *s, const rc__obstacle *ob, double *lam, double *fdir)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
@@ -13376,7 +13377,12 @@ static void rc__sim_lag_friction(rc_sim *s)
             double n[3], d, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len, fn;
             if (s->pinned[i]) { lam[i] = 0.0; continue; }
             d = rc__sim_obs_sdf_pose(ob, ob->R_prev, ob->t_prev, s->x0 + 3 * i, n, NULL);
+            /* the cores' resultant, used only while it is at least half their forces' sum: where
+               they oppose (cloth wrapped round a rod from both sides at this vertex) its direction
+               swings with sub-millimetre moves (a review's probe: 0.7 mm turned it by ~110 deg),
+               and no one plane holds those contacts; there the obstacle's normal is kept */
             fn = rc__norm3(fdir + 3 * i);
+            if (!(fn >= 0.5 * lam[i])) fn = 0.0;
             /* a sphere acts through its core alone; the other shapes add the barrier's force on the
                vertex, weighted by its mass (rc__sim_tri_vertex_barriers) */
             if (!sphere && d > xi_ && d < xi_ + dh) {
@@ -13386,7 +13392,8 @@ static void rc__sim_lag_friction(rc_sim *s)
             }
             if (!(lam[i] > 0.0)) continue;
             /* the friction's normal: the direction of the forces the vertex carries (their sum), or
-               the obstacle's normal at the vertex when only its own barrier acts */
+               the obstacle's normal at the vertex when only its own barrier acts (or the cores'
+               forces oppose) */
             if (fn > 0.0) { fn = rc__norm3(fdir + 3 * i); if (fn > 0.0) rc__scale3(n, 1.0 / fn, fdir + 3 * i); }
             /* tangent basis orthogonal to n, rotated with the obstacle to its end pose */
             if (fabs(n[0]) < 0.9) { double ex[3] = { 1, 0, 0 }; rc__cross3(t1, n, ex); } else { double ey[3] = { 0, 1, 0 }; rc__cross3(t1, n, ey); }
