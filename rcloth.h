@@ -13374,27 +13374,27 @@ static void rc__sim_lag_friction(rc_sim *s)
         if (ob->shape.kind != RC__OBS_TRIMESH) rc__sim_core_normal_forces(s, ob, lam, fdir);
         for (i = 0; i < s->nv; ++i) {
             size_t k = (size_t)o * s->nv + i;
-            double n[3], d, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len, fn;
+            double n[3], d, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len;
+            int resultant;
             if (s->pinned[i]) { lam[i] = 0.0; continue; }
             d = rc__sim_obs_sdf_pose(ob, ob->R_prev, ob->t_prev, s->x0 + 3 * i, n, NULL);
             /* the cores' resultant, used only while it is at least half their forces' sum: where
                they oppose (cloth wrapped round a rod from both sides at this vertex) its direction
                swings with sub-millimetre moves (a review's probe: 0.7 mm turned it by ~110 deg),
                and no one plane holds those contacts; there the obstacle's normal is kept */
-            fn = rc__norm3(fdir + 3 * i);
-            if (!(fn >= 0.5 * lam[i])) fn = 0.0;
+            resultant = rc__norm3(fdir + 3 * i) > 0.0 && rc__norm3(fdir + 3 * i) >= 0.5 * lam[i];   /* lam: the cores' part so far */
             /* a sphere acts through its core alone; the other shapes add the barrier's force on the
                vertex, weighted by its mass (rc__sim_tri_vertex_barriers) */
             if (!sphere && d > xi_ && d < xi_ + dh) {
                 double fv = rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));
                 lam[i] += fv;
-                if (fn > 0.0) rc__axpy3(fdir + 3 * i, fv, n);
+                if (resultant) rc__axpy3(fdir + 3 * i, fv, n);
             }
             if (!(lam[i] > 0.0)) continue;
             /* the friction's normal: the direction of the forces the vertex carries (their sum), or
                the obstacle's normal at the vertex when only its own barrier acts (or the cores'
                forces oppose) */
-            if (fn > 0.0) { fn = rc__norm3(fdir + 3 * i); if (fn > 0.0) rc__scale3(n, 1.0 / fn, fdir + 3 * i); }
+            if (resultant && rc__norm3(fdir + 3 * i) > 0.0) rc__scale3(n, 1.0 / rc__norm3(fdir + 3 * i), fdir + 3 * i);
             /* tangent basis orthogonal to n, rotated with the obstacle to its end pose */
             if (fabs(n[0]) < 0.9) { double ex[3] = { 1, 0, 0 }; rc__cross3(t1, n, ex); } else { double ey[3] = { 0, 1, 0 }; rc__cross3(t1, n, ey); }
             len = rc__norm3(t1); rc__scale3(t1, 1.0 / len, t1);
@@ -14336,19 +14336,21 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
                     if (d < cmin) { cmin = d; tmin = t; cobs = o; }
                 }
             }
-        if (tmin >= 0 && cmin <= xi_ && !(vmin >= 0 && dmin <= xi_))
+        if (vmin >= 0 && dmin <= xi_) {
+            /* the vertex explains it */
+        } else if (tmin >= 0 && cmin <= xi_)
             RC__MSG_APPEND(" triangle %d is %.3g mm from obstacle %d (%s),", tmin, 1e3 * cmin, cobs,
                            s->obs[cobs].shape.kind == RC__CT_SHAPE_BOX ? "an edge of the box: cloth laid through a box, or one moving too far per step"
                            : s->obs[cobs].shape.kind == RC__CT_SHAPE_CAPSULE ? "the capsule's core, half its radius" : "the sphere");
-        else if (!(vmin >= 0 && dmin <= xi_))   /* a triangle skewered through a box between its edges (rc__sim_tri_overlaps_box) */
-            for (o = 0; o < s->nobs && tmin != -2; ++o)
-                for (t = 0; t < s->nt && s->obs[o].shape.kind == RC__CT_SHAPE_BOX; ++t) {
+        else {   /* a triangle skewered through a box between its edges (rc__sim_tri_overlaps_box) */
+            int found = 0;
+            for (o = 0; o < s->nobs && !found; ++o)
+                for (t = 0; t < s->nt && !found && s->obs[o].shape.kind == RC__CT_SHAPE_BOX; ++t) {
                     const int *v = s->tris + 3 * t;
-                    if (!rc__sim_tri_overlaps_box(s->obs + o, s->x + 3 * v[0], s->x + 3 * v[1], s->x + 3 * v[2])) continue;
-                    RC__MSG_APPEND(" triangle %d runs through box %d (cloth laid through a box, or one moving too far per step),", t, o);
-                    tmin = -2;
-                    break;
+                    found = rc__sim_tri_overlaps_box(s->obs + o, s->x + 3 * v[0], s->x + 3 * v[1], s->x + 3 * v[2]);
+                    if (found) RC__MSG_APPEND(" triangle %d runs through box %d (cloth laid through a box, or one moving too far per step),", t, o);
                 }
+        }
     }
     if (T->min_mesh <= xi_)
         RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_mesh);
