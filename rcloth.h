@@ -7858,6 +7858,8 @@ struct rc_sim {
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
     int nfm, cap_fm;                      /* lagged friction pairs with mesh obstacles (all 3 kinds): */
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
+    int nfc, cap_fc, *fc_start;           /* lagged friction pairs of the analytic shapes' round cores, */
+    double *fc;                           /* by triangle: fc_start (nt + 1), records as fm's (rc__sim_lag_core_friction) */
     rc_status contact_status;             /* out-of-memory in a pair search, reported by the solve */
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ct_buf;                       /* per-pair results of the mesh-contact narrow phase */
@@ -7905,6 +7907,8 @@ struct rc_sim {
 static void rc__sim_set_step_size(rc_sim *s, double h);
 static void rc__sim_pin_reactions(rc_sim *s);
 static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const double *u, rc__system *y);
+static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *x, double *g, double *H);
+#define RC__FM_STRIDE 26   /* doubles per lagged friction pair record (rc__sim_fm_record) */
 
 static rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
 {
@@ -8029,6 +8033,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->sc_pairs); rc__free(user, s->sc_act); rc__free(user, s->sc_xb); rc__free(user, s->self_act); rc__free(user, s->fs);
     rc__free(user, s->st_mate); rc__free(user, s->st_share); rc__free(user, s->u_dir);
     rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->ct_buf); rc__free(user, s->fm);
+    rc__free(user, s->fc); rc__free(user, s->fc_start);
     rc__free(user, s->mc_pairs); rc__free(user, s->mc_act); rc__free(user, s->mc_off); rc__free(user, s->mc_xb); rc__free(user, s->mc_Xb); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
@@ -10161,6 +10166,10 @@ static void rc__blockdiag9(const double *B27, double *H81)
      dE/dx_k = alpha A2 gb_k,            dE/du = alpha (sum b) dA2/du + alpha A2 gbu,
      x x: alpha A2 Hb,                   x_k u: alpha gb_k dA2/du^T + alpha A2 Hbxu_k (at u_k),
      u u: alpha (sum b) d2A2/du2 + alpha (dA2/du gbu^T + gbu dA2/du^T) + alpha A2 Hbuu_k (at u_k, u_k). */
+/* d2A2/du2 (constant): A2 = u1x u2y - u1x u0y - u0x u2y - u2x u1y + u2x u0y + u0x u1y, in the order
+   u0x u0y u1x u1y u2x u2y: the pairs (i, j) with entry sign sg (and (j, i)) */
+static const int rc__A2_uu_pair[6][2] = { { 2, 5 }, { 4, 1 }, { 0, 3 }, { 2, 1 }, { 0, 5 }, { 4, 3 } };
+static const double rc__A2_uu_sign[6] = { 1, 1, 1, -1, -1, -1 };
 static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, const double *bk, const double *gb,
                                    const double *Hb, const double *gbu, const double *Hbxu, const double *Hbuu,
                                    int n, double *g, double *H)
@@ -10179,9 +10188,6 @@ static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, co
         for (i = 0; i < 9; ++i)
             for (j = 0; j < 9; ++j) H[i * n + j] += alpha * A2 * Hb[9 * i + j];
         if (with_u) {
-            /* d2A2/du2: A2 = u1x u2y - u1x u0y - u0x u2y - u2x u1y + u2x u0y + u0x u1y */
-            static const int pp[6][2] = { { 2, 5 }, { 4, 1 }, { 0, 3 }, { 2, 1 }, { 0, 5 }, { 4, 3 } };
-            static const double sg[6] = { 1, 1, 1, -1, -1, -1 };
             for (i = 0; i < 9; ++i)
                 for (j = 0; j < 6; ++j) {
                     double v = alpha * gb[i] * dA[j];
@@ -10190,8 +10196,8 @@ static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, co
                     H[(9 + j) * n + i] += v;
                 }
             for (k = 0; k < 6; ++k) {
-                H[(9 + pp[k][0]) * n + 9 + pp[k][1]] += alpha * bsum * sg[k];
-                H[(9 + pp[k][1]) * n + 9 + pp[k][0]] += alpha * bsum * sg[k];
+                H[(9 + rc__A2_uu_pair[k][0]) * n + 9 + rc__A2_uu_pair[k][1]] += alpha * bsum * rc__A2_uu_sign[k];
+                H[(9 + rc__A2_uu_pair[k][1]) * n + 9 + rc__A2_uu_pair[k][0]] += alpha * bsum * rc__A2_uu_sign[k];
             }
             if (gbu)
                 for (i = 0; i < 6; ++i)
@@ -10316,6 +10322,84 @@ static double rc__sim_tri_friction(const rc_sim *s, const int *tri, const double
     return rc__sim_tri_weighted(1.0, ul, A2, bk, gb, Hf, with_u ? gbu : NULL, with_u ? Hbxu : NULL, with_u ? Hbuu : NULL, n, g, H);
 }
 
+/* The round cores' friction pairs of triangle t (rc__sim_lag_core_friction), a term of its element
+   A weighted like the cores' barrier by the triangle's area as u moves:
+     E_T = (A2(u) / A2(u^t)) sum_p mu lambda_p f0(|P_p^T rel_p|),
+   rel_p = sum_k w_k (x_k - x^t_k - Q G0_k (u_k - u^t_k)) + c_p (the slip of material points,
+   rc__sim_slip_extend with the carried gradient Q G0). Gradient and Hessian by the product rule:
+     g = a (A2 ge + e dA2),  H = a (A2 He + dA2 ge^T + ge dA2^T + e d2A2),  a = 1 / A2(u^t)
+   (dA2 nonzero in u only). Why weighted: unweighted, a triangle's friction does not shrink with it,
+   so sliding u to crowd triangles where the slip is small lowers the friction: a sheet resting on a
+   sphere that starts turning under it slid u by 1.85 cm over its first two steps (weighted: see
+   test_adaptive_spinning_support_keeps_u). Fixed mode: the plain sum (A2 = A2(u^t)). */
+static double rc__sim_tri_core_friction(const rc_sim *s, int t, const double *x, const double *ul, double A2, int n,
+                                        double *g, double *H)
+{
+    const int *tri = s->tris + 3 * t;
+    int q, q0 = s->fc_start ? s->fc_start[t] : 0, q1 = s->fc_start ? s->fc_start[t + 1] : 0, i, j, k, with_u = n == 15;
+    double e = 0.0, ge[15], He[225], A2t, al, dA[6];
+    if (q1 == q0) return 0.0;
+    A2t = rc__sim_tri_A2(s, s->u0_step, t);
+    if (!(A2t > 0.0)) return 0.0;
+    al = 1.0 / A2t;
+    if (g || H) { memset(ge, 0, sizeof ge); memset(He, 0, sizeof He); }
+    for (q = q0; q < q1; ++q) {
+        const double *rec = s->fc + (size_t)RC__FM_STRIDE * q;
+        int np = (int)rec[0], loc[3], map[15], m = with_u ? 5 * np : 3 * np;
+        double gp[9], Hp[81], gx[15], Hx[225];
+        e += rc__sim_fm_pair(s, rec, x, g || H ? gp : NULL, H ? Hp : NULL);
+        if (!(g || H)) continue;
+        for (k = 0; k < np; ++k) {   /* the record's vertices in the triangle's local order */
+            loc[k] = 0;
+            for (i = 0; i < 3; ++i) if (tri[i] == (int)rec[1 + k]) loc[k] = i;
+        }
+        for (i = 0; i < 3 * np; ++i) map[i] = 3 * loc[i / 3] + i % 3;
+        if (with_u) {
+            const double *G[3];
+            double QG[18];
+            int r, a;
+            for (k = 0; k < np; ++k) {   /* Q G0 (rc__sim_fm_carry) */
+                const double *Q = rec + 17, *G0 = s->fr_G + 6 * (size_t)rec[1 + k];
+                for (r = 0; r < 3; ++r)
+                    for (a = 0; a < 2; ++a) QG[6 * k + 2 * r + a] = Q[3 * r] * G0[a] + Q[3 * r + 1] * G0[2 + a] + Q[3 * r + 2] * G0[4 + a];
+                G[k] = QG + 6 * k;
+                map[3 * np + 2 * k] = 9 + 2 * loc[k]; map[3 * np + 2 * k + 1] = 10 + 2 * loc[k];
+            }
+            rc__sim_slip_extend(np, G, gp, H ? Hp : NULL, gx, Hx);
+        } else {
+            memcpy(gx, gp, sizeof(double) * 3 * (size_t)np);
+            if (H) memcpy(Hx, Hp, sizeof(double) * 9 * (size_t)np * (size_t)np);
+        }
+        for (i = 0; i < m; ++i) {
+            ge[map[i]] += gx[i];
+            if (H) for (j = 0; j < m; ++j) He[map[i] * n + map[j]] += Hx[i * m + j];
+        }
+    }
+    if (!(g || H)) return al * A2 * e;
+    dA[0] = ul[3] - ul[5]; dA[1] = ul[4] - ul[2];
+    dA[2] = ul[5] - ul[1]; dA[3] = ul[0] - ul[4];
+    dA[4] = ul[1] - ul[3]; dA[5] = ul[2] - ul[0];
+    if (g) {
+        for (i = 0; i < n; ++i) g[i] += al * A2 * ge[i];
+        if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += al * e * dA[j];
+    }
+    if (H) {
+        for (i = 0; i < n * n; ++i) H[i] += al * A2 * He[i];
+        if (with_u) {
+            for (i = 0; i < n; ++i)
+                for (j = 0; j < 6; ++j) {
+                    H[i * n + 9 + j] += al * ge[i] * dA[j];
+                    H[(9 + j) * n + i] += al * ge[i] * dA[j];
+                }
+            for (k = 0; k < 6; ++k) {
+                H[(9 + rc__A2_uu_pair[k][0]) * n + 9 + rc__A2_uu_pair[k][1]] += al * e * rc__A2_uu_sign[k];
+                H[(9 + rc__A2_uu_pair[k][1]) * n + 9 + rc__A2_uu_pair[k][0]] += al * e * rc__A2_uu_sign[k];
+            }
+        }
+    }
+    return al * A2 * e;
+}
+
 /* 1 if the cloth triangle (x0, x1, x2) overlaps box obstacle ob (separating axes in the box's
    frame: world x = pose(p + shape.R y)) */
 static int rc__sim_tri_overlaps_box(const rc__obstacle *ob, const double *x0, const double *x1, const double *x2)
@@ -10366,7 +10450,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
         }
     }
     a[4] = rc__sim_tri_vertex_barriers(s, xl, ul, A2, n, g, H);
-    a[5] = s->def.adaptive ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0;
+    a[5] = (s->def.adaptive ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0) + rc__sim_tri_core_friction(s, t, x, ul, A2, n, g, H);
     a[6] = HUGE_VAL;
     for (k = 0; k < s->nobs; ++k) {
         /* round cores (spheres, capsules' axes, boxes' edges), weighted by the triangle's area,
@@ -13018,36 +13102,46 @@ static void rc__sim_init_kappa(rc_sim *s)
    (cloth vertex - obstacle triangle pairs: Q = I + D; the other kinds: Q = I). Without it a cloth
    vertex could lower its friction by sliding in the material toward where the surface moved less:
    a sheet on a turning mesh floor slid u by 2.8 cm in its first 3 steps (0 on a turning box). */
-#define RC__FM_STRIDE 26
-static double *rc__sim_fm_push(rc_sim *s)
+static double *rc__sim_fm_push(rc_sim *s, double **buf, int *n, int *cap)
 {
-    if (s->nfm == s->cap_fm) {
-        int cap = s->cap_fm ? 2 * s->cap_fm : 64;
-        double *nf = (double *)rc__realloc(s->user, s->fm, (size_t)cap * RC__FM_STRIDE, sizeof(double));
+    if (*n == *cap) {
+        int nc = *cap ? 2 * *cap : 64;
+        double *nf = (double *)rc__realloc(s->user, *buf, (size_t)nc * RC__FM_STRIDE, sizeof(double));
         if (!nf) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return NULL; }
-        s->fm = nf; s->cap_fm = cap;
+        *buf = nf; *cap = nc;
     }
-    return s->fm + (size_t)RC__FM_STRIDE * s->nfm++;
+    return *buf + (size_t)RC__FM_STRIDE * (*n)++;
 }
 
-/* one lagged pair: n cloth vertices cv with weights cw, m obstacle vertices ov (of obstacle o)
-   with weights ow */
-static void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double *cw, int m, const int *ov,
-                           const double *ow, double mu_lambda, const double P[6])
+/* one lagged pair record (rec: NULL after a failed push): n cloth vertices cv with weights cw
+   (relative displacement sum_k cw_k dx_k + c), mu*lambda, the tangent basis P, the obstacle's side
+   c and the carry Q of the material offset */
+static void rc__sim_fm_record(double *rec, int n, const int *cv, const double *cw, double mu_lambda, const double P[6],
+                              const double c[3], const double *Q)
 {
-    const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
-    double *rec = rc__sim_fm_push(s);
-    int k, c;
+    int k;
     if (!rec) return;
     rec[0] = n;
     for (k = 0; k < 3; ++k) { rec[1 + k] = k < n ? cv[k] : -1; rec[4 + k] = k < n ? cw[k] : 0.0; }
     rec[7] = mu_lambda;
     for (k = 0; k < 6; ++k) rec[8 + k] = P[k];
+    for (k = 0; k < 3; ++k) rec[14 + k] = c[k];
+    for (k = 0; k < 9; ++k) rec[17 + k] = Q[k];
+}
+
+/* one lagged pair with mesh obstacle o: n cloth vertices cv with weights cw, m obstacle vertices
+   ov with weights ow */
+static void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double *cw, int m, const int *ov,
+                           const double *ow, double mu_lambda, const double P[6])
+{
+    const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
+    double c3[3], Q[9];
+    int k, c;
     for (c = 0; c < 3; ++c) {
-        rec[14 + c] = 0.0;
-        for (k = 0; k < m; ++k) rec[14 + c] += ow[k] * (X[3 * ov[k] + c] - Xp[3 * ov[k] + c]);
+        c3[c] = 0.0;
+        for (k = 0; k < m; ++k) c3[c] += ow[k] * (X[3 * ov[k] + c] - Xp[3 * ov[k] + c]);
     }
-    for (k = 0; k < 9; ++k) rec[17 + k] = k % 4 == 0 ? 1.0 : 0.0;
+    for (k = 0; k < 9; ++k) Q[k] = k % 4 == 0 ? 1.0 : 0.0;
     if (m == 3) {
         /* D = [db - da, dc - da] (E^T E)^-1 E^T, E = [Xb - Xa, Xc - Xa] at the start, d = X - Xprev */
         double E[6], Dd[6], M[3], det, Mi[3];
@@ -13068,10 +13162,11 @@ static void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double 
                 for (c = 0; c < 3; ++c) {
                     /* (Dd Mi E^T)_{rc} */
                     double a0 = Dd[2 * r] * Mi[0] + Dd[2 * r + 1] * Mi[1], a1 = Dd[2 * r] * Mi[1] + Dd[2 * r + 1] * Mi[2];
-                    rec[17 + 3 * r + c] += a0 * E[2 * c] + a1 * E[2 * c + 1];
+                    Q[3 * r + c] += a0 * E[2 * c] + a1 * E[2 * c + 1];
                 }
         }
     }
+    rc__sim_fm_record(rc__sim_fm_push(s, &s->fm, &s->nfm, &s->cap_fm), n, cv, cw, mu_lambda, P, c3, Q);
 }
 
 /* Q G0 of a mesh friction record for cloth vertex v (3x2 row-major, as G0) */
@@ -13286,76 +13381,131 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
 }
 
 
-/* The lagged normal force of an obstacle's round cores (rc__sim_round_core) on each cloth vertex:
-   a core's barrier acts on whole triangles (rc__sim_tri_round), so the force each of its pairs
-   takes, kappa |b'(ds^2)| 2 ds (times the mollifier for an edge pair) at its distance ds = d - r,
-   weighted as the barrier by the triangle's area, is shared among the cloth vertices with the
-   barycentric weights of the pair's closest point on the cloth. A sphere's triangles carry its
-   whole load: earlier the vertex formula of the other shapes was used at each vertex's own
-   distance; the vertices of triangles resting on a sphere sit farther out than the triangles'
-   closest points, and several triangles share a vertex's load, so the lagged forces summed to ~46%
-   of the cloth's weight (probe: a patch on a 10 degree slope of a 2.5 m sphere with mu = 0.3 slid
-   0.9 m in 1.5 s, where the tilted plane holds it). A capsule's or a box's cores add to the forces
-   of its exact surface on the vertices (rc__sim_lag_friction). At the step's start pose.
-   lam: nv, accumulated. fdir: 3 nv, accumulated: each share times the pair's unit normal (from the
-   core's closest point to the cloth's), so that a vertex's friction acts in the plane the forces
-   it carries are normal to, not its own distance's (the tangent plane at a vertex beside a thin
-   rod is tilted from the plane of the edge resting across it). A sphere acts through its core
-   alone, so its vertices always take that plane. */
-static void rc__sim_core_normal_forces(const rc_sim *s, const rc__obstacle *ob, double *lam, double *fdir)
+/* one lagged core pair of analytic obstacle ob: the cloth's closest point p = sum_k cw_k x^t_k, its
+   tangent basis P (start pose) carried to the end pose with Q = R R_prev^T, and the obstacle's
+   side -(carried p - p) */
+static void rc__sim_core_pair(rc_sim *s, const rc__obstacle *ob, int n, const int *cv, const double *cw, double mu_lambda,
+                              const double P[6])
 {
-    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
-    int t, k, ic, nc = rc__sim_num_cores(ob);
-    for (ic = 0; ic < nc; ++ic) {
-        double a[3], b[3], r = rc__sim_round_core(ob, ic, ob->R_prev, ob->t_prev, a, b), aa;
-        aa = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]);
-        for (t = 0; t < s->nt; ++t) {
-            const int *tri = s->tris + 3 * t;
-            const double *x0 = s->x0 + 3 * tri[0], *x1 = s->x0 + 3 * tri[1], *x2 = s->x0 + 3 * tri[2], *tv[3];
-            double w[4], ds, f, wA, rdir[3];
+    double p[3] = { 0, 0, 0 }, pr[3], pc[3], c[3], Pc[6], Q[9];
+    int k, a;
+    if (!(mu_lambda > 0.0) || !rc__isfinite(mu_lambda)) return;
+    for (k = 0; k < 3; ++k) {   /* Q, column by column */
+        double e[3] = { 0, 0, 0 }, q[3];
+        e[k] = 1.0;
+        rc__sim_obs_carry(ob, e, q);
+        Q[k] = q[0]; Q[3 + k] = q[1]; Q[6 + k] = q[2];
+    }
+    for (k = 0; k < n; ++k) rc__axpy3(p, cw[k], s->x0 + 3 * cv[k]);
+    rc__obs_to_rest(ob->R_prev, ob->t_prev, p, pr);
+    rc__obs_from_rest(ob->R, ob->t, pr, pc);
+    rc__sub3(c, p, pc);
+    for (k = 0; k < 3; ++k)
+        for (a = 0; a < 2; ++a) Pc[2 * k + a] = Q[3 * k] * P[a] + Q[3 * k + 1] * P[2 + a] + Q[3 * k + 2] * P[4 + a];
+    rc__sim_fm_record(rc__sim_fm_push(s, &s->fc, &s->nfc, &s->cap_fc), n, cv, cw, mu_lambda, Pc, c, Q);
+}
+
+/* Lagged friction of the analytic obstacles' round cores (rc__sim_round_core), pair by pair (IPC):
+   a core's barrier acts on whole triangles (rc__sim_tri_round), so each of its pairs within the
+   barrier zone at the step start (the obstacle at its start pose) gets its own friction record,
+   like a mesh obstacle's (rc__sim_fm_record): the normal force kappa |b'(ds^2)| 2 ds at the pair's
+   distance ds = d - r (times the mollifier for an edge pair), weighted as the barrier by the
+   triangle's area at the step start; the cloth's closest point (barycentric weights over the
+   triangle's 3 vertices, or the edge's 2); the tangent plane normal to the pair's closest vector,
+   carried with the obstacle to its end pose; and the obstacle's side, the displacement of the
+   surface point at the contact, rel = sum_k w_k dx_k - (Q (p - t_prev) + t - p), p the cloth's
+   closest point and Q = R R_prev^T, which also carries the material offset (as for the vertex
+   terms). The records are kept by triangle (fc_start): a triangle's pairs are a term of its
+   element A, weighted like its barrier by the triangle's area as u moves (rc__sim_tri_core_friction).
+   Why per pair (session 36): until session 35 each pair's force was shared among the triangle's
+   vertices and acted in one plane per vertex: first the obstacle's tangent plane at the vertex
+   (an edge resting across a thin rod is pushed straight up, but the vertices beside the rod, which
+   carried that force, had planes tilted by up to ~60 deg: an adaptive sheet slid across a tilted
+   1.5 cm rod and fell off it), then the plane normal to the vertex's resultant force, which swings
+   where the forces a vertex carries oppose. A sphere acts through its core alone; a capsule's or a
+   box's cores add to the friction of its exact surface on the vertices (rc__sim_lag_friction). */
+static void rc__sim_lag_core_friction(rc_sim *s)
+{
+    double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, *core;
+    int t, k, o, ic, ncore = 0;
+    s->nfc = 0;
+    if (!s->fc_start) {
+        s->fc_start = (int *)rc__alloc(s->user, (size_t)s->nt + 1, sizeof(int));
+        if (!s->fc_start) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
+    }
+    memset(s->fc_start, 0, sizeof(int) * ((size_t)s->nt + 1));
+    /* the cores at the start pose: 8 doubles each (a, b, r, obstacle) */
+    for (o = 0; o < s->nobs; ++o) if (s->obs[o].mu > 0.0) ncore += rc__sim_num_cores(s->obs + o);
+    if (ncore == 0) return;
+    core = (double *)rc__alloc(s->user, (size_t)ncore * 8, sizeof(double));
+    if (!core) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
+    for (ncore = 0, o = 0; o < s->nobs; ++o)
+        for (ic = 0; ic < (s->obs[o].mu > 0.0 ? rc__sim_num_cores(s->obs + o) : 0); ++ic, ++ncore) {
+            double *cr = core + 8 * ncore;
+            cr[6] = rc__sim_round_core(s->obs + o, ic, s->obs[o].R_prev, s->obs[o].t_prev, cr, cr + 3);
+            cr[7] = o;
+        }
+    for (t = 0; t < s->nt && s->contact_status == RC_OK; ++t) {
+        const int *tri = s->tris + 3 * t;
+        const double *tv[3];
+        double wA;
+        s->fc_start[t] = s->nfc;
+        if (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) continue;
+        tv[0] = s->x0 + 3 * tri[0]; tv[1] = s->x0 + 3 * tri[1]; tv[2] = s->x0 + 3 * tri[2];
+        /* weighted as the barrier, by the triangle's area at the step start (rc__sim_tri_area_weight) */
+        wA = rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, t);
+        for (ic = 0; ic < ncore; ++ic) {
+            const double *a = core + 8 * ic, *b = a + 3, r = a[6];
+            const rc__obstacle *ob = s->obs + (int)a[7];
+            double aa = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]), w[4], ds, f;
             int e;
-            tv[0] = x0; tv[1] = x1; tv[2] = x2;
             if (rc__ct_segment_triangle_lower_bound(a, b, tv) - r >= xi_ + dh) continue;   /* most triangles */
-            /* weighted as the barrier, by the triangle's area at the step start (rc__sim_tri_area_weight) */
-            wA = rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, t);
             for (e = 0; e < (aa > 0.0 ? 2 : 1); ++e) {   /* a sphere's centre, or a segment's ends */
                 const double *c = e ? b : a;
-                int type = rc__ct_point_triangle_type(c, x0, x1, x2);
-                ds = sqrt(rc__ct_point_triangle_d2_typed(c, x0, x1, x2, type, w, NULL, NULL)) - r;
+                double P[6], cw[3];
+                int type = rc__ct_point_triangle_type(c, tv[0], tv[1], tv[2]);
+                ds = sqrt(rc__ct_point_triangle_d2_typed(c, tv[0], tv[1], tv[2], type, w, NULL, NULL)) - r;
                 if (!(ds > xi_ && ds < xi_ + dh)) continue;
                 f = rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa, wA);
                 /* c - closest = w0 c + sum_k w_{k+1} X_k with w0 = 1: the closest point's weights are -w_{k+1} */
-                for (k = 0; k < 3; ++k) rdir[k] = -(c[k] + w[1] * x0[k] + w[2] * x1[k] + w[3] * x2[k]) / (ds + r);
-                for (k = 0; k < 3; ++k) {
-                    lam[tri[k]] += f * -w[k + 1];
-                    rc__axpy3(fdir + 3 * tri[k], f * -w[k + 1], rdir);
-                }
+                rc__ct_pt_tangent(c, tv[0], tv[1], tv[2], w, P);
+                for (k = 0; k < 3; ++k) cw[k] = -w[k + 1];
+                rc__sim_core_pair(s, ob, 3, tri, cw, ob->mu * f, P);
             }
             if (aa > 0.0)
                 for (e = 0; e < 3; ++e) {   /* the axis against edge e (vertices e, e + 1) */
                     const double *p = tv[e], *q = tv[(e + 1) % 3];
-                    double m, l0 = s->edge_len0[s->topo.tri_edge[3 * t + (e + 2) % 3]];
-                    int type = rc__ct_edge_edge_type(a, b, p, q);
+                    double m, l0 = s->edge_len0[s->topo.tri_edge[3 * t + (e + 2) % 3]], P[6], cw[2];
+                    int ev[2], type = rc__ct_edge_edge_type(a, b, p, q);
                     ds = sqrt(rc__ct_edge_edge_d2_typed(a, b, p, q, type, w, NULL, NULL)) - r;
                     if (!(ds > xi_ && ds < xi_ + dh)) continue;
                     m = rc__ct_ee_mollifier(a, b, p, q, rc__ct_ee_mollifier_eps(aa, l0 * l0), NULL, NULL);
                     f = m * rc__ct_normal_force_at(ds, ds * ds, xi_, dh, s->kappa, wA);
                     /* r = w0 a + w1 b + w2 p + w3 q = (axis point) - (edge point): the edge point's weights are -w2, -w3 */
-                    for (k = 0; k < 3; ++k) rdir[k] = -(w[0] * a[k] + w[1] * b[k] + w[2] * p[k] + w[3] * q[k]) / (ds + r);
-                    lam[tri[e]] += f * -w[2];
-                    lam[tri[(e + 1) % 3]] += f * -w[3];
-                    rc__axpy3(fdir + 3 * tri[e], f * -w[2], rdir);
-                    rc__axpy3(fdir + 3 * tri[(e + 1) % 3], f * -w[3], rdir);
+                    rc__ct_ee_tangent(a, b, p, q, w, P);
+                    ev[0] = tri[e]; ev[1] = tri[(e + 1) % 3];
+                    cw[0] = -w[2]; cw[1] = -w[3];
+                    rc__sim_core_pair(s, ob, 2, ev, cw, ob->mu * f, P);
                 }
+            if (s->nfc > s->fc_start[t] && (memcmp(ob->R, ob->R_prev, sizeof ob->R) || memcmp(ob->t, ob->t_prev, sizeof ob->t)))
+                s->support_moves = 1;
         }
     }
+    s->fc_start[s->nt] = s->nfc;
+    rc__free(s->user, core);
 }
 
+/* IPC lagged friction against the analytic obstacles at the step start: the vertices' own
+   barriers (a plane's, a capsule's and a box's exact surface; rc__sim_tri_vertex_barriers) give
+   each vertex a normal force (weighted by its mass as the barrier), the tangent plane at the vertex
+   and the anchor, the vertex's start carried by the obstacle's motion; the round cores' pairs are
+   lagged pair by pair (rc__sim_lag_core_friction). Starts the step's lists of pair records. */
 static void rc__sim_lag_friction(rc_sim *s)
 {
     int o, i;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
     s->support_moves = 0;
+    rc__sim_lag_core_friction(s);
     if (s->def.adaptive)   /* the friction's mass weight m_i(u)/m_i(u^t) (rc__sim_tri_friction) */
         for (i = 0; i < s->nv; ++i) {
             double w = rc__sim_vertex_weight(s, s->u, i);
@@ -13363,53 +13513,32 @@ static void rc__sim_lag_friction(rc_sim *s)
         }
     for (o = 0; o < s->nobs; ++o) {
         rc__obstacle *ob = s->obs + o;
-        int sphere = ob->shape.kind == RC__CT_SHAPE_SPHERE;
-        double *lam = s->fr_lambda + (size_t)o * s->nv, *fdir;
+        double *lam = s->fr_lambda + (size_t)o * s->nv;
+        int moved = memcmp(ob->R, ob->R_prev, sizeof ob->R) || memcmp(ob->t, ob->t_prev, sizeof ob->t);
         memset(lam, 0, sizeof(double) * (size_t)s->nv);
-        if (ob->mu <= 0.0) continue;
-        /* the cores' force directions go to the anchors' slots, which are written below only
-           after their vertex has read them */
-        fdir = s->fr_anchor + 3 * (size_t)o * s->nv;
-        memset(fdir, 0, sizeof(double) * 3 * (size_t)s->nv);
-        if (ob->shape.kind != RC__OBS_TRIMESH) rc__sim_core_normal_forces(s, ob, lam, fdir);
+        if (ob->mu <= 0.0 || ob->shape.kind == RC__OBS_TRIMESH || ob->shape.kind == RC__CT_SHAPE_SPHERE) continue;   /* a sphere: all core */
         for (i = 0; i < s->nv; ++i) {
             size_t k = (size_t)o * s->nv + i;
             double n[3], d, xr[3], *T = s->fr_T + 6 * k, t1[3], t2[3], len;
-            int resultant;
-            if (s->pinned[i]) { lam[i] = 0.0; continue; }
+            if (s->pinned[i]) continue;
             d = rc__sim_obs_sdf_pose(ob, ob->R_prev, ob->t_prev, s->x0 + 3 * i, n, NULL);
-            /* the cores' resultant, used only while it is at least half their forces' sum: where
-               they oppose (cloth wrapped round a rod from both sides at this vertex) its direction
-               swings with sub-millimetre moves (a review's probe: 0.7 mm turned it by ~110 deg),
-               and no one plane holds those contacts; there the obstacle's normal is kept */
-            resultant = rc__norm3(fdir + 3 * i) > 0.0 && rc__norm3(fdir + 3 * i) >= 0.5 * lam[i];   /* lam: the cores' part so far */
-            /* a sphere acts through its core alone; the other shapes add the barrier's force on the
-               vertex, weighted by its mass (rc__sim_tri_vertex_barriers) */
-            if (!sphere && d > xi_ && d < xi_ + dh) {
-                double fv = rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));
-                lam[i] += fv;
-                if (resultant) rc__axpy3(fdir + 3 * i, fv, n);
-            }
-            if (!(lam[i] > 0.0)) continue;
-            /* the friction's normal: the direction of the forces the vertex carries (their sum), or
-               the obstacle's normal at the vertex when only its own barrier acts (or the cores'
-               forces oppose) */
-            if (resultant && rc__norm3(fdir + 3 * i) > 0.0) rc__scale3(n, 1.0 / rc__norm3(fdir + 3 * i), fdir + 3 * i);
+            if (!(d > xi_ && d < xi_ + dh)) continue;
+            lam[i] = rc__ct_normal_force_at(d, d * d, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));
+            if (!(lam[i] > 0.0)) { lam[i] = 0.0; continue; }
             /* tangent basis orthogonal to n, rotated with the obstacle to its end pose */
             if (fabs(n[0]) < 0.9) { double ex[3] = { 1, 0, 0 }; rc__cross3(t1, n, ex); } else { double ey[3] = { 0, 1, 0 }; rc__cross3(t1, n, ey); }
             len = rc__norm3(t1); rc__scale3(t1, 1.0 / len, t1);
             rc__cross3(t2, n, t1);
             rc__obs_to_rest(ob->R_prev, ob->t_prev, s->x0 + 3 * i, xr);
             {
-                double a[3], r1[3], r2[3], q1[3], q2[3], z[3] = { 0, 0, 0 };
-                rc__obs_to_rest(ob->R_prev, z, t1, r1); rc__obs_to_rest(ob->R_prev, z, t2, r2);
-                rc__obs_from_rest_vec(ob->R, r1, q1); rc__obs_from_rest_vec(ob->R, r2, q2);
+                double a[3], q1[3], q2[3];
+                rc__sim_obs_carry(ob, t1, q1); rc__sim_obs_carry(ob, t2, q2);
                 rc__obs_from_rest_vec(ob->R, xr, a);
                 rc__add3(s->fr_anchor + 3 * k, a, ob->t);
                 T[0] = q1[0]; T[2] = q1[1]; T[4] = q1[2];
                 T[1] = q2[0]; T[3] = q2[1]; T[5] = q2[2];
             }
-            if (memcmp(ob->R, ob->R_prev, sizeof ob->R) || memcmp(ob->t, ob->t_prev, sizeof ob->t)) s->support_moves = 1;
+            if (moved) s->support_moves = 1;
         }
     }
 }
@@ -14439,8 +14568,8 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
     if ((s->nobs > 0 || s->def.self_contact) && s->kappa == 0.0) rc__sim_init_kappa(s);
-    rc__sim_lag_friction(s);
     s->contact_status = RC_OK;
+    rc__sim_lag_friction(s);   /* starts the pair records (the cores'), then the meshes' and self contact's */
     s->npat = 0;
     if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
     if (s->def.self_contact) rc__sim_lag_self_friction(s);

@@ -176,12 +176,15 @@ static void test_adaptive_rest_on_mesh_floor_keeps_u(void)
 /* mesh 1: a two-triangle turntable whose edges stay clear of the sheet (turned by
    rc_sim_set_obstacle_vertices); mesh 2: a square one whose diagonal runs under the sheet's middle
    (1.7 cm until a planar patch held a vertex once, rc__mesh_obstacle_flat); analytic (0): a box
-   turned by rc_sim_move_obstacle */
+   turned by rc_sim_move_obstacle; 3: a 5 m sphere turned about its vertical axis, whose friction
+   pairs act on whole triangles: u slid by 3.2 mm in the first two turning steps while each pair's
+   force was shared among its triangle's vertices (session 35), by 1.85 cm with the pairs' friction
+   not weighted by their triangle's area as u moves (session 36, rc__sim_tri_core_friction), 0 now */
 static void t_spinning_support(int mesh)
 {
     static const double f1[12] = { -2.0, 0.3, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0 };
     static const double f2[12] = { -0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0 };
-    const double *f0 = mesh == 2 ? f2 : f1;
+    const double *f0 = mesh == 2 ? f2 : f1, sc[3] = { 0, 0, -5.0 };
     static const int ft[6] = { 0, 1, 2, 0, 2, 3 };
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
@@ -191,11 +194,12 @@ static void t_spinning_support(int mesh)
     int i, k, id = -1, nv, conv = 0;
     def.adaptive = 1;
     def.num_threads = 1;
-    if (mesh) o[0] = -0.15;   /* centred on the turntable's axis, inside its first triangle */
+    if (mesh) o[0] = -0.15;   /* centred on the turntable's (or the sphere's) axis, inside the turntable's first triangle */
     s = t_sim_grid(&def, 11, 11, 0.3, 0.3, o, ex, ey);
     if (!s) return;
     nv = rc_sim_num_verts(s);
-    if (mesh) CHECK_OK(rc_sim_add_trimesh(s, 4, f0, 2, ft, &id));
+    if (mesh == 3) CHECK_OK(rc_sim_add_sphere(s, sc, 5.0, &id));
+    else if (mesh) CHECK_OK(rc_sim_add_trimesh(s, 4, f0, 2, ft, &id));
     else CHECK_OK(rc_sim_add_box(s, c, h, &id));
     CHECK_OK(rc_sim_set_obstacle_friction(s, id, 0.5));
     for (k = 0; k < 20; ++k) CHECK_OK(rc_sim_step(s, &st));   /* settle */
@@ -206,7 +210,7 @@ static void t_spinning_support(int mesh)
         double R[9], t[3] = { 0, 0, 0 };
         ang += 0.01;
         R[0] = cos(ang); R[1] = -sin(ang); R[2] = 0; R[3] = sin(ang); R[4] = cos(ang); R[5] = 0; R[6] = 0; R[7] = 0; R[8] = 1;
-        if (mesh) {
+        if (mesh == 1 || mesh == 2) {
             double fv[12];
             for (i = 0; i < 4; ++i) { fv[3 * i] = R[0] * f0[3 * i] + R[1] * f0[3 * i + 1]; fv[3 * i + 1] = R[3] * f0[3 * i] + R[4] * f0[3 * i + 1]; fv[3 * i + 2] = 0.0; }
             CHECK_OK(rc_sim_set_obstacle_vertices(s, id, fv));
@@ -217,14 +221,14 @@ static void t_spinning_support(int mesh)
     for (i = 0; i < nv; ++i) drift = fmax(drift, hypot(rc_sim_reference(s)[2 * i] - u0[2 * i], rc_sim_reference(s)[2 * i + 1] - u0[2 * i + 1]));
     a1 = atan2(rc_sim_positions(s)[3 * (nv - 1) + 1], rc_sim_positions(s)[3 * (nv - 1)]);
     printf("    %s turned %.2f rad, the sheet's corner %.2f rad; max |u - u_settled| %.3g m; %d of 40 steps converged\n",
-           mesh == 2 ? "mesh turntable, diagonal under the sheet" : mesh ? "mesh turntable" : "box", ang, a1 - a0, drift, conv);
+           mesh == 3 ? "sphere" : mesh == 2 ? "mesh turntable, diagonal under the sheet" : mesh ? "mesh turntable" : "box", ang, a1 - a0, drift, conv);
     CHECKF(drift < 1e-6, "u drifted by %.3g m", drift);
     CHECKF(a1 - a0 > 0.5 * ang, "the sheet turned %.3f rad of the support's %.3f", a1 - a0, ang);
     CHECK(conv == 40);
     free(u0);
     rc_sim_destroy(s);
 }
-static void test_adaptive_spinning_support_keeps_u(void) { t_spinning_support(0); t_spinning_support(1); t_spinning_support(2); }
+static void test_adaptive_spinning_support_keeps_u(void) { t_spinning_support(0); t_spinning_support(1); t_spinning_support(2); t_spinning_support(3); }
 
 /* uniform acceleration with gravity along the sheet as well as across it (the helper probe of
    session 18: g = (3, -2, -6) on a 9 x 9 sheet): a rigid motion, so u must not move. Until session

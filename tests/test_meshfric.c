@@ -95,6 +95,7 @@ static void t_tents_prepare_at(rc_sim *s, const int *ids, const double *xr, doub
     rc__sim_update_xtil(s, s->u);
     rc__sim_init_kappa(s);
     s->contact_status = RC_OK;
+    rc__sim_lag_friction(s);   /* as a step: the analytic obstacles' (and the vertices' mass weights), then the meshes' */
     rc__sim_lag_mesh_friction(s);
     CHECK_OK(s->contact_status);
 }
@@ -320,15 +321,15 @@ static void test_meshfric_ridge_drag_adaptive(void) { t_ridge_drag_case(1, 12); 
    inertial u-gradients). The state: the step set-up with the lagged terms at x^t, then every free
    vertex slid by up to 0.2 mm in u (1% of the 2 cm spacing) and moved by up to 0.1 mm in x. */
 /* assemble y at the current state without friction (no mesh or self records, no vertex-obstacle
-   normal forces), then restore the lagged terms (lam_keep: the nl saved fr_lambda) */
+   normal forces, no core pairs), then restore the lagged terms (lam_keep: the nl saved fr_lambda) */
 static void t_slip_nofric_assemble(rc_sim *s, rc__system *y, const double *lam_keep, size_t nl)
 {
-    int nfm = s->nfm, nfs = s->nfs;
+    int nfm = s->nfm, nfs = s->nfs, *fc_start = s->fc_start;
     if (nl) memset(s->fr_lambda, 0, sizeof(double) * nl);
-    s->nfm = 0; s->nfs = 0;
+    s->nfm = 0; s->nfs = 0; s->fc_start = NULL;
     rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
     if (nl) memcpy(s->fr_lambda, lam_keep, sizeof(double) * nl);
-    s->nfm = nfm; s->nfs = nfs;
+    s->nfm = nfm; s->nfs = nfs; s->fc_start = fc_start;
 }
 
 /* the direction in u of vertex i's a-th u DOF: a coordinate axis, or the boundary direction of a
@@ -452,8 +453,8 @@ static void t_slip_u_check(rc_sim *s, const char *name)
         }
         free(Hf);
     }
-    printf("    %s: %d mesh + %d self friction records, friction energy %.3e J, %d u DOFs: worst relative error %.2e (total), %.2e (friction part); max |g_u| %.3e, of it friction %.3e; friction Hessian u columns: error %.2e of max %.3e\n",
-           name, s->nfm, s->nfs, T.friction, checked, worst, worst_f, gmax, fmax, worst_h, hmax);
+    printf("    %s: %d mesh + %d core + %d self friction records, friction energy %.3e J, %d u DOFs: worst relative error %.2e (total), %.2e (friction part); max |g_u| %.3e, of it friction %.3e; friction Hessian u columns: error %.2e of max %.3e\n",
+           name, s->nfm, s->nfc, s->nfs, T.friction, checked, worst, worst_f, gmax, fmax, worst_h, hmax);
     /* the friction Hessian is exact away from y = eps_v h (test_meshfric_pair_derivs); h = 1e-8
        m keeps 1e-8 m << eps = 1e-5 m and the round-off ~1e-16 |g| / h ~ 1e-8 of max |H| */
     CHECKF(worst_h < 1e-5, "friction Hessian u columns error %.2e", worst_h);
@@ -483,7 +484,6 @@ static void test_meshfric_slip_u_derivs_mesh(void)
     R[0] = cos(th); R[1] = -sin(th); R[2] = 0; R[3] = sin(th); R[4] = cos(th); R[5] = 0; R[6] = 0; R[7] = 0; R[8] = 1;
     CHECK_OK(rc_sim_move_obstacle(s, pid, t, R));
     t_tents_prepare(s, ids, 1e-3);
-    rc__sim_lag_friction(s);
     {
         int i, nl = 0;
         for (i = 0; i < s->nv; ++i) nl += s->fr_lambda[(size_t)pid * s->nv + i] > 0.0;
@@ -499,7 +499,7 @@ static void test_meshfric_slip_u_derivs_mesh(void)
 }
 
 /* a flat mesh floor under the sheet: cloth vertex - obstacle triangle pairs (kind 0), whose
-   friction is weighted in adaptive mode by the vertex's mass as u moves (rc__sim_mesh_friction,
+   friction is weighted in adaptive mode by the vertex's mass as u moves (rc__sim_pair_friction,
    rc__sim_scatter_weighted); the floor (a 0.3 m square, two triangles, at z = 0, sheet at 2.5 mm)
    turned 0.05 rad about z and shifted 1 mm over the step */
 static void t_floor(double th, double dx, double *v)
@@ -559,6 +559,134 @@ static void test_meshfric_slip_u_derivs_self(void)
     rc_sim_destroy(s);
 }
 
+/* The round cores' friction pairs (rcloth.h, rc__sim_lag_core_friction): a flat 11 x 11 sheet
+   (1 cm spacing) over a 20 cm sphere (its top 2 mm below the sheet: every triangle within ~2 cm
+   of it in the band), a 2 mm capsule along y (its surface 1.5 mm below the sheet, its half-radius
+   core 2.5 mm: in the band, its ends under the sheet) and the top edges of a box (1.5 mm below);
+   each obstacle turned by 0.02 rad about z and shifted over the step, so every record's obstacle
+   side c and carry Q are not trivial. Fixed: the friction part of the assembled x gradient (the
+   assembly without friction subtracted) against central differences of T.friction, and its
+   Hessian's x blocks against central differences of that gradient part; adaptive: the same in u
+   (t_slip_u_check). */
+static rc_sim *t_make_cores(int adaptive)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double o[3] = { -0.05, -0.05, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, R[9], t[3] = { 4e-4, -2e-4, 0.0 }, th = 0.02;
+    double sc[3] = { -0.03, -0.02, -0.202 }, ca[3] = { 0.03, -0.04, -0.0035 }, cb[3] = { 0.032, 0.04, -0.0035 };
+    double bc[3] = { 0.0, 0.0675, -0.0115 }, bh[3] = { 0.012, 0.0325, 0.01 };
+    int ids[3], k;
+    def.num_threads = 1;
+    def.friction = 0.4;
+    def.adaptive = adaptive;
+    s = t_sim_grid(&def, 11, 11, 0.1, 0.1, o, ex, ey);
+    if (!s) return NULL;
+    CHECK_OK(rc_sim_add_sphere(s, sc, 0.2, &ids[0]));
+    CHECK_OK(rc_sim_add_capsule(s, ca, cb, 0.002, &ids[1]));
+    CHECK_OK(rc_sim_add_box(s, bc, bh, &ids[2]));
+    R[0] = cos(th); R[1] = -sin(th); R[2] = 0; R[3] = sin(th); R[4] = cos(th); R[5] = 0; R[6] = 0; R[7] = 0; R[8] = 1;
+    for (k = 0; k < 3; ++k) CHECK_OK(rc_sim_move_obstacle(s, ids[k], t, R));
+    /* the step set-up of rc__sim_solve up to the lagged friction (no solve) */
+    CHECK_OK(rc__sim_ensure_systems(s));
+    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+    for (k = 0; k < 3 * s->nv; ++k) s->xt[k] = s->x[k] + s->h * s->v[k];
+    if (adaptive) {
+        rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
+        rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);
+    }
+    rc__sim_update_xtil(s, s->u);
+    rc__sim_init_kappa(s);
+    s->contact_status = RC_OK;
+    rc__sim_lag_friction(s);
+    CHECK_OK(s->contact_status);
+    return s;
+}
+static void test_meshfric_core_pairs_derivs(void)
+{
+    rc_sim *s = t_make_cores(0);
+    rc__system *y;
+    rc__terms T;
+    double *gtot, *gnof, *gp, *Hf, gmax = 0.0, worst_g = 0.0, worst_h = 0.0, hmax = 0.0, Ef;
+    size_t nl;
+    int i, c, k, n2, n3, checked = 0, nnz;
+    CHECK(s != NULL);
+    if (!s) return;
+    y = &s->sys_xp;
+    nl = (size_t)s->nobs * s->nv;
+    for (n2 = n3 = k = 0; k < s->nfc; ++k) {
+        int n = (int)s->fc[(size_t)RC__FM_STRIDE * k];
+        n2 += n == 2; n3 += n == 3;
+    }
+    printf("    %d core friction pairs: %d point - triangle, %d axis or edge - cloth edge\n", s->nfc, n3, n2);
+    CHECKF(n3 >= 50 && n2 >= 50 && n2 + n3 == s->nfc, "%d point and %d edge pairs of %d", n3, n2, s->nfc);
+    t_seed(23);
+    for (i = 0; i < s->nv; ++i) {   /* a step's worth of slip: 0.3 mm along x plus 0.05 mm of noise */
+        s->x[3 * i] += 3e-4;
+        for (c = 0; c < 3; ++c) s->x[3 * i + c] += 5e-5 * (2.0 * t_rand() - 1.0);
+    }
+    s->proj = -1;   /* exact element Hessians: the friction part's blocks are its exact Hessian */
+    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+    CHECK_OK(s->contact_status);
+    nnz = y->colptr[y->ndof];
+    gtot = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+    gnof = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+    gp = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+    Hf = (double *)malloc(sizeof(double) * (size_t)nnz);
+    {
+        double *lam_keep = (double *)malloc(sizeof(double) * nl);
+        memcpy(lam_keep, s->fr_lambda, sizeof(double) * nl);
+        memcpy(gtot, y->g, sizeof(double) * (size_t)y->ndof);
+        memcpy(Hf, y->val, sizeof(double) * (size_t)nnz);
+        t_slip_nofric_assemble(s, y, lam_keep, nl);
+        for (k = 0; k < y->ndof; ++k) { gtot[k] -= y->g[k]; if (fabs(gtot[k]) > gmax) gmax = fabs(gtot[k]); }
+        for (k = 0; k < nnz; ++k) { Hf[k] -= y->val[k]; if (fabs(Hf[k]) > hmax) hmax = fabs(Hf[k]); }
+        rc__sim_energy(s, s->x, s->u, s->phi, &T);
+        Ef = T.friction;
+        for (i = 0; i < s->nv; ++i)
+            for (c = 0; c < 3; ++c) {
+                int j = y->dof_x[3 * i + c], sg;
+                double keep = s->x[3 * i + c], hs = 1e-8, fp, fm, err;
+                if (j < 0) continue;
+                s->x[3 * i + c] = keep + hs; rc__sim_energy(s, s->x, s->u, s->phi, &T); fp = T.friction;
+                s->x[3 * i + c] = keep - hs; rc__sim_energy(s, s->x, s->u, s->phi, &T); fm = T.friction;
+                err = fabs((fp - fm) / (2.0 * hs) - gtot[j]) / (fabs(gtot[j]) + 1e-3 * gmax);
+                if (err > worst_g) worst_g = err;
+                for (sg = 0; sg < 2; ++sg) {   /* gp: the friction part of the gradient at x + h e, minus at x - h e */
+                    s->x[3 * i + c] = keep + (sg ? -hs : hs);
+                    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                    for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
+                    t_slip_nofric_assemble(s, y, lam_keep, nl);
+                    for (k = 0; k < y->ndof; ++k) gp[k] += sg ? y->g[k] : -y->g[k];
+                }
+                s->x[3 * i + c] = keep;
+                for (k = 0; k < y->ndof; ++k) {
+                    int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
+                    double hv = pos >= 0 ? Hf[pos] : 0.0;
+                    err = fabs(gp[k] / (2.0 * hs) - hv) / hmax;
+                    if (err > worst_h) worst_h = err;
+                }
+                checked++;
+            }
+        free(lam_keep);
+    }
+    printf("    fixed: friction energy %.3e J, %d x DOFs: worst relative gradient error %.2e, Hessian %.2e of max %.3e\n",
+           Ef, checked, worst_g, worst_h, hmax);
+    CHECKF(Ef > 0.0 && gmax > 0.0, "no friction (%.3e J)", Ef);
+    /* h = 1e-8 m is far below the slip (0.3 mm) and eps_v h (1e-5 m); the round-off of T.friction
+       over 2h is ~1e-16 E / h ~ 1e-7 of these gradients; a wrong weight, sign, basis or carry is O(1) */
+    CHECKF(worst_g < 1e-5, "gradient error %.2e", worst_g);
+    CHECKF(worst_h < 1e-5, "Hessian error %.2e", worst_h);
+    free(gtot); free(gnof); free(gp); free(Hf);
+    rc_sim_destroy(s);
+    s = t_make_cores(1);
+    CHECK(s != NULL);
+    if (!s) return;
+    s->proj = -1;
+    t_slip_u_check(s, "sphere, capsule and box cores");
+    rc_sim_destroy(s);
+}
+
 /* (mutation audit, mutant C12: the lagged normal force of a
    cloth edge - obstacle edge friction pair taken without the edge-edge mollifier: `mol` -> 1.0).
    The barrier of an edge-edge pair is kappa m b; the lagged normal force must carry the same m
@@ -604,5 +732,6 @@ static void suite_meshfric(void)
     RUN(test_meshfric_slip_u_derivs_mesh);
     RUN(test_meshfric_slip_u_derivs_floor);
     RUN(test_meshfric_slip_u_derivs_self);
+    RUN(test_meshfric_core_pairs_derivs);
     RUN(test_meshfric_parallel_edges_no_force);
 }

@@ -1895,18 +1895,19 @@ static double t_material_centroid_along(const rc_sim *s, const double *ax)
 /* Friction on a capsule's core: a sheet lying across a 1.5 cm rod tilted 10 degrees along its
    axis, mu = 0.3 (tan 10 deg = 0.18 < mu: it must hold).
    - A coarse sheet (10 x 10, 3.3 cm cells), fixed: its edges sag onto the core, which carries much
-     of the load. Until the cores' forces were lagged for friction (rc__sim_core_normal_forces,
-     session 34) only the vertices' contact had friction, and the sheet slid 5.4 mm per step down
-     the rod (frictionless: 6.9). Its two halves swing for ~60 steps after the drop; from step 80
-     to 160 it creeps at the smoothed-Coulomb scale (measured 0.003 mm per step, eps_v h = 0.01 mm),
-     and it moves less than 1 cm in all from step 20 (measured 5.0 mm: the swing slides it; with
-     the vertices' own tangent planes, before session 35, 0.8 mm and 0.004 mm per step).
+     of the load. Until the cores' forces were lagged for friction (session 34) only the vertices'
+     contact had friction, and the sheet slid 5.4 mm per step down the rod (frictionless: 6.9). Its
+     two halves swing for ~60 steps after the drop; from step 80 to 160 it creeps at the
+     smoothed-Coulomb scale (measured 0.003 mm per step, eps_v h = 0.01 mm), and it moves less than
+     1 cm in all from step 20 (measured 3.8 mm with the cores' friction pair by pair, session 36;
+     5.0 mm with each pair's force shared among its vertices in the plane normal to their
+     resultant, session 35; 0.8 mm in the vertices' own tangent planes, session 34).
    - A 15 x 15 sheet, adaptive: with each vertex's friction in the tangent plane of its own
-     distance, the sheet's material slid across the rod from step 50 and the sheet fell off it at
-     step ~105 (a vertex beside the rod has a tilted plane: the edge across the rod is pushed
-     straight up). In the plane normal to the forces the vertex carries (session 35) it holds: the
-     material centroid moves 1.3 mm at most from step 20 (swinging until step ~80), then creeps
-     0.001 mm per step to step 120 (before: 1.8 mm per step from step 80 to 120). */
+     distance (session 34), the sheet's material slid across the rod from step 50 and the sheet
+     fell off it at step ~105 (a vertex beside the rod has a tilted plane: the edge across the rod
+     is pushed straight up). Pair by pair it holds: the material centroid moves 2.8 mm at most from
+     step 20 (swinging until step ~80), then creeps 0.005 mm per step to step 120 (session 34:
+     1.8 mm per step from step 80 to 120). */
 static void test_sim_friction_on_thin_rod(void)
 {
     int adaptive;
