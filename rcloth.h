@@ -13458,7 +13458,7 @@ static void rc__sim_lag_core_friction(rc_sim *s)
             const double *a = core + 8 * ic, *b = a + 3, r = a[6];
             const rc__obstacle *ob = s->obs + (int)a[7];
             double aa = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]), w[4], ds, f;
-            int e;
+            int e, n0 = s->nfc;
             if (rc__ct_segment_triangle_lower_bound(a, b, tv) - r >= xi_ + dh) continue;   /* most triangles */
             for (e = 0; e < (aa > 0.0 ? 2 : 1); ++e) {   /* a sphere's centre, or a segment's ends */
                 const double *c = e ? b : a;
@@ -13487,7 +13487,7 @@ static void rc__sim_lag_core_friction(rc_sim *s)
                     cw[0] = -w[2]; cw[1] = -w[3];
                     rc__sim_core_pair(s, ob, 2, ev, cw, ob->mu * f, P);
                 }
-            if (s->nfc > s->fc_start[t] && (memcmp(ob->R, ob->R_prev, sizeof ob->R) || memcmp(ob->t, ob->t_prev, sizeof ob->t)))
+            if (s->nfc > n0 && (memcmp(ob->R, ob->R_prev, sizeof ob->R) || memcmp(ob->t, ob->t_prev, sizeof ob->t)))
                 s->support_moves = 1;
         }
     }
@@ -13499,7 +13499,7 @@ static void rc__sim_lag_core_friction(rc_sim *s)
    barriers (a plane's, a capsule's and a box's exact surface; rc__sim_tri_vertex_barriers) give
    each vertex a normal force (weighted by its mass as the barrier), the tangent plane at the vertex
    and the anchor, the vertex's start carried by the obstacle's motion; the round cores' pairs are
-   lagged pair by pair (rc__sim_lag_core_friction). Starts the step's lists of pair records. */
+   lagged pair by pair (rc__sim_lag_core_friction). */
 static void rc__sim_lag_friction(rc_sim *s)
 {
     int o, i;
