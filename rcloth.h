@@ -13492,6 +13492,10 @@ static void rc__sim_lag_core_friction(rc_sim *s)
         }
     }
     s->fc_start[s->nt] = s->nfc;
+    if (s->contact_status != RC_OK) {   /* out of memory: no pairs (the step fails; nothing reads a half list) */
+        s->nfc = 0;
+        memset(s->fc_start, 0, sizeof(int) * ((size_t)s->nt + 1));
+    }
     rc__free(s->user, core);
 }
 
