@@ -1,6 +1,7 @@
 /* tests/test_meshfric.c - lagged IPC friction on every mesh-obstacle pair kind: cloth vertex -
    obstacle triangle (kind 0), obstacle vertex - cloth triangle (kind 1), cloth edge - obstacle
-   edge (kind 2). Included by tests/main.c after test_sim.c. */
+   edge (kind 2); and on the analytic shapes' round-core pairs (a core's point against a cloth
+   triangle, its axis against a cloth edge). Included by tests/main.c after test_sim.c. */
 
 /* A "tent" (hip roof) obstacle: ridge from (xr, -ly, 0) to (xr, ly, 0), 45-degree faces down to a
    base rectangle at z = -hb; closed, 6 vertices, 8 triangles. dy shifts it along y. */
