@@ -500,7 +500,7 @@ static void test_meshfric_slip_u_derivs_mesh(void)
 }
 
 /* a flat mesh floor under the sheet: cloth vertex - obstacle triangle pairs (kind 0), whose
-   friction is weighted in adaptive mode by the vertex's mass as u moves (rc__sim_pair_friction,
+   friction is weighted in adaptive mode by the vertex's mass as u moves (rc__sim_mesh_friction,
    rc__sim_scatter_weighted); the floor (a 0.3 m square, two triangles, at z = 0, sheet at 2.5 mm)
    turned 0.05 rad about z and shifted 1 mm over the step */
 static void t_floor(double th, double dx, double *v)
@@ -569,24 +569,40 @@ static void test_meshfric_slip_u_derivs_self(void)
    assembly without friction subtracted) against central differences of T.friction, and its
    Hessian's x blocks against central differences of that gradient part; adaptive: the same in u
    (t_slip_u_check). */
-static rc_sim *t_make_cores(int adaptive)
+static const double t_core_sc[3] = { -0.03, -0.02, -0.202 }, t_core_ca[3] = { 0.03, -0.04, -0.0035 }, t_core_cb[3] = { 0.032, 0.04, -0.0035 };
+static const double t_core_bc[3] = { 0.0, 0.0675, -0.0115 }, t_core_bh[3] = { 0.012, 0.0325, 0.01 };
+/* only: -1 all three obstacles, else only obstacle 0 (sphere), 1 (capsule) or 2 (box). Motion over
+   the step: R = 0.02 rad about z and a shift t (tilted = 0), or (tilted = 1) R = 0.05 rad about the
+   axis (1, 2, 3) / |.| through each obstacle's own centre (t = c - R c; the records only: the end
+   pose may put a capsule end inside the sheet's offset) */
+static rc_sim *t_make_cores_ex(int adaptive, int only, int tilted, double *R, double *t)
 {
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s;
-    double o[3] = { -0.05, -0.05, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, R[9], t[3] = { 4e-4, -2e-4, 0.0 }, th = 0.02;
-    double sc[3] = { -0.03, -0.02, -0.202 }, ca[3] = { 0.03, -0.04, -0.0035 }, cb[3] = { 0.032, 0.04, -0.0035 };
-    double bc[3] = { 0.0, 0.0675, -0.0115 }, bh[3] = { 0.012, 0.0325, 0.01 };
-    int ids[3], k;
+    double o[3] = { -0.05, -0.05, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, th = tilted ? 0.05 : 0.02;
+    double cen[3][3], ax[3] = { 0, 0, 1 };
+    int ids[3], k, c, i;
     def.num_threads = 1;
     def.friction = 0.4;
     def.adaptive = adaptive;
     s = t_sim_grid(&def, 11, 11, 0.1, 0.1, o, ex, ey);
     if (!s) return NULL;
-    CHECK_OK(rc_sim_add_sphere(s, sc, 0.2, &ids[0]));
-    CHECK_OK(rc_sim_add_capsule(s, ca, cb, 0.002, &ids[1]));
-    CHECK_OK(rc_sim_add_box(s, bc, bh, &ids[2]));
-    R[0] = cos(th); R[1] = -sin(th); R[2] = 0; R[3] = sin(th); R[4] = cos(th); R[5] = 0; R[6] = 0; R[7] = 0; R[8] = 1;
-    for (k = 0; k < 3; ++k) CHECK_OK(rc_sim_move_obstacle(s, ids[k], t, R));
+    for (c = 0; c < 3; ++c) { cen[0][c] = t_core_sc[c]; cen[1][c] = 0.5 * (t_core_ca[c] + t_core_cb[c]); cen[2][c] = t_core_bc[c]; }
+    if (only < 0 || only == 0) CHECK_OK(rc_sim_add_sphere(s, t_core_sc, 0.2, &ids[0]));
+    if (only < 0 || only == 1) CHECK_OK(rc_sim_add_capsule(s, t_core_ca, t_core_cb, 0.002, &ids[1]));
+    if (only < 0 || only == 2) CHECK_OK(rc_sim_add_box(s, t_core_bc, t_core_bh, &ids[2]));
+    if (tilted) { ax[0] = 1.0 / sqrt(14.0); ax[1] = 2.0 / sqrt(14.0); ax[2] = 3.0 / sqrt(14.0); }
+    {   /* Rodrigues: R = cos I + sin [ax]x + (1 - cos) ax ax^T */
+        const double K[9] = { 0, -ax[2], ax[1], ax[2], 0, -ax[0], -ax[1], ax[0], 0 };
+        for (i = 0; i < 3; ++i)
+            for (c = 0; c < 3; ++c) R[3 * i + c] = (i == c ? cos(th) : 0.0) + sin(th) * K[3 * i + c] + (1.0 - cos(th)) * ax[i] * ax[c];
+    }
+    for (k = 0; k < 3; ++k) {
+        if (!(only < 0 || only == k)) continue;
+        if (tilted) for (i = 0; i < 3; ++i) t[i] = cen[k][i] - (R[3 * i] * cen[k][0] + R[3 * i + 1] * cen[k][1] + R[3 * i + 2] * cen[k][2]);
+        else { t[0] = 4e-4; t[1] = -2e-4; t[2] = 0.0; }
+        CHECK_OK(rc_sim_move_obstacle(s, only < 0 ? ids[k] : 0, t, R));
+    }
     /* the step set-up of rc__sim_solve up to the lagged friction (no solve) */
     CHECK_OK(rc__sim_ensure_systems(s));
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
@@ -602,6 +618,11 @@ static rc_sim *t_make_cores(int adaptive)
     rc__sim_lag_friction(s);
     CHECK_OK(s->contact_status);
     return s;
+}
+static rc_sim *t_make_cores(int adaptive)
+{
+    double R[9], t[3];
+    return t_make_cores_ex(adaptive, -1, 0, R, t);
 }
 static void test_meshfric_core_pairs_derivs(void)
 {
@@ -688,6 +709,94 @@ static void test_meshfric_core_pairs_derivs(void)
     rc_sim_destroy(s);
 }
 
+/* What the core pairs' records hold, checked against geometry computed here (the derivative test
+   above only checks that a record's energy and derivatives agree, whatever the record holds). One
+   obstacle at a time (a sphere, a capsule, a box), turned over the step by 0.05 rad about a tilted
+   axis through its own centre, so the carried tangent plane, the obstacle side c and the carry Q
+   all matter. For every record: the weights sum to 1; the cloth point p = sum_k w_k x^t_k lies in
+   the barrier zone of its core point q (the core's radius off); Q is R R_prev^T; and if the cloth
+   moves rigidly with the obstacle plus a step delta along the carried normal of the pair (R n0,
+   n0 = (p - q) / |p - q|), the relative displacement rel = sum_k w_k dx_k + c is exactly
+   delta R n0: no slip in the record's plane P (|P^T rel| ~ 0). The record does not name its core
+   (a box's 12 edges each give pairs near a corner), so q is any candidate that passes: each core
+   segment's ends and its closest point to p. A flipped or missing c, a plane left at the start
+   pose, or a wrong Q fails this (a review's mutants passed the derivative test). */
+static void t_seg_closest(const double *a, const double *b, const double *p, double *q)
+{
+    double ab[3], ap[3], l2, tau;
+    rc__sub3(ab, b, a); rc__sub3(ap, p, a);
+    l2 = rc__dot3(ab, ab);
+    tau = l2 > 0.0 ? rc__dot3(ap, ab) / l2 : 0.0;
+    tau = tau < 0.0 ? 0.0 : tau > 1.0 ? 1.0 : tau;
+    q[0] = a[0] + tau * ab[0]; q[1] = a[1] + tau * ab[1]; q[2] = a[2] + tau * ab[2];
+}
+static void test_meshfric_core_pairs_records(void)
+{
+    static const char *const name[3] = { "sphere", "capsule", "box" };
+    int which;
+    for (which = 0; which < 3; ++which) {
+        double R[9], t[3], seg[12][6], rcore, worst_w = 0.0, worst_q = 0.0, worst_slip = 0.0, worst_n = 0.0, delta = 1e-4;
+        int nseg = 0, q, k, c, inband = 0;
+        rc_sim *s = t_make_cores_ex(0, which, 1, R, t);
+        CHECK(s != NULL);
+        if (!s) return;
+        if (which == 0) { for (c = 0; c < 3; ++c) seg[0][c] = seg[0][3 + c] = t_core_sc[c]; nseg = 1; rcore = 0.2; }
+        else if (which == 1) { for (c = 0; c < 3; ++c) { seg[0][c] = t_core_ca[c]; seg[0][3 + c] = t_core_cb[c]; } nseg = 1; rcore = 0.001; }
+        else {   /* the box's 12 edges: along axis d at the signs of the other two */
+            int d;
+            for (d = 0; d < 3; ++d)
+                for (k = 0; k < 4; ++k, ++nseg) {
+                    int o1 = (d + 1) % 3, o2 = (d + 2) % 3;
+                    seg[nseg][d] = t_core_bc[d] - t_core_bh[d]; seg[nseg][3 + d] = t_core_bc[d] + t_core_bh[d];
+                    seg[nseg][o1] = seg[nseg][3 + o1] = t_core_bc[o1] + ((k & 1) ? t_core_bh[o1] : -t_core_bh[o1]);
+                    seg[nseg][o2] = seg[nseg][3 + o2] = t_core_bc[o2] + ((k & 2) ? t_core_bh[o2] : -t_core_bh[o2]);
+                }
+            rcore = 0.0;
+        }
+        for (q = 0; q < s->nfc; ++q) {
+            const double *rec = s->fc + (size_t)RC__FM_STRIDE * q, *P = rec + 8;
+            double p[3] = { 0, 0, 0 }, n0[3], Rn[3], rel[3], wsum = 0.0, pt[2];
+            int n = (int)rec[0], j;
+            double slip = HUGE_VAL, nerr = HUGE_VAL;
+            int found = 0;
+            for (k = 0; k < n; ++k) { wsum += rec[4 + k]; rc__axpy3(p, rec[4 + k], s->x0 + 3 * (int)rec[1 + k]); }
+            worst_w = fmax(worst_w, fabs(wsum - 1.0));
+            for (k = 0; k < 9; ++k) worst_q = fmax(worst_q, fabs(rec[17 + k] - R[k]));
+            for (j = 0; j < 3 * nseg; ++j) {   /* the candidates q: each segment's ends and its closest point to p */
+                double qq[3], d;
+                if (j % 3 == 2) t_seg_closest(seg[j / 3], seg[j / 3] + 3, p, qq);
+                else memcpy(qq, seg[j / 3] + 3 * (j % 3), sizeof qq);
+                rc__sub3(n0, p, qq);
+                d = rc__norm3(n0);
+                if (!(d - rcore > s->def.contact_thickness * (1.0 - 1e-9) && d - rcore < (s->def.contact_thickness + s->def.contact_dhat) * (1.0 + 1e-9)))
+                    continue;
+                found = 1;
+                rc__scale3(n0, 1.0 / d, n0);
+                for (c = 0; c < 3; ++c) Rn[c] = R[3 * c] * n0[0] + R[3 * c + 1] * n0[1] + R[3 * c + 2] * n0[2];
+                for (c = 0; c < 3; ++c) rel[c] = rec[14 + c] + delta * Rn[c];
+                for (k = 0; k < n; ++k) {   /* dx_k: the obstacle's rigid motion of x^t_k (R x + t) */
+                    const double *xk = s->x0 + 3 * (int)rec[1 + k];
+                    for (c = 0; c < 3; ++c) rel[c] += rec[4 + k] * (R[3 * c] * xk[0] + R[3 * c + 1] * xk[1] + R[3 * c + 2] * xk[2] + t[c] - xk[c]);
+                }
+                pt[0] = P[0] * rel[0] + P[2] * rel[1] + P[4] * rel[2];
+                pt[1] = P[1] * rel[0] + P[3] * rel[1] + P[5] * rel[2];
+                if (hypot(pt[0], pt[1]) / delta < slip) { slip = hypot(pt[0], pt[1]) / delta; nerr = fabs(rc__dot3(rel, Rn) - delta) / delta; }
+            }
+            inband += found;
+            worst_slip = fmax(worst_slip, slip);
+            worst_n = fmax(worst_n, nerr);
+        }
+        printf("    %s turned about a tilted axis: %d records, %d with a core point in the band; |sum w - 1| %.1e, |Q - R| %.1e; carried rigidly plus delta "
+               "along the normal: slip in P %.1e delta, normal part off by %.1e delta\n",
+               name[which], s->nfc, inband, worst_w, worst_q, worst_slip, worst_n);
+        CHECKF(s->nfc >= 10 && inband == s->nfc, "%d of %d records with a core point in the band", inband, s->nfc);
+        CHECKF(worst_w < 1e-12 && worst_q < 1e-15, "weights %.2e, Q %.2e", worst_w, worst_q);
+        /* round-off: displacements ~1e-3 m summed to ~1e-4 m, ~1e-19 m each, over delta */
+        CHECKF(worst_slip < 1e-9 && worst_n < 1e-9, "slip %.2e, normal %.2e (of delta)", worst_slip, worst_n);
+        rc_sim_destroy(s);
+    }
+}
+
 /* (mutation audit, mutant C12: the lagged normal force of a
    cloth edge - obstacle edge friction pair taken without the edge-edge mollifier: `mol` -> 1.0).
    The barrier of an edge-edge pair is kappa m b; the lagged normal force must carry the same m
@@ -734,5 +843,6 @@ static void suite_meshfric(void)
     RUN(test_meshfric_slip_u_derivs_floor);
     RUN(test_meshfric_slip_u_derivs_self);
     RUN(test_meshfric_core_pairs_derivs);
+    RUN(test_meshfric_core_pairs_records);
     RUN(test_meshfric_parallel_edges_no_force);
 }
