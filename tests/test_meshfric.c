@@ -832,6 +832,50 @@ static void test_meshfric_parallel_edges_no_force(void)
     rc_sim_destroy(s);
 }
 
+/* The core's edge pairs carry the barrier's mollifier too: a capsule's axis exactly parallel to
+   a column of cloth edges (along y at x = 0.03, 3.5 mm below the flat sheet: the core, of radius
+   1 mm, 2.5 mm from the edges, inside the band) exerts no force on those edges (mollifier 0), so
+   none of them may lend friction (beyond round-off); the cloth edges that cross the axis do. */
+static void test_meshfric_core_parallel_edges_no_force(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    double o[3] = { -0.05, -0.05, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, ca[3] = { 0.03, -0.03, -0.0035 }, cb[3] = { 0.03, 0.03, -0.0035 };
+    double lmax = 0.0;
+    int q, n2 = 0, n2par = 0, i;
+    def.num_threads = 1;
+    def.friction = 0.4;
+    s = t_sim_grid(&def, 11, 11, 0.1, 0.1, o, ex, ey);
+    if (!s) return;
+    CHECK_OK(rc_sim_add_capsule(s, ca, cb, 0.002, NULL));
+    CHECK_OK(rc__sim_ensure_systems(s));
+    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
+    rc__sim_update_xtil(s, s->u);
+    rc__sim_init_kappa(s);
+    s->contact_status = RC_OK;
+    rc__sim_lag_friction(s);
+    CHECK_OK(s->contact_status);
+    for (q = 0; q < s->nfc; ++q) lmax = fmax(lmax, s->fc[(size_t)RC__FM_STRIDE * q + 7]);
+    for (q = 0; q < s->nfc; ++q) {
+        const double *rec = s->fc + (size_t)RC__FM_STRIDE * q, *a, *b;
+        if ((int)rec[0] != 2) continue;
+        ++n2;
+        a = s->x0 + 3 * (int)rec[1]; b = s->x0 + 3 * (int)rec[2];
+        /* the grid's round-off leaves |u x v|^2 ~ 1e-34, not 0: a force ~1e-14 of the others' */
+        if (fabs(a[0] - 0.03) < 1e-12 && fabs(b[0] - 0.03) < 1e-12 && rec[7] > 1e-9 * lmax) {
+            ++n2par;
+            printf("    parallel pair lagged: cloth %d-%d, mu lambda %g\n", (int)rec[1], (int)rec[2], rec[7]);
+        }
+    }
+    printf("    a capsule's axis under a column of cloth edges: %d edge pairs lagged (largest mu lambda %.3g N), %d of them parallel to the axis\n",
+           n2, lmax, n2par);
+    CHECKF(n2 > 0, "no axis - edge friction pairs lagged at all");
+    CHECKF(n2par == 0, "%d of %d lagged axis - edge pairs are exactly parallel (mollifier 0, no barrier force)", n2par, n2);
+    rc_sim_destroy(s);
+}
+
 static void suite_meshfric(void)
 {
     RUN(test_meshfric_pair_derivs);
@@ -845,4 +889,5 @@ static void suite_meshfric(void)
     RUN(test_meshfric_core_pairs_derivs);
     RUN(test_meshfric_core_pairs_records);
     RUN(test_meshfric_parallel_edges_no_force);
+    RUN(test_meshfric_core_parallel_edges_no_force);
 }
