@@ -80,23 +80,12 @@ static void t_fm_kinds(const rc_sim *s, int *n0, int *n1, int *n2)
 static void t_tents_prepare_at(rc_sim *s, const int *ids, const double *xr, double ly, double dy)
 {
     double tv[18];
-    int k, i;
+    int k;
     for (k = 0; k < 2; ++k) {
         t_tent(xr[k], ly, 0.03, dy, tv, NULL);
         CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[k], tv));
     }
-    CHECK_OK(rc__sim_ensure_systems(s));
-    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
-    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
-    if (s->def.adaptive) {
-        rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
-        rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);
-    }
-    rc__sim_update_xtil(s, s->u);
-    rc__sim_init_kappa(s);
-    s->contact_status = RC_OK;
-    rc__sim_lag_friction(s);   /* as a step: the analytic obstacles' (and the vertices' mass weights), then the meshes' */
+    t_step_setup(s);   /* as a step: the analytic obstacles' friction (and the vertices' mass weights), then the meshes' */
     rc__sim_lag_mesh_friction(s);
     CHECK_OK(s->contact_status);
 }
@@ -518,7 +507,7 @@ static void test_meshfric_slip_u_derivs_floor(void)
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
     double fv[12], o[3] = { -0.05, -0.05, 0.0025 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
-    int ft[6] = { 0, 1, 2, 0, 2, 3 }, id = -1, i, n0, n1, n2;
+    int ft[6] = { 0, 1, 2, 0, 2, 3 }, id = -1, n0, n1, n2;
     def.num_threads = 1;
     def.adaptive = 1;
     s = t_sim_grid(&def, 6, 6, 0.1, 0.1, o, ex, ey);
@@ -528,16 +517,7 @@ static void test_meshfric_slip_u_derivs_floor(void)
     CHECK_OK(rc_sim_set_obstacle_friction(s, id, 0.4));
     t_floor(0.05, 1e-3, fv);
     CHECK_OK(rc_sim_set_obstacle_vertices(s, id, fv));
-    CHECK_OK(rc__sim_ensure_systems(s));
-    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
-    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
-    rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
-    rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);
-    rc__sim_update_xtil(s, s->u);
-    rc__sim_init_kappa(s);
-    s->contact_status = RC_OK;
-    rc__sim_lag_friction(s);   /* the vertices' mass weights */
+    t_step_setup(s);   /* the vertices' mass weights */
     rc__sim_lag_mesh_friction(s);
     CHECK_OK(s->contact_status);
     t_fm_kinds(s, &n0, &n1, &n2);
@@ -603,19 +583,7 @@ static rc_sim *t_make_cores_ex(int adaptive, int only, int tilted, double *R, do
         else { t[0] = 4e-4; t[1] = -2e-4; t[2] = 0.0; }
         CHECK_OK(rc_sim_move_obstacle(s, only < 0 ? ids[k] : 0, t, R));
     }
-    /* the step set-up of rc__sim_solve up to the lagged friction (no solve) */
-    CHECK_OK(rc__sim_ensure_systems(s));
-    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
-    for (k = 0; k < 3 * s->nv; ++k) s->xt[k] = s->x[k] + s->h * s->v[k];
-    if (adaptive) {
-        rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
-        rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);
-    }
-    rc__sim_update_xtil(s, s->u);
-    rc__sim_init_kappa(s);
-    s->contact_status = RC_OK;
-    rc__sim_lag_friction(s);
+    t_step_setup(s);
     CHECK_OK(s->contact_status);
     return s;
 }
@@ -842,20 +810,13 @@ static void test_meshfric_core_parallel_edges_no_force(void)
     rc_sim *s;
     double o[3] = { -0.05, -0.05, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, ca[3] = { 0.03, -0.03, -0.0035 }, cb[3] = { 0.03, 0.03, -0.0035 };
     double lmax = 0.0;
-    int q, n2 = 0, n2par = 0, i;
+    int q, n2 = 0, n2par = 0;
     def.num_threads = 1;
     def.friction = 0.4;
     s = t_sim_grid(&def, 11, 11, 0.1, 0.1, o, ex, ey);
     if (!s) return;
     CHECK_OK(rc_sim_add_capsule(s, ca, cb, 0.002, NULL));
-    CHECK_OK(rc__sim_ensure_systems(s));
-    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
-    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
-    rc__sim_update_xtil(s, s->u);
-    rc__sim_init_kappa(s);
-    s->contact_status = RC_OK;
-    rc__sim_lag_friction(s);
+    t_step_setup(s);
     CHECK_OK(s->contact_status);
     for (q = 0; q < s->nfc; ++q) lmax = fmax(lmax, s->fc[(size_t)RC__FM_STRIDE * q + 7]);
     for (q = 0; q < s->nfc; ++q) {

@@ -2606,17 +2606,29 @@ static rc_sim *t_make_two_layers(int adaptive, double friction)
 }
 
 /* the state rc__sim_solve sets up before its Newton loop, without the solve */
-static void t_self_prepare_step(rc_sim *s)
+/* the step set-up of rc__sim_solve up to the lagged friction of the analytic obstacles (no
+   solve): x^t, the predictor, adaptive mode's recovered gradients (inertia and friction slip), x~,
+   kappa, and rc__sim_lag_friction */
+static void t_step_setup(rc_sim *s)
 {
     int i;
     CHECK_OK(rc__sim_ensure_systems(s));
     memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
     for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
-    if (s->def.adaptive) rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
+    if (s->def.adaptive) {
+        rc__sim_recover_gradients(s, s->u0_step, s->xt, s->xtil_G);
+        rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);
+    }
     rc__sim_update_xtil(s, s->u);
     rc__sim_init_kappa(s);
     s->contact_status = RC_OK;
+    rc__sim_lag_friction(s);
+}
+
+static void t_self_prepare_step(rc_sim *s)
+{
+    t_step_setup(s);
     rc__sim_lag_self_friction(s);
 }
 
@@ -2719,15 +2731,7 @@ static void test_sim_obstacle_gradient(void)
     R[0] = cos(th); R[1] = -sin(th); R[2] = 0; R[3] = sin(th); R[4] = cos(th); R[5] = 0; R[6] = 0; R[7] = 0; R[8] = 1;
     CHECK_OK(rc_sim_move_obstacle(s, ids[0], t, R));
     CHECK_OK(rc_sim_move_obstacle(s, ids[1], t, NULL));
-    /* the state rc__sim_solve sets up before its Newton loop (as t_self_prepare_step, without self contact) */
-    CHECK_OK(rc__sim_ensure_systems(s));
-    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
-    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
-    for (i = 0; i < 3 * s->nv; ++i) s->xt[i] = s->x[i] + s->h * s->v[i];
-    rc__sim_update_xtil(s, s->u);
-    rc__sim_init_kappa(s);
-    s->contact_status = RC_OK;
-    rc__sim_lag_friction(s);
+    t_step_setup(s);   /* the state rc__sim_solve sets up before its Newton loop */
     /* a step's worth of slip: 0.3 mm along x plus 0.05 mm of noise, all vertices */
     t_seed(11);
     for (i = 0; i < s->nv; ++i)
