@@ -7908,6 +7908,7 @@ static void rc__sim_set_step_size(rc_sim *s, double h);
 static void rc__sim_pin_reactions(rc_sim *s);
 static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const double *u, rc__system *y);
 static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *x, double *g, double *H);
+static void rc__sim_fm_carry(const rc_sim *s, const double *rec, int v, double *QG);
 #define RC__FM_STRIDE 26   /* doubles per lagged friction pair record (rc__sim_fm_record) */
 
 static rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
@@ -10166,20 +10167,32 @@ static void rc__blockdiag9(const double *B27, double *H81)
      dE/dx_k = alpha A2 gb_k,            dE/du = alpha (sum b) dA2/du + alpha A2 gbu,
      x x: alpha A2 Hb,                   x_k u: alpha gb_k dA2/du^T + alpha A2 Hbxu_k (at u_k),
      u u: alpha (sum b) d2A2/du2 + alpha (dA2/du gbu^T + gbu dA2/du^T) + alpha A2 Hbuu_k (at u_k, u_k). */
-/* d2A2/du2 (constant): A2 = u1x u2y - u1x u0y - u0x u2y - u2x u1y + u2x u0y + u0x u1y, in the order
-   u0x u0y u1x u1y u2x u2y: the pairs (i, j) with entry sign sg (and (j, i)) */
-static const int rc__A2_uu_pair[6][2] = { { 2, 5 }, { 4, 1 }, { 0, 3 }, { 2, 1 }, { 0, 5 }, { 4, 3 } };
-static const double rc__A2_uu_sign[6] = { 1, 1, 1, -1, -1, -1 };
+/* dA2/du of A2 = (u1 - u0) x (u2 - u0), in the order u0x u0y u1x u1y u2x u2y */
+static void rc__A2_du(const double *ul, double dA[6])
+{
+    dA[0] = ul[3] - ul[5]; dA[1] = ul[4] - ul[2];
+    dA[2] = ul[5] - ul[1]; dA[3] = ul[0] - ul[4];
+    dA[4] = ul[1] - ul[3]; dA[5] = ul[2] - ul[0];
+}
+/* H's u block (rows and columns 9..14 of an n x n H) += coef d2A2/du2, a constant:
+   A2 = u1x u2y - u1x u0y - u0x u2y - u2x u1y + u2x u0y + u0x u1y */
+static void rc__A2_add_uu(double *H, int n, double coef)
+{
+    static const int pp[6][2] = { { 2, 5 }, { 4, 1 }, { 0, 3 }, { 2, 1 }, { 0, 5 }, { 4, 3 } };
+    static const double sg[6] = { 1, 1, 1, -1, -1, -1 };
+    int k;
+    for (k = 0; k < 6; ++k) {
+        H[(9 + pp[k][0]) * n + 9 + pp[k][1]] += coef * sg[k];
+        H[(9 + pp[k][1]) * n + 9 + pp[k][0]] += coef * sg[k];
+    }
+}
 static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, const double *bk, const double *gb,
                                    const double *Hb, const double *gbu, const double *Hbxu, const double *Hbuu,
                                    int n, double *g, double *H)
 {
     double dA[6], bsum = bk[0] + bk[1] + bk[2];
-    int i, j, k, with_u = n == 15;
-    /* dA2/du in the order u0, u1, u2 */
-    dA[0] = ul[3] - ul[5]; dA[1] = ul[4] - ul[2];
-    dA[2] = ul[5] - ul[1]; dA[3] = ul[0] - ul[4];
-    dA[4] = ul[1] - ul[3]; dA[5] = ul[2] - ul[0];
+    int i, j, with_u = n == 15;
+    rc__A2_du(ul, dA);
     if (g) {
         for (i = 0; i < 9; ++i) g[i] += alpha * A2 * gb[i];
         if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += alpha * (bsum * dA[j] + (gbu ? A2 * gbu[j] : 0.0));
@@ -10195,10 +10208,7 @@ static double rc__sim_tri_weighted(double alpha, const double *ul, double A2, co
                     H[i * n + 9 + j] += v;
                     H[(9 + j) * n + i] += v;
                 }
-            for (k = 0; k < 6; ++k) {
-                H[(9 + rc__A2_uu_pair[k][0]) * n + 9 + rc__A2_uu_pair[k][1]] += alpha * bsum * rc__A2_uu_sign[k];
-                H[(9 + rc__A2_uu_pair[k][1]) * n + 9 + rc__A2_uu_pair[k][0]] += alpha * bsum * rc__A2_uu_sign[k];
-            }
+            rc__A2_add_uu(H, n, alpha * bsum);
             if (gbu)
                 for (i = 0; i < 6; ++i)
                     for (j = 0; j < 6; ++j) {
@@ -10358,11 +10368,8 @@ static double rc__sim_tri_core_friction(const rc_sim *s, int t, const double *x,
         if (with_u) {
             const double *G[3];
             double QG[18];
-            int r, a;
-            for (k = 0; k < np; ++k) {   /* Q G0 (rc__sim_fm_carry) */
-                const double *Q = rec + 17, *G0 = s->fr_G + 6 * (size_t)rec[1 + k];
-                for (r = 0; r < 3; ++r)
-                    for (a = 0; a < 2; ++a) QG[6 * k + 2 * r + a] = Q[3 * r] * G0[a] + Q[3 * r + 1] * G0[2 + a] + Q[3 * r + 2] * G0[4 + a];
+            for (k = 0; k < np; ++k) {   /* the carried gradient Q G0 */
+                rc__sim_fm_carry(s, rec, (int)rec[1 + k], QG + 6 * k);
                 G[k] = QG + 6 * k;
                 map[3 * np + 2 * k] = 9 + 2 * loc[k]; map[3 * np + 2 * k + 1] = 10 + 2 * loc[k];
             }
@@ -10377,9 +10384,7 @@ static double rc__sim_tri_core_friction(const rc_sim *s, int t, const double *x,
         }
     }
     if (!(g || H)) return al * A2 * e;
-    dA[0] = ul[3] - ul[5]; dA[1] = ul[4] - ul[2];
-    dA[2] = ul[5] - ul[1]; dA[3] = ul[0] - ul[4];
-    dA[4] = ul[1] - ul[3]; dA[5] = ul[2] - ul[0];
+    rc__A2_du(ul, dA);
     if (g) {
         for (i = 0; i < n; ++i) g[i] += al * A2 * ge[i];
         if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += al * e * dA[j];
@@ -10392,10 +10397,7 @@ static double rc__sim_tri_core_friction(const rc_sim *s, int t, const double *x,
                     H[i * n + 9 + j] += al * ge[i] * dA[j];
                     H[(9 + j) * n + i] += al * ge[i] * dA[j];
                 }
-            for (k = 0; k < 6; ++k) {
-                H[(9 + rc__A2_uu_pair[k][0]) * n + 9 + rc__A2_uu_pair[k][1]] += al * e * rc__A2_uu_sign[k];
-                H[(9 + rc__A2_uu_pair[k][1]) * n + 9 + rc__A2_uu_pair[k][0]] += al * e * rc__A2_uu_sign[k];
-            }
+            rc__A2_add_uu(H, n, al * e);
         }
     }
     return al * A2 * e;
