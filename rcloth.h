@@ -7856,10 +7856,10 @@ struct rc_sim {
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
-    int nfm, cap_fm;                      /* lagged friction pairs with mesh obstacles (all 3 kinds): */
+    int nfm, cap_fm;                      /* lagged friction pairs of cloth vertices with mesh obstacles' triangles: */
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
-    int nfc, cap_fc, *fc_start;           /* lagged friction pairs of the analytic shapes' round cores, */
-    double *fc;                           /* by triangle: fc_start (nt + 1), records as fm's (rc__sim_lag_core_friction) */
+    int nft, cap_ft, *ft_start;           /* lagged friction pairs that act on a cloth triangle's area (the round cores', */
+    double *ft;                           /* the mesh obstacles' other kinds), by triangle: ft_start (nt + 1), records as fm's */
     rc_status contact_status;             /* out-of-memory in a pair search, reported by the solve */
     double *bp_box;                       /* box scratch for the pair searches (mesh obstacles) */
     double *ct_buf;                       /* per-pair results of the mesh-contact narrow phase */
@@ -7909,7 +7909,8 @@ static void rc__sim_pin_reactions(rc_sim *s);
 static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const double *u, rc__system *y);
 static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *x, double *g, double *H);
 static void rc__sim_fm_carry(const rc_sim *s, const double *rec, int v, double *QG);
-#define RC__FM_STRIDE 26   /* doubles per lagged friction pair record (rc__sim_fm_record) */
+#define RC__FM_STRIDE 28   /* doubles per lagged friction pair record (rc__sim_fm_record) */
+#define RC__STAR_MAX 64    /* triangles of a mesh obstacle vertex's star that its friction pairs' carry reads */
 
 static rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
 {
@@ -8034,7 +8035,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->sc_pairs); rc__free(user, s->sc_act); rc__free(user, s->sc_xb); rc__free(user, s->self_act); rc__free(user, s->fs);
     rc__free(user, s->st_mate); rc__free(user, s->st_share); rc__free(user, s->u_dir);
     rc__free(user, s->ls_x); rc__free(user, s->ls_dx); rc__free(user, s->bp_box); rc__free(user, s->ct_buf); rc__free(user, s->fm);
-    rc__free(user, s->fc); rc__free(user, s->fc_start);
+    rc__free(user, s->ft); rc__free(user, s->ft_start);
     rc__free(user, s->mc_pairs); rc__free(user, s->mc_act); rc__free(user, s->mc_off); rc__free(user, s->mc_xb); rc__free(user, s->mc_Xb); rc__free(user, s->ls_u); rc__free(user, s->ls_phi);
     RCLOTH_FREE(s, user);
 }
@@ -10332,33 +10333,35 @@ static double rc__sim_tri_friction(const rc_sim *s, const int *tri, const double
     return rc__sim_tri_weighted(1.0, ul, A2, bk, gb, Hf, with_u ? gbu : NULL, with_u ? Hbxu : NULL, with_u ? Hbuu : NULL, n, g, H);
 }
 
-/* The round cores' friction pairs of triangle t (rc__sim_lag_core_friction), a term of its element
-   A weighted like the cores' barrier by the triangle's area as u moves:
-     E_T = (A2(u) / A2(u^t)) sum_p mu lambda_p f0(|P_p^T rel_p|),
-   rel_p = sum_k w_k (x_k - x^t_k - Q G0_k (u_k - u^t_k)) + c_p (the slip of material points,
-   rc__sim_slip_extend with the carried gradient Q G0). Gradient and Hessian by the product rule:
-     g = a (A2 ge + e dA2),  H = a (A2 He + dA2 ge^T + ge dA2^T + e d2A2),  a = 1 / A2(u^t)
+/* The lagged friction pairs that act on triangle t's area (ft: the round cores' pairs, the mesh
+   obstacles' obstacle vertex - cloth triangle and edge-edge pairs), a term of its element A weighted
+   like their barriers by the cloth area as u moves:
+     E_T = A2(u) sum_p a_p mu lambda_p f0(|P_p^T rel_p|),
+   a_p = 1 / A2(u^t) of the area the pair's barrier was weighted by at the step start (the
+   triangle's; an edge pair's record sits in both its triangles with 1 / A2_e(u^t), A2_e the sum of
+   theirs, so the two terms sum to A_e(u)/A_e(u^t) of its friction), rel_p = sum_k w_k (x_k - x^t_k
+   - Q G0_k (u_k - u^t_k)) + c_p (the slip of material points, rc__sim_slip_extend with the carried
+   gradient Q G0). With e = sum_p a_p f_p and its derivatives ge, He over the triangle's DOFs, by the
+   product rule:
+     g = A2 ge + e dA2,  H = A2 He + dA2 ge^T + ge dA2^T + e d2A2
    (dA2 nonzero in u only). Why weighted: unweighted, a triangle's friction does not shrink with it,
    so sliding u to crowd triangles where the slip is small lowers the friction: a sheet resting on a
    sphere that starts turning under it slid u by up to 1.85 cm in its first two steps, 0.57 mm
-   left after 40 (weighted: 0, test_adaptive_spinning_support_keeps_u). Fixed mode: the plain sum
-   (A2 = A2(u^t)). */
-static double rc__sim_tri_core_friction(const rc_sim *s, int t, const double *x, const double *ul, double A2, int n,
+   left after 40 (weighted: 0, test_adaptive_spinning_support_keeps_u); a sheet across a turning
+   tent's ridge (mesh), 2.9 cm in 40 steps. Fixed mode: the same sum at u = u^t. */
+static double rc__sim_tri_pair_friction(const rc_sim *s, int t, const double *x, const double *ul, double A2, int n,
                                         double *g, double *H)
 {
     const int *tri = s->tris + 3 * t;
-    int q, q0 = s->fc_start ? s->fc_start[t] : 0, q1 = s->fc_start ? s->fc_start[t + 1] : 0, i, j, k, with_u = n == 15;
-    double e = 0.0, ge[15], He[225], A2t, al, dA[6];
+    int q, q0 = s->ft_start ? s->ft_start[t] : 0, q1 = s->ft_start ? s->ft_start[t + 1] : 0, i, j, k, with_u = n == 15;
+    double e = 0.0, ge[15], He[225], dA[6];
     if (q1 == q0) return 0.0;
-    A2t = rc__sim_tri_A2(s, s->u0_step, t);
-    if (!(A2t > 0.0)) return 0.0;
-    al = 1.0 / A2t;
     if (g || H) { memset(ge, 0, sizeof ge); memset(He, 0, sizeof He); }
     for (q = q0; q < q1; ++q) {
-        const double *rec = s->fc + (size_t)RC__FM_STRIDE * q;
+        const double *rec = s->ft + (size_t)RC__FM_STRIDE * q;
         int np = (int)rec[0], loc[3], map[15], m = with_u ? 5 * np : 3 * np;
-        double gp[9], Hp[81], gx[15], Hx[225];
-        e += rc__sim_fm_pair(s, rec, x, g || H ? gp : NULL, H ? Hp : NULL);
+        double gp[9], Hp[81], gx[15], Hx[225], a = rec[27];
+        e += a * rc__sim_fm_pair(s, rec, x, g || H ? gp : NULL, H ? Hp : NULL);
         if (!(g || H)) continue;
         for (k = 0; k < np; ++k) {   /* the record's vertices in the triangle's local order */
             loc[k] = 0;
@@ -10379,28 +10382,28 @@ static double rc__sim_tri_core_friction(const rc_sim *s, int t, const double *x,
             if (H) memcpy(Hx, Hp, sizeof(double) * 9 * (size_t)np * (size_t)np);
         }
         for (i = 0; i < m; ++i) {
-            ge[map[i]] += gx[i];
-            if (H) for (j = 0; j < m; ++j) He[map[i] * n + map[j]] += Hx[i * m + j];
+            ge[map[i]] += a * gx[i];
+            if (H) for (j = 0; j < m; ++j) He[map[i] * n + map[j]] += a * Hx[i * m + j];
         }
     }
-    if (!(g || H)) return al * A2 * e;
+    if (!(g || H)) return A2 * e;
     rc__A2_du(ul, dA);
     if (g) {
-        for (i = 0; i < n; ++i) g[i] += al * A2 * ge[i];
-        if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += al * e * dA[j];
+        for (i = 0; i < n; ++i) g[i] += A2 * ge[i];
+        if (with_u) for (j = 0; j < 6; ++j) g[9 + j] += e * dA[j];
     }
     if (H) {
-        for (i = 0; i < n * n; ++i) H[i] += al * A2 * He[i];
+        for (i = 0; i < n * n; ++i) H[i] += A2 * He[i];
         if (with_u) {
             for (i = 0; i < n; ++i)
                 for (j = 0; j < 6; ++j) {
-                    H[i * n + 9 + j] += al * ge[i] * dA[j];
-                    H[(9 + j) * n + i] += al * ge[i] * dA[j];
+                    H[i * n + 9 + j] += ge[i] * dA[j];
+                    H[(9 + j) * n + i] += ge[i] * dA[j];
                 }
-            rc__A2_add_uu(H, n, al * e);
+            rc__A2_add_uu(H, n, e);
         }
     }
-    return al * A2 * e;
+    return A2 * e;
 }
 
 /* 1 if the cloth triangle (x0, x1, x2) overlaps box obstacle ob (separating axes in the box's
@@ -10453,7 +10456,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
         }
     }
     a[4] = rc__sim_tri_vertex_barriers(s, xl, ul, A2, n, g, H);
-    a[5] = (s->def.adaptive ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0) + rc__sim_tri_core_friction(s, t, x, ul, A2, n, g, H);
+    a[5] = (s->def.adaptive ? rc__sim_tri_friction(s, tri, xl, ul, A2, n, g, H) : 0.0) + rc__sim_tri_pair_friction(s, t, x, ul, A2, n, g, H);
     a[6] = HUGE_VAL;
     for (k = 0; k < s->nobs; ++k) {
         /* round cores (spheres, capsules' axes, boxes' edges), weighted by the triangle's area,
@@ -13096,15 +13099,19 @@ static void rc__sim_init_kappa(rc_sim *s)
      rel = sum_{cloth k} w_k (x_k - x^t_k) + c,   c = sum_{obstacle j} w_j (X_j - X^prev_j)
    (X = mesh_x, the obstacle at the end of the step): slip is measured relative to the moving
    obstacle surface at the contact point. Record (RC__FM_STRIDE doubles): n cloth vertices (1..3),
-   their indices (3), their weights (3), mu*lambda, P (6), c (3), Q (9). Like the vertex-obstacle
+   their indices (3), their weights (3), mu*lambda, P (6), c (3), Q (9), and for the pairs that act
+   on a triangle's area (ft) the triangle and 1/A2 of the area the pair's barrier was weighted by at
+   the step start (rc__sim_tri_pair_friction). Like the vertex-obstacle
    friction and the self friction, the cloth displacement is the slip of the material point at
    vertex k, x_k - x^t_k - Q G0_k (u_k - u^t_k) in adaptive mode (rc__sim_slip_extend), x_k - x^t_k
    otherwise. Q carries the material offset G0 du over the obstacle's motion as the analytic
    shapes' R R_prev^T does: the material point now at the vertex started G0 du away, where the
    obstacle moved by c + D G0 du, D the gradient of the obstacle triangle's displacement field
-   (cloth vertex - obstacle triangle pairs: Q = I + D; the other kinds: Q = I). Without it a cloth
-   vertex could lower its friction by sliding in the material toward where the surface moved less:
-   a sheet on a turning mesh floor slid u by 2.8 cm in its first 3 steps (0 on a turning box). */
+   (rc__sim_obs_carry_gradient: the triangle's, the edge's two triangles', the vertex's star's).
+   Without it a cloth vertex could lower its friction by sliding in the material toward where the
+   surface moved less: a sheet on a turning mesh floor slid u by 2.8 cm in its first 3 steps (0 on
+   a turning box); a sheet across a turning tent's ridge, with Q = I at the ridge (edge-edge pairs),
+   by 2.6 cm in 40 steps, 0.8 cm with the edge's gradient. */
 static double *rc__sim_fm_push(rc_sim *s, double **buf, int *n, int *cap)
 {
     if (*n == *cap) {
@@ -13114,6 +13121,14 @@ static double *rc__sim_fm_push(rc_sim *s, double **buf, int *n, int *cap)
         *buf = nf; *cap = nc;
     }
     return *buf + (size_t)RC__FM_STRIDE * (*n)++;
+}
+/* a record of the pairs that act on triangle t's area (ft), whose barrier was weighted by an area
+   of A2 = 1/inv_A2 at the step start; kept by triangle once all are lagged (rc__sim_index_tri_friction) */
+static double *rc__sim_ft_push(rc_sim *s, int t, double inv_A2)
+{
+    double *rec = rc__sim_fm_push(s, &s->ft, &s->nft, &s->cap_ft);
+    if (rec) { rec[26] = t; rec[27] = inv_A2; }
+    return rec;
 }
 
 /* one lagged pair record (rec: NULL after a failed push): n cloth vertices cv with weights cw
@@ -13132,44 +13147,52 @@ static void rc__sim_fm_record(double *rec, int n, const int *cv, const double *c
     for (k = 0; k < 9; ++k) rec[17 + k] = Q[k];
 }
 
+/* Q = I + D for the material offsets of pairs at a mesh obstacle's feature (rc__sim_lag_mesh_friction):
+   D the least-squares gradient of the obstacle's displacement over the step, d = X - X^prev, about
+   its vertex b from the edge vectors e_k = X^prev_k - X^prev_b to the vertices vv[0..n),
+     D = argmin sum_k |D e_k - (d_k - d_b)|^2 = B M^+,  B = sum_k (d_k - d_b) e_k^T,  M = sum_k e_k e_k^T
+   (M^+ the pseudo-inverse: directions the e_k do not span get no gradient). A triangle's own
+   vertices give its in-plane gradient; an edge's two triangles or a vertex's star, which are not
+   flat where such pairs are lagged (rc__mesh_obstacle_flat), give the whole 3x3 gradient, exact
+   for any rigid or affine motion. */
+static void rc__sim_obs_carry_gradient(const double *X, const double *Xp, int b, const int *vv, int n, double Q[9])
+{
+    double M[9] = { 0 }, B[9] = { 0 }, ev[3], V[9], Mp[9] = { 0 }, emax;
+    int k, r, c, i;
+    for (k = 0; k < n; ++k) {
+        double e[3], d[3];
+        for (c = 0; c < 3; ++c) {
+            e[c] = Xp[3 * vv[k] + c] - Xp[3 * b + c];
+            d[c] = (X[3 * vv[k] + c] - Xp[3 * vv[k] + c]) - (X[3 * b + c] - Xp[3 * b + c]);
+        }
+        for (r = 0; r < 3; ++r)
+            for (c = 0; c < 3; ++c) { M[3 * r + c] += e[r] * e[c]; B[3 * r + c] += d[r] * e[c]; }
+    }
+    rc__sym_eig(3, M, ev, V);
+    emax = fmax(ev[0], fmax(ev[1], ev[2]));
+    for (i = 0; i < 3; ++i)
+        if (ev[i] > 1e-12 * emax && emax > 0.0)
+            for (r = 0; r < 3; ++r)
+                for (c = 0; c < 3; ++c) Mp[3 * r + c] += V[3 * r + i] * V[3 * c + i] / ev[i];
+    for (r = 0; r < 3; ++r)
+        for (c = 0; c < 3; ++c)
+            Q[3 * r + c] = (r == c) + B[3 * r] * Mp[c] + B[3 * r + 1] * Mp[3 + c] + B[3 * r + 2] * Mp[6 + c];
+}
+
 /* one lagged pair with mesh obstacle o: n cloth vertices cv with weights cw, m obstacle vertices
-   ov with weights ow */
+   ov with weights ow, the material offsets' carry Q (rc__sim_obs_carry_gradient); t < 0: a cloth
+   vertex's pair (fm), else a term of triangle t's area whose barrier had the weight 1/inv_A2 (ft) */
 static void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double *cw, int m, const int *ov,
-                           const double *ow, double mu_lambda, const double P[6])
+                           const double *ow, double mu_lambda, const double P[6], const double Q[9], int t, double inv_A2)
 {
     const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
-    double c3[3], Q[9];
+    double c3[3];
     int k, c;
     for (c = 0; c < 3; ++c) {
         c3[c] = 0.0;
         for (k = 0; k < m; ++k) c3[c] += ow[k] * (X[3 * ov[k] + c] - Xp[3 * ov[k] + c]);
     }
-    for (k = 0; k < 9; ++k) Q[k] = k % 4 == 0 ? 1.0 : 0.0;
-    if (m == 3) {
-        /* D = [db - da, dc - da] (E^T E)^-1 E^T, E = [Xb - Xa, Xc - Xa] at the start, d = X - Xprev */
-        double E[6], Dd[6], M[3], det, Mi[3];
-        int r;
-        for (c = 0; c < 3; ++c) {
-            E[2 * c] = Xp[3 * ov[1] + c] - Xp[3 * ov[0] + c];
-            E[2 * c + 1] = Xp[3 * ov[2] + c] - Xp[3 * ov[0] + c];
-            Dd[2 * c] = (X[3 * ov[1] + c] - Xp[3 * ov[1] + c]) - (X[3 * ov[0] + c] - Xp[3 * ov[0] + c]);
-            Dd[2 * c + 1] = (X[3 * ov[2] + c] - Xp[3 * ov[2] + c]) - (X[3 * ov[0] + c] - Xp[3 * ov[0] + c]);
-        }
-        M[0] = E[0] * E[0] + E[2] * E[2] + E[4] * E[4];
-        M[1] = E[0] * E[1] + E[2] * E[3] + E[4] * E[5];
-        M[2] = E[1] * E[1] + E[3] * E[3] + E[5] * E[5];
-        det = M[0] * M[2] - M[1] * M[1];
-        if (det > 1e-12 * M[0] * M[2] && det > 0.0) {
-            Mi[0] = M[2] / det; Mi[1] = -M[1] / det; Mi[2] = M[0] / det;
-            for (r = 0; r < 3; ++r)
-                for (c = 0; c < 3; ++c) {
-                    /* (Dd Mi E^T)_{rc} */
-                    double a0 = Dd[2 * r] * Mi[0] + Dd[2 * r + 1] * Mi[1], a1 = Dd[2 * r] * Mi[1] + Dd[2 * r + 1] * Mi[2];
-                    Q[3 * r + c] += a0 * E[2 * c] + a1 * E[2 * c + 1];
-                }
-        }
-    }
-    rc__sim_fm_record(rc__sim_fm_push(s, &s->fm, &s->nfm, &s->cap_fm), n, cv, cw, mu_lambda, P, c3, Q);
+    rc__sim_fm_record(t < 0 ? rc__sim_fm_push(s, &s->fm, &s->nfm, &s->cap_fm) : rc__sim_ft_push(s, t, inv_A2), n, cv, cw, mu_lambda, P, c3, Q);
 }
 
 /* Q G0 of a mesh friction record for cloth vertex v (3x2 row-major, as G0) */
@@ -13234,7 +13257,7 @@ static void rc__sim_fm_shares(rc_sim *s, const rc__obstacle *ob, const double *x
 
 static void rc__sim_lag_mesh_friction(rc_sim *s)
 {
-    int o, q, np, *pairs, c;
+    int o, q, np, *pairs, c, k;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
     s->nfm = 0;
     for (o = 0; o < s->nobs; ++o) {
@@ -13242,7 +13265,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
         const double *X;
         double *share;
         unsigned char *flat;
-        int nfm0 = s->nfm;
+        int nfm0 = s->nfm, nft0 = s->nft, *vst = NULL;
         if (start.shape.kind != RC__OBS_TRIMESH || start.mu <= 0.0) continue;
         start.mesh_x = s->obs[o].mesh_xprev;
         X = start.mesh_x;
@@ -13260,55 +13283,95 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
         for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
             int i = pairs[2 * q];
             const int *tv = start.mesh_tris + 3 * pairs[2 * q + 1];
-            double w[4], P[6], d2, lam;
+            double w[4], P[6], d2, lam, Q[9];
             if (s->pinned[i] || !(share[q] > 0.0)) continue;
             d2 = rc__ct_point_triangle_d2(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
             lam = share[q] * rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));   /* weighted as the barrier */
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
             rc__ct_pt_tangent(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], w, P);
-            rc__sim_fm_add(s, o, 1, &i, w, 3, tv, w + 1, start.mu * lam, P);
+            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, tv[0], tv + 1, 2, Q);
+            rc__sim_fm_add(s, o, 1, &i, w, 3, tv, w + 1, start.mu * lam, P, Q, -1, 0.0);
         }
         rc__free(s->user, pairs);
         rc__free(s->user, share);
-        /* (1) obstacle vertex - cloth triangle: w = {1 (obstacle vertex), -barycentrics (cloth)} */
+        /* (1) obstacle vertex - cloth triangle: w = {1 (obstacle vertex), -barycentrics (cloth)};
+           a term of the triangle's area (rc__sim_tri_pair_friction); the vertex's star (vst, a
+           list of its triangles by vertex) gives the carry's gradient */
         np = rc__sim_mesh_pairs(s, &start, 1, s->x0, NULL, 0.0, r, &pairs);
+        if (np > 0 && s->contact_status == RC_OK) {
+            int nv_o = start.mesh_nv, nt_o = start.mesh_nt, t;
+            vst = (int *)rc__alloc(s->user, (size_t)nv_o + 1 + 3 * (size_t)nt_o, sizeof(int));
+            if (!vst) s->contact_status = RC_ERR_OUT_OF_MEMORY;
+            else {
+                int *fill = vst + nv_o + 1;
+                memset(vst, 0, sizeof(int) * ((size_t)nv_o + 1));
+                for (t = 0; t < 3 * nt_o; ++t) vst[start.mesh_tris[t] + 1]++;
+                for (k = 0; k < nv_o; ++k) vst[k + 1] += vst[k];
+                for (t = 0; t < nt_o; ++t)   /* vst[nv_o + 1 + ...]: triangles, filled with a running count below */
+                    for (k = 0; k < 3; ++k) fill[vst[start.mesh_tris[3 * t + k]]++] = t;
+                for (k = nv_o; k > 0; --k) vst[k] = vst[k - 1];   /* the counts ran up to the next start */
+                vst[0] = 0;
+            }
+        }
         for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
             const int *tri = s->tris + 3 * pairs[2 * q];
-            int j = pairs[2 * q + 1];
-            double w[4], P[6], d2, lam;
+            int j = pairs[2 * q + 1], ring[2 * RC__STAR_MAX], nring = 0, a;
+            double w[4], P[6], d2, lam, A2 = rc__sim_tri_A2(s, s->u, pairs[2 * q]), Q[9];
             const double *t0 = s->x0 + 3 * tri[0], *t1 = s->x0 + 3 * tri[1], *t2 = s->x0 + 3 * tri[2];
             if ((s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) || flat[start.mesh_ne + j]) continue;
             d2 = rc__ct_point_triangle_d2(X + 3 * j, t0, t1, t2, NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
-            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, pairs[2 * q]));   /* weighted as the barrier */
-            if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_tri_area_weight(s) * A2);   /* weighted as the barrier */
+            if (!(lam > 0.0) || !rc__isfinite(lam) || !(A2 > 0.0)) continue;
             rc__ct_pt_tangent(X + 3 * j, t0, t1, t2, w, P);
-            rc__sim_fm_add(s, o, 3, tri, w + 1, 1, &j, w, start.mu * lam, P);
+            for (a = vst[j]; a < vst[j + 1] && nring + 2 <= 2 * RC__STAR_MAX; ++a)
+                for (k = 0; k < 3; ++k) {
+                    int v = start.mesh_tris[3 * vst[start.mesh_nv + 1 + a] + k];
+                    if (v != j) ring[nring++] = v;
+                }
+            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, j, ring, nring, Q);
+            rc__sim_fm_add(s, o, 3, tri, w + 1, 1, &j, w, start.mu * lam, P, Q, pairs[2 * q], 1.0 / A2);
         }
         rc__free(s->user, pairs);
+        rc__free(s->user, vst);
+        vst = NULL;
         /* (2) cloth edge - obstacle edge: w = {cloth a0, a1, obstacle b0, b1}, normal force with the
-           start mollifier (eps_x as in rc__sim_mesh_contact) */
+           start mollifier (eps_x as in rc__sim_mesh_contact); weighted as the barrier by the edge's
+           area A_e (the sum over its triangles), so a term of each of its triangles: A2_T(u) / A2_e(u^t) */
         np = rc__sim_mesh_pairs(s, &start, 2, s->x0, NULL, 0.0, r, &pairs);
         for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
             int e = pairs[2 * q];
             const int *ev = s->topo.edge_v + 2 * e, *fv = start.mesh_edges + 2 * pairs[2 * q + 1];
             const double *a0 = s->x0 + 3 * ev[0], *a1 = s->x0 + 3 * ev[1], *b0 = X + 3 * fv[0], *b1 = X + 3 * fv[1];
-            double w[4], P[6], d2, lam, lb2 = 0.0, mol;
+            double w[4], P[6], d2, lam, lb2 = 0.0, mol, A2 = rc__sim_edge_A2(s, s->u, e), Q[9];
+            int side, nb = 1, nbr[3];
             if ((s->pinned[ev[0]] && s->pinned[ev[1]]) || flat[pairs[2 * q + 1]]) continue;
             d2 = rc__ct_edge_edge_d2(a0, a1, b0, b1, NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
             for (c = 0; c < 3; ++c) lb2 += (b1[c] - b0[c]) * (b1[c] - b0[c]);
             mol = rc__ct_ee_mollifier(a0, a1, b0, b1, rc__ct_ee_mollifier_eps(s->edge_len0[e] * s->edge_len0[e], lb2), NULL, NULL);
             /* weighted as the barrier, by the edge's area */
-            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol * rc__sim_edge_area_weight(s) * rc__sim_edge_A2(s, s->u, e));
-            if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
+            lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol * rc__sim_edge_area_weight(s) * A2);
+            if (!(lam > 0.0) || !rc__isfinite(lam) || !(A2 > 0.0)) continue;
             rc__ct_ee_tangent(a0, a1, b0, b1, w, P);
-            rc__sim_fm_add(s, o, 2, ev, w, 2, fv, w + 2, start.mu * lam, P);
+            nbr[0] = fv[1];   /* the obstacle edge and the far vertices of its (up to) two triangles */
+            for (side = 0; side < 2; ++side) {
+                int ot = start.mesh_etri[2 * pairs[2 * q + 1] + side];
+                if (ot >= 0)
+                    for (k = 0; k < 3; ++k) {
+                        int v = start.mesh_tris[3 * ot + k];
+                        if (v != fv[0] && v != fv[1]) nbr[nb++] = v;
+                    }
+            }
+            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, fv[0], nbr, nb, Q);
+            for (side = 0; side < 2; ++side)
+                if (s->topo.edge_tri[2 * e + side] >= 0)
+                    rc__sim_fm_add(s, o, 2, ev, w, 2, fv, w + 2, start.mu * lam, P, Q, s->topo.edge_tri[2 * e + side], 1.0 / A2);
         }
         rc__free(s->user, pairs);
         rc__free(s->user, flat);
-        if (s->nfm > nfm0 && memcmp(s->obs[o].mesh_x, s->obs[o].mesh_xprev, sizeof(double) * 3 * (size_t)start.mesh_nv)) s->support_moves = 1;
+        if ((s->nfm > nfm0 || s->nft > nft0) && memcmp(s->obs[o].mesh_x, s->obs[o].mesh_xprev, sizeof(double) * 3 * (size_t)start.mesh_nv)) s->support_moves = 1;
     }
 }
 
@@ -13341,10 +13404,11 @@ static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *
     return E;
 }
 
-/* energy of the lagged mesh friction; with y, gradient and Hessian added. In adaptive mode the
-   cloth vertex - obstacle triangle pairs (one cloth vertex) are weighted by the vertex's mass as u
-   moves, m_i(u)/m_i(u^t), as the analytic obstacles' friction (rc__sim_tri_friction): summed per
-   vertex, then added as triangle terms (rc__sim_scatter_weighted). */
+/* energy of the lagged friction of the cloth vertex - obstacle triangle pairs (fm); with y, gradient
+   and Hessian added. In adaptive mode each is weighted by the vertex's mass as u moves,
+   m_i(u)/m_i(u^t), as the analytic obstacles' friction (rc__sim_tri_friction): summed per vertex,
+   then added as triangle terms (rc__sim_scatter_weighted). (The other kinds act on the cloth's
+   triangles: rc__sim_tri_pair_friction.) */
 static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const double *u, rc__system *y)
 {
     double E = 0.0, *vb = s->mesh_vb;
@@ -13388,7 +13452,7 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
    tangent basis P (start pose) carried to the end pose with Q = R R_prev^T, and the obstacle's
    side -(carried p - p) */
 static void rc__sim_core_pair(rc_sim *s, const rc__obstacle *ob, int n, const int *cv, const double *cw, double mu_lambda,
-                              const double P[6])
+                              const double P[6], int t, double inv_A2)
 {
     double p[3] = { 0, 0, 0 }, pr[3], pc[3], c[3], Pc[6], Q[9];
     int k, a;
@@ -13405,7 +13469,7 @@ static void rc__sim_core_pair(rc_sim *s, const rc__obstacle *ob, int n, const in
     rc__sub3(c, p, pc);
     for (k = 0; k < 3; ++k)
         for (a = 0; a < 2; ++a) Pc[2 * k + a] = Q[3 * k] * P[a] + Q[3 * k + 1] * P[2 + a] + Q[3 * k + 2] * P[4 + a];
-    rc__sim_fm_record(rc__sim_fm_push(s, &s->fc, &s->nfc, &s->cap_fc), n, cv, cw, mu_lambda, Pc, c, Q);
+    rc__sim_fm_record(rc__sim_ft_push(s, t, inv_A2), n, cv, cw, mu_lambda, Pc, c, Q);
 }
 
 /* Lagged friction of the analytic obstacles' round cores (rc__sim_round_core), pair by pair (IPC):
@@ -13418,8 +13482,8 @@ static void rc__sim_core_pair(rc_sim *s, const rc__obstacle *ob, int n, const in
    carried with the obstacle to its end pose; and the obstacle's side, the displacement of the
    surface point at the contact, rel = sum_k w_k dx_k - (Q (p - t_prev) + t - p), p the cloth's
    closest point and Q = R R_prev^T, which also carries the material offset (as for the vertex
-   terms). The records are kept by triangle (fc_start): a triangle's pairs are a term of its
-   element A, weighted like its barrier by the triangle's area as u moves (rc__sim_tri_core_friction).
+   terms). The records are kept by triangle (ft_start): a triangle's pairs are a term of its
+   element A, weighted like its barrier by the triangle's area as u moves (rc__sim_tri_pair_friction).
    Why per pair (session 36): until session 35 each pair's force was shared among the triangle's
    vertices and acted in one plane per vertex: first the obstacle's tangent plane at the vertex
    (an edge resting across a thin rod is pushed straight up, but the vertices beside the rod, which
@@ -13431,12 +13495,6 @@ static void rc__sim_lag_core_friction(rc_sim *s)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, *core;
     int t, k, o, ic, ncore = 0;
-    s->nfc = 0;
-    if (!s->fc_start) {
-        s->fc_start = (int *)rc__alloc(s->user, (size_t)s->nt + 1, sizeof(int));
-        if (!s->fc_start) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
-    }
-    memset(s->fc_start, 0, sizeof(int) * ((size_t)s->nt + 1));
     /* the cores at the start pose: 8 doubles each (a, b, r, obstacle) */
     for (o = 0; o < s->nobs; ++o) if (s->obs[o].mu > 0.0) ncore += rc__sim_num_cores(s->obs + o);
     if (ncore == 0) return;
@@ -13451,17 +13509,16 @@ static void rc__sim_lag_core_friction(rc_sim *s)
     for (t = 0; t < s->nt && s->contact_status == RC_OK; ++t) {
         const int *tri = s->tris + 3 * t;
         const double *tv[3];
-        double wA;
-        s->fc_start[t] = s->nfc;
-        if (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) continue;
+        double A2 = rc__sim_tri_A2(s, s->u, t), wA;
+        if ((s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) || !(A2 > 0.0)) continue;
         tv[0] = s->x0 + 3 * tri[0]; tv[1] = s->x0 + 3 * tri[1]; tv[2] = s->x0 + 3 * tri[2];
         /* weighted as the barrier, by the triangle's area at the step start (rc__sim_tri_area_weight) */
-        wA = rc__sim_tri_area_weight(s) * rc__sim_tri_A2(s, s->u, t);
+        wA = rc__sim_tri_area_weight(s) * A2;
         for (ic = 0; ic < ncore; ++ic) {
             const double *a = core + 8 * ic, *b = a + 3, r = a[6];
             const rc__obstacle *ob = s->obs + (int)a[7];
             double aa = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]), w[4], ds, f;
-            int e, n0 = s->nfc;
+            int e, n0 = s->nft;
             if (rc__ct_segment_triangle_lower_bound(a, b, tv) - r >= xi_ + dh) continue;   /* most triangles */
             for (e = 0; e < (aa > 0.0 ? 2 : 1); ++e) {   /* a sphere's centre, or a segment's ends */
                 const double *c = e ? b : a;
@@ -13473,7 +13530,7 @@ static void rc__sim_lag_core_friction(rc_sim *s)
                 /* c - closest = w0 c + sum_k w_{k+1} X_k with w0 = 1: the closest point's weights are -w_{k+1} */
                 rc__ct_pt_tangent(c, tv[0], tv[1], tv[2], w, P);
                 for (k = 0; k < 3; ++k) cw[k] = -w[k + 1];
-                rc__sim_core_pair(s, ob, 3, tri, cw, ob->mu * f, P);
+                rc__sim_core_pair(s, ob, 3, tri, cw, ob->mu * f, P, t, 1.0 / A2);
             }
             if (aa > 0.0)
                 for (e = 0; e < 3; ++e) {   /* the axis against edge e (vertices e, e + 1) */
@@ -13488,30 +13545,60 @@ static void rc__sim_lag_core_friction(rc_sim *s)
                     rc__ct_ee_tangent(a, b, p, q, w, P);
                     ev[0] = tri[e]; ev[1] = tri[(e + 1) % 3];
                     cw[0] = -w[2]; cw[1] = -w[3];
-                    if (!(s->pinned[ev[0]] && s->pinned[ev[1]])) rc__sim_core_pair(s, ob, 2, ev, cw, ob->mu * f, P);   /* a constant otherwise */
+                    if (!(s->pinned[ev[0]] && s->pinned[ev[1]])) rc__sim_core_pair(s, ob, 2, ev, cw, ob->mu * f, P, t, 1.0 / A2);   /* a constant otherwise */
                 }
-            if (s->nfc > n0 && (memcmp(ob->R, ob->R_prev, sizeof ob->R) || memcmp(ob->t, ob->t_prev, sizeof ob->t)))
+            if (s->nft > n0 && (memcmp(ob->R, ob->R_prev, sizeof ob->R) || memcmp(ob->t, ob->t_prev, sizeof ob->t)))
                 s->support_moves = 1;
         }
     }
-    s->fc_start[s->nt] = s->nfc;
-    if (s->contact_status != RC_OK) {   /* out of memory: no pairs (the step fails; nothing reads a half list) */
-        s->nfc = 0;
-        memset(s->fc_start, 0, sizeof(int) * ((size_t)s->nt + 1));
-    }
     rc__free(s->user, core);
+}
+
+/* The triangles' lagged friction pairs (ft: the round cores', the mesh obstacles' kinds 1 and 2)
+   sorted by triangle, stably (a triangle's pairs are summed in the order they were lagged):
+   ft_start[t] .. ft_start[t + 1]. Out of memory: no pairs (the step fails; nothing reads a half list). */
+static void rc__sim_index_tri_friction(rc_sim *s)
+{
+    int t, q, *pos = NULL;
+    double *sorted = NULL;
+    if (!s->ft_start) s->ft_start = (int *)rc__alloc(s->user, (size_t)s->nt + 1, sizeof(int));
+    if (s->ft_start && s->nft > 0 && s->contact_status == RC_OK) {
+        pos = (int *)rc__alloc(s->user, (size_t)s->nt + 1, sizeof(int));
+        sorted = (double *)rc__alloc(s->user, (size_t)s->cap_ft * RC__FM_STRIDE, sizeof(double));
+    }
+    if (!s->ft_start || (s->nft > 0 && s->contact_status == RC_OK && (!pos || !sorted))) s->contact_status = RC_ERR_OUT_OF_MEMORY;
+    if (s->contact_status != RC_OK) s->nft = 0;
+    if (s->ft_start) {
+        memset(s->ft_start, 0, sizeof(int) * ((size_t)s->nt + 1));
+        for (q = 0; q < s->nft; ++q) s->ft_start[(int)s->ft[(size_t)RC__FM_STRIDE * q + 26] + 1]++;
+        for (t = 0; t < s->nt; ++t) s->ft_start[t + 1] += s->ft_start[t];
+    }
+    if (s->nft > 0) {   /* a counting sort */
+        memcpy(pos, s->ft_start, sizeof(int) * ((size_t)s->nt + 1));
+        for (q = 0; q < s->nft; ++q) {
+            const double *rec = s->ft + (size_t)RC__FM_STRIDE * q;
+            memcpy(sorted + (size_t)RC__FM_STRIDE * pos[(int)rec[26]]++, rec, sizeof(double) * RC__FM_STRIDE);
+        }
+        rc__free(s->user, s->ft);
+        s->ft = sorted;
+        sorted = NULL;
+    }
+    rc__free(s->user, pos);
+    rc__free(s->user, sorted);
 }
 
 /* IPC lagged friction against the analytic obstacles at the step start: the vertices' own
    barriers (a plane's, a capsule's and a box's exact surface; rc__sim_tri_vertex_barriers) give
    each vertex a normal force (weighted by its mass as the barrier), the tangent plane at the vertex
    and the anchor, the vertex's start carried by the obstacle's motion; the round cores' pairs are
-   lagged pair by pair (rc__sim_lag_core_friction). */
+   lagged pair by pair (rc__sim_lag_core_friction), then the mesh obstacles' pairs
+   (rc__sim_lag_mesh_friction), and the pairs that act on triangles are sorted by triangle. */
 static void rc__sim_lag_friction(rc_sim *s)
 {
     int o, i;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat;
     s->support_moves = 0;
+    s->nft = 0;
     rc__sim_lag_core_friction(s);
     if (s->def.adaptive)   /* the friction's mass weight m_i(u)/m_i(u^t) (rc__sim_tri_friction) */
         for (i = 0; i < s->nv; ++i) {
@@ -13548,6 +13635,8 @@ static void rc__sim_lag_friction(rc_sim *s)
             if (moved) s->support_moves = 1;
         }
     }
+    if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
+    rc__sim_index_tri_friction(s);
 }
 
 /* The largest a in [0, 1] such that moving the free cloth vertices from base toward target,
@@ -14576,9 +14665,8 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
     if ((s->nobs > 0 || s->def.self_contact) && s->kappa == 0.0) rc__sim_init_kappa(s);
     s->contact_status = RC_OK;
-    rc__sim_lag_friction(s);   /* starts the pair records (the cores'), then the meshes' and self contact's */
+    rc__sim_lag_friction(s);   /* the obstacles' pair records, then self contact's */
     s->npat = 0;
-    if (s->has_mesh_obstacle) rc__sim_lag_mesh_friction(s);
     if (s->def.self_contact) rc__sim_lag_self_friction(s);
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory lagging the friction pairs");
     if (s->def.self_contact) {

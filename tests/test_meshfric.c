@@ -62,13 +62,21 @@ static rc_sim *t_make_tents(double mu, int adaptive, int *ids)
     return t_make_tents_at(mu, adaptive, xr, 0.035, ids);
 }
 
+/* the lagged friction records of the obstacles: the cloth vertices' (fm) then the triangles' (ft:
+   mesh kinds 1 and 2, an edge pair once in each of its triangles, and the round cores' pairs) */
+static int t_fr_count(const rc_sim *s) { return s->nfm + s->nft; }
+static const double *t_fr_rec(const rc_sim *s, int q)
+{
+    return q < s->nfm ? s->fm + (size_t)RC__FM_STRIDE * q : s->ft + (size_t)RC__FM_STRIDE * (q - s->nfm);
+}
+
 /* lagged mesh friction records by kind: n cloth vertices 1 (kind 0), 3 (kind 1), 2 (kind 2) */
 static void t_fm_kinds(const rc_sim *s, int *n0, int *n1, int *n2)
 {
     int q;
     *n0 = *n1 = *n2 = 0;
-    for (q = 0; q < s->nfm; ++q) {
-        int n = (int)s->fm[(size_t)RC__FM_STRIDE * q];
+    for (q = 0; q < t_fr_count(s); ++q) {
+        int n = (int)t_fr_rec(s, q)[0];
         if (n == 1) (*n0)++;
         else if (n == 3) (*n1)++;
         else if (n == 2) (*n2)++;
@@ -85,8 +93,7 @@ static void t_tents_prepare_at(rc_sim *s, const int *ids, const double *xr, doub
         t_tent(xr[k], ly, 0.03, dy, tv, NULL);
         CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[k], tv));
     }
-    t_step_setup(s);   /* as a step: the analytic obstacles' friction (and the vertices' mass weights), then the meshes' */
-    rc__sim_lag_mesh_friction(s);
+    t_step_setup(s);   /* as a step: the vertices' mass weights, the obstacles' friction */
     CHECK_OK(s->contact_status);
 }
 static void t_tents_prepare(rc_sim *s, const int *ids, double dy)
@@ -111,8 +118,8 @@ static void test_meshfric_pair_derivs(void)
     CHECKF(n1 > 0 && n2 > 0, "lagged pairs: %d obstacle vertex - cloth triangle, %d edge-edge", n1, n2);
     CHECKF(n0 == 0, "%d cloth vertex - obstacle triangle pairs in a scene built without them", n0);
     t_seed(11);
-    for (q = 0; q < s->nfm; ++q) {
-        const double *rec = s->fm + (size_t)RC__FM_STRIDE * q;
+    for (q = 0; q < t_fr_count(s); ++q) {
+        const double *rec = t_fr_rec(s, q);
         int n = (int)rec[0], k, c, a, b;
         for (reg = 0; reg < 2; ++reg) {
             double *x = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv), g[9], H[81], sw = 0.0, delta[3];
@@ -160,8 +167,8 @@ static void test_meshfric_pair_derivs(void)
         }
     }
     printf("    %d pairs (%d vertex-triangle, %d edge-edge), %d static states, %d DOFs: worst gradient error %.2e, Hessian %.2e, min eigenvalue / max |H| %.1e\n",
-           s->nfm, n1, n2, nstatic, checked, worst_g, worst_H, min_eig);
-    CHECKF(nstatic == s->nfm, "%d of %d constructed static states are static", nstatic, s->nfm);
+           t_fr_count(s), n1, n2, nstatic, checked, worst_g, worst_H, min_eig);
+    CHECKF(nstatic == t_fr_count(s), "%d of %d constructed static states are static", nstatic, t_fr_count(s));
     /* energy differences of ~1e-9 J over 2e-10 m carry round-off ~1e-16 E / h, ~1e-7 of the
        gradient; Hessian differences likewise; a wrong weight, sign or missing term is O(1) */
     CHECKF(worst_g < 1e-5, "gradient error %.2e", worst_g);
@@ -206,7 +213,7 @@ static void t_meshfric_gradient(int adaptive)
             checked++;
         }
     printf("    %s: %d lagged mesh friction pairs, friction energy %.3e J, %d x DOFs: worst relative gradient error %.2e\n",
-           adaptive ? "adaptive" : "fixed", s->nfm, Ef, checked, worst);
+           adaptive ? "adaptive" : "fixed", t_fr_count(s), Ef, checked, worst);
     CHECKF(Ef > 0.0, "no friction energy (%.3e)", Ef);
     /* as in the self-contact check: h = 1e-7 m is 1/10^4 of the smallest gap - xi (1.5 mm), the
        round-off of E over 2h is ~1e-5 of the gradients; a missing or wrong term is O(1) */
@@ -314,12 +321,12 @@ static void test_meshfric_ridge_drag_adaptive(void) { t_ridge_drag_case(1, 12); 
    normal forces, no core pairs), then restore the lagged terms (lam_keep: the nl saved fr_lambda) */
 static void t_slip_nofric_assemble(rc_sim *s, rc__system *y, const double *lam_keep, size_t nl)
 {
-    int nfm = s->nfm, nfs = s->nfs, *fc_start = s->fc_start;
+    int nfm = s->nfm, nfs = s->nfs, *ft_start = s->ft_start;
     if (nl) memset(s->fr_lambda, 0, sizeof(double) * nl);
-    s->nfm = 0; s->nfs = 0; s->fc_start = NULL;
+    s->nfm = 0; s->nfs = 0; s->ft_start = NULL;
     rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
     if (nl) memcpy(s->fr_lambda, lam_keep, sizeof(double) * nl);
-    s->nfm = nfm; s->nfs = nfs; s->fc_start = fc_start;
+    s->nfm = nfm; s->nfs = nfs; s->ft_start = ft_start;
 }
 
 /* the direction in u of vertex i's a-th u DOF: a coordinate axis, or the boundary direction of a
@@ -443,8 +450,8 @@ static void t_slip_u_check(rc_sim *s, const char *name)
         }
         free(Hf);
     }
-    printf("    %s: %d mesh + %d core + %d self friction records, friction energy %.3e J, %d u DOFs: worst relative error %.2e (total), %.2e (friction part); max |g_u| %.3e, of it friction %.3e; friction Hessian u columns: error %.2e of max %.3e\n",
-           name, s->nfm, s->nfc, s->nfs, T.friction, checked, worst, worst_f, gmax, fmax, worst_h, hmax);
+    printf("    %s: %d mesh vertex + %d triangle + %d self friction records, friction energy %.3e J, %d u DOFs: worst relative error %.2e (total), %.2e (friction part); max |g_u| %.3e, of it friction %.3e; friction Hessian u columns: error %.2e of max %.3e\n",
+           name, s->nfm, s->nft, s->nfs, T.friction, checked, worst, worst_f, gmax, fmax, worst_h, hmax);
     /* the friction Hessian is exact away from y = eps_v h (test_meshfric_pair_derivs); h = 1e-8
        m keeps 1e-8 m << eps = 1e-5 m and the round-off ~1e-16 |g| / h ~ 1e-8 of max |H| */
     CHECKF(worst_h < 1e-5, "friction Hessian u columns error %.2e", worst_h);
@@ -479,7 +486,7 @@ static void test_meshfric_slip_u_derivs_mesh(void)
         for (i = 0; i < s->nv; ++i) nl += s->fr_lambda[(size_t)pid * s->nv + i] > 0.0;
         CHECKF(nl == s->nv, "%d of %d vertices have plane friction", nl, s->nv);
     }
-    CHECK(s->nfm > 0);
+    CHECK(s->nft > 0);   /* the tents: kinds 1 and 2, terms of the triangles */
     /* adaptive, the plane's friction is a triangle term of element A (weighted by the vertices'
        mass, rc__sim_tri_friction), whose Hessian is projected as a sum: the exact Hessian here,
        so that assembling without friction subtracts exactly its part */
@@ -517,8 +524,7 @@ static void test_meshfric_slip_u_derivs_floor(void)
     CHECK_OK(rc_sim_set_obstacle_friction(s, id, 0.4));
     t_floor(0.05, 1e-3, fv);
     CHECK_OK(rc_sim_set_obstacle_vertices(s, id, fv));
-    t_step_setup(s);   /* the vertices' mass weights */
-    rc__sim_lag_mesh_friction(s);
+    t_step_setup(s);   /* the vertices' mass weights, the friction pairs */
     CHECK_OK(s->contact_status);
     t_fm_kinds(s, &n0, &n1, &n2);
     CHECKF(n0 >= s->nv, "%d kind-0 pairs for %d vertices", n0, s->nv);   /* near the diagonal: one per floor triangle */
@@ -604,12 +610,12 @@ static void test_meshfric_core_pairs_derivs(void)
     if (!s) return;
     y = &s->sys_xp;
     nl = (size_t)s->nobs * s->nv;
-    for (n2 = n3 = k = 0; k < s->nfc; ++k) {
-        int n = (int)s->fc[(size_t)RC__FM_STRIDE * k];
+    for (n2 = n3 = k = 0; k < s->nft; ++k) {
+        int n = (int)s->ft[(size_t)RC__FM_STRIDE * k];
         n2 += n == 2; n3 += n == 3;
     }
-    printf("    %d core friction pairs: %d point - triangle, %d axis or edge - cloth edge\n", s->nfc, n3, n2);
-    CHECKF(n3 >= 50 && n2 >= 50 && n2 + n3 == s->nfc, "%d point and %d edge pairs of %d", n3, n2, s->nfc);
+    printf("    %d core friction pairs: %d point - triangle, %d axis or edge - cloth edge\n", s->nft, n3, n2);
+    CHECKF(n3 >= 50 && n2 >= 50 && n2 + n3 == s->nft, "%d point and %d edge pairs of %d", n3, n2, s->nft);
     t_seed(23);
     for (i = 0; i < s->nv; ++i) {   /* a step's worth of slip: 0.3 mm along x plus 0.05 mm of noise */
         s->x[3 * i] += 3e-4;
@@ -721,8 +727,8 @@ static void test_meshfric_core_pairs_records(void)
                 }
             rcore = 0.0;
         }
-        for (q = 0; q < s->nfc; ++q) {
-            const double *rec = s->fc + (size_t)RC__FM_STRIDE * q, *P = rec + 8;
+        for (q = 0; q < s->nft; ++q) {
+            const double *rec = s->ft + (size_t)RC__FM_STRIDE * q, *P = rec + 8;
             double p[3] = { 0, 0, 0 }, n0[3], Rn[3], rel[3], wsum = 0.0, pt[2];
             int n = (int)rec[0], j;
             double slip = HUGE_VAL, nerr = HUGE_VAL;
@@ -756,8 +762,8 @@ static void test_meshfric_core_pairs_records(void)
         }
         printf("    %s turned about a tilted axis: %d records, %d with a core point in the band; |sum w - 1| %.1e, |Q - R| %.1e; carried rigidly plus delta "
                "along the normal: slip in P %.1e delta, normal part off by %.1e delta\n",
-               name[which], s->nfc, inband, worst_w, worst_q, worst_slip, worst_n);
-        CHECKF(s->nfc >= 10 && inband == s->nfc, "%d of %d records with a core point in the band", inband, s->nfc);
+               name[which], s->nft, inband, worst_w, worst_q, worst_slip, worst_n);
+        CHECKF(s->nft >= 10 && inband == s->nft, "%d of %d records with a core point in the band", inband, s->nft);
         CHECKF(worst_w < 1e-12 && worst_q < 1e-15, "weights %.2e, Q %.2e", worst_w, worst_q);
         /* round-off: displacements ~1e-3 m summed to ~1e-4 m, ~1e-19 m each, over delta */
         CHECKF(worst_slip < 1e-9 && worst_n < 1e-9, "slip %.2e, normal %.2e (of delta)", worst_slip, worst_n);
@@ -783,8 +789,8 @@ static void test_meshfric_parallel_edges_no_force(void)
     CHECK(s != NULL);
     if (!s) return;
     t_tents_prepare_at(s, ids, xr, 0.08, 1e-3);   /* tents moved by 1 mm along y */
-    for (q = 0; q < s->nfm; ++q) {
-        const double *rec = s->fm + (size_t)RC__FM_STRIDE * q;
+    for (q = 0; q < s->nft; ++q) {
+        const double *rec = s->ft + (size_t)RC__FM_STRIDE * q;
         if ((int)rec[0] != 2) continue;
         ++n2;
         {
@@ -818,9 +824,9 @@ static void test_meshfric_core_parallel_edges_no_force(void)
     CHECK_OK(rc_sim_add_capsule(s, ca, cb, 0.002, NULL));
     t_step_setup(s);
     CHECK_OK(s->contact_status);
-    for (q = 0; q < s->nfc; ++q) lmax = fmax(lmax, s->fc[(size_t)RC__FM_STRIDE * q + 7]);
-    for (q = 0; q < s->nfc; ++q) {
-        const double *rec = s->fc + (size_t)RC__FM_STRIDE * q, *a, *b;
+    for (q = 0; q < s->nft; ++q) lmax = fmax(lmax, s->ft[(size_t)RC__FM_STRIDE * q + 7]);
+    for (q = 0; q < s->nft; ++q) {
+        const double *rec = s->ft + (size_t)RC__FM_STRIDE * q, *a, *b;
         if ((int)rec[0] != 2) continue;
         ++n2;
         a = s->x0 + 3 * (int)rec[1]; b = s->x0 + 3 * (int)rec[2];
@@ -837,6 +843,80 @@ static void test_meshfric_core_parallel_edges_no_force(void)
     rc_sim_destroy(s);
 }
 
+/* The carry Q of a mesh pair's material offset (rcloth.h, rc__sim_obs_carry_gradient) for an
+   obstacle turned rigidly by R over the step (0.02 rad about a tilted axis, through a point off
+   the ridges): at a ridge (edge-edge pairs) and a ridge end (obstacle vertex - cloth triangle),
+   whose neighbourhoods are not flat, Q must be R; at a floor triangle (cloth vertex pairs), R on
+   the triangle's plane and I along its normal (the triangle gives no gradient across it). With
+   Q = I at the ridges (until session 37) a sheet across a turning tent's ridge slid u by 2.6 cm in
+   40 steps (0.45 cm now). */
+static void test_meshfric_carry_gradient_rigid(void)
+{
+    static const double xr[2] = { -0.02, 0.02 }, c0[3] = { 0.01, -0.005, -0.01 };
+    double R[9], k[3] = { 1.0, 2.0, 3.0 }, kn = sqrt(14.0);
+    int scene, a, b;
+    for (a = 0; a < 3; ++a) k[a] /= kn;
+    t_rot(k, 0.02, R);
+    for (scene = 0; scene < 2; ++scene) {
+        rc_sim *s;
+        int ids[2], q, nrec = 0, kinds[4] = { 0, 0, 0, 0 };
+        double worst = 0.0, worst_n = 0.0;
+        if (scene == 0) s = t_make_tents(0.4, 1, ids);
+        else {
+            rc_sim_def def = rc_default_sim_def();
+            double o[3] = { -0.05, -0.05, 0.0025 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, fv[12];
+            static const int ft[6] = { 0, 1, 2, 0, 2, 3 };
+            def.num_threads = 1;
+            def.adaptive = 1;
+            s = t_sim_grid(&def, 6, 6, 0.1, 0.1, o, ex, ey);
+            if (s) {
+                t_floor(0.0, 0.0, fv);
+                CHECK_OK(rc_sim_add_trimesh(s, 4, fv, 2, ft, ids));
+                CHECK_OK(rc_sim_set_obstacle_friction(s, ids[0], 0.4));
+            }
+        }
+        CHECK(s != NULL);
+        if (!s) return;
+        for (q = 0; q < (scene == 0 ? 2 : 1); ++q) {   /* each obstacle turned by R about c0 */
+            double v[18], w[18];
+            int nvo, i;
+            if (scene == 0) { t_tent(xr[q], 0.035, 0.03, 0.0, v, NULL); nvo = 6; }
+            else { t_floor(0.0, 0.0, v); nvo = 4; }
+            for (i = 0; i < nvo; ++i)
+                for (a = 0; a < 3; ++a) {
+                    w[3 * i + a] = c0[a];
+                    for (b = 0; b < 3; ++b) w[3 * i + a] += R[3 * a + b] * (v[3 * i + b] - c0[b]);
+                }
+            CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[q], w));
+        }
+        t_step_setup(s);
+        CHECK_OK(s->contact_status);
+        for (q = 0; q < t_fr_count(s); ++q) {
+            const double *rec = t_fr_rec(s, q), *Q = rec + 17;
+            int n = (int)rec[0];
+            kinds[n]++;
+            nrec++;
+            if (n == 1) {   /* the floor's plane is z = 0: R on e_x and e_y, e_z kept */
+                for (b = 0; b < 3; ++b)
+                    for (a = 0; a < 3; ++a) {
+                        if (b < 2) worst = fmax(worst, fabs(Q[3 * a + b] - R[3 * a + b]));
+                        else worst_n = fmax(worst_n, fabs(Q[3 * a + b] - (a == b)));
+                    }
+            } else
+                for (a = 0; a < 9; ++a) worst = fmax(worst, fabs(Q[a] - R[a]));
+        }
+        printf("    %s turned 0.02 rad about a tilted axis: %d records (%d cloth vertex, %d obstacle vertex, %d edge-edge); max |Q - R| %.1e (|R - I| %.1e)",
+               scene == 0 ? "tents" : "floor", nrec, kinds[1], kinds[3], kinds[2], worst, fabs(R[1]));
+        if (scene) printf(", along the normal |Q - I| %.1e", worst_n);
+        printf("\n");
+        CHECKF(scene == 0 ? kinds[3] > 0 && kinds[2] > 0 : kinds[1] > 0, "no records of the kinds the scene must give");
+        /* round-off: |d| ~ 1e-3 m over edges of ~3 cm through a pseudo-inverse, ~1e-14 */
+        CHECKF(worst < 1e-10, "carry off R by %.2e", worst);
+        CHECKF(worst_n < 1e-10, "carry across the floor's normal %.2e", worst_n);
+        rc_sim_destroy(s);
+    }
+}
+
 static void suite_meshfric(void)
 {
     RUN(test_meshfric_pair_derivs);
@@ -851,4 +931,5 @@ static void suite_meshfric(void)
     RUN(test_meshfric_core_pairs_records);
     RUN(test_meshfric_parallel_edges_no_force);
     RUN(test_meshfric_core_parallel_edges_no_force);
+    RUN(test_meshfric_carry_gradient_rigid);
 }
