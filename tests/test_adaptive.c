@@ -180,7 +180,7 @@ static void test_adaptive_rest_on_mesh_floor_keeps_u(void)
    pairs act on whole triangles: u slid by 3.2 mm in the first two turning steps while each pair's
    force was shared among its triangle's vertices (session 35, 0.78 mm left after 40 steps), by up
    to 1.85 cm with the pairs' friction not weighted by their triangle's area as u moves (0.57 mm
-   left after 40; session 36, rc__sim_tri_core_friction), 0 now */
+   left after 40; session 36, rc__sim_tri_pair_friction), 0 now */
 static void t_spinning_support(int mesh)
 {
     static const double f1[12] = { -2.0, 0.3, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0 };
