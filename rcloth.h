@@ -13094,8 +13094,8 @@ static void rc__sim_init_kappa(rc_sim *s)
    vertex - obstacle triangle, (1) obstacle vertex - cloth triangle, (2) cloth edge - obstacle edge.
    For each pair within the barrier zone at the step start (cloth x^t, obstacle at mesh_xprev) it
    lags the normal force mu*lambda (lambda = kappa m |b'| 2d, m the edge-edge mollifier at the
-   start, 1 otherwise), the closest-point weights w and the tangent basis P of the closest vector.
-   The obstacle is kinematic, so its side of the relative displacement is a constant of the step:
+   start, 1 otherwise), the closest-point weights w and the tangent basis P of the closest vector,
+   carried to the end of the step with Q below (rc__sim_carry_basis). The obstacle is kinematic, so its side of the relative displacement is a constant of the step:
      rel = sum_{cloth k} w_k (x_k - x^t_k) + c,   c = sum_{obstacle j} w_j (X_j - X^prev_j)
    (X = mesh_x, the obstacle at the end of the step): slip is measured relative to the moving
    obstacle surface at the contact point. Record (RC__FM_STRIDE doubles): n cloth vertices (1..3),
@@ -13179,6 +13179,27 @@ static void rc__sim_obs_carry_gradient(const double *X, const double *Xp, int b,
             Q[3 * r + c] = (r == c) + B[3 * r] * Mp[c] + B[3 * r + 1] * Mp[3 + c] + B[3 * r + 2] * Mp[6 + c];
 }
 
+/* A pair's tangent basis P (3x2, row-major, orthonormal columns at the step start) carried with
+   the obstacle to the end of the step: Q P, re-orthonormalised (Gram-Schmidt; a no-op for a rigid
+   motion, where Q = R). Slip is measured in the plane the contact has at the end of the step, as
+   for the analytic shapes' vertices. P itself if Q P is degenerate. */
+static void rc__sim_carry_basis(const double Q[9], const double P[6], double Pc[6])
+{
+    double t1[3], t2[3], l1, l2;
+    int k;
+    for (k = 0; k < 3; ++k) {
+        t1[k] = Q[3 * k] * P[0] + Q[3 * k + 1] * P[2] + Q[3 * k + 2] * P[4];
+        t2[k] = Q[3 * k] * P[1] + Q[3 * k + 1] * P[3] + Q[3 * k + 2] * P[5];
+    }
+    l1 = rc__norm3(t1);
+    if (l1 > 1e-6) rc__scale3(t1, 1.0 / l1, t1);
+    rc__axpy3(t2, -rc__dot3(t1, t2), t1);
+    l2 = rc__norm3(t2);
+    if (!(l1 > 1e-6) || !(l2 > 1e-6)) { memcpy(Pc, P, 6 * sizeof(double)); return; }
+    rc__scale3(t2, 1.0 / l2, t2);
+    for (k = 0; k < 3; ++k) { Pc[2 * k] = t1[k]; Pc[2 * k + 1] = t2[k]; }
+}
+
 /* one lagged pair with mesh obstacle o: n cloth vertices cv with weights cw, m obstacle vertices
    ov with weights ow, the material offsets' carry Q (rc__sim_obs_carry_gradient); t < 0: a cloth
    vertex's pair (fm), else a term of triangle t's area whose barrier had the weight 1/inv_A2 (ft) */
@@ -13186,13 +13207,14 @@ static void rc__sim_fm_add(rc_sim *s, int o, int n, const int *cv, const double 
                            const double *ow, double mu_lambda, const double P[6], const double Q[9], int t, double inv_A2)
 {
     const double *X = s->obs[o].mesh_x, *Xp = s->obs[o].mesh_xprev;
-    double c3[3];
+    double c3[3], Pc[6];
     int k, c;
     for (c = 0; c < 3; ++c) {
         c3[c] = 0.0;
         for (k = 0; k < m; ++k) c3[c] += ow[k] * (X[3 * ov[k] + c] - Xp[3 * ov[k] + c]);
     }
-    rc__sim_fm_record(t < 0 ? rc__sim_fm_push(s, &s->fm, &s->nfm, &s->cap_fm) : rc__sim_ft_push(s, t, inv_A2), n, cv, cw, mu_lambda, P, c3, Q);
+    rc__sim_carry_basis(Q, P, Pc);
+    rc__sim_fm_record(t < 0 ? rc__sim_fm_push(s, &s->fm, &s->nfm, &s->cap_fm) : rc__sim_ft_push(s, t, inv_A2), n, cv, cw, mu_lambda, Pc, c3, Q);
 }
 
 /* Q G0 of a mesh friction record for cloth vertex v (3x2 row-major, as G0) */
@@ -13455,7 +13477,7 @@ static void rc__sim_core_pair(rc_sim *s, const rc__obstacle *ob, int n, const in
                               const double P[6], int t, double inv_A2)
 {
     double p[3] = { 0, 0, 0 }, pr[3], pc[3], c[3], Pc[6], Q[9];
-    int k, a;
+    int k;
     if (!(mu_lambda > 0.0) || !rc__isfinite(mu_lambda)) return;
     for (k = 0; k < 3; ++k) {   /* Q, column by column */
         double e[3] = { 0, 0, 0 }, q[3];
@@ -13467,8 +13489,7 @@ static void rc__sim_core_pair(rc_sim *s, const rc__obstacle *ob, int n, const in
     rc__obs_to_rest(ob->R_prev, ob->t_prev, p, pr);
     rc__obs_from_rest(ob->R, ob->t, pr, pc);
     rc__sub3(c, p, pc);
-    for (k = 0; k < 3; ++k)
-        for (a = 0; a < 2; ++a) Pc[2 * k + a] = Q[3 * k] * P[a] + Q[3 * k + 1] * P[2 + a] + Q[3 * k + 2] * P[4 + a];
+    rc__sim_carry_basis(Q, P, Pc);
     rc__sim_fm_record(rc__sim_ft_push(s, t, inv_A2), n, cv, cw, mu_lambda, Pc, c, Q);
 }
 
