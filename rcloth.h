@@ -7910,7 +7910,6 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
 static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *x, double *g, double *H);
 static void rc__sim_fm_carry(const rc_sim *s, const double *rec, int v, double *QG);
 #define RC__FM_STRIDE 28   /* doubles per lagged friction pair record (rc__sim_fm_record) */
-#define RC__STAR_MAX 64    /* triangles of a mesh obstacle vertex's star that its friction pairs' carry reads */
 
 static rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
 {
@@ -10348,7 +10347,8 @@ static double rc__sim_tri_friction(const rc_sim *s, const int *tri, const double
    so sliding u to crowd triangles where the slip is small lowers the friction: a sheet resting on a
    sphere that starts turning under it slid u by up to 1.85 cm in its first two steps, 0.57 mm
    left after 40 (weighted: 0, test_adaptive_spinning_support_keeps_u); a sheet across a turning
-   tent's ridge (mesh), 2.9 cm in 40 steps. Fixed mode: the same sum at u = u^t. */
+   tent's ridge (mesh) 2.9 cm in 40 steps, 2.6 cm weighted (the carry did the rest:
+   rc__sim_obs_carry_gradient). Fixed mode: the same sum at u = u^t. */
 static double rc__sim_tri_pair_friction(const rc_sim *s, int t, const double *x, const double *ul, double A2, int n,
                                         double *g, double *H)
 {
@@ -13148,25 +13148,47 @@ static void rc__sim_fm_record(double *rec, int n, const int *cv, const double *c
 }
 
 /* Q = I + D for the material offsets of pairs at a mesh obstacle's feature (rc__sim_lag_mesh_friction):
-   D the least-squares gradient of the obstacle's displacement over the step, d = X - X^prev, about
-   its vertex b from the edge vectors e_k = X^prev_k - X^prev_b to the vertices vv[0..n),
-     D = argmin sum_k |D e_k - (d_k - d_b)|^2 = B M^+,  B = sum_k (d_k - d_b) e_k^T,  M = sum_k e_k e_k^T
-   (M^+ the pseudo-inverse: directions the e_k do not span get no gradient). A triangle's own
-   vertices give its in-plane gradient; an edge's two triangles or a vertex's star, which are not
-   flat where such pairs are lagged (rc__mesh_obstacle_flat), give the whole 3x3 gradient, exact
-   for any rigid or affine motion. */
-static void rc__sim_obs_carry_gradient(const double *X, const double *Xp, int b, const int *vv, int n, double Q[9])
+   D the least-squares gradient of the obstacle's displacement over the step, d = X - X^prev, over
+   the triangles tl[0..n) of the feature's neighbourhood (kind 0: its triangle; kind 2: the edge's
+   one or two; kind 1: the vertex's star). Each triangle gives its three edge vectors e (at the
+   start) with their displacement differences, and its unit normal scaled by its size, l n with
+   l = sqrt(|2 area|), with l (n_end - n_start):
+     D = argmin sum |D e - (d_b - d_a)|^2 + sum |D l n - l (n_end - n_start)|^2 = B M^+,
+     B = sum (data) v^T, M = sum v v^T over those vectors v
+   The normals make M full rank for any neighbourhood with a non-degenerate triangle, flat or not,
+   and the equations are consistent for a rigid motion: Q = R exactly (test_meshfric_carry_gradient_rigid).
+   With edge vectors alone, a flat neighbourhood (one triangle, an open mesh's boundary) had no
+   gradient across it, and a nearly flat one (a ridge of dihedral 2e-5 rad) turned an in-plane
+   strain of 1e-4 into Q entries of ~10 (a review's probe). M^+: the pseudo-inverse (only
+   degenerate triangles leave a direction unspanned, which then gets no gradient). */
+static void rc__sim_obs_carry_gradient(const double *X, const double *Xp, const int *tris, const int *tl, int n, double Q[9])
 {
     double M[9] = { 0 }, B[9] = { 0 }, ev[3], V[9], Mp[9] = { 0 }, emax;
-    int k, r, c, i;
+    int k, r, c, i, a;
     for (k = 0; k < n; ++k) {
-        double e[3], d[3];
-        for (c = 0; c < 3; ++c) {
-            e[c] = Xp[3 * vv[k] + c] - Xp[3 * b + c];
-            d[c] = (X[3 * vv[k] + c] - Xp[3 * vv[k] + c]) - (X[3 * b + c] - Xp[3 * b + c]);
+        const int *tv = tris + 3 * tl[k];
+        double v[4][3], dv[4][3], ns[3], ne[3], e1[3], e2[3], l, le;
+        for (a = 0; a < 3; ++a) {   /* the edges tv[a] -> tv[a + 1] */
+            int p = tv[a], q = tv[(a + 1) % 3];
+            for (c = 0; c < 3; ++c) {
+                v[a][c] = Xp[3 * q + c] - Xp[3 * p + c];
+                dv[a][c] = (X[3 * q + c] - Xp[3 * q + c]) - (X[3 * p + c] - Xp[3 * p + c]);
+            }
         }
-        for (r = 0; r < 3; ++r)
-            for (c = 0; c < 3; ++c) { M[3 * r + c] += e[r] * e[c]; B[3 * r + c] += d[r] * e[c]; }
+        rc__cross3(ns, v[0], v[1]);
+        l = rc__norm3(ns);
+        rc__sub3(e1, X + 3 * tv[1], X + 3 * tv[0]);
+        rc__sub3(e2, X + 3 * tv[2], X + 3 * tv[1]);
+        rc__cross3(ne, e1, e2);
+        le = rc__norm3(ne);
+        if (l > 0.0 && le > 0.0) {   /* the normal row: l n_start -> l (n_end - n_start) */
+            double sq = sqrt(l);
+            for (c = 0; c < 3; ++c) { v[3][c] = sq * ns[c] / l; dv[3][c] = sq * (ne[c] / le - ns[c] / l); }
+        } else
+            for (c = 0; c < 3; ++c) v[3][c] = dv[3][c] = 0.0;
+        for (a = 0; a < 4; ++a)
+            for (r = 0; r < 3; ++r)
+                for (c = 0; c < 3; ++c) { M[3 * r + c] += v[a][r] * v[a][c]; B[3 * r + c] += dv[a][r] * v[a][c]; }
     }
     rc__sym_eig(3, M, ev, V);
     emax = fmax(ev[0], fmax(ev[1], ev[2]));
@@ -13312,7 +13334,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             lam = share[q] * rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_vertex_weight(s, s->u, i));   /* weighted as the barrier */
             if (!(lam > 0.0) || !rc__isfinite(lam)) continue;
             rc__ct_pt_tangent(s->x0 + 3 * i, X + 3 * tv[0], X + 3 * tv[1], X + 3 * tv[2], w, P);
-            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, tv[0], tv + 1, 2, Q);
+            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, start.mesh_tris, pairs + 2 * q + 1, 1, Q);
             rc__sim_fm_add(s, o, 1, &i, w, 3, tv, w + 1, start.mu * lam, P, Q, -1, 0.0);
         }
         rc__free(s->user, pairs);
@@ -13338,7 +13360,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
         }
         for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
             const int *tri = s->tris + 3 * pairs[2 * q];
-            int j = pairs[2 * q + 1], ring[2 * RC__STAR_MAX], nring = 0, a;
+            int j = pairs[2 * q + 1];
             double w[4], P[6], d2, lam, A2 = rc__sim_tri_A2(s, s->u, pairs[2 * q]), Q[9];
             const double *t0 = s->x0 + 3 * tri[0], *t1 = s->x0 + 3 * tri[1], *t2 = s->x0 + 3 * tri[2];
             if ((s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) || flat[start.mesh_ne + j]) continue;
@@ -13347,12 +13369,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_tri_area_weight(s) * A2);   /* weighted as the barrier */
             if (!(lam > 0.0) || !rc__isfinite(lam) || !(A2 > 0.0)) continue;
             rc__ct_pt_tangent(X + 3 * j, t0, t1, t2, w, P);
-            for (a = vst[j]; a < vst[j + 1] && nring + 2 <= 2 * RC__STAR_MAX; ++a)
-                for (k = 0; k < 3; ++k) {
-                    int v = start.mesh_tris[3 * vst[start.mesh_nv + 1 + a] + k];
-                    if (v != j) ring[nring++] = v;
-                }
-            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, j, ring, nring, Q);
+            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, start.mesh_tris, vst + start.mesh_nv + 1 + vst[j], vst[j + 1] - vst[j], Q);
             rc__sim_fm_add(s, o, 3, tri, w + 1, 1, &j, w, start.mu * lam, P, Q, pairs[2 * q], 1.0 / A2);
         }
         rc__free(s->user, pairs);
@@ -13367,7 +13384,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             const int *ev = s->topo.edge_v + 2 * e, *fv = start.mesh_edges + 2 * pairs[2 * q + 1];
             const double *a0 = s->x0 + 3 * ev[0], *a1 = s->x0 + 3 * ev[1], *b0 = X + 3 * fv[0], *b1 = X + 3 * fv[1];
             double w[4], P[6], d2, lam, lb2 = 0.0, mol, A2 = rc__sim_edge_A2(s, s->u, e), Q[9];
-            int side, nb = 1, nbr[3];
+            int side, nb = 0, nbr[2];
             if ((s->pinned[ev[0]] && s->pinned[ev[1]]) || flat[pairs[2 * q + 1]]) continue;
             d2 = rc__ct_edge_edge_d2(a0, a1, b0, b1, NULL, NULL, NULL);
             if (!(sqrt(d2) < r)) continue;
@@ -13377,16 +13394,9 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, mol * rc__sim_edge_area_weight(s) * A2);
             if (!(lam > 0.0) || !rc__isfinite(lam) || !(A2 > 0.0)) continue;
             rc__ct_ee_tangent(a0, a1, b0, b1, w, P);
-            nbr[0] = fv[1];   /* the obstacle edge and the far vertices of its (up to) two triangles */
-            for (side = 0; side < 2; ++side) {
-                int ot = start.mesh_etri[2 * pairs[2 * q + 1] + side];
-                if (ot >= 0)
-                    for (k = 0; k < 3; ++k) {
-                        int v = start.mesh_tris[3 * ot + k];
-                        if (v != fv[0] && v != fv[1]) nbr[nb++] = v;
-                    }
-            }
-            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, fv[0], nbr, nb, Q);
+            for (side = 0; side < 2; ++side)   /* the obstacle edge's (up to) two triangles */
+                if (start.mesh_etri[2 * pairs[2 * q + 1] + side] >= 0) nbr[nb++] = start.mesh_etri[2 * pairs[2 * q + 1] + side];
+            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, start.mesh_tris, nbr, nb, Q);
             for (side = 0; side < 2; ++side)
                 if (s->topo.edge_tri[2 * e + side] >= 0)
                     rc__sim_fm_add(s, o, 2, ev, w, 2, fv, w + 2, start.mu * lam, P, Q, s->topo.edge_tri[2 * e + side], 1.0 / A2);
@@ -13587,7 +13597,7 @@ static void rc__sim_index_tri_friction(rc_sim *s)
         pos = (int *)rc__alloc(s->user, (size_t)s->nt + 1, sizeof(int));
         sorted = (double *)rc__alloc(s->user, (size_t)s->cap_ft * RC__FM_STRIDE, sizeof(double));
     }
-    if (!s->ft_start || (s->nft > 0 && s->contact_status == RC_OK && (!pos || !sorted))) s->contact_status = RC_ERR_OUT_OF_MEMORY;
+    if (s->nft > 0 && s->contact_status == RC_OK && (!s->ft_start || !pos || !sorted)) s->contact_status = RC_ERR_OUT_OF_MEMORY;
     if (s->contact_status != RC_OK) s->nft = 0;
     if (s->ft_start) {
         memset(s->ft_start, 0, sizeof(int) * ((size_t)s->nt + 1));

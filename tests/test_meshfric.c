@@ -70,7 +70,8 @@ static const double *t_fr_rec(const rc_sim *s, int q)
     return q < s->nfm ? s->fm + (size_t)RC__FM_STRIDE * q : s->ft + (size_t)RC__FM_STRIDE * (q - s->nfm);
 }
 
-/* lagged mesh friction records by kind: n cloth vertices 1 (kind 0), 3 (kind 1), 2 (kind 2) */
+/* lagged mesh friction records by kind: n cloth vertices 1 (kind 0), 3 (kind 1), 2 (kind 2; an
+   edge pair's record is in both its cloth triangles, so counted twice) */
 static void t_fm_kinds(const rc_sim *s, int *n0, int *n1, int *n2)
 {
     int q;
@@ -845,25 +846,28 @@ static void test_meshfric_core_parallel_edges_no_force(void)
 
 /* The carry Q of a mesh pair's material offset (rcloth.h, rc__sim_obs_carry_gradient) for an
    obstacle turned rigidly by R over the step (0.02 rad about a tilted axis, through a point off
-   the ridges): at a ridge (edge-edge pairs) and a ridge end (obstacle vertex - cloth triangle),
-   whose neighbourhoods are not flat, Q must be R; at a floor triangle (cloth vertex pairs), R on
-   the triangle's plane and I along its normal (the triangle gives no gradient across it). With
-   Q = I at the ridges (until session 37) a sheet across a turning tent's ridge slid u by 2.6 cm in
-   40 steps (0.37 cm now). Every pair's closest vector is vertical at the start (the flat sheet over
-   the floor, over the ridges, over the ridge ends), so its tangent basis, carried to the end of the
+   the ridges) must be R for every pair kind: at a ridge (edge-edge pairs) and a ridge end (obstacle
+   vertex - cloth triangle), on a floor triangle (cloth vertex pairs: the triangle's normal gives
+   the gradient across it), and at the floor's open boundary (a sheet larger than the floor: edge
+   pairs on its border edges, vertex pairs at its corners, flat neighbourhoods which edge vectors
+   alone left without a gradient across them, |Q - R| 1e-2). With Q = I at the ridges (until
+   session 37) a sheet across a turning tent's ridge slid u by 2.6 cm in 40 steps (0.37 cm now).
+   Every pair's closest vector is vertical at the start (the flat sheet 2.5 mm above the floor,
+   the ridges, the ridge ends, the floor's border), so its tangent basis, carried to the end of the
    step (rc__sim_carry_basis), must be orthonormal and normal to R e_z (uncarried: off by up to
    sin 0.02). */
 static void test_meshfric_carry_gradient_rigid(void)
 {
     static const double xr[2] = { -0.02, 0.02 }, c0[3] = { 0.01, -0.005, -0.01 };
+    static const char *const name[3] = { "tents", "floor", "floor under a larger sheet" };
     double R[9], k[3] = { 1.0, 2.0, 3.0 }, kn = sqrt(14.0);
     int scene, a, b;
     for (a = 0; a < 3; ++a) k[a] /= kn;
     t_rot(k, 0.02, R);
-    for (scene = 0; scene < 2; ++scene) {
+    for (scene = 0; scene < 3; ++scene) {
         rc_sim *s;
         int ids[2], q, nrec = 0, kinds[4] = { 0, 0, 0, 0 };
-        double worst = 0.0, worst_n = 0.0, worst_p = 0.0;
+        double worst = 0.0, worst_p = 0.0;
         if (scene == 0) s = t_make_tents(0.4, 1, ids);
         else {
             rc_sim_def def = rc_default_sim_def();
@@ -871,7 +875,8 @@ static void test_meshfric_carry_gradient_rigid(void)
             static const int ft[6] = { 0, 1, 2, 0, 2, 3 };
             def.num_threads = 1;
             def.adaptive = 1;
-            s = t_sim_grid(&def, 6, 6, 0.1, 0.1, o, ex, ey);
+            if (scene == 2) { o[0] = o[1] = -0.2; s = t_sim_grid(&def, 11, 11, 0.4, 0.4, o, ex, ey); }   /* border at +-0.15 between columns */
+            else s = t_sim_grid(&def, 6, 6, 0.1, 0.1, o, ex, ey);
             if (s) {
                 t_floor(0.0, 0.0, fv);
                 CHECK_OK(rc_sim_add_trimesh(s, 4, fv, 2, ft, ids));
@@ -899,31 +904,52 @@ static void test_meshfric_carry_gradient_rigid(void)
             int n = (int)rec[0];
             kinds[n]++;
             nrec++;
+            for (a = 0; a < 9; ++a) worst = fmax(worst, fabs(Q[a] - R[a]));
             for (a = 0; a < 2; ++a) {   /* P^T P = I, P^T R e_z = 0 */
                 for (b = 0; b < 2; ++b)
                     worst_p = fmax(worst_p, fabs(P[a] * P[b] + P[2 + a] * P[2 + b] + P[4 + a] * P[4 + b] - (a == b)));
                 worst_p = fmax(worst_p, fabs(P[a] * R[2] + P[2 + a] * R[5] + P[4 + a] * R[8]));
             }
-            if (n == 1) {   /* the floor's plane is z = 0: R on e_x and e_y, e_z kept */
-                for (b = 0; b < 3; ++b)
-                    for (a = 0; a < 3; ++a) {
-                        if (b < 2) worst = fmax(worst, fabs(Q[3 * a + b] - R[3 * a + b]));
-                        else worst_n = fmax(worst_n, fabs(Q[3 * a + b] - (a == b)));
-                    }
-            } else
-                for (a = 0; a < 9; ++a) worst = fmax(worst, fabs(Q[a] - R[a]));
         }
-        printf("    %s turned 0.02 rad about a tilted axis: %d records (%d cloth vertex, %d obstacle vertex, %d edge-edge); max |Q - R| %.1e (|R - I| %.1e)",
-               scene == 0 ? "tents" : "floor", nrec, kinds[1], kinds[3], kinds[2], worst, fabs(R[1]));
-        if (scene) printf(", along the normal |Q - I| %.1e", worst_n);
-        printf("; tangent bases off orthonormal / R e_z by %.1e\n", worst_p);
-        CHECKF(scene == 0 ? kinds[3] > 0 && kinds[2] > 0 : kinds[1] > 0, "no records of the kinds the scene must give");
+        printf("    %s turned 0.02 rad about a tilted axis: %d records (%d cloth vertex, %d obstacle vertex, %d edge-edge, each in both its triangles); "
+               "max |Q - R| %.1e (|R - I| %.1e); tangent bases off orthonormal / R e_z by %.1e\n",
+               name[scene], nrec, kinds[1], kinds[3], kinds[2], worst, fabs(R[1]), worst_p);
+        CHECKF(scene == 0 ? kinds[3] > 0 && kinds[2] > 0 : scene == 1 ? kinds[1] > 0 : kinds[1] > 0 && kinds[2] > 0 && kinds[3] > 0,
+               "no records of the kinds the scene must give");
         /* round-off: |d| ~ 1e-3 m over edges of ~3 cm through a pseudo-inverse, ~1e-14 */
         CHECKF(worst < 1e-10, "carry off R by %.2e", worst);
-        CHECKF(worst_n < 1e-10, "carry across the floor's normal %.2e", worst_n);
         CHECKF(worst_p < 1e-10, "tangent basis not carried: %.2e", worst_p);
         rc_sim_destroy(s);
     }
+}
+
+/* The carry's gradient on a nearly flat neighbourhood under a strain (rc__sim_obs_carry_gradient):
+   two 1 cm triangles folded by 2e-5 rad along their shared edge, stretched by 1e-4 along x in
+   their plane. D must be about the strain (|Q - I| ~ 1e-4); from edge vectors alone the fold's
+   thin normal direction made it ~10 (a review's probe). Also a single triangle and a
+   degenerate one (collinear: no normal) stay finite and bounded. */
+static void test_meshfric_carry_gradient_flat_strain(void)
+{
+    static const int tris[9] = { 0, 1, 2, 1, 0, 3, 0, 1, 4 };
+    double Xp[15], X[15], Q[9], worst = 0.0;
+    int i, a, c, tl[2] = { 0, 1 }, tdeg = 2;
+    /* shared edge 0-1 along y; vertex 2 at x = +1 cm, vertex 3 at x = -1 cm tilted by the fold */
+    double P[15] = { 0, 0, 0,  0, 0.01, 0,  0.01, 0.005, 0,  -0.01 * cos(2e-5), 0.005, 0.01 * sin(2e-5),  0, 0.02, 0 };
+    for (i = 0; i < 15; ++i) Xp[i] = P[i];
+    for (i = 0; i < 5; ++i) for (c = 0; c < 3; ++c) X[3 * i + c] = Xp[3 * i + c] + (c == 0 ? 1e-4 * Xp[3 * i] : 0.0);
+    for (a = 0; a < 3; ++a) {
+        double lw = 0.0;
+        if (a == 0) rc__sim_obs_carry_gradient(X, Xp, tris, tl, 2, Q);        /* the fold */
+        else if (a == 1) rc__sim_obs_carry_gradient(X, Xp, tris, tl, 1, Q);   /* one triangle */
+        else rc__sim_obs_carry_gradient(X, Xp, tris, &tdeg, 1, Q);            /* collinear vertices 0, 1, 4 */
+        for (i = 0; i < 9; ++i) {
+            CHECK(rc__isfinite(Q[i]));
+            lw = fmax(lw, fabs(Q[i] - (i % 4 == 0)));
+        }
+        printf("    %s: max |Q - I| %.2e (strain 1e-4)\n", a == 0 ? "fold of 2e-5 rad" : a == 1 ? "one triangle" : "degenerate triangle", lw);
+        worst = fmax(worst, lw);
+    }
+    CHECKF(worst < 2e-4, "|Q - I| %.2e for a strain of 1e-4", worst);
 }
 
 static void suite_meshfric(void)
@@ -941,4 +967,5 @@ static void suite_meshfric(void)
     RUN(test_meshfric_parallel_edges_no_force);
     RUN(test_meshfric_core_parallel_edges_no_force);
     RUN(test_meshfric_carry_gradient_rigid);
+    RUN(test_meshfric_carry_gradient_flat_strain);
 }
