@@ -101,11 +101,9 @@ static void test_adaptive_rest_on_sphere_keeps_u(void)
         p[0] -= 0.15; p[1] -= 0.15;
         p[2] = sqrt(R * R - p[0] * p[0] - p[1] * p[1]) - R + 0.0025;
     }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
     def.adaptive = 1;
     def.num_threads = 1;
-    CHECK_OK(rc_sim_create(&def, &s));
+    s = t_sim_on_mesh(&def, &m);
     if (!s) { rc_mesh_free(&m); return; }
     nv = rc_sim_num_verts(s);
     CHECK_OK(rc_sim_add_sphere(s, c, R, NULL));
@@ -257,11 +255,9 @@ static void test_adaptive_turning_ridge_keeps_u(void)
         m.pos[3 * i] -= 0.15 - 0.013; m.pos[3 * i + 1] -= 0.15 - 0.007;
         m.pos[3 * i + 2] = 0.006 - fabs(m.pos[3 * i + 1]) * slope;
     }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
     def.adaptive = 1;
     def.num_threads = 1;
-    CHECK_OK(rc_sim_create(&def, &s));
+    s = t_sim_on_mesh(&def, &m);
     if (!s) { rc_mesh_free(&m); return; }
     nv = rc_sim_num_verts(s);
     CHECK_OK(rc_sim_add_trimesh(s, 6, f0, 4, ft, &id));

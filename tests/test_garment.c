@@ -492,11 +492,9 @@ static void test_garment_handle_lock(void)
     double huv[2] = { 0.55, 0.45 }, tgt[3];
     int k, hid = -1, late = 0, late_conv = 0, at = -1, i;
     CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 11, 11, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
     def.adaptive = 1;
     def.num_threads = 1;
-    CHECK_OK(rc_sim_create(&def, &s));
+    s = t_sim_on_mesh(&def, &m);
     if (!s) { rc_mesh_free(&m); return; }
     CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
     CHECK_OK(rc_sim_pin(s, 10, rc_sim_positions(s) + 30));

@@ -10,6 +10,19 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
+/* A sim on mesh m (def->mesh points into m, which the caller keeps and frees). Returns NULL (and
+   fails the test) if creation fails. */
+static rc_sim *t_sim_on_mesh(rc_sim_def *def, const rc_mesh *m)
+{
+    rc_sim *s = NULL;
+    rc_status st;
+    def->mesh.num_verts = m->num_verts; def->mesh.num_tris = m->num_tris;
+    def->mesh.ref_uv = m->ref_uv; def->mesh.pos = m->pos; def->mesh.tris = m->tris;
+    st = rc_sim_create(def, &s);
+    CHECK_OK(st);
+    return st == RC_OK ? s : NULL;
+}
+
 /* A grid cloth [0, w] x [0, h] (nx x ny vertices, alternating diagonals) placed in the world at
    o + u ex + v ey (ex, ey orthonormal, so the world mesh starts undeformed). NULL o/ex/ey: the
    default lift (u, v, 0). Returns NULL (and fails the test) if creation fails. */
@@ -27,16 +40,10 @@ static rc_sim *t_sim_grid(rc_sim_def *def, int nx, int ny, double w, double h, c
             for (c = 0; c < 3; ++c)
                 m.pos[3 * i + c] = o[c] + m.ref_uv[2 * i] * ex[c] + m.ref_uv[2 * i + 1] * ey[c];
     }
-    def->mesh.num_verts = m.num_verts;
-    def->mesh.num_tris = m.num_tris;
-    def->mesh.ref_uv = m.ref_uv;
-    def->mesh.pos = m.pos;
-    def->mesh.tris = m.tris;
-    st = rc_sim_create(def, &s);
-    CHECK_OK(st);
+    s = t_sim_on_mesh(def, &m);
     def->mesh.ref_uv = NULL; def->mesh.pos = NULL; def->mesh.tris = NULL;   /* freed below */
     rc_mesh_free(&m);
-    return st == RC_OK ? s : NULL;
+    return s;
 }
 
 /* lumped vertex masses m_i = rho tau sum_{T ∋ i} A_T / 3 (the simulator's mass lumping) */
