@@ -7738,6 +7738,8 @@ typedef struct rc__obstacle {
        last candidate build (rc__mesh_obstacle_flat), which carry the cloth-vertex barrier's
        inclusion-exclusion terms (rc__mesh_feature_weight) */
     int *mesh_enf, *mesh_etri;
+    int *mesh_vtri_start, *mesh_vtri;   /* in mesh_enf's block: vertex v's triangles (no duplicates) are
+                                           mesh_vtri[mesh_vtri_start[v] .. mesh_vtri_start[v + 1]) */
     unsigned char *mesh_flat;
     unsigned char *mesh_tdup;     /* nt, in mesh_flat's block: 1 = the same three vertices as an earlier triangle */
 } rc__obstacle;
@@ -8781,10 +8783,12 @@ static void rc__sort3_int(const int *tv, int k[3])
 static int rc__mesh_obstacle_topology(void *user, rc__obstacle *o)
 {
     int ne = o->mesh_ne, t, k, e, *first, *next;
-    o->mesh_enf = (int *)rc__alloc(user, (size_t)ne * 3, sizeof(int));
+    o->mesh_enf = (int *)rc__alloc(user, (size_t)ne * 3 + (size_t)o->mesh_nv + 1 + 3 * (size_t)o->mesh_nt, sizeof(int));
     o->mesh_flat = (unsigned char *)rc__calloc(user, (size_t)ne + (size_t)o->mesh_nv + (size_t)o->mesh_nt, 1);
     if (!o->mesh_enf || !o->mesh_flat) return 0;
     o->mesh_etri = o->mesh_enf + ne;
+    o->mesh_vtri_start = o->mesh_enf + 3 * (size_t)ne;
+    o->mesh_vtri = o->mesh_vtri_start + o->mesh_nv + 1;
     o->mesh_tdup = o->mesh_flat + ne + o->mesh_nv;
     /* Duplicates: a triangle on the same three vertices as an earlier one, in either winding (a
        double-sided mesh adds each triangle again reversed). The barrier is unsigned, so it is the
@@ -8817,6 +8821,16 @@ static int rc__mesh_obstacle_topology(void *user, rc__obstacle *o)
             if (o->mesh_enf[e] < 2) o->mesh_etri[2 * e + o->mesh_enf[e]] = t;
             o->mesh_enf[e]++;
         }
+    /* each vertex's star: counts, their prefix sums, then the triangles (vtri_start[v] runs up to
+       the next vertex's start while filling, so it is shifted back after) */
+    memset(o->mesh_vtri_start, 0, sizeof(int) * ((size_t)o->mesh_nv + 1));
+    for (t = 0; t < o->mesh_nt; ++t)
+        for (k = 0; k < 3 && !o->mesh_tdup[t]; ++k) o->mesh_vtri_start[o->mesh_tris[3 * t + k] + 1]++;
+    for (k = 0; k < o->mesh_nv; ++k) o->mesh_vtri_start[k + 1] += o->mesh_vtri_start[k];
+    for (t = 0; t < o->mesh_nt; ++t)
+        for (k = 0; k < 3 && !o->mesh_tdup[t]; ++k) o->mesh_vtri[o->mesh_vtri_start[o->mesh_tris[3 * t + k]]++] = t;
+    for (k = o->mesh_nv; k > 0; --k) o->mesh_vtri_start[k] = o->mesh_vtri_start[k - 1];
+    o->mesh_vtri_start[0] = 0;
     return 1;
 }
 
@@ -13167,7 +13181,7 @@ static void rc__sim_obs_carry_gradient(const double *X, const double *Xp, const 
     int k, r, c, i, a;
     for (k = 0; k < n; ++k) {
         const int *tv = tris + 3 * tl[k];
-        double v[4][3], dv[4][3], ns[3], ne[3], e1[3], e2[3], l, le;
+        double v[4][3], dv[4][3], ns[3], ne[3], e0[3], e1[3], l, le;
         for (a = 0; a < 3; ++a) {   /* the edges tv[a] -> tv[a + 1] */
             int p = tv[a], q = tv[(a + 1) % 3];
             for (c = 0; c < 3; ++c) {
@@ -13177,9 +13191,9 @@ static void rc__sim_obs_carry_gradient(const double *X, const double *Xp, const 
         }
         rc__cross3(ns, v[0], v[1]);
         l = rc__norm3(ns);
-        rc__sub3(e1, X + 3 * tv[1], X + 3 * tv[0]);
-        rc__sub3(e2, X + 3 * tv[2], X + 3 * tv[1]);
-        rc__cross3(ne, e1, e2);
+        rc__add3(e0, v[0], dv[0]);   /* the edges at the end */
+        rc__add3(e1, v[1], dv[1]);
+        rc__cross3(ne, e0, e1);
         le = rc__norm3(ne);
         if (l > 0.0 && le > 0.0) {   /* the normal row: l n_start -> l (n_end - n_start) */
             double sq = sqrt(l);
@@ -13301,7 +13315,7 @@ static void rc__sim_fm_shares(rc_sim *s, const rc__obstacle *ob, const double *x
 
 static void rc__sim_lag_mesh_friction(rc_sim *s)
 {
-    int o, q, np, *pairs, c, k;
+    int o, q, np, *pairs, c;
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, r = xi_ + dh;
     s->nfm = 0;
     for (o = 0; o < s->nobs; ++o) {
@@ -13309,7 +13323,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
         const double *X;
         double *share;
         unsigned char *flat;
-        int nfm0 = s->nfm, nft0 = s->nft, *vst = NULL;
+        int nfm0 = s->nfm, nft0 = s->nft;
         if (start.shape.kind != RC__OBS_TRIMESH || start.mu <= 0.0) continue;
         start.mesh_x = s->obs[o].mesh_xprev;
         X = start.mesh_x;
@@ -13340,24 +13354,9 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
         rc__free(s->user, pairs);
         rc__free(s->user, share);
         /* (1) obstacle vertex - cloth triangle: w = {1 (obstacle vertex), -barycentrics (cloth)};
-           a term of the triangle's area (rc__sim_tri_pair_friction); the vertex's star (vst, a
-           list of its triangles by vertex) gives the carry's gradient */
+           a term of the triangle's area (rc__sim_tri_pair_friction); the vertex's star gives the
+           carry's gradient */
         np = rc__sim_mesh_pairs(s, &start, 1, s->x0, NULL, 0.0, r, &pairs);
-        if (np > 0 && s->contact_status == RC_OK) {
-            int nv_o = start.mesh_nv, nt_o = start.mesh_nt, t;
-            vst = (int *)rc__alloc(s->user, (size_t)nv_o + 1 + 3 * (size_t)nt_o, sizeof(int));
-            if (!vst) s->contact_status = RC_ERR_OUT_OF_MEMORY;
-            else {
-                int *fill = vst + nv_o + 1;
-                memset(vst, 0, sizeof(int) * ((size_t)nv_o + 1));
-                for (t = 0; t < 3 * nt_o; ++t) vst[start.mesh_tris[t] + 1]++;
-                for (k = 0; k < nv_o; ++k) vst[k + 1] += vst[k];
-                for (t = 0; t < nt_o; ++t)   /* vst[nv_o + 1 + ...]: triangles, filled with a running count below */
-                    for (k = 0; k < 3; ++k) fill[vst[start.mesh_tris[3 * t + k]]++] = t;
-                for (k = nv_o; k > 0; --k) vst[k] = vst[k - 1];   /* the counts ran up to the next start */
-                vst[0] = 0;
-            }
-        }
         for (q = 0; q < np && s->contact_status == RC_OK; ++q) {
             const int *tri = s->tris + 3 * pairs[2 * q];
             int j = pairs[2 * q + 1];
@@ -13369,12 +13368,11 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
             lam = rc__ct_normal_force(d2, xi_, dh, s->kappa, rc__sim_tri_area_weight(s) * A2);   /* weighted as the barrier */
             if (!(lam > 0.0) || !rc__isfinite(lam) || !(A2 > 0.0)) continue;
             rc__ct_pt_tangent(X + 3 * j, t0, t1, t2, w, P);
-            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, start.mesh_tris, vst + start.mesh_nv + 1 + vst[j], vst[j + 1] - vst[j], Q);
+            rc__sim_obs_carry_gradient(s->obs[o].mesh_x, X, start.mesh_tris, start.mesh_vtri + start.mesh_vtri_start[j],
+                                       start.mesh_vtri_start[j + 1] - start.mesh_vtri_start[j], Q);
             rc__sim_fm_add(s, o, 3, tri, w + 1, 1, &j, w, start.mu * lam, P, Q, pairs[2 * q], 1.0 / A2);
         }
         rc__free(s->user, pairs);
-        rc__free(s->user, vst);
-        vst = NULL;
         /* (2) cloth edge - obstacle edge: w = {cloth a0, a1, obstacle b0, b1}, normal force with the
            start mollifier (eps_x as in rc__sim_mesh_contact); weighted as the barrier by the edge's
            area A_e (the sum over its triangles), so a term of each of its triangles: A2_T(u) / A2_e(u^t) */
