@@ -14378,47 +14378,100 @@ static void rc__sim_material_start(const rc_sim *s, const double *G0, int i, dou
             out[c] += G0[6 * i + 2 * c] * (s->u[2 * i] - s->u0_step[2 * i]) + G0[6 * i + 2 * c + 1] * (s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
 }
 
-/* What the pass-through check watches, in the obstacle's rest frame: the segment [a, b] and the
-   distance returned (0: not checked). A sphere: its centre, r/2; a capsule: its axis, half its
-   core's radius; a box: its centre, half its smallest half extent (cloth the box carries or pushes
-   stays outside it, so at least that far from its centre; cloth the box went through swept over
-   its centre). */
-static double rc__sim_pass_core(const rc__obstacle *ob, double a[3], double b[3])
+/* What the pass-through check watches, in the obstacle's rest frame: core segments seg[6 k ..]
+   (a, b) with the radius returned (0: not checked), and for a box its inner box |p_c| < inner[c]
+   (inner = 0 otherwise). Returns the number of segments. A sphere: its centre, radius r/2; a
+   capsule: its axis, half its core's radius. A box: its inner box, every face moved in by half
+   the smallest half extent h, by its 12 edges with radius h/4, and by the cloth vertices' paths
+   against its volume. Cloth the box carries or pushes stays outside the box, at least h/4 from
+   that core. Why the whole inner box and not the centre alone (until session
+   38): a long bar moved 0.3 m per step across a sheet held on two sides went through it with
+   RC_OK, its centre off the cloth. Why edges and vertices: a triangle moving through a convex
+   volume first touches it vertex to face, face to vertex or edge to edge, so the paths of the
+   cloth's vertices and the inner box's edges see every triangle that enters it. */
+static int rc__sim_pass_core(const rc__obstacle *ob, double *seg, double *radius, double inner[3])
 {
     static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, zero[3] = { 0.0, 0.0, 0.0 };
+    inner[0] = inner[1] = inner[2] = 0.0;
+    *radius = 0.0;
     if (ob->shape.kind == RC__CT_SHAPE_BOX) {
-        memcpy(a, ob->shape.p, 3 * sizeof(double));
-        memcpy(b, ob->shape.p, 3 * sizeof(double));
-        return 0.5 * fmin(ob->shape.half[0], fmin(ob->shape.half[1], ob->shape.half[2]));
+        const double *h = ob->shape.half, *c = ob->shape.p;
+        double hmin = fmin(h[0], fmin(h[1], h[2]));
+        int axis, corner, n = 0, k;
+        for (k = 0; k < 3; ++k) inner[k] = h[k] - 0.5 * hmin;
+        /* each edge runs along one axis, at one of the four sign pairs of the other two */
+        for (axis = 0; axis < 3; ++axis)
+            for (corner = 0; corner < 4; ++corner) {
+                int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+                double *e = seg + 6 * n++;
+                for (k = 0; k < 3; ++k) e[k] = e[3 + k] = c[k];
+                e[a1] += (corner & 1 ? 1.0 : -1.0) * inner[a1];
+                e[3 + a1] = e[a1];
+                e[a2] += (corner & 2 ? 1.0 : -1.0) * inner[a2];
+                e[3 + a2] = e[a2];
+                e[axis] -= inner[axis];
+                e[3 + axis] += inner[axis];
+            }
+        *radius = 0.25 * hmin;
+        return n;
     }
-    if (rc__sim_num_cores(ob) != 1) return 0.0;
-    return 0.5 * rc__sim_round_core(ob, 0, I3, zero, a, b);
+    if (rc__sim_num_cores(ob) != 1) return 0;
+    *radius = 0.5 * rc__sim_round_core(ob, 0, I3, zero, seg, seg + 3);
+    return *radius > 0.0 ? 1 : 0;
+}
+
+/* 1 if the path p -> p + d (the obstacle's rest frame) meets the open box |q_c - centre_c| < half_c */
+static int rc__sim_path_in_box(const double p[3], const double d[3], const double centre[3], const double half[3])
+{
+    double t0 = 0.0, t1 = 1.0;
+    int c;
+    for (c = 0; c < 3; ++c) {
+        double q = p[c] - centre[c], a, b;
+        if (d[c] == 0.0) {
+            if (!(fabs(q) < half[c])) return 0;
+            continue;
+        }
+        a = (-half[c] - q) / d[c];
+        b = (half[c] - q) / d[c];
+        if (a > b) { double w = a; a = b; b = w; }
+        if (a > t0) t0 = a;
+        if (b < t1) t1 = b;
+        if (!(t0 < t1)) return 0;
+    }
+    return 1;
 }
 
 /* A sphere moving fast through cloth held on all sides (a trampoline: 30-50 cm per step through a
    sheet pinned all round) ended the step on the far side of it with RC_OK (a review's probe): the
    carry took only part of the tent, and the push-out moved the triangles the sphere cut to their
-   far side. So the cloth's move is checked against the sphere's path, in the sphere's frame: each
+   far side. So the cloth's move is checked against the obstacle's path, in its frame: each
    triangle's vertices moving linearly in the world from their start x0 to where they are now,
    mapped by the pose at the ends of the chords of the obstacle's path (rotation included, as the
-   carry's; cloth carried along then stays put in that frame), must stay more than r/2 from the
-   centre. Cloth carried or pushed by a sphere stays about r + xi from its centre (spheres act on
-   whole triangles); cloth it went through comes to 0. Checked after the carry (before the solve)
-   and after the solve (the whole step). Returns the first sphere whose path fails, else -1;
-   triangles that started within r/2 of the centre (a sphere added inside the cloth and moved at
-   once) are left to the push-out. Capsules (their axis) and boxes (their centre) are checked the
-   same way (rc__sim_pass_core): their cores keep cloth off the axis and the edges, so no triangle
-   straddles them legitimately. */
+   carry's; cloth carried along then stays put in that frame), must keep off the obstacle's core
+   (rc__sim_pass_core). Cloth carried or pushed by a sphere stays about r + xi from its centre
+   (spheres act on whole triangles); cloth it went through comes to 0. Checked after the carry
+   (before the solve) and after the solve (the whole step). Returns the first obstacle whose path
+   fails, else -1; triangles that started on the core (an obstacle added inside the cloth and moved
+   at once) are left to the push-out. */
 static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri_out)
 {
     enum { MAXK = 64 };
-    double pose[MAXK + 1][12];
-    int o, k, t, m, c, K;
+    static const double still[3] = { 0.0, 0.0, 0.0 };
+    double pose[MAXK + 1][12], seg[12 * 6];
+    int o, k, t, m, c, K, j, nseg;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        double th, ca[3], cb[3], keep = rc__sim_pass_core(ob, ca, cb), lo[3], hi[3];
-        if (!(keep > 0.0) || rc__sim_obs_static(ob)) continue;
-        for (c = 0; c < 3; ++c) { lo[c] = fmin(ca[c], cb[c]); hi[c] = fmax(ca[c], cb[c]); }
+        double th, keep, inner[3], lo[3], hi[3];
+        if (rc__sim_obs_static(ob)) continue;
+        nseg = rc__sim_pass_core(ob, seg, &keep, inner);
+        if (nseg == 0) continue;
+        for (c = 0; c < 3; ++c) {   /* the core's bounding box */
+            lo[c] = HUGE_VAL; hi[c] = -HUGE_VAL;
+            for (j = 0; j < nseg; ++j) {
+                lo[c] = fmin(lo[c], fmin(seg[6 * j + c], seg[6 * j + 3 + c]));
+                hi[c] = fmax(hi[c], fmax(seg[6 * j + c], seg[6 * j + 3 + c]));
+            }
+        }
         th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
         if (K > MAXK) K = MAXK;
@@ -14426,11 +14479,16 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
         for (t = 0; t < s->nt; ++t) {
             const int *tv = s->tris + 3 * t;
             double r0[3][3];
-            for (m = 0; m < 3; ++m) rc__obs_to_rest(pose[0], pose[0] + 9, x0 + 3 * tv[m], r0[m]);
-            {
-                double tau;
-                if (!(rc__ct_segment_triangle_d2(ca, cb, r0[0], r0[1], r0[2], &tau) > keep * keep)) continue;
+            int on_core = 0;
+            for (m = 0; m < 3; ++m) {
+                rc__obs_to_rest(pose[0], pose[0] + 9, x0 + 3 * tv[m], r0[m]);
+                if (inner[0] > 0.0 && rc__sim_path_in_box(r0[m], still, ob->shape.p, inner)) on_core = 1;
             }
+            for (j = 0; j < nseg && !on_core; ++j) {
+                double tau;
+                if (!(rc__ct_segment_triangle_d2(seg + 6 * j, seg + 6 * j + 3, r0[0], r0[1], r0[2], &tau) > keep * keep)) on_core = 1;
+            }
+            if (on_core) continue;
             for (k = 0; k < K; ++k) {
                 double p[3][3], d[3][3], f0 = (double)k / K, f1 = (double)(k + 1) / K;
                 int away = 0;
@@ -14455,17 +14513,20 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
                     away = hi[c] < tlo - keep || lo[c] > thi + keep;
                 }
                 if (away) continue;
-                if (rc__ct_ccd_round_triangle(ca, cb, NULL, NULL, p[0], p[1], p[2], d[0], d[1], d[2], keep, 1.0) < 1.0) {
-                    if (tri_out) *tri_out = t;
-                    return o;
-                }
+                for (m = 0; m < 3 && inner[0] > 0.0; ++m)
+                    if (rc__sim_path_in_box(p[m], d[m], ob->shape.p, inner)) { if (tri_out) *tri_out = t; return o; }
+                for (j = 0; j < nseg; ++j)
+                    if (rc__ct_ccd_round_triangle(seg + 6 * j, seg + 6 * j + 3, NULL, NULL, p[0], p[1], p[2], d[0], d[1], d[2], keep, 1.0) < 1.0) {
+                        if (tri_out) *tri_out = t;
+                        return o;
+                    }
             }
         }
     }
     return -1;
 }
 
-/* RC_OK, or the step's failure when a sphere passed through the cloth (when: in the carry at the
+/* RC_OK, or the step's failure when an obstacle passed through the cloth (when: in the carry at the
    step's start, or during the step) */
 static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
 {
@@ -14473,8 +14534,8 @@ static rc_status rc__sim_pass_status(rc_sim *s, const char *when)
     char msg[sizeof(s->err)];
     const double *x0 = s->x0;
     for (o = 0; o < s->nobs; ++o) {
-        double ca[3], cb[3];
-        any |= rc__sim_pass_core(s->obs + o, ca, cb) > 0.0 && !rc__sim_obs_static(s->obs + o);
+        double seg[12 * 6], keep, inner[3];
+        any |= rc__sim_pass_core(s->obs + o, seg, &keep, inner) > 0 && !rc__sim_obs_static(s->obs + o);
     }
     if (!any) return RC_OK;
     if (s->def.adaptive && memcmp(s->u, s->u0_step, sizeof(double) * 2 * (size_t)s->nv) != 0) {

@@ -1793,6 +1793,44 @@ static void test_sim_capsule_box_through_pinned_sheet(void)
     }
 }
 
+/* ... and a thin bar whose centre is off the cloth: a bar 2 cm thick and 0.5 m long lies 3 cm
+   under a 0.4 m sheet (3.6 cm cells) pinned all round, between two columns of vertices; it
+   reaches from y = 0.05 to beyond the sheet's pinned edge y = 0.2, its centre 0.1 m outside the
+   sheet, and rises 0.3 m in one step. It cannot get above the sheet without cutting the pinned
+   edge, so the step must fail. Until session 38 the pass-through check watched a box's centre
+   only, the carry (which follows the vertices) took nothing, and the bar went through the sheet
+   with RC_OK, the sheet unmoved. Now: RC_ERR_INTERSECTING, the state unchanged. */
+static void t_step_refused(rc_sim *s, const char *what, const char *want);
+static void test_sim_thin_bar_through_pinned_edge(void)
+{
+    const double c0[3] = { 0.0, 0.3, -0.04 }, hb[3] = { 0.01, 0.25, 0.01 }, tr[3] = { 0.0, 0.0, 0.3 };
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        rc_mesh m;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        const int n = 12;
+        int i, id = -1;
+        def.adaptive = mode;
+        def.num_threads = 1;
+        def.gravity[2] = 0.0;
+        CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
+        for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.2; m.pos[3 * i + 1] -= 0.2; }
+        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) { rc_mesh_free(&m); return; }
+        for (i = 0; i < m.num_verts; ++i)
+            if (i % n == 0 || i / n == 0 || i % n == n - 1 || i / n == n - 1) CHECK_OK(rc_sim_pin(s, i, m.pos + 3 * i));
+        CHECK_OK(rc_sim_add_box(s, c0, hb, &id));
+        CHECK_OK(rc_sim_move_obstacle(s, id, tr, NULL));
+        t_step_refused(s, mode ? "adaptive: a thin bar rising through the sheet's pinned edge" : "fixed: a thin bar rising through the sheet's pinned edge",
+                       "box obstacle 0 passed through the cloth");
+        rc_sim_destroy(s);
+        rc_mesh_free(&m);
+    }
+}
+
 /* ... and an adaptive sheet dropped across a thin rod (r 1.5 cm under a 0.3 m sheet of 2.1 cm
    cells) stays on it: every step converges (the core's pairs are summed, so cloth lying along the
    axis is no kink: with the least distance alone no step converged), no triangle comes within
@@ -4686,6 +4724,7 @@ static void suite_sim(void)
     RUN(test_sim_sphere_sweep_narrow_gap);
     RUN(test_sim_sphere_through_pinned_sheet);
     RUN(test_sim_capsule_box_through_pinned_sheet);
+    RUN(test_sim_thin_bar_through_pinned_edge);
     RUN(test_sim_adaptive_sheet_on_thin_rod);
     RUN(test_sim_sheet_on_box_edges);
     RUN(test_sim_friction_on_thin_rod);
