@@ -14479,12 +14479,14 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
         for (t = 0; t < s->nt; ++t) {
             const int *tv = s->tris + 3 * t;
             double r0[3][3];
-            int on_core = 0;
+            int on_core = 0, apart = 0;
             for (m = 0; m < 3; ++m) {
                 rc__obs_to_rest(pose[0], pose[0] + 9, x0 + 3 * tv[m], r0[m]);
                 if (inner[0] > 0.0 && rc__sim_path_in_box(r0[m], still, ob->shape.p, inner)) on_core = 1;
             }
-            for (j = 0; j < nseg && !on_core; ++j) {
+            for (c = 0; c < 3 && !apart; ++c)   /* the start's box farther than keep from the core's: not on it */
+                apart = fmin(r0[0][c], fmin(r0[1][c], r0[2][c])) > hi[c] + keep || fmax(r0[0][c], fmax(r0[1][c], r0[2][c])) < lo[c] - keep;
+            for (j = 0; j < nseg && !on_core && !apart; ++j) {
                 double tau;
                 if (!(rc__ct_segment_triangle_d2(seg + 6 * j, seg + 6 * j + 3, r0[0], r0[1], r0[2], &tau) > keep * keep)) on_core = 1;
             }
