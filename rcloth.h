@@ -14395,22 +14395,23 @@ static int rc__sim_pass_core(const rc__obstacle *ob, double *seg, double *radius
     inner[0] = inner[1] = inner[2] = 0.0;
     *radius = 0.0;
     if (ob->shape.kind == RC__CT_SHAPE_BOX) {
-        const double *h = ob->shape.half, *c = ob->shape.p;
+        const double *h = ob->shape.half, *Rb = ob->shape.R;
         double hmin = fmin(h[0], fmin(h[1], h[2]));
-        int axis, corner, n = 0, k;
+        int axis, corner, n = 0, k, i;
         for (k = 0; k < 3; ++k) inner[k] = h[k] - 0.5 * hmin;
-        /* each edge runs along one axis, at one of the four sign pairs of the other two */
+        /* each edge runs along one box axis, at one of the four sign pairs of the other two; box
+           frame y -> p + Rb y (Rb = shape.R, columns the box axes) */
         for (axis = 0; axis < 3; ++axis)
             for (corner = 0; corner < 4; ++corner) {
                 int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-                double *e = seg + 6 * n++;
-                for (k = 0; k < 3; ++k) e[k] = e[3 + k] = c[k];
-                e[a1] += (corner & 1 ? 1.0 : -1.0) * inner[a1];
-                e[3 + a1] = e[a1];
-                e[a2] += (corner & 2 ? 1.0 : -1.0) * inner[a2];
-                e[3 + a2] = e[a2];
-                e[axis] -= inner[axis];
-                e[3 + axis] += inner[axis];
+                double ya[3], yb[3], *e = seg + 6 * n++;
+                ya[axis] = -inner[axis]; yb[axis] = inner[axis];
+                ya[a1] = yb[a1] = (corner & 1 ? 1.0 : -1.0) * inner[a1];
+                ya[a2] = yb[a2] = (corner & 2 ? 1.0 : -1.0) * inner[a2];
+                for (i = 0; i < 3; ++i) {
+                    e[i] = e[3 + i] = ob->shape.p[i];
+                    for (k = 0; k < 3; ++k) { e[i] += Rb[3 * i + k] * ya[k]; e[3 + i] += Rb[3 * i + k] * yb[k]; }
+                }
             }
         *radius = 0.25 * hmin;
         return n;
@@ -14420,19 +14421,22 @@ static int rc__sim_pass_core(const rc__obstacle *ob, double *seg, double *radius
     return *radius > 0.0 ? 1 : 0;
 }
 
-/* 1 if the path p -> p + d (the obstacle's rest frame) meets the open box |q_c - centre_c| < half_c */
-static int rc__sim_path_in_box(const double p[3], const double d[3], const double centre[3], const double half[3])
+/* 1 if the path p -> p + d (the obstacle's rest frame) meets the open box |y_c| < half_c in the
+   frame y = Rb^T (q - centre) of box (Rb = box->R, columns the box axes) */
+static int rc__sim_path_in_box(const double p[3], const double d[3], const rc__ct_shape *box, const double half[3])
 {
+    const double *Rb = box->R;
     double t0 = 0.0, t1 = 1.0;
     int c;
     for (c = 0; c < 3; ++c) {
-        double q = p[c] - centre[c], a, b;
-        if (d[c] == 0.0) {
+        double q = Rb[c] * (p[0] - box->p[0]) + Rb[3 + c] * (p[1] - box->p[1]) + Rb[6 + c] * (p[2] - box->p[2]);
+        double v = Rb[c] * d[0] + Rb[3 + c] * d[1] + Rb[6 + c] * d[2], a, b;
+        if (v == 0.0) {
             if (!(fabs(q) < half[c])) return 0;
             continue;
         }
-        a = (-half[c] - q) / d[c];
-        b = (half[c] - q) / d[c];
+        a = (-half[c] - q) / v;
+        b = (half[c] - q) / v;
         if (a > b) { double w = a; a = b; b = w; }
         if (a > t0) t0 = a;
         if (b < t1) t1 = b;
@@ -14482,7 +14486,7 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
             int on_core = 0, apart = 0;
             for (m = 0; m < 3; ++m) {
                 rc__obs_to_rest(pose[0], pose[0] + 9, x0 + 3 * tv[m], r0[m]);
-                if (inner[0] > 0.0 && rc__sim_path_in_box(r0[m], still, ob->shape.p, inner)) on_core = 1;
+                if (inner[0] > 0.0 && rc__sim_path_in_box(r0[m], still, &ob->shape, inner)) on_core = 1;
             }
             for (c = 0; c < 3 && !apart; ++c)   /* the start's box farther than keep from the core's: not on it */
                 apart = fmin(r0[0][c], fmin(r0[1][c], r0[2][c])) > hi[c] + keep || fmax(r0[0][c], fmax(r0[1][c], r0[2][c])) < lo[c] - keep;
@@ -14516,7 +14520,7 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
                 }
                 if (away) continue;
                 for (m = 0; m < 3 && inner[0] > 0.0; ++m)
-                    if (rc__sim_path_in_box(p[m], d[m], ob->shape.p, inner)) { if (tri_out) *tri_out = t; return o; }
+                    if (rc__sim_path_in_box(p[m], d[m], &ob->shape, inner)) { if (tri_out) *tri_out = t; return o; }
                 for (j = 0; j < nseg; ++j)
                     if (rc__ct_ccd_round_triangle(seg + 6 * j, seg + 6 * j + 3, NULL, NULL, p[0], p[1], p[2], d[0], d[1], d[2], keep, 1.0) < 1.0) {
                         if (tri_out) *tri_out = t;
