@@ -14384,9 +14384,10 @@ static void rc__sim_material_start(const rc_sim *s, const double *G0, int i, dou
    capsule: its axis, half its core's radius. A box: its inner box, every face moved in by half
    the smallest half extent h, by its 12 edges with radius h/4, and by the cloth vertices' paths
    against its volume. Cloth the box carries or pushes stays outside the box, at least h/4 from
-   that core. Why the whole inner box and not the centre alone (until session
-   38): a long bar moved 0.3 m per step across a sheet held on two sides went through it with
-   RC_OK, its centre off the cloth. Why edges and vertices: a triangle moving through a convex
+   that core. Why the whole inner box and not the centre alone (until session 38): a 2 cm bar
+   rising 0.3 m in a step between two columns of vertices cut through a sheet's pinned edge with
+   RC_OK, its centre off the cloth and the carry (which follows vertices) taking nothing
+   (test_sim_thin_bar_through_pinned_edge). Why edges and vertices: a triangle moving through a convex
    volume first touches it vertex to face, face to vertex or edge to edge, so the paths of the
    cloth's vertices and the inner box's edges see every triangle that enters it. */
 static int rc__sim_pass_core(const rc__obstacle *ob, double *seg, double *radius, double inner[3])
