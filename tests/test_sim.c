@@ -1804,30 +1804,25 @@ static void t_step_refused(rc_sim *s, const char *what, const char *want);
 static void test_sim_thin_bar_through_pinned_edge(void)
 {
     const double c0[3] = { 0.0, 0.3, -0.04 }, hb[3] = { 0.01, 0.25, 0.01 }, tr[3] = { 0.0, 0.0, 0.3 };
+    const double o[3] = { -0.2, -0.2, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
     int mode;
     for (mode = 0; mode < 2; ++mode) {
-        rc_mesh m;
         rc_sim_def def = rc_default_sim_def();
-        rc_sim *s = NULL;
+        rc_sim *s;
         const int n = 12;
         int i, id = -1;
         def.adaptive = mode;
         def.num_threads = 1;
         def.gravity[2] = 0.0;
-        CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
-        for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.2; m.pos[3 * i + 1] -= 0.2; }
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
-        CHECK_OK(rc_sim_create(&def, &s));
-        if (!s) { rc_mesh_free(&m); return; }
-        for (i = 0; i < m.num_verts; ++i)
-            if (i % n == 0 || i / n == 0 || i % n == n - 1 || i / n == n - 1) CHECK_OK(rc_sim_pin(s, i, m.pos + 3 * i));
+        s = t_sim_grid(&def, n, n, 0.4, 0.4, o, ex, ey);
+        if (!s) return;
+        for (i = 0; i < s->nv; ++i)
+            if (i % n == 0 || i / n == 0 || i % n == n - 1 || i / n == n - 1) CHECK_OK(rc_sim_pin(s, i, s->x + 3 * i));
         CHECK_OK(rc_sim_add_box(s, c0, hb, &id));
         CHECK_OK(rc_sim_move_obstacle(s, id, tr, NULL));
         t_step_refused(s, mode ? "adaptive: a thin bar rising through the sheet's pinned edge" : "fixed: a thin bar rising through the sheet's pinned edge",
                        "box obstacle 0 passed through the cloth");
         rc_sim_destroy(s);
-        rc_mesh_free(&m);
     }
 }
 
