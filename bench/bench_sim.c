@@ -22,6 +22,9 @@
             --ablation-scene two_point|sphere (section 3: the two-point drape, default, or the
             sphere drape with 10 fixed-mesh warm-up steps instead of 5: a contact drape)
             --reps R (section 3: interleaved passes per variant, the fastest counts; default 3)
+            --ablation-steps S (section 3: the saved step problems, 1..8; default 8)
+            --ablation-variants LIST (section 3: comma-separated subset of none,schedule,cache,both,both-blk;
+            default all; speedups need none)
             --projected (def.itr_exact_hessian = 0: DESIGN's per-stencil projected outer Hessian
             instead of the library's exact one)
 
@@ -95,6 +98,8 @@ static double g_eta = -1.0;         /* --eta X: def.itr_factor_eta (< 0: default
 static double g_etol = -1.0;        /* --etol X: def.itr_energy_tol of the ablation's sims (< 0: default) */
 static int g_abl_n = 15, g_reps = 3; /* --ablation-n N, --reps R */
 static int g_abl_skip = 0;           /* --ablation-skip A: reference adaptive steps before the saved ones */
+static int g_abl_steps = 8;          /* --ablation-steps S: saved step problems (a 16k run cannot afford 8) */
+static const char *g_abl_variants = NULL; /* --ablation-variants LIST: NULL = all */
 static int g_projected = 0;          /* --projected: def.itr_exact_hessian = 0 (DESIGN's projected outer step) */
 
 /* ------------------------------------------------------------------ scenes */
@@ -357,7 +362,7 @@ static void section_ablation(void)
     char names[NVMAX][16] = { "none", "schedule", "cache", "both", "both-blk", "both-r" };
     static const int sch[NVMAX] = { 0, 1, 0, 1, 1, 1 }, cac[NVMAX] = { 0, 0, 1, 1, 2, 3 };
     const int NV = g_reuse_alt >= 0 ? 6 : 5;
-    const int n = g_abl_n, warm = g_abl_sphere == 1 ? 10 : 5, steps = NSTEP, reps = g_reps;
+    const int n = g_abl_n, warm = g_abl_sphere == 1 ? 10 : 5, steps = g_abl_steps, reps = g_reps;
     double *states[NSTEP] = { NULL }, ip_none[NSTEP], dev_max[NVMAX], dev_sum[NVMAX];
     size_t ssz;
     rc_sim *s;
@@ -402,7 +407,19 @@ static void section_ablation(void)
     /* the machine is shared: a load burst during one variant skews a single pass, so every variant
        runs reps times, interleaved, and its time is the fastest pass (the runs are deterministic:
        same iterates, same stats in every pass) */
-    for (c = 0; c < NV; ++c) { memset(&acc[c], 0, sizeof acc[c]); tt[c] = HUGE_VAL; ok[c] = 1; dev_max[c] = dev_sum[c] = 0.0; }
+    for (c = 0; c < NV; ++c) {
+        memset(&acc[c], 0, sizeof acc[c]); tt[c] = HUGE_VAL; ok[c] = 1; dev_max[c] = dev_sum[c] = 0.0;
+        if (g_abl_variants) {   /* whole names in the comma-separated list */
+            const char *p = g_abl_variants;
+            size_t len = strlen(names[c]);
+            ok[c] = 0;
+            while (p && *p) {
+                if (strncmp(p, names[c], len) == 0 && (p[len] == ',' || p[len] == '\0')) ok[c] = 1;
+                p = strchr(p, ',');
+                if (p) ++p;
+            }
+        }
+    }
     for (r = 0; r < reps; ++r)
         for (c = 0; c < NV; ++c) {
             double pass = 0.0;
@@ -444,7 +461,7 @@ static void section_ablation(void)
     printf("  | variant | s/step (speedup) | outer/step | inner/step | linear solves/step | active rate | IP dev mean / max | converged |\n");
     printf("  |---|---|---|---|---|---|---|---|\n");
     for (c = 0; c < NV; ++c) {
-        if (!ok[c]) { printf("  | %s | failed | | | | | | |\n", names[c]); continue; }
+        if (!ok[c]) { printf("  | %s | %s | | | | | | |\n", names[c], tt[c] == HUGE_VAL ? "not run" : "failed"); continue; }
         printf("  | %s | %.3f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.3f | %.2f%% / %.2f%% | %d/%d |\n", names[c],
                tt[c] / steps, ok[0] ? tt[0] / tt[c] : 0.0,
                (double)acc[c].outer_iters / steps, ok[0] ? (double)acc[c].outer_iters / acc[0].outer_iters : 0.0,
@@ -553,6 +570,8 @@ int main(int argc, char **argv)
             continue;
         }
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) { g_reps = int_arg(argv[++i], 1, 100); continue; }
+        if (strcmp(argv[i], "--ablation-steps") == 0 && i + 1 < argc) { g_abl_steps = int_arg(argv[++i], 1, 8); continue; }
+        if (strcmp(argv[i], "--ablation-variants") == 0 && i + 1 < argc) { g_abl_variants = argv[++i]; continue; }
         if (strcmp(argv[i], "--no64k") == 0) { g_no64k = 1; continue; }
         if (strcmp(argv[i], "--projected") == 0) { g_projected = 1; continue; }
         if (strcmp(argv[i], "--static") == 0) { g_static = 1; continue; }
@@ -562,7 +581,7 @@ int main(int argc, char **argv)
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
         if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--ablation-scene two_point|two_point_moving|sphere] [--ablation-skip A] [--reps R] [--projected]\n", argv[0]); return 2; }
     }
-    if (g_abl_n < 0 || g_reps < 0 || g_abl_skip < 0) { fprintf(stderr, "--ablation-n needs an integer N in [2, 1000], --reps R in [1, 100], --ablation-skip A >= 0\n"); return 2; }
+    if (g_abl_n < 0 || g_reps < 0 || g_abl_skip < 0 || g_abl_steps < 0) { fprintf(stderr, "--ablation-n needs an integer N in [2, 1000], --reps R in [1, 100], --ablation-skip A >= 0, --ablation-steps S in [1, 8]\n"); return 2; }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;
     if (want[0]) section_scaling();
     if (want[1]) section_adaptive();
