@@ -3475,6 +3475,35 @@ static void t_fast_plate(int adaptive)
     CHECKF(worst >= def.contact_thickness * (1.0 - 1e-6), "a vertex %.3g m in front of the plate's face: the plate passed through the sheet", worst);
     rc_sim_destroy(s);
 }
+/* the least distance from the cloth's triangles to the 12 edges of the box R [-half, half] + c
+   (R row-major, NULL = identity): edge e runs along axis e / 4, at the signs (e & 1, e & 2) of the
+   other two */
+static double t_box_edges_clearance(const rc_sim *s, const double *R, const double c[3], const double half[3])
+{
+    static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    const double *x = rc_sim_positions(s);
+    const int *tri = rc_sim_tris(s);
+    double clear = HUGE_VAL;
+    int e, t, k;
+    if (!R) R = I;
+    for (e = 0; e < 12; ++e) {
+        int d = e / 4, o1 = (d + 1) % 3, o2 = (d + 2) % 3;
+        double la[3], lb[3], a[3], b[3], tau;
+        la[d] = -half[d];
+        la[o1] = (e & 1 ? 1 : -1) * half[o1];
+        la[o2] = (e & 2 ? 1 : -1) * half[o2];
+        memcpy(lb, la, sizeof lb);
+        lb[d] = half[d];
+        for (k = 0; k < 3; ++k) {
+            a[k] = c[k] + R[3 * k] * la[0] + R[3 * k + 1] * la[1] + R[3 * k + 2] * la[2];
+            b[k] = c[k] + R[3 * k] * lb[0] + R[3 * k + 1] * lb[1] + R[3 * k + 2] * lb[2];
+        }
+        for (t = 0; t < rc_sim_num_tris(s); ++t)
+            clear = fmin(clear, sqrt(rc__ct_segment_triangle_d2(a, b, x + 3 * tri[3 * t], x + 3 * tri[3 * t + 1], x + 3 * tri[3 * t + 2], &tau)));
+    }
+    return clear;
+}
+
 /* Session 39: a thin plate (4 mm, 0.24 m square) lifting a larger resting sheet (0.5 m, 15 x 15,
    friction 0.5) 5 cm per step, twelve plate thicknesses per step. The triangles straddling the
    plate's edges are carried whole (rc__sim_carry_analytic: each vertex moves with the plate from
@@ -3491,7 +3520,7 @@ static void test_sim_thin_plate_lifts_sheet(void)
         rc_sim *s;
         rc_step_stats ss;
         double tr[3] = { 0.25, 0.25, -0.0035 }, above = HUGE_VAL, clear = HUGE_VAL, gap = HUGE_VAL;
-        int id = -1, k, i, t, e, split = 0, steps = mode ? 3 : 4;
+        int id = -1, k, i, split = 0, steps = mode ? 3 : 4;
         def.adaptive = mode;
         def.num_threads = 1;
         def.friction = 0.5;
@@ -3502,7 +3531,6 @@ static void test_sim_thin_plate_lifts_sheet(void)
         for (k = 0; k < steps; ++k) {
             rc_status rs;
             const double *x = rc_sim_positions(s);
-            const int *tri = rc_sim_tris(s);
             tr[2] += 0.05;
             CHECK_OK(rc_sim_move_obstacle(s, id, tr, NULL));
             rs = rc_sim_step(s, &ss);
@@ -3520,16 +3548,7 @@ static void test_sim_thin_plate_lifts_sheet(void)
                 gap = fmin(gap, in > 0.0 ? sqrt(out) : in);
             }
             above = fmin(above, x[3 * 112 + 2] - (tr[2] + half[2]));   /* the sheet's centre (7, 7) rides on top */
-            for (e = 0; e < 12; ++e) {   /* edge e along axis e / 4, at the signs (e & 1, e & 2) of the other two */
-                int d = e / 4, o1 = (d + 1) % 3, o2 = (d + 2) % 3, c;
-                double a[3], b[3], tau;
-                for (c = 0; c < 3; ++c) a[c] = b[c] = tr[c];
-                a[d] -= half[d]; b[d] += half[d];
-                a[o1] += (e & 1 ? 1 : -1) * half[o1]; b[o1] = a[o1];
-                a[o2] += (e & 2 ? 1 : -1) * half[o2]; b[o2] = a[o2];
-                for (t = 0; t < rc_sim_num_tris(s); ++t)
-                    clear = fmin(clear, sqrt(rc__ct_segment_triangle_d2(a, b, x + 3 * tri[3 * t], x + 3 * tri[3 * t + 1], x + 3 * tri[3 * t + 2], &tau)));
-            }
+            clear = fmin(clear, t_box_edges_clearance(s, NULL, tr, half));
         }
         printf("    %s: a 4 mm plate lifting a sheet 5 cm per step: %d of %d steps split; vertices %.3g mm from the plate at least, triangles %.3g mm from its edges, the sheet's centre %.3g mm above its top\n",
                mode ? "adaptive" : "fixed", split, steps, 1e3 * gap, 1e3 * clear, 1e3 * above);
@@ -3692,7 +3711,7 @@ static void t_random_moving_box(unsigned long long seed)
     rc_mesh m;
     rc_sim *s = NULL;
     double half[3], R0[9], R[9], Rs[9], ax[3], sax[3], v[3], c0[3], th0, w, lo = 0.0, gap = HUGE_VAL, clear = HUGE_VAL;
-    int n, kind, steps, k, i, j, c, e, t, id = -1, split = 0, maxsub = 1, ok = 1;
+    int n, kind, steps, k, i, j, c, id = -1, split = 0, maxsub = 1, ok = 1;
     t_box_rng = seed * 2654435761ULL + 12345;
     t_box_rnd(); t_box_rnd();
     n = 11 + (int)(t_box_rnd() * 7);
@@ -3738,8 +3757,6 @@ static void t_random_moving_box(unsigned long long seed)
         rc_step_stats ss;
         rc_status rs;
         double tr[3], Rn[9];
-        const double *x = rc_sim_positions(s);
-        const int *tri = rc_sim_tris(s);
         for (i = 0; i < 3; ++i)
             for (j = 0; j < 3; ++j) Rn[3 * i + j] = Rs[3 * i] * R[j] + Rs[3 * i + 1] * R[3 + j] + Rs[3 * i + 2] * R[6 + j];
         memcpy(R, Rn, sizeof R);
@@ -3751,21 +3768,7 @@ static void t_random_moving_box(unsigned long long seed)
         split += ss.substeps > 1;
         if (ss.substeps > maxsub) maxsub = ss.substeps;
         for (i = 0; i < s->nv; ++i) gap = fmin(gap, rc__sim_obs_sdf(s->obs + id, s->x + 3 * i, NULL, NULL));
-        for (e = 0; e < 12; ++e) {   /* box edge e along axis e / 4, at the signs (e & 1, e & 2) of the other two */
-            int d = e / 4, o1 = (d + 1) % 3, o2 = (d + 2) % 3;
-            double la[3] = { 0, 0, 0 }, lb[3], a[3], b[3], tau;
-            la[d] = -half[d];
-            la[o1] = (e & 1 ? 1 : -1) * half[o1];
-            la[o2] = (e & 2 ? 1 : -1) * half[o2];
-            memcpy(lb, la, sizeof lb);
-            lb[d] = half[d];
-            for (c = 0; c < 3; ++c) {
-                a[c] = tr[c] + R[3 * c] * la[0] + R[3 * c + 1] * la[1] + R[3 * c + 2] * la[2];
-                b[c] = tr[c] + R[3 * c] * lb[0] + R[3 * c + 1] * lb[1] + R[3 * c + 2] * lb[2];
-            }
-            for (t = 0; t < rc_sim_num_tris(s); ++t)
-                clear = fmin(clear, sqrt(rc__ct_segment_triangle_d2(a, b, x + 3 * tri[3 * t], x + 3 * tri[3 * t + 1], x + 3 * tri[3 * t + 2], &tau)));
-        }
+        clear = fmin(clear, t_box_edges_clearance(s, R, tr, half));
     }
     printf("    seed %llu: kind %d, box %.1f x %.1f x %.1f mm, %.1f cm and %.2f rad per step, %d steps: %d split (at most %d substeps), vertices %.3g mm and triangles %.3g mm off the box\n",
            seed, kind, 2e3 * half[0], 2e3 * half[1], 2e3 * half[2], 100.0 * sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), w, steps, split, maxsub,
