@@ -315,7 +315,10 @@ RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path);
    significant digits (exact round trip; "%.17g", so the C locale is expected, as by the reader).
    The file is written as path.tmp (replacing any file of that name) and renamed to path when
    complete, so a write that fails (RC_ERR_IO) leaves an existing file at path as it was (on
-   Windows, whose rename does not replace, the old file is removed just before the rename). */
+   Windows, whose rename does not replace, the old file is removed just before the rename).
+   Being a rename, it replaces whatever path names: a symbolic link is replaced by the file (its
+   target keeps its old contents), and so would be a device node such as /dev/null where the
+   directory is writable; give the final path of a regular file. */
 RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *pos, const double *ref_uv,
                                       int nt, const int *tris);
 
@@ -573,7 +576,7 @@ typedef struct rc_sim_def {
     double bending_scale;       /* 1.0 = a thin plate of material.thickness. Real cloth bends far
                                    more easily: the cotton default uses 1.0 with the plate
                                    thickness already chosen for bending; lower it for limp fabric */
-    double dt;                  /* time step, s (default 1/100) */
+    double dt;                  /* time step, s (default 1/100; at least 1e-9) */
     double gravity[3];          /* m/s^2 (default 0, 0, -9.81) */
     int adaptive;               /* 0: fixed mesh (u frozen, the baseline); 1: r-adaptive (default 0) */
 
@@ -634,7 +637,7 @@ typedef struct rc_sim_def {
     double contact_thickness;   /* xi, m: the gap kept between cloth and obstacles, and between two
                                    layers of cloth (self contact), default 1e-3 */
     double contact_dhat;        /* dhat, m: barrier activation distance beyond xi, default 2e-3 */
-    double friction;            /* default Coulomb coefficient mu for obstacles added later, default 0.3 */
+    double friction;            /* default Coulomb coefficient mu for obstacles added later, default 0.3 (at most 1e6) */
     double friction_eps_v;      /* static/dynamic smoothing speed eps_v, m/s, default 1e-3: "static"
                                    friction is a slip below eps_v, so cloth held on a slope creeps at
                                    eps_v (1 - sqrt(1 - tan(theta)/mu)) (0.36 mm/s at 10 degrees, mu 0.3);
@@ -749,7 +752,8 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]); 
    add_material_handle: stiffness > 0 (N/m); uv must lie in the reference domain (within 1e-9 of
    a triangle, relative to its size), else RC_ERR_INVALID_ARGUMENT. move: new target (call each
    frame to animate). add_material_load: a dead force (N) at uv (stiffness 0); set_material_load
-   changes it. remove works for both. rc_sim_material_point gives the current world position of
+   changes it (given a handle's id, it sets a dead force acting beside the handle's spring: the f
+   of E above). remove works for both. rc_sim_material_point gives the current world position of
    any material point uv (the same interpolation). */
 RCLOTHDEF rc_status rc_sim_add_material_handle(rc_sim *s, const double uv[2], const double target[3], double stiffness, int *id);
 RCLOTHDEF rc_status rc_sim_move_material_handle(rc_sim *s, int id, const double target[3]);
@@ -775,7 +779,7 @@ RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], d
    Stitched vertices should start at (nearly) the same world position. */
 RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness);
 /* Analytic obstacles (kinematic: rc_sim_move_obstacle / rc_sim_teleport_obstacle), friction
-   def.friction until rc_sim_set_obstacle_friction (mu >= 0). A plane's free side is the one its
+   def.friction until rc_sim_set_obstacle_friction (0 <= mu <= 1e6). A plane's free side is the one its
    normal points to (any finite nonzero length); a box is axis-aligned in its own frame (rotate it
    with rc_sim_move_obstacle), half extents > 0; radii > 0. *id (may be NULL) gets the obstacle's
    index, shared with the triangle meshes. Errors: RC_ERR_INVALID_ARGUMENT (NULL, a zero normal, a
@@ -5766,11 +5770,13 @@ static double rc__inertia_tri(const double x[9], const double u[6], const double
 {
     double A2, dA2[6], r[9], phi[3], Phi, m, dm[6], gphi[6], ih2 = 1.0 / (h * h), c = rho_tau / 6.0;
     int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9, i, j, k, l;
-    /* 2A = sum_i u_i x u_{i+1} (2D cross); d(2A)/du_i = (d_y, -d_x), d = u_{i+1} - u_{i+2} */
-    A2 = 0.0;
+    /* 2A = (u1 - u0) x (u2 - u0) (2D cross), from differences: the shoelace sum of u_i x u_{i+1}
+       on absolute coordinates cancels catastrophically far from the origin (a chart at 1e6 m with
+       1 cm cells lost the masses' leading digits: 1.2 mm of drift in 20 steps, a fuzz probe);
+       d(2A)/du_i = (d_y, -d_x), d = u_{i+1} - u_{i+2} */
+    A2 = (u[2] - u[0]) * (u[5] - u[1]) - (u[3] - u[1]) * (u[4] - u[0]);
     for (i = 0; i < 3; ++i) {
-        const double *a = u + 2 * i, *b = u + 2 * ((i + 1) % 3), *e = u + 2 * ((i + 2) % 3);
-        A2 += a[0] * b[1] - a[1] * b[0];
+        const double *b = u + 2 * ((i + 1) % 3), *e = u + 2 * ((i + 2) % 3);
         dA2[2 * i] = b[1] - e[1];
         dA2[2 * i + 1] = -(b[0] - e[0]);
     }
@@ -7854,6 +7860,7 @@ struct rc_sim {
     int has_mesh_obstacle;
     int support_moves;                    /* this step: an obstacle with lagged friction contact moved (rc__sim_ritr: strict first inner solve) */
     double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
+    int start_pushed;                     /* this step's start pushed cloth out of an analytic obstacle (rc__sim_push_out) */
     int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, other obstacles: rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
@@ -8045,6 +8052,13 @@ RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s) { return s ? s->err : "
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s) { return s ? s->warn : "no sim"; }
 RCLOTHDEF int rc_sim_mesh_was_flipped(const rc_sim *s) { return s ? s->flipped : 0; }
 
+/* Friction coefficients beyond 1e6 (fabrics: 0.1-1.5; 10 already holds cloth like glue) are
+   refused: probes of a sheet on a plane tilted by its gravity, 10 steps, held it to the bit up to
+   mu = 1e9, 7 of 10 steps converged at 1e100, and at 1e300 the joint Hessian overflowed (every
+   step in contact failed "factorization ... failed"). */
+#define RC__MU_MAX 1e6
+#define RC__DT_MIN 1e-9
+
 static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
 {
     const rc_mesh_desc *m = &d->mesh;
@@ -8063,6 +8077,10 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFCHECK(m->ref_uv != NULL && m->tris != NULL, "mesh.ref_uv and mesh.tris must not be NULL");
     RC__DEFCHECK(m->num_verts <= 50000000 && m->num_tris <= 100000000, "mesh too large");
     RC__DEFCHECK(d->dt > 0.0, "dt must be positive");
+    /* 1/dt^2 weights the inertia and tol L dt is the stopping bound: far below a nanosecond double
+       precision loses them (probes on a falling 8 x 8 grid: at dt 1e-100 it fell 8x too far in
+       three steps, RC_OK; at 1e-160 the first step failed blaming a degenerated triangle) */
+    RC__DEFCHECK(d->dt >= RC__DT_MIN, "dt must be >= 1e-9 s (below, the inertia's 1/dt^2 and the stopping bound tol L dt leave double precision)");
     RC__DEFCHECK(d->bending_scale >= 0.0, "bending_scale must be >= 0");
     RC__DEFCHECK(d->adaptive == 0 || d->adaptive == 1, "adaptive must be 0 or 1");
     RC__DEFCHECK(d->tol > 0.0, "tol must be positive");
@@ -8088,7 +8106,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFCHECK(d->travel_weight >= 0.0, "travel_weight must be >= 0");
     RC__DEFCHECK(d->contact_thickness >= 0.0, "contact_thickness must be >= 0");
     RC__DEFCHECK(d->contact_dhat > 0.0, "contact_dhat must be > 0");
-    RC__DEFCHECK(d->friction >= 0.0, "friction must be >= 0");
+    RC__DEFCHECK(d->friction >= 0.0 && d->friction <= RC__MU_MAX, "friction must be in [0, 1e6]");
     RC__DEFCHECK(d->friction_eps_v > 0.0, "friction_eps_v must be > 0");
     RC__DEFCHECK(d->num_threads >= 0, "num_threads must be >= 0");
     RC__DEFCHECK(d->self_contact == 0 || d->self_contact == 1, "self_contact must be 0 or 1");
@@ -8743,7 +8761,7 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu)
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (id < 0 || id >= s->nobs) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_friction: no such obstacle");
     if (!rc__isfinite(mu)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_obstacle_friction: mu is not finite");
-    if (mu < 0.0) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_friction: mu must be >= 0");
+    if (!(mu >= 0.0 && mu <= RC__MU_MAX)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_friction: mu must be in [0, 1e6]");
     s->obs[id].mu = mu;
     return RC_OK;
 }
@@ -14328,6 +14346,7 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
         }
         if (!inside) break;
     }
+    s->start_pushed |= pushed;
     if (pushed) {
         /* The push moves some cloth vertices and not their neighbours: with self contact it must
            not push cloth through cloth. Cloth that the pushed cloth would run into is pushed too,
@@ -14775,6 +14794,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
     s->t_bp = s->t_np = s->t_ccd = 0.0;   /* the step's contact timings, the placement's CCD included */
+    s->start_pushed = 0;
     if (s->nobs > 0) {   /* cloth inside an obstacle that did not move: placed out, before x^t is taken */
         /* the cloth-cloth CCD that limits the placement excludes pairs by x0 and u0_step: this
            state's, not the previous step's (or the zeros of a new sim, which excluded every pair:
@@ -14880,6 +14900,14 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         n = snprintf(msg, sizeof msg, "the energy of the step's start is not finite (");
         for (k = 0; k < 8 && n > 0 && (size_t)n < sizeof msg; ++k)
             if (!rc__isfinite(vals[k])) n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s %s", listed++ ? ", " : "", names[k], rc__isnan(vals[k]) ? "NaN" : "inf");
+        /* cloth that started inside an obstacle (deeper than the push can resolve: a sheet wholly
+           inside a box, its vertices pushed to different faces) is a contact violation of the
+           state given, not an overflow (a probe: the message blamed velocities or loads) */
+        if (s->start_pushed) {
+            if (n > 0 && (size_t)n < sizeof msg)
+                snprintf(msg + n, sizeof msg - (size_t)n, "): the cloth started inside an obstacle, and pushing it out collapsed world triangles; start it outside the obstacles");
+            return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
+        }
         if (n > 0 && (size_t)n < sizeof msg)
             snprintf(msg + n, sizeof msg - (size_t)n, "): %s%s", !rc__isfinite(vals[4]) ? "a reference triangle inverted; " : "",
                      any_pin ? "a world triangle degenerated (a pin moved onto a neighbour?), or velocities or loads too large"
@@ -15147,6 +15175,8 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         int t, v;
         if (!(sc[0] >= 0.0) || !(sc[1] >= 0.0) || !(sc[2] >= 0.0) || !(sc[3] >= 0.0) || !(sc[4] >= 0.0) || !(sc[5] >= 0.0))
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative barrier stiffness, contact distance or solver shift");
+        if (!(sc[-1] >= 0.0))   /* the simulated time starts at 0 and only grows */
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative simulated time");
         for (t = 0; t < s->nt; ++t) {
             const double *a = uu + 2 * s->tris[3 * t], *bb = uu + 2 * s->tris[3 * t + 1], *c = uu + 2 * s->tris[3 * t + 2];
             double ul[6], J[4], det;

@@ -473,6 +473,7 @@ R_MUT(rm_nt, d->mesh.num_tris = 0)
 R_MUT(rm_uv_null, d->mesh.ref_uv = NULL)
 R_MUT(rm_tris_null, d->mesh.tris = NULL)
 R_MUT(rm_dt0, d->dt = 0)
+R_MUT(rm_dt_tiny, d->dt = 1e-10)
 R_MUT(rm_dt_nan, d->dt = R_NAN)
 R_MUT(rm_dt_inf, d->dt = R_INF)
 R_MUT(rm_grav, d->gravity[1] = R_NAN)
@@ -497,6 +498,7 @@ R_MUT(rm_qw, d->quality_weight = R_NAN)
 R_MUT(rm_xi, d->contact_thickness = -1e-3)
 R_MUT(rm_dhat, d->contact_dhat = 0)
 R_MUT(rm_mu, d->friction = -0.1)
+R_MUT(rm_mu_huge, d->friction = 1e300)
 R_MUT(rm_epsv, d->friction_eps_v = 0)
 R_MUT(rm_thr, d->num_threads = -2)
 R_MUT(rm_sched7, d->itr_schedule = 7)
@@ -538,6 +540,7 @@ static void test_rel_sim_def_table(void)
         { "ref_uv NULL", rm_uv_null, RC_ERR_INVALID_ARGUMENT },
         { "tris NULL", rm_tris_null, RC_ERR_INVALID_ARGUMENT },
         { "dt 0", rm_dt0, RC_ERR_INVALID_ARGUMENT },
+        { "dt 1e-10 (below 1e-9)", rm_dt_tiny, RC_ERR_INVALID_ARGUMENT },
         { "dt NaN", rm_dt_nan, RC_ERR_NON_FINITE },
         { "dt inf", rm_dt_inf, RC_ERR_NON_FINITE },
         { "gravity NaN", rm_grav, RC_ERR_NON_FINITE },
@@ -562,6 +565,7 @@ static void test_rel_sim_def_table(void)
         { "contact_thickness < 0", rm_xi, RC_ERR_INVALID_ARGUMENT },
         { "contact_dhat 0", rm_dhat, RC_ERR_INVALID_ARGUMENT },
         { "friction < 0", rm_mu, RC_ERR_INVALID_ARGUMENT },
+        { "friction 1e300", rm_mu_huge, RC_ERR_INVALID_ARGUMENT },
         { "friction_eps_v 0", rm_epsv, RC_ERR_INVALID_ARGUMENT },
         { "num_threads < 0", rm_thr, RC_ERR_INVALID_ARGUMENT },
         { "itr_schedule 7", rm_sched7, RC_ERR_INVALID_ARGUMENT },
@@ -627,6 +631,9 @@ static void test_rel_sim_def_table(void)
         d.dt = -1.0;
         CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && strstr(why, "dt") != NULL);
         d.dt = rc_default_sim_def().dt;
+        d.friction = 2e6;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && strstr(why, "friction") != NULL);
+        d.friction = rc_default_sim_def().friction;
         /* a NaN scalar is RC_ERR_NON_FINITE, named (session 20: dt NaN was RC_ERR_INVALID_ARGUMENT
            while material.young NaN was RC_ERR_NON_FINITE) */
         d.gravity[2] = R_NAN;
@@ -708,6 +715,7 @@ static void test_rel_sim_calls_bad(void)
     R_BAD(rc_sim_set_obstacle_friction(s, 5, 0.1), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_set_obstacle_friction(s, -1, 0.1), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_set_obstacle_friction(s, sph, -0.1), RC_ERR_INVALID_ARGUMENT);
+    R_BAD(rc_sim_set_obstacle_friction(s, sph, 1e300), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_set_obstacle_friction(s, sph, R_NAN), RC_ERR_NON_FINITE);
     R_BAD(rc_sim_move_obstacle(s, 9, zero, NULL), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_move_obstacle(s, sph, NULL, NULL), RC_ERR_INVALID_ARGUMENT);
@@ -817,6 +825,23 @@ static void test_rel_sim_start_inside(void)
         /* unpin: the sim is usable again */
         CHECK_OK(rc_sim_unpin(s, 12));
         CHECK_OK(rc_sim_step(s, NULL));
+        free(x0);
+    }
+    rc_sim_destroy(s);
+    s = NULL;
+    /* the whole sheet inside a box: its vertices are pushed to different faces and the triangles
+       collapse; a contact violation of the state given, said so (a fuzz probe, session 41: it
+       was RC_ERR_NON_FINITE blaming velocities or loads), the state kept */
+    CHECK_OK(rc_sim_create(&sc.def, &s));
+    if (s) {
+        double box_c[3] = { 0.2, 0.2, 0.5 }, half[3] = { 1, 1, 1 };   /* the sheet at its mid-height */
+        double *x0 = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+        CHECK_OK(rc_sim_add_box(s, box_c, half, &id));
+        if (x0) memcpy(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv);
+        st = rc_sim_step(s, NULL);
+        CHECKF(st == RC_ERR_INTERSECTING && strstr(rc_sim_last_error(s), "started inside an obstacle"),
+               "sheet inside a box: got %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+        if (x0) CHECK(memcmp(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv) == 0);
         free(x0);
     }
     rc_sim_destroy(s);
@@ -1084,6 +1109,9 @@ static void test_rel_probes_s18(void)
         kappa[0] = -1.0;
         CHECK(rc_sim_load_state(s, b) == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "stiffness") != NULL);
         kappa[0] = 0.0;
+        kappa[-1] = -1.0;   /* the simulated time (session 41's fuzz: a negative time was taken) */
+        CHECK(rc_sim_load_state(s, b) == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "time") != NULL);
+        kappa[-1] = 0.0;
         for (i = 0; i < 9; ++i) R[i] *= 2.0;
         CHECK(rc_sim_load_state(s, b) == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "orthonormal") != NULL);
         for (i = 0; i < 9; ++i) R[i] *= 0.5;
@@ -1432,8 +1460,96 @@ static void test_rel_huge_force_recovers(void)
     }
 }
 
+/* Only differences of the reference uv carry physics, so a chart far from the origin must move
+   as one at the origin. A fuzz probe (session 41) found the lumped masses computed by the
+   shoelace sum of u_i x u_{i+1} on absolute uv: with the 10 cm sheet's chart at 1e6 m (1 cm
+   cells) its leading digits cancelled and the pinned sheet drifted 1.2 mm from the origin's run in
+   20 steps (17.7 cm at 1e7 m), every step RC_OK and converged. Fixed mode (the adaptive
+   trajectory turns on round-off-level differences anyway: an offset of 1e-12 m moves it by mm). */
+static void test_rel_uv_chart_far_from_origin(void)
+{
+    static const double offset[3] = { 0.0, 1e6, 1e7 };
+    double *ref = NULL;
+    int j;
+    for (j = 0; j < 3; ++j) {
+        rc_mesh m;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        double p0[3] = { 0.0, 0.0, 0.0 }, p1[3] = { 0.1, 0.0, 0.0 }, worst = 0.0;
+        int i, st, conv = 0;
+        CHECK_OK(rc_mesh_grid(&m, 0.1, 0.1, 11, 11, RC_DIAG_ALTERNATING));
+        for (i = 0; i < 2 * m.num_verts; ++i) m.ref_uv[i] += offset[j];
+        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.num_threads = 1;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) { rc_mesh_free(&m); break; }
+        CHECK_OK(rc_sim_pin(s, 0, p0));
+        CHECK_OK(rc_sim_pin(s, 10, p1));
+        for (st = 0; st < 20; ++st) {
+            rc_step_stats stats;
+            CHECK_OK(rc_sim_step(s, &stats));
+            conv += stats.converged;
+        }
+        if (!ref) {
+            ref = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv);
+            if (ref) memcpy(ref, rc_sim_positions(s), sizeof(double) * 3 * (size_t)s->nv);
+        } else {
+            for (i = 0; i < 3 * s->nv; ++i) worst = fmax(worst, fabs(rc_sim_positions(s)[i] - ref[i]));
+            printf("    chart at %g m: %d of 20 steps converged, max |x - x(chart at 0)| = %.2e m\n", offset[j], conv, worst);
+            CHECKF(worst <= 1e-7, "chart at %g m: the sheet drifts %.2e m from the run at the origin", offset[j], worst);
+        }
+        CHECK(conv == 20);
+        rc_sim_destroy(s);
+        rc_mesh_free(&m);
+    }
+    free(ref);
+}
+
+/* The bounds of dt (>= 1e-9 s) and of the friction coefficient (<= 1e6) are usable: a sheet at
+   the smallest dt falls as g dt^2 (1 + 2 + 3) in three steps, and one on a plane tilted by its
+   gravity at mu = 1e6 holds (the refusals beyond are in test_rel_sim_def_table /
+   test_rel_sim_calls_bad; below and beyond them, probes fell 8x too far at dt 1e-100 and failed
+   every contact step at mu 1e300) */
+static void test_rel_dt_friction_bounds(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        rc_mesh m;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        int st, id = -1;
+        double p0[3] = { 0.0, 0.0, -0.002 }, nz[3] = { 0.0, 0.0, 1.0 }, fall;
+        CHECK_OK(rc_mesh_grid(&m, 0.3, 0.3, 8, 8, RC_DIAG_ALTERNATING));
+        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
+        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.adaptive = mode; def.num_threads = 1; def.dt = 1e-9;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) { rc_mesh_free(&m); return; }
+        for (st = 0; st < 3; ++st) CHECK_OK(rc_sim_step(s, NULL));
+        fall = -rc_sim_positions(s)[2] / (6.0 * 9.81 * 1e-18);
+        CHECKF(fabs(fall - 1.0) < 1e-6, "%s, dt 1e-9: fell %.9f of g dt^2 (1 + 2 + 3)", mode ? "adaptive" : "fixed", fall);
+        rc_sim_destroy(s);
+        def.dt = 0.01; def.gravity[0] = 5.0;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) { rc_mesh_free(&m); return; }
+        CHECK_OK(rc_sim_add_plane(s, p0, nz, &id));
+        CHECK_OK(rc_sim_set_obstacle_friction(s, id, 1e6));
+        for (st = 0; st < 10; ++st) {
+            rc_step_stats stats;
+            CHECK_OK(rc_sim_step(s, &stats));
+            CHECK(stats.converged);
+        }
+        CHECKF(fabs(rc_sim_positions(s)[0]) < 1e-9, "%s, mu 1e6: the sheet slid %.2e m", mode ? "adaptive" : "fixed", rc_sim_positions(s)[0]);
+        rc_sim_destroy(s);
+        rc_mesh_free(&m);
+    }
+}
+
 static void suite_reliability(void)
 {
+    RUN(test_rel_dt_friction_bounds);
+    RUN(test_rel_uv_chart_far_from_origin);
     RUN(test_rel_ldlt_analyze_bad);
     RUN(test_rel_huge_force_recovers);
     RUN(test_rel_ldlt_numeric_bad);
