@@ -1546,8 +1546,61 @@ static void test_rel_dt_friction_bounds(void)
     }
 }
 
+/* Self contact excludes the pairs within contact_thickness + contact_dhat of each other in the
+   flat reference, so such nearby material can fold through itself unseen (a random adaptive
+   pinch of session 41 did, every step RC_OK and converged). The end of every step is checked
+   exactly and a crossing reported: rc_step_stats.self_crossed and the warning naming it. Here an
+   edge is pinned through a triangle one cell away (1 cm cells, an exclusion radius of 1.6 cm), the
+   triangle pinned too; the same sheet untouched reports nothing. */
+static void test_rel_self_crossing_reported(void)
+{
+    int crossed;
+    for (crossed = 0; crossed < 2; ++crossed) {
+        rc_mesh m;
+        rc_sim_def d = rc_default_sim_def();
+        rc_sim *s = NULL;
+        const int nx = 7, v = 3 * nx + 3, w = 4 * nx + 3;
+        int t, k, T = -1, step;
+        CHECK_OK(rc_mesh_grid(&m, 0.06, 0.06, nx, nx, RC_DIAG_ALTERNATING));
+        d.self_contact = 1; d.gravity[2] = 0.0; d.num_threads = 1;
+        d.contact_thickness = 0.004; d.contact_dhat = 0.012;
+        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
+        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        for (t = 0; t < m.num_tris && T < 0; ++t) {   /* a triangle right of v, sharing no vertex with the edge v-w */
+            const int *tv = m.tris + 3 * t;
+            double cx = 0.0, cy = 0.0;
+            int shares = 0;
+            for (k = 0; k < 3; ++k) { cx += m.ref_uv[2 * tv[k]] / 3.0; cy += m.ref_uv[2 * tv[k] + 1] / 3.0; shares |= tv[k] == v || tv[k] == w; }
+            if (!shares && cx > 0.035 && cx < 0.045 && cy > 0.03 && cy < 0.04) T = t;
+        }
+        CHECK(T >= 0);
+        if (T < 0) { rc_mesh_free(&m); return; }
+        if (crossed) {   /* v above and w below the triangle's centroid: the edge v-w pierces it */
+            double cx = 0.0, cy = 0.0;
+            for (k = 0; k < 3; ++k) { cx += m.pos[3 * m.tris[3 * T + k]] / 3.0; cy += m.pos[3 * m.tris[3 * T + k] + 1] / 3.0; }
+            m.pos[3 * v] = cx; m.pos[3 * v + 1] = cy; m.pos[3 * v + 2] = 0.002;
+            m.pos[3 * w] = cx; m.pos[3 * w + 1] = cy + 1e-4; m.pos[3 * w + 2] = -0.002;
+        }
+        CHECK_OK(rc_sim_create(&d, &s));
+        if (!s) { rc_mesh_free(&m); return; }
+        CHECK_OK(rc_sim_pin(s, v, m.pos + 3 * v));
+        CHECK_OK(rc_sim_pin(s, w, m.pos + 3 * w));
+        for (k = 0; k < 3; ++k) CHECK_OK(rc_sim_pin(s, m.tris[3 * T + k], m.pos + 3 * m.tris[3 * T + k]));
+        for (step = 0; step < 2; ++step) {
+            rc_step_stats st;
+            CHECK_OK(rc_sim_step(s, &st));
+            CHECKF(st.self_crossed == crossed, "%s: self_crossed %d", crossed ? "pierced" : "flat", st.self_crossed);
+            CHECKF(!crossed == !strstr(rc_sim_last_warning(s), "crosses itself"), "warning: '%s'", rc_sim_last_warning(s));
+        }
+        if (crossed) printf("    %s\n", rc_sim_last_warning(s));
+        rc_sim_destroy(s);
+        rc_mesh_free(&m);
+    }
+}
+
 static void suite_reliability(void)
 {
+    RUN(test_rel_self_crossing_reported);
     RUN(test_rel_dt_friction_bounds);
     RUN(test_rel_uv_chart_far_from_origin);
     RUN(test_rel_ldlt_analyze_bad);
