@@ -712,7 +712,8 @@ typedef struct rc_step_stats {
        at rest), so a fold sharper than the thickness allows can pass such nearby material
        through itself (an adaptive mesh whose cells slid below that size, pinched). Then
        rc_sim_last_warning names the edge and the triangle; refine the cloth or lower the
-       thickness. Later steps keep a crossing (contact cannot untangle one). */
+       thickness. Later steps keep a crossing (contact cannot untangle one). rc_sim_solve_static:
+       the same of its end state. */
     int self_crossed;
 } rc_step_stats;
 
@@ -15365,6 +15366,26 @@ static void rc__sim_handles_start(rc_sim *s, double *buf, int restore)
     }
 }
 
+/* The barrier and the CCD keep every pair they see apart; the pairs excluded in the reference they
+   do not see. An exact check of the end state (edges against the triangles sharing no vertex with
+   them) tells the caller when a fold passed such nearby material through itself: st->self_crossed
+   and the warning (a random pinch, adaptive, session 41: an edge through a triangle two cells
+   away, 2.6 mm apart in the squeezed reference, every step RC_OK and converged, the crossing kept
+   for 19 steps), instead of a silent tangle. Out of memory in the check: no verdict. */
+static void rc__sim_report_self_crossing(rc_sim *s, rc_step_stats *st)
+{
+    int e, t;
+    if (!s->def.self_contact) return;
+    s->contact_status = RC_OK;
+    if (rc__sim_first_crossing(s, s->ne, s->topo.edge_v, s->x, s->nt, s->tris, s->x, 2, &e, &t)) {
+        st->self_crossed = 1;
+        snprintf(s->warn, sizeof s->warn, "at t = %.6g s the cloth crosses itself, edge %d (%d-%d) through triangle %d "
+                 "(%d %d %d), a fold sharper than self contact sees; refine the cloth or lower contact_thickness",
+                 s->time, e, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1], t, s->tris[3 * t], s->tris[3 * t + 1], s->tris[3 * t + 2]);
+    }
+    s->contact_status = RC_OK;
+}
+
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
 {
     rc_step_stats st;
@@ -15402,22 +15423,7 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     rc__free(s->user, saved);
     s->err[0] = 0;   /* a step that succeeded after splitting leaves no message of the failed whole step */
     rc__sim_quality_stats(s, &st);
-    if (s->def.self_contact) {
-        /* The barrier and the CCD keep every pair they see apart; the pairs excluded in the
-           reference they do not see. An exact check of the end state tells the caller when a fold
-           passed such nearby material through itself (a random pinch, adaptive, session 41: an
-           edge through a triangle two cells away, 2.6 mm apart in the squeezed reference, every
-           step RC_OK and converged, the crossing kept for 19 steps), instead of a silent tangle. */
-        int e, t;
-        s->contact_status = RC_OK;
-        if (rc__sim_first_crossing(s, s->ne, s->topo.edge_v, s->x, s->nt, s->tris, s->x, 2, &e, &t)) {
-            st.self_crossed = 1;
-            snprintf(s->warn, sizeof s->warn, "step at t = %.6g s: the cloth crosses itself, edge %d (%d-%d) through triangle %d "
-                     "(%d %d %d), a fold sharper than self contact sees; refine the cloth or lower contact_thickness",
-                     s->time, e, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1], t, s->tris[3 * t], s->tris[3 * t + 1], s->tris[3 * t + 2]);
-        }
-        s->contact_status = RC_OK;   /* out of memory in the check: no verdict, the step stands */
-    }
+    rc__sim_report_self_crossing(s, &st);
     st.t_total = rc__now() - t0;
     if (stats) *stats = st;
     return RC_OK;
@@ -15544,6 +15550,7 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     rc__free(s->user, saved);
     acc.converged = conv;
     rc__sim_quality_stats(s, &acc);
+    rc__sim_report_self_crossing(s, &acc);
     acc.t_total = rc__now() - t0;
     if (stats) *stats = acc;
     return RC_OK;

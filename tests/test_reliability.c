@@ -1592,6 +1592,11 @@ static void test_rel_self_crossing_reported(void)
             CHECKF(st.self_crossed == crossed, "%s: self_crossed %d", crossed ? "pierced" : "flat", st.self_crossed);
             CHECKF(!crossed == !strstr(rc_sim_last_warning(s), "crosses itself"), "warning: '%s'", rc_sim_last_warning(s));
         }
+        {   /* the static solve reports its end state the same way */
+            rc_step_stats st;
+            CHECK_OK(rc_sim_solve_static(s, &st));
+            CHECKF(st.self_crossed == crossed, "%s, static: self_crossed %d", crossed ? "pierced" : "flat", st.self_crossed);
+        }
         if (crossed) printf("    %s\n", rc_sim_last_warning(s));
         rc_sim_destroy(s);
         rc_mesh_free(&m);
