@@ -14868,7 +14868,8 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
             rc__sub3(m, s->pin_target + 3 * v, s->x0 + 3 * v);
             if (what >= 0) snprintf(obs, sizeof obs, "%sobstacle %d", s->obs[what].shape.kind == RC__OBS_TRIMESH ? "mesh " : "", what);
             snprintf(msg, sizeof msg, "pinned vertex %d: its move to the target (%.3g mm in a step of h = %.3g s) passes cloth through"
-                     " %s; move the pin around it, or more slowly", v, 1e3 * rc__norm3(m), s->h, what >= 0 ? obs : "cloth");
+                     " %s; move the pin around it, or more slowly%s", v, 1e3 * rc__norm3(m), s->h, what >= 0 ? obs : "cloth",
+                     what >= 0 ? "" : " (cloth bunched in front of the pin blocks it at any speed)");
             return rc__sim_fail(s, RC_ERR_INTERSECTING, msg);
         }
     }
