@@ -15201,7 +15201,7 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
         int t, v;
         if (!(sc[0] >= 0.0) || !(sc[1] >= 0.0) || !(sc[2] >= 0.0) || !(sc[3] >= 0.0) || !(sc[4] >= 0.0) || !(sc[5] >= 0.0))
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative barrier stiffness, contact distance or solver shift");
-        if (!(sc[-1] >= 0.0))   /* the simulated time starts at 0 and only grows */
+        if (!(q[8 * nv + s->ne] >= 0.0))   /* the simulated time (before kappa) starts at 0 and only grows */
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative simulated time");
         for (t = 0; t < s->nt; ++t) {
             const double *a = uu + 2 * s->tris[3 * t], *bb = uu + 2 * s->tris[3 * t + 1], *c = uu + 2 * s->tris[3 * t + 2];
