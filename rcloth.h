@@ -19,8 +19,7 @@
    STEP BY STEP
        rc_mesh m;  rc_mesh_square(&m, 1.0, 900, 1u);       (or your own uv + positions + triangles)
        rc_sim_def def = rc_default_sim_def();               (cotton-like cloth, dt 1/100 s, gravity -z)
-       def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-       def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+       def.mesh = rc_mesh_describe(&m);                      (a view of m's arrays; create copies them)
        def.adaptive = 1;                                     (0: fixed mesh, the baseline)
        rc_sim *sim; rc_sim_create(&def, &sim);
        rc_sim_add_sphere(sim, center, radius, &id);          (planes, boxes, capsules, triangle meshes)
@@ -563,6 +562,11 @@ typedef struct rc_mesh_desc {
     const double *pos;      /* 3*num_verts world positions; NULL: ref_uv lifted to z = 0 */
     const int *tris;        /* 3*num_tris vertex indices */
 } rc_mesh_desc;
+
+/* The descriptor of an owning mesh (all fields; zeroed for NULL, which rc_sim_create refuses):
+   def.mesh = rc_mesh_describe(&m) instead of copying its five fields by hand. It points into
+   m's arrays without owning them; rc_sim_create copies them, so m may be freed once it returns. */
+RCLOTHDEF rc_mesh_desc rc_mesh_describe(const rc_mesh *m);
 
 enum { RC_SOLVER_LDLT = 0, RC_SOLVER_PCG = 1 };
 
@@ -4122,6 +4126,19 @@ RCLOTHDEF void rc_mesh_free(rc_mesh *m)
     rc__free(NULL, m->pos);
     rc__free(NULL, m->tris);
     memset(m, 0, sizeof(*m));
+}
+
+RCLOTHDEF rc_mesh_desc rc_mesh_describe(const rc_mesh *m)
+{
+    rc_mesh_desc d;
+    memset(&d, 0, sizeof d);
+    if (!m) return d;
+    d.num_verts = m->num_verts;
+    d.num_tris = m->num_tris;
+    d.ref_uv = m->ref_uv;
+    d.pos = m->pos;
+    d.tris = m->tris;
+    return d;
 }
 
 /* allocates out's arrays for nv vertices and nt triangles (pos left for rc__mesh_lift_flat) */

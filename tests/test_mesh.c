@@ -750,6 +750,52 @@ static void test_mesh_generators_validate_output(void)
     rc_mesh_free(&m);
 }
 
+/* rc_mesh_describe gives the view of every field of an owning mesh (zeros for NULL, which
+   rc_sim_create refuses), and a sim made from it is the one the hand-wired descriptor makes; m may
+   be freed once the sims exist (rc_sim_create copies the arrays). */
+static void test_mesh_describe(void)
+{
+    rc_mesh m;
+    rc_mesh_desc md, hand, z;
+    rc_sim_def d = rc_default_sim_def(), dh = rc_default_sim_def();
+    rc_sim *s = NULL, *sh = NULL;
+    rc_step_stats st;
+    char msg[200];
+    int i, nv;
+    CHECK_OK(rc_mesh_grid(&m, 0.4, 0.3, 5, 4, RC_DIAG_ALTERNATING));
+    for (i = 0; i < m.num_verts; ++i) m.pos[3 * i + 2] = 0.01 * i;   /* positions unlike the flat lift */
+    md = rc_mesh_describe(&m);
+    CHECK(md.num_verts == m.num_verts && md.num_tris == m.num_tris);
+    CHECK(md.ref_uv == m.ref_uv && md.pos == m.pos && md.tris == m.tris);
+    z = rc_mesh_describe(NULL);
+    CHECK(z.num_verts == 0 && z.num_tris == 0 && z.ref_uv == NULL && z.pos == NULL && z.tris == NULL);
+    d.mesh = z;
+    CHECK(rc_sim_def_check(&d, msg, (int)sizeof msg) == RC_ERR_INVALID_ARGUMENT && strstr(msg, "mesh") != NULL);
+    CHECK(rc_sim_create(&d, &s) == RC_ERR_INVALID_ARGUMENT && s == NULL);
+    /* the same sim from the view and from the five fields set by hand */
+    hand.num_verts = m.num_verts; hand.num_tris = m.num_tris;
+    hand.ref_uv = m.ref_uv; hand.pos = m.pos; hand.tris = m.tris;
+    d.mesh = md; dh.mesh = hand;
+    d.num_threads = dh.num_threads = 1;
+    CHECK_OK(rc_sim_create(&d, &s));
+    CHECK_OK(rc_sim_create(&dh, &sh));
+    nv = m.num_verts;
+    rc_mesh_free(&m);
+    if (s && sh) {
+        CHECK(rc_sim_num_verts(s) == nv && rc_sim_num_verts(sh) == nv);
+        CHECK(rc_sim_num_tris(s) == rc_sim_num_tris(sh));
+        CHECK(memcmp(rc_sim_tris(s), rc_sim_tris(sh), sizeof(int) * 3 * (size_t)rc_sim_num_tris(s)) == 0);
+        CHECK(memcmp(rc_sim_positions(s), rc_sim_positions(sh), sizeof(double) * 3 * (size_t)nv) == 0);
+        CHECK(memcmp(rc_sim_reference(s), rc_sim_reference(sh), sizeof(double) * 2 * (size_t)nv) == 0);
+        for (i = 0; i < nv; ++i) CHECK(rc_sim_positions(s)[3 * i + 2] == 0.01 * i);
+        CHECK_OK(rc_sim_step(s, &st));
+        CHECK_OK(rc_sim_step(sh, &st));
+        CHECK(memcmp(rc_sim_positions(s), rc_sim_positions(sh), sizeof(double) * 3 * (size_t)nv) == 0);
+    }
+    rc_sim_destroy(s);
+    rc_sim_destroy(sh);
+}
+
 static void suite_mesh(void)
 {
     RUN(test_mesh_edges_hand);
@@ -769,4 +815,5 @@ static void suite_mesh(void)
     RUN(test_mesh_generators_sweep);
     RUN(test_mesh_bad_input);
     RUN(test_mesh_generators_validate_output);
+    RUN(test_mesh_describe);
 }
