@@ -22,8 +22,7 @@ static rc_sim *bench_sphere_drape_def(int n, rc_sim_def def)
         m.pos[3 * i + 1] -= 0.5;
         m.pos[3 * i + 2] = r + 0.002;
     }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     if (rc_sim_create(&def, &s) != RC_OK) s = NULL;
     rc_mesh_free(&m);
     if (s && rc_sim_add_sphere(s, c, r, NULL) != RC_OK) { rc_sim_destroy(s); s = NULL; }

@@ -153,8 +153,7 @@ static rc_sim *make_two_point_pins(int n, int adaptive, int schedule, int cache,
         m.pos[3 * i + 1] = 0.01 * sin(3.14159265358979323846 * u / L) * (L - v) / L;
         m.pos[3 * i + 2] = v - L;
     }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.material = rc_material_proto();
     solver_flags(&def, adaptive, schedule, cache, dt);
     if (rc_sim_create(&def, &s) != RC_OK) s = NULL;

@@ -21,8 +21,7 @@ int main(int argc, char **argv)
     st = rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING);
     if (st != RC_OK) { fprintf(stderr, "mesh: %s\n", rc_status_string(st)); return 1; }
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.5; m.pos[3 * i + 1] -= 0.5; m.pos[3 * i + 2] = r + 0.05; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     st = rc_sim_create(&def, &s);
     rc_mesh_free(&m);
     if (st != RC_OK) { fprintf(stderr, "create: %s\n", rc_status_string(st)); return 1; }

@@ -19,8 +19,7 @@ static rc_sim *ta_hanging(int n, int adaptive, double pull, double quality_weigh
         m.pos[3 * i + 1] = 0.01 * sin(3.14159265358979 * u / L) * v / L;   /* breaks the flat symmetry */
         m.pos[3 * i + 2] = -v;
     }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.material = rc_material_proto();
     def.adaptive = adaptive;
     def.quality_weight = quality_weight;
@@ -56,8 +55,7 @@ static double ta_u_drift(rc_mesh *m, const double g[3], int steps)
     rc_step_stats ss;
     double du = 0.0;
     int i, k;
-    def.mesh.num_verts = m->num_verts; def.mesh.num_tris = m->num_tris;
-    def.mesh.ref_uv = m->ref_uv; def.mesh.pos = m->pos; def.mesh.tris = m->tris;
+    def.mesh = rc_mesh_describe(m);
     for (k = 0; k < 3; ++k) def.gravity[k] = g[k];
     def.adaptive = 1;
     def.num_threads = 1;
@@ -141,8 +139,7 @@ static void test_adaptive_rest_on_mesh_floor_keeps_u(void)
         int i, k, nv, outer = 0;
         CHECK_OK(rc_mesh_grid(&m, 0.3, 0.3, 11, 11, RC_DIAG_ALTERNATING));
         for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.15; m.pos[3 * i + 1] -= 0.15; m.pos[3 * i + 2] = 0.0025; }
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         def.adaptive = adaptive;
         def.num_threads = 1;
         CHECK_OK(rc_sim_create(&def, &s));
@@ -355,8 +352,7 @@ static void test_adaptive_free_flight_matches_fixed(void)
     double dx = 0.0, du = 0.0;
     int i, k, c, t, located = 0;
     CHECK_OK(rc_mesh_square(&m, 0.5, 64, 9u));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.num_threads = 1;
     CHECK_OK(rc_sim_create(&def, &f));
     def.adaptive = 1;
@@ -478,8 +474,7 @@ static rc_sim *ta_cube(int adaptive)
     int i;
     if (rc_mesh_grid(&m, 0.6, 0.6, 9, 9, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.3; m.pos[3 * i + 1] -= 0.3; m.pos[3 * i + 2] = 0.0025; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.material = rc_material_proto();
     def.adaptive = adaptive;
     def.num_threads = 1;
@@ -626,8 +621,7 @@ static void test_adaptive_rest_on_plane_keeps_u(void)
     int i, k, nv, conv = 0;
     CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, 11, 11, RC_DIAG_ALTERNATING));
     for (i = 0; i < m.num_verts; ++i) m.pos[3 * i + 2] = def.contact_thickness + 0.5 * def.contact_dhat;
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.adaptive = 1;
     CHECK_OK(rc_sim_create(&def, &s));
     if (!s) { rc_mesh_free(&m); return; }
@@ -772,8 +766,7 @@ static void test_adaptive_no_regulariser_collapse_bounded(void)
     double c[3] = { 0.5, 0.5, -0.3 }, qmax = 0.0, amin = HUGE_VAL;
     int k, i, fails = 0, nan = 0;
     CHECK_OK(rc_mesh_square(&m, 1.0, 144, 1u));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.adaptive = 1;
     def.quality_weight = 0.0;
     def.num_threads = 1;
@@ -928,8 +921,7 @@ static void test_adaptive_travel_term_fd(void)
     double worst_g = 0.0, worst_h = 0.0, worst_a = 0.0, gmax = 0.0, *g1 = NULL, *g0 = NULL;
     int i, a, c, active = 0, zero_ok = 1, checked = 0;
     CHECK_OK(rc_mesh_grid(&m, 0.2, 0.2, 9, 9, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.adaptive = 1;
     def.num_threads = 1;
     def.quality_weight = 0.0;   /* slid vertices invert triangles: keep every other term finite */
@@ -1048,8 +1040,7 @@ static void test_adaptive_swing_no_energy_gain(void)
     double Eprev = 0.0, worst = -HUGE_VAL, travel = 0.0, *mv;
     int k, ok = 1;
     CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, n, n, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.adaptive = 1;
     def.num_threads = 1;
     CHECK_OK(rc_sim_create(&def, &s));
@@ -1093,8 +1084,7 @@ static void test_adaptive_small_dt_no_energy_gain(void)
     double worst = -HUGE_VAL, *mv, c3[3] = { 0.5, 0.5, -0.26 };
     int k, ok = 1;
     CHECK_OK(rc_mesh_square(&m, 1.0, 100, 1u));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.adaptive = 1;
     def.num_threads = 1;
     def.dt = 1e-3;
@@ -1120,8 +1110,7 @@ static void test_adaptive_small_dt_no_energy_gain(void)
         double Eprev = 0.0;
         def = rc_default_sim_def();
         CHECK_OK(rc_mesh_square(&m, 1.0, 100, 1u));
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         def.adaptive = 1;
         def.num_threads = 1;
         def.material.young = 1e3;

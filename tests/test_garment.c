@@ -455,8 +455,7 @@ static void test_garment_handle_ids_reused(void)
     double uv[2] = { 0.2, 0.3 }, target[3] = { 0.2, 0.3, 0.1 }, f[3] = { 0.0, 0.0, 0.01 };
     int k, id = -1, id2 = -1, same = 1;
     CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, 6, 6, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.adaptive = 1;
     def.num_threads = 1;
     CHECK_OK(rc_sim_create(&def, &s));
@@ -605,8 +604,7 @@ static void test_garment_ortho_adaptive_steps(void)
         double u = m.ref_uv[2 * i], v = m.ref_uv[2 * i + 1];
         m.pos[3 * i] = u; m.pos[3 * i + 1] = 0.005 * sin(7.85 * u) * v; m.pos[3 * i + 2] = -v;
     }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.material = rc_material_fabric_interlock();
     def.adaptive = 1;
     def.num_threads = 1;

@@ -399,8 +399,7 @@ static void test_mesh_sliver_refused(void)
                 break;
             }
         }
-        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
-        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        d.mesh = rc_mesh_describe(&m);
         d.num_threads = 1;
         if (k < 2) {
             CHECK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, msg, (int)sizeof msg) == RC_ERR_MESH_DEGENERATE);

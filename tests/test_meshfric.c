@@ -40,8 +40,7 @@ static rc_sim *t_make_tents_at(double mu, int adaptive, const double *xr, double
     int tt[24], i, k;
     if (rc_mesh_grid(&m, 0.1, 0.1, 6, 6, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.05; m.pos[3 * i + 1] -= 0.05; m.pos[3 * i + 2] = 0.0025; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.num_threads = 1;
     def.bending_scale = 30.0;
     def.adaptive = adaptive;

@@ -457,11 +457,7 @@ static int r_scene_init(r_scene *sc, int n)
         for (i = 0; i < sc->mesh.num_verts; ++i) sc->mesh.pos[3 * i + 2] = 0.5;
     }
     sc->def = rc_default_sim_def();
-    sc->def.mesh.num_verts = sc->mesh.num_verts;
-    sc->def.mesh.num_tris = sc->mesh.num_tris;
-    sc->def.mesh.ref_uv = sc->mesh.ref_uv;
-    sc->def.mesh.pos = sc->mesh.pos;
-    sc->def.mesh.tris = sc->mesh.tris;
+    sc->def.mesh = rc_mesh_describe(&sc->mesh);
     return 1;
 }
 
@@ -1013,8 +1009,7 @@ static rc_sim *t_rel_grid(int adaptive, rc_mesh *m, double scale)
     if (rc_mesh_grid(m, 0.4, 0.4, 5, 5, RC_DIAG_ALTERNATING) != RC_OK) return NULL;
     for (i = 0; i < 2 * m->num_verts; ++i) m->ref_uv[i] *= scale;
     for (i = 0; i < 3 * m->num_verts; ++i) m->pos[i] *= scale;
-    d.mesh.num_verts = m->num_verts; d.mesh.num_tris = m->num_tris;
-    d.mesh.ref_uv = m->ref_uv; d.mesh.pos = m->pos; d.mesh.tris = m->tris;
+    d.mesh = rc_mesh_describe(m);
     d.adaptive = adaptive;
     d.num_threads = 1;
     if (rc_sim_create(&d, &s) != RC_OK) return NULL;
@@ -1074,8 +1069,7 @@ static void test_rel_probes_s18(void)
         {
             rc_sim_def d = rc_default_sim_def();
             CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, 5, 5, RC_DIAG_ALTERNATING));
-            d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
-            d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+            d.mesh = rc_mesh_describe(&m);
             d.adaptive = mode; d.num_threads = 1; d.gravity[2] = -1e100;
             s = NULL;
             CHECK_OK(rc_sim_create(&d, &s));
@@ -1138,8 +1132,7 @@ static void test_rel_probes_s18(void)
             int c[4] = { 0, 10, 110, 120 }, i;
             double R = 0.0, f[3];
             CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 11, 11, RC_DIAG_ALTERNATING));
-            d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
-            d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+            d.mesh = rc_mesh_describe(&m);
             d.num_threads = 1; d.dt = 1e-4; d.tol = 1e-3;
             s = NULL;
             CHECK_OK(rc_sim_create(&d, &s));
@@ -1178,8 +1171,7 @@ static void test_rel_probes_s18(void)
             CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, 5, 5, RC_DIAG_ALTERNATING));
             for (i = 0; i < 2 * m.num_verts; ++i) m.ref_uv[i] *= scales[k];
             for (i = 0; i < 3 * m.num_verts; ++i) m.pos[i] *= scales[k];
-            d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
-            d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+            d.mesh = rc_mesh_describe(&m);
             d.num_threads = 1;
             s = NULL;
             if (k < 2) {
@@ -1263,8 +1255,7 @@ static rc_sim *t_rel_handle_scene(rc_mesh *m)
     rc_sim *s = NULL;
     double pin[3] = { 0, 0, 0 }, uv[2] = { 0.3, 0.37 }, target[3] = { 0.3, 0.37, 0.05 };
     int id;
-    d.mesh.num_verts = m->num_verts; d.mesh.num_tris = m->num_tris;
-    d.mesh.ref_uv = m->ref_uv; d.mesh.pos = m->pos; d.mesh.tris = m->tris;
+    d.mesh = rc_mesh_describe(m);
     d.adaptive = 1;
     d.num_threads = 1;
     if (rc_sim_create(&d, &s) != RC_OK) return NULL;
@@ -1299,8 +1290,7 @@ static void test_rel_contracts_s20(void)
         rc_step_stats st;
         double pin[3] = { 0, 0, 0 }, f[3] = { 1, 1, 1 }, c[3] = { 0.25, 0.25, -1 };
         int id = -1;
-        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
-        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        d.mesh = rc_mesh_describe(&m);
         CHECK_OK(rc_sim_create(&d, &s));
         if (s) {
             CHECK_OK(rc_sim_pin(s, 0, pin));
@@ -1323,8 +1313,7 @@ static void test_rel_contracts_s20(void)
         rc_sim *s = NULL;
         double p0[3] = { 0, 0, 0 }, pe[3] = { -0.3, 0, 0 }, r1[3], r2[3];
         int id;
-        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
-        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        d.mesh = rc_mesh_describe(&m);
         d.max_substeps = 1;
         d.num_threads = 1;
         CHECK_OK(rc_sim_create(&d, &s));
@@ -1348,8 +1337,7 @@ static void test_rel_contracts_s20(void)
         char why[300];
         rc_step_stats st;
         rc_sim *s = NULL;
-        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
-        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        d.mesh = rc_mesh_describe(&m);
         d.material.young = 1e22;
         CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_BAD_MATERIAL && strstr(why, "stiffness over inertia") != NULL);
         d.material.young = 1e6; d.material.density = 1e-20;
@@ -1429,8 +1417,7 @@ static void test_rel_huge_force_recovers(void)
         rc_status rs;
         CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 10, 10, RC_DIAG_ALTERNATING));
         for (i = 0; i < m.num_verts; ++i) m.pos[3 * i + 2] = 0.1;
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         def.adaptive = mode;
         def.num_threads = 1;
         /* the steps after the kick do not converge (the sheet flies at 7e10 m/s, 1e9 m up, where
@@ -1479,8 +1466,7 @@ static void test_rel_uv_chart_far_from_origin(void)
         int i, st, conv = 0;
         CHECK_OK(rc_mesh_grid(&m, 0.1, 0.1, 11, 11, RC_DIAG_ALTERNATING));
         for (i = 0; i < 2 * m.num_verts; ++i) m.ref_uv[i] += offset[j];
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         def.num_threads = 1;
         CHECK_OK(rc_sim_create(&def, &s));
         if (!s) { rc_mesh_free(&m); break; }
@@ -1521,8 +1507,7 @@ static void test_rel_dt_friction_bounds(void)
         int st, id = -1;
         double p0[3] = { 0.0, 0.0, -0.002 }, nz[3] = { 0.0, 0.0, 1.0 }, fall;
         CHECK_OK(rc_mesh_grid(&m, 0.3, 0.3, 8, 8, RC_DIAG_ALTERNATING));
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         def.adaptive = mode; def.num_threads = 1; def.dt = 1e-9;
         CHECK_OK(rc_sim_create(&def, &s));
         if (!s) { rc_mesh_free(&m); return; }
@@ -1564,8 +1549,7 @@ static void test_rel_self_crossing_reported(void)
         CHECK_OK(rc_mesh_grid(&m, 0.06, 0.06, nx, nx, RC_DIAG_ALTERNATING));
         d.self_contact = 1; d.gravity[2] = 0.0; d.num_threads = 1;
         d.contact_thickness = 0.004; d.contact_dhat = 0.012;
-        d.mesh.num_verts = m.num_verts; d.mesh.num_tris = m.num_tris;
-        d.mesh.ref_uv = m.ref_uv; d.mesh.pos = m.pos; d.mesh.tris = m.tris;
+        d.mesh = rc_mesh_describe(&m);
         for (t = 0; t < m.num_tris && T < 0; ++t) {   /* a triangle right of v, sharing no vertex with the edge v-w */
             const int *tv = m.tris + 3 * t;
             double cx = 0.0, cy = 0.0;

@@ -16,8 +16,7 @@ static rc_sim *t_sim_on_mesh(rc_sim_def *def, const rc_mesh *m)
 {
     rc_sim *s = NULL;
     rc_status st;
-    def->mesh.num_verts = m->num_verts; def->mesh.num_tris = m->num_tris;
-    def->mesh.ref_uv = m->ref_uv; def->mesh.pos = m->pos; def->mesh.tris = m->tris;
+    def->mesh = rc_mesh_describe(m);
     st = rc_sim_create(def, &s);
     CHECK_OK(st);
     return st == RC_OK ? s : NULL;
@@ -1071,8 +1070,7 @@ static void test_sim_bad_input(void)
     int id = -7, i;
     nanv[0] = 0.0; nanv[1] = nanv[2] = NAN;
     CHECK_OK(rc_mesh_grid(&m, 0.2, 0.2, 5, 5, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.tris = m.tris; def.mesh.pos = m.pos;
+    def.mesh = rc_mesh_describe(&m);
 
     CHECK(rc_sim_create(NULL, &bad) == RC_ERR_INVALID_ARGUMENT && bad == NULL);
     CHECK(rc_sim_create(&def, NULL) == RC_ERR_INVALID_ARGUMENT);
@@ -1173,8 +1171,7 @@ static void test_sim_pcg_matches_ldlt(void)
     double dmax = 0.0, bound;
     int i, k;
     CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, 7, 7, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.num_threads = 1;
     CHECK_OK(rc_sim_create(&def, &a));
     def.linear_solver = RC_SOLVER_PCG;
@@ -1208,8 +1205,7 @@ static void test_sim_capsule_dip_warning(void)
     rc_sim *s = NULL;
     double a[3] = { 0, 0.5, -0.2 }, b[3] = { 1, 0.5, -0.2 };
     CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 6, 6, RC_DIAG_REGULAR));   /* edges 0.2 m: dip 0.2^2/(8*0.05) = 0.1 m */
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     CHECK_OK(rc_sim_create(&def, &s));
     if (s) {
         CHECK(rc_sim_last_warning(s)[0] == 0);
@@ -1329,8 +1325,7 @@ static rc_sim *t_swing_sim(rc_sim_def *def, int *id)
     int i, k, n = 15, corner[4];
     CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING));
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.5; m.pos[3 * i + 1] -= 0.5; m.pos[3 * i + 2] = 0.0; }
-    def->mesh.num_verts = m.num_verts; def->mesh.num_tris = m.num_tris;
-    def->mesh.ref_uv = m.ref_uv; def->mesh.pos = m.pos; def->mesh.tris = m.tris;
+    def->mesh = rc_mesh_describe(&m);
     CHECK_OK(rc_sim_create(def, &s));
     if (s) {
         corner[0] = 0; corner[1] = n - 1; corner[2] = n * (n - 1); corner[3] = n * n - 1;
@@ -1495,8 +1490,7 @@ static rc_sim *t_pinned_sheet_sphere(rc_sim_def *def, int n, int *sphere, rc_mes
     rc_sim *s = NULL;
     int i;
     CHECK_OK(rc_mesh_grid(m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
-    def->mesh.num_verts = m->num_verts; def->mesh.num_tris = m->num_tris;
-    def->mesh.ref_uv = m->ref_uv; def->mesh.pos = m->pos; def->mesh.tris = m->tris;
+    def->mesh = rc_mesh_describe(m);
     def->gravity[2] = 0.0;
     CHECK_OK(rc_sim_create(def, &s));
     if (!s) return NULL;
@@ -1555,8 +1549,7 @@ static void test_sim_sphere_sweep_narrow_gap(void)
     int i, t, st, fid = -1, id = -1, done = 0;
     CHECK_OK(rc_mesh_grid(&m, 0.6, 0.6, 15, 15, RC_DIAG_ALTERNATING));
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.3; m.pos[3 * i + 1] -= 0.3; m.pos[3 * i + 2] = 0.0025; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     CHECK_OK(rc_sim_create(&def, &s));
     if (!s) { rc_mesh_free(&m); return; }
     CHECK_OK(rc_sim_add_box(s, fc, fh, &fid));
@@ -1716,8 +1709,7 @@ static void test_sim_capsule_box_through_pinned_sheet(void)
         def.num_threads = 1;
         def.gravity[2] = 0.0;
         CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, n, n, RC_DIAG_ALTERNATING));
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         CHECK_OK(rc_sim_create(&def, &s));
         if (!s) { rc_mesh_free(&m); return; }
         for (i = 0; i < m.num_verts; ++i)
@@ -2052,8 +2044,7 @@ static void test_sim_sphere_triangle_gap_two_spheres(void)
     double a[RC__SIM_A_TERMS], c[3], r = 0.1, xi, dh, want;
     int t;
     CHECK_OK(rc_mesh_grid(&m, 0.1, 0.1, 2, 2, RC_DIAG_ALTERNATING));
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     CHECK_OK(rc_sim_create(&def, &s));
     if (!s) { rc_mesh_free(&m); return; }
     xi = def.contact_thickness; dh = def.contact_dhat;
@@ -2089,8 +2080,7 @@ static void test_sim_trimesh_box_edge(void)
        symmetrically (mesh obstacles have no friction yet) */
     CHECK_OK(rc_mesh_grid(&m, 0.8, 0.8, 7, 7, RC_DIAG_ALTERNATING));
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.4; m.pos[3 * i + 1] -= 0.4; m.pos[3 * i + 2] = 0.003; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.num_threads = 1;
     def.max_newton_iters = 60;
     def.bending_scale = 0.05;   /* a limp cloth, so the 5 cm overhang folds over the edges */
@@ -2181,8 +2171,7 @@ static void test_sim_trimesh_candidate_reuse(void)
     int i, j, k, kind, id = -1, rebuilds = 0, reuses = 0, lift_rebuilt = 0, in_band = 0, ccd_reuses = 0, clipped = 0, sweep;
     CHECK_OK(rc_mesh_grid(&m, 0.8, 0.8, 13, 13, RC_DIAG_ALTERNATING));
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] -= 0.4; m.pos[3 * i + 1] -= 0.4; m.pos[3 * i + 2] = 0.002; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.num_threads = 1;
     CHECK_OK(rc_sim_create(&def, &s));
     if (!s) { rc_mesh_free(&m); return; }
@@ -2591,8 +2580,7 @@ static rc_sim *t_make_two_layers(int adaptive, double friction)
         else if (u > 0.5 * L + 1e-9) { m.pos[3 * i] = L - u; m.pos[3 * i + 2] = gap; }
         else { m.pos[3 * i] = 0.5 * L; m.pos[3 * i + 2] = 0.5 * gap; }
     }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.num_threads = 1;
     def.self_contact = 1;
     def.adaptive = adaptive;
@@ -3166,8 +3154,7 @@ static rc_status t_flat_flap(int adaptive, int far, rc_sim **out, int *v)
         for (k = 0; k < 3; ++k) X[3 * corner + k] = mid[k] + 2.5 * (X[3 * v[3] + k] - mid[k]);
     }
     X[3 * corner + 2] = 5e-4;
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.num_threads = 1;
     def.self_contact = 1;
     def.adaptive = adaptive;
@@ -3239,8 +3226,7 @@ static void test_sim_static_obstacle_placement(void)
         double vmax = 0.0, dmin = HUGE_VAL, zmax = -HUGE_VAL;
         int k, i, ok = 1;
         CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 11, 11, RC_DIAG_ALTERNATING));
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         def.gravity[0] = def.gravity[1] = def.gravity[2] = 0.0;
         def.num_threads = 1;
         CHECK_OK(rc_sim_create(&def, &s));
@@ -3286,8 +3272,7 @@ static void test_sim_teleport_obstacle(void)
         double c[3] = { 0.5, 0.5, -0.3 }, up[3] = { 0.0, 0.0, 100.0 }, poke[3] = { 0.0, 0.0, 0.08 }, vmax = 0.0, ztop0 = -HUGE_VAL, ztop = -HUGE_VAL, dmax = 0.0;
         int k, i, id = -1, wid = -1, ok = 1;
         CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 10, 10, RC_DIAG_ALTERNATING));
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         def.adaptive = adaptive;
         def.num_threads = 1;
         CHECK_OK(rc_sim_create(&def, &s));
@@ -4117,8 +4102,7 @@ static void test_sim_pin_drag_over_sphere(void)
     int i, st;
     CHECK_OK(rc_mesh_grid(&m, 0.2, 0.2, 6, 6, RC_DIAG_ALTERNATING));
     for (i = 0; i < m.num_verts; ++i) { m.pos[3 * i] = m.ref_uv[2 * i]; m.pos[3 * i + 1] = m.ref_uv[2 * i + 1]; m.pos[3 * i + 2] = R + d0; }
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.gravity[2] = 0.0; def.dt = 1.0 / 30.0;
     CHECK_OK(rc_sim_create(&def, &s));
     if (!s) { rc_mesh_free(&m); return; }
@@ -4671,8 +4655,7 @@ static rc_sim *t_scaled_drape(double sc, rc_mesh *m)
     def.material.thickness *= sc; def.contact_thickness *= sc; def.contact_dhat *= sc;
     def.num_threads = 1;
     if (rc_mesh_square(m, 0.4 * sc, 100, 5u) != RC_OK) return NULL;
-    def.mesh.num_verts = m->num_verts; def.mesh.num_tris = m->num_tris;
-    def.mesh.ref_uv = m->ref_uv; def.mesh.pos = m->pos; def.mesh.tris = m->tris;
+    def.mesh = rc_mesh_describe(m);
     if (rc_sim_create(&def, &s) != RC_OK) return NULL;
     rc_sim_add_sphere(s, ctr, 0.1 * sc, NULL);
     for (i = 0; i < m->num_verts; ++i)
@@ -4743,8 +4726,7 @@ static void test_sim_plate_past_pin(void)
         CHECK_OK(rc_mesh_grid(&g, 0.3, 0.3, 5, 5, RC_DIAG_ALTERNATING));
         for (i = 0; i < g.num_verts; ++i) g.pos[3 * i + 2] = 0.02;
         def.adaptive = mode; def.gravity[2] = 0.0; def.num_threads = 1;
-        def.mesh.num_verts = g.num_verts; def.mesh.num_tris = g.num_tris;
-        def.mesh.ref_uv = g.ref_uv; def.mesh.pos = g.pos; def.mesh.tris = g.tris;
+        def.mesh = rc_mesh_describe(&g);
         CHECK_OK(rc_sim_create(&def, &s));
         if (!s) { rc_mesh_free(&g); continue; }
         CHECK_OK(rc_sim_pin(s, 0, g.pos));

@@ -41,11 +41,7 @@ static rc_status sc__square(sc_scene *sc, double size, int verts, double height)
 /* Fill the def from the params and the mesh, create the sim. */
 static rc_status sc__create_sim(sc_scene *sc, const sc_params *p, double default_dt)
 {
-    sc->def.mesh.num_verts = sc->mesh.num_verts;
-    sc->def.mesh.num_tris = sc->mesh.num_tris;
-    sc->def.mesh.ref_uv = sc->mesh.ref_uv;
-    sc->def.mesh.pos = sc->mesh.pos;
-    sc->def.mesh.tris = sc->mesh.tris;
+    sc->def.mesh = rc_mesh_describe(&sc->mesh);
     sc->def.dt = p->dt > 0.0 ? p->dt : default_dt;
     sc->def.adaptive = p->adaptive ? 1 : 0;
     sc->def.num_threads = p->threads >= 0 ? p->threads : 1;
@@ -737,8 +733,7 @@ rc_status sc_fold_create(int nx, int ny, int self_contact, int adaptive, rc_sim 
     rc_status st = sc_fold_mesh(&m, nx, ny);
     *out = NULL;
     if (st != RC_OK) return st;
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.num_threads = 1;
     def.self_contact = self_contact;
     def.adaptive = adaptive;

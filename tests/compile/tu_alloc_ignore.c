@@ -15,8 +15,7 @@ int main(void)
     rc_step_stats st;
     int ok;
     if (rc_mesh_grid(&m, 0.5, 0.5, 6, 6, RC_DIAG_ALTERNATING) != RC_OK) return 1;
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.adaptive = 1;
     ok = rc_sim_create(&def, &s) == RC_OK && rc_sim_step(s, &st) == RC_OK;
     rc_sim_destroy(s);

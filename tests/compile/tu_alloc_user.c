@@ -25,8 +25,7 @@ int main(void)
         rc_step_stats st;
         double c[3] = { 0.25, 0.25, -0.2 }, V[9] = { -1, -1, -0.05, 2, -1, -0.05, -1, 2, -0.05 }, *state;
         int T[3] = { 0, 1, 2 };
-        def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-        def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+        def.mesh = rc_mesh_describe(&m);
         def.adaptive = 1;
         def.self_contact = 1;
         def.linear_solver = solver ? RC_SOLVER_PCG : RC_SOLVER_LDLT;

@@ -17,8 +17,7 @@ int main(int argc, char **argv)
     rc_step_stats st;
     int fails = 0;
     if (rc_mesh_grid(&m, 0.2, 0.2, 5, 5, RC_DIAG_ALTERNATING) != RC_OK) return 1;
-    def.mesh.num_verts = m.num_verts; def.mesh.num_tris = m.num_tris;
-    def.mesh.ref_uv = m.ref_uv; def.mesh.pos = m.pos; def.mesh.tris = m.tris;
+    def.mesh = rc_mesh_describe(&m);
     def.dt = nan_;
     fails += rc_sim_create(&def, &s) != RC_ERR_NON_FINITE;
     def.dt = inf_;

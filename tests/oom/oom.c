@@ -156,8 +156,7 @@ static void sc_sim_common(int adaptive)
     OOM_ST(rc_mesh_grid(&g, 0.3, 0.3, 3, 3, RC_DIAG_ALTERNATING));
     for (i = 0; i < g.num_verts; ++i) g.pos[3 * i + 2] = 0.5;
     d = rc_default_sim_def();
-    d.mesh.num_verts = g.num_verts; d.mesh.num_tris = g.num_tris;
-    d.mesh.ref_uv = g.ref_uv; d.mesh.pos = g.pos; d.mesh.tris = g.tris;
+    d.mesh = rc_mesh_describe(&g);
     d.dt = 0.02;
     d.adaptive = adaptive;
     d.itr_max_outer = 5;   /* the r-ITR loop, not its length, is what is tested here */

@@ -25,8 +25,7 @@ static int run(int threads, int adaptive, int steps, double *out, size_t *n_out)
     if (rc_mesh_grid(&g, 0.5, 0.5, 12, 12, RC_DIAG_RANDOM + 5) != RC_OK) return 0;
     for (i = 0; i < g.num_verts; ++i) g.pos[3 * i + 2] = 0.5;
     d = rc_default_sim_def();
-    d.mesh.num_verts = g.num_verts; d.mesh.num_tris = g.num_tris;
-    d.mesh.ref_uv = g.ref_uv; d.mesh.pos = g.pos; d.mesh.tris = g.tris;
+    d.mesh = rc_mesh_describe(&g);
     d.adaptive = adaptive;
     d.itr_max_outer = 20;
     d.num_threads = threads;

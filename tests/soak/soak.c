@@ -42,8 +42,7 @@ int main(int argc, char **argv)
     if (rc_mesh_grid(&g, 0.5, 0.5, N, N, RC_DIAG_ALTERNATING) != RC_OK) return 1;
     for (i = 0; i < g.num_verts; ++i) g.pos[3 * i + 2] = 0.5;
     d = rc_default_sim_def();
-    d.mesh.num_verts = g.num_verts; d.mesh.num_tris = g.num_tris;
-    d.mesh.ref_uv = g.ref_uv; d.mesh.pos = g.pos; d.mesh.tris = g.tris;
+    d.mesh = rc_mesh_describe(&g);
     d.dt = 0.02;
     d.adaptive = adaptive;
     d.itr_max_outer = 30;
