@@ -11618,8 +11618,8 @@ static void rc__sim_scatter_x4(rc__system *y, const int *v, const double *g, con
    projected in both: where the barrier's b' grad^2 d part curves down (a layer sliding over
    another), the "exact" model was stiffer than the energy, and measured along the Newton
    directions of a 1k fold pile's strict inner solves the assembled curvature d.H.d exceeded the
-   energy's second difference by 5-50% (0 without self contact); those solves crept on for dozens
-   of full steps. Measured, side by side, 1 thread, CPU s, projected -> exact (bench/RESULTS.md
+   energy's second difference by 5-50% (with self contact off in both they agreed to 4 digits),
+   so those solves' steps came out short. Measured, side by side, 1 thread, CPU s, projected -> exact (bench/RESULTS.md
    section 9): adaptive fold 1k 100 steps 218 -> 186, 900 and 1,200 vertices 60 steps 135 -> 124
    and 205 -> 193, default size 100 steps 13.6 -> 9.4, dress 1k 40 steps 90 -> 76, skirt panels
    1k 40 steps 51 -> 48, every step converged; fixed mode mixed (fold 1k 63 -> 71, 900 53 -> 49,
