@@ -10671,7 +10671,7 @@ static int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const
 /* One candidate pair of kind k (see rc__sim_mesh_pairs) into r: r[0] the barrier, r[1] the squared
    distance, with derivs also r[2..14) its gradient and r[14..158) its PSD Hessian over the
    pair's 12 coordinates (kind 0: cloth vertex, then the triangle; 1: obstacle vertex, then the
-   cloth triangle; 2: the cloth edge, then the obstacle edge). Projected in every mode, unlike the
+   cloth triangle; 2: the cloth edge, then the obstacle edge). Projected in every mode, as the
    self-contact pairs (rc__sim_self_derivs): measured with the pairs exact in the exact mode, side
    by side, 1k, 1 thread, CPU s, projected -> exact: adaptive cube drape 30 steps 30.5 -> 32.0,
    spikes 34.9 -> 37.4; fixed cube 40 steps 22.1 -> 20.7, spikes 21.7 -> 25.6 (bench/RESULTS.md
@@ -11612,18 +11612,17 @@ static void rc__sim_scatter_x4(rc__system *y, const int *v, const double *g, con
     }
 }
 
-/* gradient and Hessian of the active pairs (from rc__sim_self_prepare) into y: the Hessian in the
-   caller's mode (s->proj), like the elements': each pair's projected to PSD in the convex model,
-   exact in the exact-Hessian mode that the Newton solves try first. Until session 42 it was
-   projected in both: where the barrier's b' grad^2 d part curves down (a layer sliding over
-   another), the "exact" model was stiffer than the energy, and measured along the Newton
-   directions of a 1k fold pile's strict inner solves the assembled curvature d.H.d exceeded the
-   energy's second difference by 5-50% (with self contact off in both they agreed to 4 digits),
-   so those solves' steps came out short. Measured, side by side, 1 thread, CPU s, projected -> exact (bench/RESULTS.md
-   section 9): adaptive fold 1k 100 steps 218 -> 186, 900 and 1,200 vertices 60 steps 135 -> 124
-   and 205 -> 193, default size 100 steps 13.6 -> 9.4, dress 1k 40 steps 90 -> 76, skirt panels
-   1k 40 steps 51 -> 48, every step converged; fixed mode mixed (fold 1k 63 -> 71, 900 53 -> 49,
-   default 4.7 -> 3.8, dress 27 -> 29, skirt panels 22 -> 23). test_sim_self_hessian_exact. */
+/* gradient and PSD-projected Hessian of the active pairs (from rc__sim_self_prepare) into y, each
+   pair's Hessian clamped in both models, also in the exact-Hessian mode the Newton solves try
+   first (as the mesh-obstacle pairs', rc__sim_mesh_pair_eval). Measured in session 42: along the
+   Newton directions of a 1k fold pile's strict inner solves the clamped pairs made the model's
+   curvature d.H.d 5-50% above the energy's second difference (with self contact off the two
+   agreed to 4 digits), so the steps come out short there; with the pairs exact in the exact mode
+   the same step problems (bench/bench_steps.c, states saved along one trajectory, each solved by
+   both builds; 1k, adaptive, 20 problems each, CPU s) took fold 71.7 -> 67.0, dress 42.1 -> 46.2,
+   skirt panels 24.4 -> 24.1, fixed fold 20.6 -> 21.3, with final IPs 0.02-0.3% of the steps'
+   decreases higher on average: the indefinite pairs cost as many shifted iterations as the short
+   steps did (bench/RESULTS.md section 9). test_sim_self_hessian_projected. */
 static void rc__sim_self_derivs(rc_sim *s, rc__system *y, const double *x)
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, t0 = rc__now();
@@ -11634,8 +11633,8 @@ static void rc__sim_self_derivs(rc_sim *s, rc__system *y, const double *x)
         const double *P[4];
         rc__sim_self_verts(s, kind, a, b, v);
         for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
-        if (kind == 0) e = rc__ct_pt_barrier(P[0], P[1], P[2], P[3], xi_, dh, s->kappa, s->proj, NULL, NULL, g, H);
-        else e = rc__ct_ee_barrier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, kind, a, b), xi_, dh, s->kappa, s->proj, NULL, NULL, g, H);
+        if (kind == 0) e = rc__ct_pt_barrier(P[0], P[1], P[2], P[3], xi_, dh, s->kappa, RC__PROJECT_CLAMP, NULL, NULL, g, H);
+        else e = rc__ct_ee_barrier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, kind, a, b), xi_, dh, s->kappa, RC__PROJECT_CLAMP, NULL, NULL, g, H);
         if (!(e > 0.0) || !rc__isfinite(e)) continue;
         rc__sim_scatter_x4(y, v, g, H);
     }

@@ -26,3 +26,8 @@ $(BUILD)/bench_scene_omp: bench/bench_scene.c examples/common/scenes.c examples/
 
 bench-scene-omp: $(BUILD)/bench_scene_omp
 	$(BUILD)/bench_scene_omp $(BENCH_SCENE_ARGS)
+
+# the same step problems solved by two builds (bench/bench_steps.c): save states along a scene,
+# then `solve` them with this build and with another tree's build of the same file
+$(BUILD)/bench_steps: bench/bench_steps.c examples/common/scenes.c examples/common/scenes.h rcloth.h | $(BUILD)
+	$(CC) -O2 $(NATIVE) -std=c99 -Wall -Wextra -pedantic -o $@ bench/bench_steps.c examples/common/scenes.c -lm

@@ -2796,15 +2796,14 @@ static void test_sim_obstacle_gradient(void)
 }
 
 static void test_sim_self_gradient(void) { t_self_gradient(0); }
-/* The exact-Hessian mode (s->proj = -1, the Newton solves' first try) must see the self-contact
-   Hessian exact, not projected per pair: the two layers above with the top one slid and
-   perturbed; the self-contact part of the assembled Hessian (the assembly minus the same assembly
-   without self contact) times random directions against central differences of the same part of
-   the assembled gradient. Until session 42 the pairs' Hessians were clamped to PSD in every mode:
-   where the barrier's b' grad^2 d part curves down (sliding along a layer), Newton's model was
-   stiffer than the energy, and on a 1k fold pile the strict inner solves crept for dozens of
-   iterations (measured along those directions: the assembled curvature 5-50% above the energy's).
-   The projected mode keeps the clamp: there the self part must be PSD. */
+/* The self-contact pairs' Hessians are projected per pair in both models, also in the
+   exact-Hessian mode (s->proj = -1) the Newton solves try first (rc__sim_self_derivs says why:
+   measured no faster exact). On the two layers above, the top one slid and perturbed: the
+   self-contact part of the assembled Hessian (the assembly minus the same assembly without self
+   contact) times random directions is the same in both modes, and, against central differences
+   of the same part of the assembled gradient, the projection only adds curvature (each pair's
+   clamped negative part: d.H.d at least the energy's along every direction) and adds some here
+   (the barrier's b' grad^2 d part curves down where a layer slides over another). */
 static void t_self_hd(const rc__system *y, const double *d, double *Hd)
 {
     int j, p;
@@ -2835,12 +2834,12 @@ static void t_self_part(rc_sim *s, rc__system *y, const double *base, const doub
     s->def.self_contact = 1;
     memcpy(s->x, base, sizeof(double) * 3 * (size_t)s->nv);
 }
-static void test_sim_self_hessian_exact(void)
+static void test_sim_self_hessian_projected(void)
 {
     rc_sim *s = t_make_two_layers(0, 0.3);
     rc__system *y;
-    double *base, *d, *Hd, *gp, *gm, *tmp, worst = 0.0, dHd_min = HUGE_VAL, dp;
-    int i, c, k, trial, n, saved, proj_below = 0, proj_above = 0;
+    double *base, *d, *Hd, *Hp, *gp, *gm, *tmp, mode_diff = 0.0, worst_below = 0.0, most_above = 0.0;
+    int i, c, k, trial, n, saved, above = 0;
     CHECK(s != NULL);
     if (!s) return;
     t_self_prepare_step(s);
@@ -2856,45 +2855,50 @@ static void test_sim_self_hessian_exact(void)
     n = y->ndof;
     base = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv);
     d = (double *)malloc(sizeof(double) * (size_t)n); Hd = (double *)malloc(sizeof(double) * (size_t)n);
+    Hp = (double *)malloc(sizeof(double) * (size_t)n);
     gp = (double *)malloc(sizeof(double) * (size_t)n); gm = (double *)malloc(sizeof(double) * (size_t)n);
     tmp = (double *)malloc(sizeof(double) * (size_t)n);
-    CHECK(base && d && Hd && gp && gm && tmp);
-    if (base && d && Hd && gp && gm && tmp) {
+    CHECK(base && d && Hd && Hp && gp && gm && tmp);
+    if (base && d && Hd && Hp && gp && gm && tmp) {
         memcpy(base, s->x, sizeof(double) * 3 * (size_t)s->nv);
         saved = s->proj;
         for (trial = 0; trial < 8; ++trial) {
-            double num = 0.0, den = 0.0, dHd = 0.0, h = 1e-5, err;
+            double dHd = 0.0, dfd = 0.0, h = 1e-5, hmax = 0.0, diff = 0.0;
             /* random directions, mostly tangential, up to 1 mm per DOF; the differences step
                h = 1e-5 of them (10 nm): at 1e-4 some pair's friction or mollifier crosses its
-               C^1 seam (error 2e-3), at 1e-5 and 1e-6 the error is 3e-9 and 3e-8 (round-off) */
+               C^1 seam, at 1e-5 the differences match the exact pair Hessians to 3e-9 */
             for (k = 0; k < n; ++k) d[k] = 0.0;
             for (i = 0; i < 3 * s->nv; ++i)
                 if (y->dof_x[i] >= 0) d[y->dof_x[i]] = (i % 3 == 2 ? 0.2 : 1.0) * (2.0 * t_rand() - 1.0) * 1e-3;
             s->proj = -1;
-            t_self_part(s, y, base, d, 0.0, tmp + 0, Hd, gp);   /* tmp: g (unused), gp: scratch */
-            for (k = 0; k < n; ++k) dHd += d[k] * Hd[k];
+            t_self_part(s, y, base, d, 0.0, tmp, Hd, gp);
+            s->proj = saved;
+            t_self_part(s, y, base, d, 0.0, tmp, Hp, gp);
+            for (k = 0; k < n; ++k) {
+                diff = fmax(diff, fabs(Hd[k] - Hp[k]));
+                hmax = fmax(hmax, fabs(Hp[k]));
+                dHd += d[k] * Hp[k];
+            }
+            mode_diff = fmax(mode_diff, diff / (hmax > 0.0 ? hmax : 1.0));
             t_self_part(s, y, base, d, h, gp, NULL, NULL);
             t_self_part(s, y, base, d, -h, gm, NULL, NULL);
-            for (k = 0; k < n; ++k) {
-                double fd = (gp[k] - gm[k]) / (2.0 * h);
-                num += (fd - Hd[k]) * (fd - Hd[k]);
-                den += Hd[k] * Hd[k];
-            }
-            err = sqrt(num / (den + 1e-300));
-            if (err > worst) worst = err;
-            if (dHd < dHd_min) dHd_min = dHd;
-            s->proj = saved;   /* the projected mode adds each pair's clamped negative part: d.H.d can only grow */
-            t_self_part(s, y, base, d, 0.0, gp, Hd, gm);
-            for (dp = 0.0, k = 0; k < n; ++k) dp += d[k] * Hd[k];
-            if (dp < dHd - 1e-9 * fabs(dHd)) proj_below++;
-            if (dp > (1.0 + 1e-3) * dHd) proj_above++;
+            for (k = 0; k < n; ++k) dfd += d[k] * (gp[k] - gm[k]) / (2.0 * h);
+            /* d.H_p.d - d.H.d = sum over pairs of d.N.d >= 0 (N the clamped negative part) */
+            worst_below = fmax(worst_below, (dfd - dHd) / fabs(dfd));
+            most_above = fmax(most_above, (dHd - dfd) / fabs(dfd));
+            above += dHd > (1.0 + 1e-3) * dfd;
         }
-        printf("    %d active pairs: exact mode's self-contact H d against central differences of its gradient, worst relative error %.2e over 8 directions (smallest d.H.d %.3g); the projected mode's d.H.d above it in %d, below in %d\n",
-               s->nself_act, worst, dHd_min, proj_above, proj_below);
-        CHECKF(worst < 1e-4, "the exact mode's self-contact Hessian differs from the gradient's differences by %.3g", worst);
-        CHECKF(proj_below == 0 && proj_above > 0, "projected above exact in %d, below in %d of 8 directions", proj_above, proj_below);
+        printf("    %d active pairs, 8 directions: self-contact H d of the exact and the projected modes differ by %.2e; "
+               "d.H.d above the energy's curvature by up to %.1f%% (in %d), below by at most %.2e\n",
+               s->nself_act, mode_diff, 100.0 * most_above, above, worst_below);
+        /* the parts are differences of whole assemblies, whose element terms differ between the
+           modes: round-off of the elements' size (1e-14 of the self part here; 0.36 with the
+           pairs exact in the exact mode) */
+        CHECKF(mode_diff < 1e-10, "the exact mode's self-contact Hessian differs from the projected one's by %.3g", mode_diff);
+        CHECKF(worst_below < 1e-6, "the projected self-contact Hessian is below the energy's curvature by %.3g", worst_below);
+        CHECKF(above > 0, "the projection added no curvature along any direction");
     }
-    free(base); free(d); free(Hd); free(gp); free(gm); free(tmp);
+    free(base); free(d); free(Hd); free(Hp); free(gp); free(gm); free(tmp);
     rc_sim_destroy(s);
 }
 static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
@@ -5035,7 +5039,7 @@ static void suite_sim(void)
     RUN(test_sim_obstacle_gradient);
     RUN(test_sim_self_gradient);
     RUN(test_sim_self_gradient_adaptive);
-    RUN(test_sim_self_hessian_exact);
+    RUN(test_sim_self_hessian_projected);
     RUN(test_sim_self_ccd);
     RUN(test_sim_self_candidate_reuse);
     RUN(test_sim_self_twin_panels_same_uv);
