@@ -11284,8 +11284,17 @@ static int rc__sim_self_joined(const rc_sim *s, int kind, const int *v)
     return 0;
 }
 
-/* The exclusion of a step: the pair is within xi + dhat in u^t (rc__sim_self_excluded_uv), or
-   it lies within the 2-ring and is within xi in x^t. The second clause keeps the exclusion
+/* The exclusion of a step: the pair is within xi + dhat in u^t (rc__sim_self_excluded_uv) and,
+   adaptive, also in the initial reference u_init; or it lies within the 2-ring and is within xi in
+   x^t. Why both references: the adaptive mesh squeezes its cells where the cloth creases, and a
+   pair squeezed into xi + dhat in u^t alone used to lose its barrier exactly there, so the crease
+   could fold that material through itself (session 42: 4 of the randomized sweep's 60 adaptive
+   pinches and twists crossed, 1-19 steps each; a 1k fold squeezed 6.2 mm of reference to 2.2 mm
+   and an edge crossed the triangle beside it). A pair that started apart keeps its barrier: it
+   cannot come within xi in x, and in a flat region, where x follows u, the barrier resists the
+   squeeze below xi + dhat instead. Measured: the 4 crossing seeds ran without a crossing
+   (bench/RESULTS.md section 10). The exclusion is still what lets cloth rest flat: pairs within
+   xi + dhat of each other in the initial reference are excused as before. The second clause keeps the exclusion
    consistent from step to step when u moves: an excluded pair has no barrier, so a sharp fold can
    bring it inside the thickness during the step, and if the vertices then slide apart in u it
    would return at the next step's start inside the thickness (infinite energy, the step failing
@@ -11301,7 +11310,8 @@ static int rc__sim_self_excluded(const rc_sim *s, int kind, const int *v)
     const double *P[4];
     double xi_ = s->def.contact_thickness;
     int k;
-    if (rc__sim_self_excluded_uv(s, s->u0_step, kind, v)) return 1;
+    if (rc__sim_self_excluded_uv(s, s->u0_step, kind, v) && (!s->def.adaptive || rc__sim_self_excluded_uv(s, s->u_init, kind, v)))
+        return 1;
     if (!rc__sim_self_joined(s, kind, v)) return 0;
     for (k = 0; k < 4; ++k) P[k] = s->x0 + 3 * v[k];
     return rc__sim_self_d2(kind, P) <= xi_ * xi_;

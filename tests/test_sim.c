@@ -2903,6 +2903,59 @@ static void test_sim_self_hessian_projected(void)
 }
 static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
 
+/* The reference-distance exclusion of self-contact pairs in adaptive mode: a pair is excused
+   only if it is within xi + dhat in the step's reference AND in the initial one
+   (rc__sim_self_excluded). A 9 x 9 grid of 1 cm cells, adaptive: a vertex and a triangle two
+   cells away (2 cm apart) squeezed to 2 mm in the step's reference keep their barrier (until
+   session 42 the squeeze alone excused them, and creases folded such material through itself);
+   on a grid of 1.2 mm cells the same pair (within xi + dhat = 3 mm at the start) stays excused
+   while it stays close, and loses the excuse when stretched apart; in fixed mode the step's
+   reference is the initial one. */
+static void test_sim_self_exclusion_initial_reference(void)
+{
+    int pass;
+    for (pass = 0; pass < 2; ++pass) {
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        double cell = pass == 0 ? 0.01 : 0.0012;
+        int v[4], p = 4 * 9 + 2, t, k, T = -1;   /* p: column 2 of the middle row */
+        def.adaptive = 1;
+        def.self_contact = 1;
+        s = t_sim_grid(&def, 9, 9, 8 * cell, 8 * cell, NULL, NULL, NULL);
+        CHECK(s != NULL);
+        if (!s) return;
+        /* a triangle at the vertex two cells right of p, no vertex of it joined to p by an edge */
+        for (t = 0; t < s->nt && T < 0; ++t) {
+            int has = 0, shares = 0;
+            for (k = 0; k < 3; ++k) {
+                int w = s->tris[3 * t + k], q[4];
+                q[0] = p; q[1] = q[2] = q[3] = w;
+                has |= w == p + 2;
+                shares |= w == p || rc__sim_self_joined(s, 0, q);
+            }
+            if (has && !shares) T = t;
+        }
+        CHECK(T >= 0);
+        if (T < 0) { rc_sim_destroy(s); return; }
+        v[0] = p; v[1] = s->tris[3 * T]; v[2] = s->tris[3 * T + 1]; v[3] = s->tris[3 * T + 2];
+        memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+        memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+        if (pass == 0) {
+            CHECK(!rc__sim_self_excluded(s, 0, v));
+            s->u0_step[2 * p] += 1.8 * cell;   /* squeezed: 2 mm from the triangle in the step's reference */
+            CHECKF(rc__sim_self_excluded_uv(s, s->u0_step, 0, v), "the squeeze did not bring the pair within xi + dhat");
+            CHECKF(!rc__sim_self_excluded(s, 0, v), "a pair 2 cm apart at the start excused after a squeeze");
+            s->def.adaptive = 0;   /* (fixed mode never moves u: the step's reference is the initial one) */
+            CHECK(rc__sim_self_excluded(s, 0, v));
+        } else {
+            CHECKF(rc__sim_self_excluded(s, 0, v), "neighbours within xi + dhat at the start not excused");
+            s->u0_step[2 * p] -= 2.0 * cell;   /* stretched apart */
+            CHECKF(!rc__sim_self_excluded(s, 0, v), "a pair stretched apart still excused");
+        }
+        rc_sim_destroy(s);
+    }
+}
+
 /* Two panels in one mesh with the SAME reference coordinates (a front and a back cut from one
    pattern piece), the second 2 cm above the first, dropped onto a sphere with self contact: the
    reference-distance exclusion must act within a panel only (session 21 probe: each vertex was
@@ -5042,6 +5095,7 @@ static void suite_sim(void)
     RUN(test_sim_self_hessian_projected);
     RUN(test_sim_self_ccd);
     RUN(test_sim_self_candidate_reuse);
+    RUN(test_sim_self_exclusion_initial_reference);
     RUN(test_sim_self_twin_panels_same_uv);
     RUN(test_sim_self_fold);
     RUN(test_sim_self_flat_flap_start);
