@@ -11284,8 +11284,8 @@ static int rc__sim_self_joined(const rc_sim *s, int kind, const int *v)
     return 0;
 }
 
-/* The exclusion of a step: the pair is within xi + dhat in u^t (rc__sim_self_excluded_uv) and,
-   adaptive, also in the initial reference u_init; or it lies within the 2-ring and is within xi in
+/* The exclusion of a step: the pair is within xi + dhat in u^t (rc__sim_self_excluded_uv) and
+   in the initial reference u_init (the same test twice in fixed mode, where u^t is u_init); or it lies within the 2-ring and is within xi in
    x^t. Why both references: the adaptive mesh squeezes its cells where the cloth creases, and a
    pair squeezed into xi + dhat in u^t alone used to lose its barrier exactly there, so the crease
    could fold that material through itself (session 42: 4 of the randomized sweep's 60 adaptive
@@ -11295,7 +11295,7 @@ static int rc__sim_self_joined(const rc_sim *s, int kind, const int *v)
    squeeze below xi + dhat instead. Measured on the randomized sweep's 60 adaptive cases
    (bench/RESULTS.md section 10): the 4 that crossed ran without a crossing; one twist that ran
    before now stops at its 4th step with RC_ERR_INTERSECTING (its pinned end's move starts that
-   step 0.57 mm from cloth, a pair the old rule excused: an error instead of running on). The
+   step 0.57 mm from cloth; the pair not traced). The
    exclusion is still what lets cloth rest flat: pairs within xi + dhat of each other in the
    initial reference are excused as before. The second clause keeps the exclusion consistent
    from step to step when u moves: an excluded pair has no barrier, so a sharp fold can
@@ -11313,8 +11313,7 @@ static int rc__sim_self_excluded(const rc_sim *s, int kind, const int *v)
     const double *P[4];
     double xi_ = s->def.contact_thickness;
     int k;
-    if (rc__sim_self_excluded_uv(s, s->u0_step, kind, v) && (!s->def.adaptive || rc__sim_self_excluded_uv(s, s->u_init, kind, v)))
-        return 1;
+    if (rc__sim_self_excluded_uv(s, s->u0_step, kind, v) && rc__sim_self_excluded_uv(s, s->u_init, kind, v)) return 1;
     if (!rc__sim_self_joined(s, kind, v)) return 0;
     for (k = 0; k < 4; ++k) P[k] = s->x0 + 3 * v[k];
     return rc__sim_self_d2(kind, P) <= xi_ * xi_;

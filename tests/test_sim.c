@@ -2909,8 +2909,7 @@ static void test_sim_self_gradient_adaptive(void) { t_self_gradient(1); }
    cells away (2 cm apart) squeezed to 2 mm in the step's reference keep their barrier (until
    session 42 the squeeze alone excused them, and creases folded such material through itself);
    on a grid of 1.2 mm cells the same pair (within xi + dhat = 3 mm at the start) stays excused
-   while it stays close, and loses the excuse when stretched apart; in fixed mode the step's
-   reference is the initial one. */
+   while it stays close, and loses the excuse when stretched apart. */
 static void test_sim_self_exclusion_initial_reference(void)
 {
     int pass;
@@ -2945,8 +2944,6 @@ static void test_sim_self_exclusion_initial_reference(void)
             s->u0_step[2 * p] += 1.8 * cell;   /* squeezed: 2 mm from the triangle in the step's reference */
             CHECKF(rc__sim_self_excluded_uv(s, s->u0_step, 0, v), "the squeeze did not bring the pair within xi + dhat");
             CHECKF(!rc__sim_self_excluded(s, 0, v), "a pair 2 cm apart at the start excused after a squeeze");
-            s->def.adaptive = 0;   /* (fixed mode never moves u: the step's reference is the initial one) */
-            CHECK(rc__sim_self_excluded(s, 0, v));
         } else {
             CHECKF(rc__sim_self_excluded(s, 0, v), "neighbours within xi + dhat at the start not excused");
             s->u0_step[2 * p] -= 2.0 * cell;   /* stretched apart */
