@@ -23,6 +23,8 @@
             sphere drape with 10 fixed-mesh warm-up steps instead of 5: a contact drape)
             --reps R (section 3: interleaved passes per variant, the fastest counts; default 3)
             --ablation-steps S (section 3: the saved step problems, 1..8; default 8)
+            --ablation-states FILE (section 3: load the step problems from FILE if it exists, else save
+                 them there after the reference run: two builds of the header then solve the same ones)
             --ablation-variants LIST (section 3: comma-separated subset of none,schedule,cache,both,both-blk;
             default all; speedups need none)
             --projected (def.itr_exact_hessian = 0: DESIGN's per-stencil projected outer Hessian
@@ -100,6 +102,7 @@ static int g_abl_n = 15, g_reps = 3; /* --ablation-n N, --reps R */
 static int g_abl_skip = 0;           /* --ablation-skip A: reference adaptive steps before the saved ones */
 static int g_abl_steps = 8;          /* --ablation-steps S: saved step problems (a 16k run cannot afford 8) */
 static const char *g_abl_variants = NULL; /* --ablation-variants LIST: NULL = all */
+static const char *g_abl_states = NULL;   /* --ablation-states FILE: load the step problems from FILE if it exists, else save them there */
 static int g_projected = 0;          /* --projected: def.itr_exact_hessian = 0 (DESIGN's projected outer step) */
 
 /* ------------------------------------------------------------------ scenes */
@@ -396,11 +399,28 @@ static void section_ablation(void)
         g_cache_eps = ce; g_eta = eta; g_reuse = reuse;
     }
     if (!s || rc_sim_load_state(s, states[0]) != RC_OK) { printf("  reference create/load failed\n"); rc_sim_destroy(s); goto done; }
-    for (k = -g_abl_skip; k < steps; ++k) {
-        rc_step_stats ss;
-        if (k >= 0) rc_sim_save_state(s, states[k]);
-        abl_animate(s, n, warm + g_abl_skip + k, 0.01);
-        if (rc_sim_step(s, &ss) != RC_OK) { printf("  reference step failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); goto done; }
+    {   /* --ablation-states: the same step problems for two builds of the header (a solver change
+           moves the reference trajectory, so each build would otherwise sample other steps) */
+        FILE *f = g_abl_states ? fopen(g_abl_states, "rb") : NULL;
+        int loaded = 0;
+        if (f) {
+            for (k = 0; k < steps && fread(states[k], sizeof(double), ssz, f) == ssz; ++k) {}
+            fclose(f);
+            if (k < steps) { printf("  %s holds fewer than %d states of this size\n", g_abl_states, steps); rc_sim_destroy(s); goto done; }
+            printf("   step problems loaded from %s\n", g_abl_states);
+            loaded = 1;
+        }
+        for (k = -g_abl_skip; k < steps && !loaded; ++k) {
+            rc_step_stats ss;
+            if (k >= 0) rc_sim_save_state(s, states[k]);
+            abl_animate(s, n, warm + g_abl_skip + k, 0.01);
+            if (rc_sim_step(s, &ss) != RC_OK) { printf("  reference step failed: %s\n", rc_sim_last_error(s)); rc_sim_destroy(s); goto done; }
+        }
+        if (g_abl_states && !loaded && (f = fopen(g_abl_states, "wb")) != NULL) {
+            for (k = 0; k < steps; ++k) fwrite(states[k], sizeof(double), ssz, f);
+            fclose(f);
+            printf("   step problems saved to %s\n", g_abl_states);
+        }
     }
     rc_sim_destroy(s);
     /* the machine is shared: a load burst during one variant skews a single pass, so every variant
@@ -558,6 +578,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--reuse-alt") == 0 && i + 1 < argc) { g_reuse_alt = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--eta") == 0 && i + 1 < argc) { g_eta = atof(argv[++i]); continue; }
         if (strcmp(argv[i], "--etol") == 0 && i + 1 < argc) { g_etol = atof(argv[++i]); continue; }
+        if (strcmp(argv[i], "--ablation-states") == 0 && i + 1 < argc) { g_abl_states = argv[++i]; continue; }
         if (strcmp(argv[i], "--ablation-skip") == 0 && i + 1 < argc) { g_abl_skip = int_arg(argv[++i], 0, 100000); continue; }
         if (strcmp(argv[i], "--ablation-n") == 0 && i + 1 < argc) { g_abl_n = int_arg(argv[++i], 2, 1000); continue; }
         if (strcmp(argv[i], "--ablation-scene") == 0 && i + 1 < argc) {
@@ -578,7 +599,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--adaptive-steps") == 0 && i + 1 < argc) { g_asteps = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--energy-steps") == 0 && i + 1 < argc) { g_energy_steps = atoi(argv[++i]); if (g_energy_steps < 1) g_energy_steps = 1; continue; }
         for (j = 0; j < 4; ++j) if (strcmp(argv[i], sec[j]) == 0) { want[j] = 1; any = 1; hit = 1; }
-        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--ablation-scene two_point|two_point_moving|sphere] [--ablation-skip A] [--reps R] [--projected]\n", argv[0]); return 2; }
+        if (!hit) { fprintf(stderr, "usage: %s [scaling|adaptive|ablation|energy]... [--threads N] [--big] [--no64k] [--static] [--only K] [--adaptive-steps N] [--energy-steps N] [--cache-eps X] [--reuse N] [--eta X] [--etol X] [--ablation-n N] [--ablation-scene two_point|two_point_moving|sphere] [--ablation-skip A] [--ablation-states FILE] [--reps R] [--projected]\n", argv[0]); return 2; }
     }
     if (g_abl_n < 0 || g_reps < 0 || g_abl_skip < 0 || g_abl_steps < 0) { fprintf(stderr, "--ablation-n needs an integer N in [2, 1000], --reps R in [1, 100], --ablation-skip A >= 0, --ablation-steps S in [1, 8]\n"); return 2; }
     if (!any) for (i = 0; i < 4; ++i) want[i] = 1;

@@ -80,9 +80,10 @@ int main(int argc, char **argv)
             iters += p.adaptive ? st.outer_iters + st.inner_iters : st.newton_iters;
             nconv += st.converged;
             ncross += st.self_crossed;
-            printf("problem %2d: %7.3f s cpu, %s %3d, inner %3d, IP %.9e -> %.9e, conv %d%s\n", np, c, p.adaptive ? "outer" : "newton",
-                   p.adaptive ? st.outer_iters : st.newton_iters, st.inner_iters, st.ip_start, st.ip_end, st.converged,
-                   st.self_crossed ? " SELF-CROSSED" : "");
+            printf("problem %2d: %7.3f s cpu, %s %3d, inner %3d, IP %.9e -> %.9e, conv %d%s | asm %.2f fac %.2f sol %.2f ls %.2f, "
+                   "patterns %d\n", np, c, p.adaptive ? "outer" : "newton", p.adaptive ? st.outer_iters : st.newton_iters, st.inner_iters,
+                   st.ip_start, st.ip_end, st.converged, st.self_crossed ? " SELF-CROSSED" : "", st.t_assemble, st.t_factor, st.t_solve,
+                   st.t_line_search, st.pattern_rebuilds);
         }
         printf("TOTAL %d problems: %.2f s cpu, %s %ld, converged %d, failed %d, self-crossed %d\n", np, total,
                p.adaptive ? "outer + inner" : "newton", iters, nconv, nfail, ncross);
