@@ -7356,16 +7356,25 @@ static double rc__ct_ccd_point_shape(const rc__ct_shape *s, const double x0[3], 
 
 /* ---------------------------------------------------------------- friction
    IPC lagged friction with the C^1 smoothed Coulomb mollifier, eps = eps_v * h (m):
-     f0(y) = -y^3/(3 eps^2) + y^2/eps + eps/3   (y < eps),   y   (y >= eps)
-     f1(y) = f0'(y) = 2y/eps - y^2/eps^2        (y < eps),   1   (y >= eps)
+     f0(y) = -y^3/(3 eps^2) + y^2/eps   (y < eps),   y - eps/3   (y >= eps)
+     f1(y) = f0'(y) = 2y/eps - y^2/eps^2 (y < eps),   1           (y >= eps)
    with y = |T^T dx| the tangential relative displacement of the step. The friction potential of a
    stencil is D = mu lambda f0(|u|), u = P^T sum_k w_k dx_k (2-vector), where lambda is the
    lagged normal force, w the lagged closest-point weights (relative displacement = sum w_k dx_k)
-   and P (3x2, row-major) an orthonormal basis of the lagged tangent plane. */
+   and P (3x2, row-major) an orthonormal basis of the lagged tangent plane.
+   f0 is IPC's minus its value at rest, eps/3 (IPC's f0(0)): D = 0 where nothing slips. A constant
+   changes nothing in x, but the adaptive mode weights each contact's D by the mass or area its
+   material carries at u (rc__sim_tri_friction, rc__sim_tri_pair_friction), and there the constant
+   became a potential in u alone, mu lambda (eps/3) m_i(u) / m_i(u^t), pushing material away from
+   every vertex in frictional contact with a force proportional to h. Dynamic steps barely felt it
+   (eps/3 = 3.3 um at h = 0.01 s), but statics doubles its pseudo step up to 1e6 dt: an adaptive
+   rc_sim_solve_static of pinned cloth on a sphere or a plane, with the default friction, slid u
+   by 5-10 cm per pseudo step and ended unconverged after 400 of them (a sweep found it; fixed mode
+   and mu = 0 converged in 9-16). test_adaptive_static_friction_converges. */
 static double rc__ct_f0(double y, double eps)
 {
-    if (y >= eps) return y;
-    return -y * y * y / (3.0 * eps * eps) + y * y / eps + eps / 3.0;
+    if (y >= eps) return y - eps / 3.0;
+    return y * y * (1.0 / eps - y / (3.0 * eps * eps));
 }
 /* f1(y)/y, finite at y = 0 (2/eps) */
 static double rc__ct_f1_over_y(double y, double eps)

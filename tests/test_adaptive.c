@@ -511,6 +511,74 @@ static void test_adaptive_cube_ip_below_fixed(void)
 
 /* the scheduled + cached solver ends the step where the unaccelerated one does: final IPs within
    1% of the IP decrease of the step (issue 5) */
+/* Adaptive statics with friction (session 43, a randomized sweep): a 10 x 10 cotton sheet held by
+   two interior pins (one target 2 cm down), partly resting on an obstacle, gravity tilted. The
+   friction potential used to be mu lambda f0 with IPC's f0(0) = eps/3, and the adaptive mode
+   weights it by the mass (analytic shapes) or area (mesh obstacles) the contact's material
+   carries at u, so the constant was a force in u alone, growing with the pseudo step of statics
+   (up to 1e6 dt): u slid 5-10 cm per pseudo step and the solve ended unconverged after 400 of them
+   (93 s), on a sphere and on a tilted mesh floor; fixed mode and mu = 0 converged. f0 is now 0 at
+   rest (rc__ct_f0): both converge, and the sphere's equilibrium is the frictionless one (friction
+   vanishes where nothing slips). */
+static double t_static_fric(int obstacle, double mu, int *converged, int *pseudo)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats st;
+    double S = 0.0, B = 0.0, G = 0.0, p[3];
+    int i;
+    *converged = 0; *pseudo = 0;
+    if (rc_mesh_grid(&m, 0.4, 0.4, 10, 10, RC_DIAG_ALTERNATING) != RC_OK) { CHECK(0); return 0.0; }
+    for (i = 0; i < m.num_verts; ++i) m.pos[3 * i + 2] = 0.5;
+    def.mesh = rc_mesh_describe(&m);
+    def.adaptive = 1;
+    def.num_threads = 1;
+    def.friction = mu;
+    def.dt = 0.02;
+    def.gravity[0] = -3.0; def.gravity[1] = 0.0; def.gravity[2] = -9.0;
+    CHECK_OK(rc_sim_create(&def, &s));
+    rc_mesh_free(&m);
+    if (!s) return 0.0;
+    if (obstacle == 0) {
+        const double c[3] = { 0.2, 0.2, 0.39 };
+        CHECK_OK(rc_sim_add_sphere(s, c, 0.1, NULL));
+    } else {   /* a floor through (0.2, 0.2, 0.43) tilted 0.29 rad about y: two triangles */
+        const double n[3] = { 0.3, 0.0, 1.0 };
+        double X[12];
+        const int tris[6] = { 0, 1, 2, 0, 2, 3 };
+        for (i = 0; i < 4; ++i) {
+            X[3 * i] = (i == 1 || i == 2) ? 1.2 : -0.8;
+            X[3 * i + 1] = i >= 2 ? 1.2 : -0.8;
+            X[3 * i + 2] = 0.43 - (n[0] * (X[3 * i] - 0.2)) / n[2];
+        }
+        CHECK_OK(rc_sim_add_trimesh(s, 4, X, 2, tris, NULL));
+    }
+    for (i = 0; i < 3; ++i) p[i] = rc_sim_positions(s)[3 * 33 + i];
+    CHECK_OK(rc_sim_pin(s, 33, p));
+    for (i = 0; i < 3; ++i) p[i] = rc_sim_positions(s)[3 * 66 + i];
+    p[2] -= 0.02;
+    CHECK_OK(rc_sim_pin(s, 66, p));
+    CHECK_OK(rc_sim_solve_static(s, &st));
+    *converged = st.converged;
+    *pseudo = st.substeps;
+    rc_sim_potential(s, &S, &B, &G);
+    rc_sim_destroy(s);
+    return S + B + G;
+}
+
+static void test_adaptive_static_friction_converges(void)
+{
+    int conv[3], pseudo[3];
+    double V_fric = t_static_fric(0, 0.3, &conv[0], &pseudo[0]);
+    double V_free = t_static_fric(0, 0.0, &conv[1], &pseudo[1]);
+    double V_floor = t_static_fric(1, 0.3, &conv[2], &pseudo[2]);
+    printf("    adaptive statics, pinned sheet: on a sphere mu 0.3 V %.8f J (converged %d, %d pseudo steps), mu 0 V %.8f J (%d, %d); "
+           "on a tilted mesh floor mu 0.3 V %.8f J (%d, %d)\n", V_fric, conv[0], pseudo[0], V_free, conv[1], pseudo[1], V_floor, conv[2], pseudo[2]);
+    CHECK(conv[0] && conv[1] && conv[2]);
+    CHECKF(fabs(V_fric - V_free) <= 1e-4 * fabs(V_free), "sphere: V with friction %.9g, without %.9g", V_fric, V_free);
+}
+
 static void test_adaptive_schedule_cache_agree(void)
 {
     const int n = 7;
@@ -1296,6 +1364,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_step_ip_below_fixed);
     RUN(test_adaptive_cube_ip_below_fixed);
     RUN(test_adaptive_didactic_drape_ablation);
+    RUN(test_adaptive_static_friction_converges);
     RUN(test_adaptive_schedule_cache_agree);
     RUN(test_adaptive_schedule_cache_agree_trajectory);
     RUN(test_adaptive_cache_top_tenth_refreshed);
