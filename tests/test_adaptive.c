@@ -509,8 +509,6 @@ static void test_adaptive_cube_ip_below_fixed(void)
     rc_sim_destroy(w); rc_sim_destroy(f); rc_sim_destroy(a);
 }
 
-/* the scheduled + cached solver ends the step where the unaccelerated one does: final IPs within
-   1% of the IP decrease of the step (issue 5) */
 /* Adaptive statics with friction (session 43, a randomized sweep): a 10 x 10 cotton sheet held by
    two interior pins (one target 2 cm down), partly resting on an obstacle, gravity tilted. The
    friction potential used to be mu lambda f0 with IPC's f0(0) = eps/3, and the adaptive mode
@@ -579,6 +577,8 @@ static void test_adaptive_static_friction_converges(void)
     CHECKF(fabs(V_fric - V_free) <= 1e-4 * fabs(V_free), "sphere: V with friction %.9g, without %.9g", V_fric, V_free);
 }
 
+/* the scheduled + cached solver ends the step where the unaccelerated one does: final IPs within
+   1% of the IP decrease of the step (issue 5) */
 static void test_adaptive_schedule_cache_agree(void)
 {
     const int n = 7;
