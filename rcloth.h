@@ -11294,8 +11294,8 @@ static int rc__sim_self_joined(const rc_sim *s, int kind, const int *v)
 }
 
 /* The exclusion of a step: the pair is within xi + dhat in u^t (rc__sim_self_excluded_uv) and
-   in the initial reference u_init (the same test twice in fixed mode, where u^t is u_init); or it lies within the 2-ring and is within xi in
-   x^t. Why both references: the adaptive mesh squeezes its cells where the cloth creases, and a
+   in the initial reference u_init (the same test twice in fixed mode, where u^t is u_init); or it
+   lies within the 2-ring and is within xi in x^t. Why both references: the adaptive mesh squeezes its cells where the cloth creases, and a
    pair squeezed into xi + dhat in u^t alone used to lose its barrier exactly there, so the crease
    could fold that material through itself (session 42: 4 of the randomized sweep's 60 adaptive
    pinches and twists crossed, 1-19 steps each; a 1k fold squeezed 6.2 mm of reference to 2.2 mm
