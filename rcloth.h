@@ -8423,8 +8423,18 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
     return RC_OK;
 }
 
-/* ---- material-space handles (DESIGN §5's material-space loads) ----
-   Point location: the triangle of u whose barycentric coordinates of q have the largest minimum
+/* ---- material-space handles (DESIGN §5's material-space loads) ---- */
+
+/* the barycentric coordinates w of q in the plane triangle (a, b, c): q = w0 a + w1 b + w2 c */
+static void rc__barycentric2(const double a[2], const double b[2], const double c[2], const double q[2], double w[3])
+{
+    double J = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+    w[1] = ((q[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (q[1] - a[1])) / J;
+    w[2] = ((b[0] - a[0]) * (q[1] - a[1]) - (q[0] - a[0]) * (b[1] - a[1])) / J;
+    w[0] = 1.0 - w[1] - w[2];
+}
+
+/* Point location: the triangle of u whose barycentric coordinates of q have the largest minimum
    (*minbary; >= 0 inside; the largest also picks a triangle for a point on an edge or a round-off
    hair outside the domain), the first of equals. The hint triangle (where the handle was last
    found) is tried first and taken when q lies inside it by a margin (1e-9) no other triangle can
@@ -8442,13 +8452,11 @@ static int rc__sim_locate_uv(const rc_sim *s, const double *u, const double q[2]
     for (t = (hint >= 0 && hint < s->nt) ? -1 : 0; t < s->nt; ++t) {
         int tt = t < 0 ? hint : t;
         const int *v = s->tris + 3 * tt;
-        const double *a = u + 2 * v[0], *b = u + 2 * v[1], *c = u + 2 * v[2];
-        double J = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
-        double l1 = ((q[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (q[1] - a[1])) / J;
-        double l2 = ((b[0] - a[0]) * (q[1] - a[1]) - (q[0] - a[0]) * (b[1] - a[1])) / J;
-        double m = 1.0 - l1 - l2;
-        if (l1 < m) m = l1;
-        if (l2 < m) m = l2;
+        double w[3], m;
+        rc__barycentric2(u + 2 * v[0], u + 2 * v[1], u + 2 * v[2], q, w);
+        m = w[0];
+        if (w[1] < m) m = w[1];
+        if (w[2] < m) m = w[2];
         if (t < 0) {
             if (m > 1e-9) { bestm = m; best = tt; break; }   /* inside the hint, away from its edges */
             continue;
@@ -14837,7 +14845,15 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
    So at each step's start a vertex within 1e-8 of its edge length of an active handle's point
    keeps u from then on, like a loaded vertex (an interior one is first moved onto the point
    exactly); the weights are then (1, 0, 0) whatever the other vertices do, and the energy is
-   smooth. The lock ends with the handle (rc_sim_remove_material_handle). Returns 1 if the set
+   smooth. X(u) kinks across every edge too, and a point can come to rest on one with no vertex
+   near (session 43's sweep: a dead load at an edge's midpoint, adaptive statics 400 pseudo steps
+   unconverged against the fixed mesh's 30; a hanging sheet whose load drifted onto an edge, 34 of
+   40 steps unconverged). So a point whose barycentric weight of one vertex is 1e-8 or less at a
+   step's start locks the opposite edge's two ends: the weights are then (1 - s, s, 0) along the
+   edge, again smooth. Both rules read only u and the handles, so a saved state replays the same
+   locks; and since locked ends keep u, a lock once taken holds. A point placed exactly on an
+   edge (a grid cell's centre lies on its diagonal) is locked there at once and no vertex slides
+   onto it. The locks end with the handle (rc_sim_remove_material_handle). Returns 1 if the set
    of locked vertices changed (the DOF layout must be rebuilt). */
 static int rc__sim_update_handle_locks(rc_sim *s)
 {
@@ -14845,16 +14861,24 @@ static int rc__sim_update_handle_locks(rc_sim *s)
     if (!s->def.adaptive) return 0;
     for (h = 0; h < s->nmh; ++h) {
         rc__mhandle *m = s->mh + h;
+        const int *tv;
+        int at_vertex = 0;
+        double w[3];
         if (m->tri < 0 || !(m->k > 0.0 || m->f[0] != 0.0 || m->f[1] != 0.0 || m->f[2] != 0.0)) continue;
         m->tri = rc__sim_locate_uv(s, s->u, m->uv, m->tri, NULL);
+        tv = s->tris + 3 * m->tri;
         for (k = 0; k < 3; ++k) {
-            int v = s->tris[3 * m->tri + k];
-            double *uv = s->u + 2 * v;
-            if (hypot(uv[0] - m->uv[0], uv[1] - m->uv[1]) <= 1e-8 * s->vert_len0[v]) {
-                if (s->topo.vkind[v] == RC__VK_INTERIOR) { uv[0] = m->uv[0]; uv[1] = m->uv[1]; }
-                s->u_lock[v] |= 2;
+            double *uv = s->u + 2 * tv[k];
+            if (hypot(uv[0] - m->uv[0], uv[1] - m->uv[1]) <= 1e-8 * s->vert_len0[tv[k]]) {
+                if (s->topo.vkind[tv[k]] == RC__VK_INTERIOR) { uv[0] = m->uv[0]; uv[1] = m->uv[1]; }
+                s->u_lock[tv[k]] |= 2;
+                at_vertex = 1;
             }
         }
+        if (at_vertex) continue;
+        rc__barycentric2(s->u + 2 * tv[0], s->u + 2 * tv[1], s->u + 2 * tv[2], m->uv, w);
+        for (k = 0; k < 3; ++k)
+            if (fabs(w[k]) <= 1e-8) { s->u_lock[tv[(k + 1) % 3]] |= 2; s->u_lock[tv[(k + 2) % 3]] |= 2; }
     }
     for (i = 0; i < s->nv; ++i) {
         changed |= (s->u_lock[i] & 1) != (s->u_lock[i] >> 1);

@@ -481,14 +481,16 @@ static void test_garment_handle_ids_reused(void)
    energy has a kink in that vertex's u there, and until session 18 every later step ended
    unconverged after 40-120 outer iterations. The vertex now keeps u once it has reached the point
    (rc__sim_update_handle_locks): the steps after the approach converge, the vertex sits exactly at
-   the handle's point, and it is free again once the handle is removed. */
+   the handle's point, and it is free again once the handle is removed. The point lies inside a
+   triangle: one on an edge (until session 44 this test used a cell's centre, on its diagonal)
+   locks that edge's ends instead (test_garment_load_on_edge). */
 static void test_garment_handle_lock(void)
 {
     rc_mesh m;
     rc_sim_def def = rc_default_sim_def();
     rc_sim *s = NULL;
     rc_step_stats st;
-    double huv[2] = { 0.55, 0.45 }, tgt[3];
+    double huv[2] = { 0.57, 0.45 }, tgt[3];
     int k, hid = -1, late = 0, late_conv = 0, at = -1, i;
     CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 11, 11, RC_DIAG_ALTERNATING));
     def.adaptive = 1;
@@ -498,9 +500,9 @@ static void test_garment_handle_lock(void)
     CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
     CHECK_OK(rc_sim_pin(s, 10, rc_sim_positions(s) + 30));
     for (k = 0; k < 12; ++k) {
-        if (k == 2) { tgt[0] = 0.55; tgt[1] = 0.45; tgt[2] = 0.0; CHECK_OK(rc_sim_add_material_handle(s, huv, tgt, 200.0, &hid)); }
+        if (k == 2) { tgt[0] = huv[0]; tgt[1] = huv[1]; tgt[2] = 0.0; CHECK_OK(rc_sim_add_material_handle(s, huv, tgt, 200.0, &hid)); }
         if (k > 2) {
-            tgt[0] = 0.55 + 0.15 * sin(0.4 * (k - 2)); tgt[1] = 0.45 + 0.15 * (1 - cos(0.4 * (k - 2))); tgt[2] = 0.01 * (k - 2);
+            tgt[0] = huv[0] + 0.15 * sin(0.4 * (k - 2)); tgt[1] = huv[1] + 0.15 * (1 - cos(0.4 * (k - 2))); tgt[2] = 0.01 * (k - 2);
             CHECK_OK(rc_sim_move_material_handle(s, hid, tgt));
         }
         CHECK_OK(rc_sim_step(s, &st));
@@ -522,6 +524,79 @@ static void test_garment_handle_lock(void)
     }
     rc_sim_destroy(s);
     rc_mesh_free(&m);
+}
+
+/* A material load whose point rests on a reference-mesh edge (session 43's sweep): X(u) kinks
+   across the edge, and with no vertex near the point the vertex lock never engaged.
+   (a) A dead load at an edge's midpoint, adaptive statics: 400 pseudo steps unconverged before
+   session 44 (the fixed mesh: 30). Now the edge's two ends are locked at the first step's start
+   (rc__sim_update_handle_locks): converged (29 pseudo steps), and those two vertices keep u.
+   (b) A hanging sheet (a sweep seed's numbers) whose load point drifts onto an edge during the
+   first step: steps 2-12 were 7 of 11 unconverged; now they converge (the first step, in which
+   the point travels onto the edge, ends unconverged either way, after 113 outer iterations). */
+static void test_garment_load_on_edge(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats st;
+    double uv[2] = { 0.16875, 0.15 }, f[3] = { 0.1, -0.2, -0.5 }, ends0[4];   /* 4.5 cells of 0.0375 along x, 4 along y */
+    double uv2[2] = { 0.19379828129144952, 0.04601444880311753 }, f2[3] = { -0.46832002434782827, 0.087879883085064447, 0.2695729270652385 };
+    int id = -1, k, late = 0, late_conv = 0;
+    CHECK_OK(rc_mesh_grid(&m, 0.3, 0.3, 9, 9, RC_DIAG_REGULAR));
+    def.adaptive = 1;
+    def.num_threads = 1;
+    def.static_load_steps = 3;
+    s = t_sim_on_mesh(&def, &m);
+    rc_mesh_free(&m);
+    if (!s) return;
+    CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
+    CHECK_OK(rc_sim_pin(s, 8, rc_sim_positions(s) + 3 * 8));
+    memcpy(ends0, rc_sim_reference(s) + 2 * 40, sizeof ends0);   /* the edge's ends: vertices (4, 4) and (5, 4) */
+    CHECK(ends0[0] < uv[0] && ends0[2] > uv[0] && ends0[1] == uv[1] && ends0[3] == uv[1]);
+    CHECK_OK(rc_sim_add_material_load(s, uv, f, &id));
+    CHECK_OK(rc_sim_solve_static(s, &st));
+    printf("    (a) load at an edge's midpoint, adaptive statics: converged %d after %d pseudo steps, %d outer iterations\n",
+           st.converged, st.substeps, st.outer_iters);
+    CHECK(st.converged);
+    CHECK(memcmp(ends0, rc_sim_reference(s) + 2 * 40, sizeof ends0) == 0);
+    rc_sim_destroy(s);
+
+    def = rc_default_sim_def();
+    CHECK_OK(rc_mesh_grid(&m, 0.27368742481345082, 0.27368742481345082, 14, 14, RC_DIAG_ALTERNATING));
+    def.adaptive = 1;
+    def.num_threads = 1;
+    def.dt = 0.017043131886893301;
+    def.friction = 0.0;
+    s = t_sim_on_mesh(&def, &m);
+    rc_mesh_free(&m);
+    if (!s) return;
+    CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
+    CHECK_OK(rc_sim_pin(s, 13, rc_sim_positions(s) + 3 * 13));
+    CHECK_OK(rc_sim_add_material_load(s, uv2, f2, &id));
+    for (k = 0; k < 12; ++k) {
+        CHECK_OK(rc_sim_step(s, &st));
+        if (k >= 1) { late++; late_conv += st.converged; }
+    }
+    {   /* where the point ended: its smallest barycentric weight in the triangle holding it */
+        const double *u = rc_sim_reference(s);
+        const int *T = rc_sim_tris(s);
+        double best = -1.0;
+        int t;
+        for (t = 0; t < rc_sim_num_tris(s); ++t) {
+            const double *a = u + 2 * T[3 * t], *b = u + 2 * T[3 * t + 1], *c = u + 2 * T[3 * t + 2];
+            double J = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+            double w1 = ((uv2[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (uv2[1] - a[1])) / J;
+            double w2 = ((b[0] - a[0]) * (uv2[1] - a[1]) - (uv2[0] - a[0]) * (b[1] - a[1])) / J, w0 = 1.0 - w1 - w2;
+            double mn = w0 < w1 ? (w0 < w2 ? w0 : w2) : (w1 < w2 ? w1 : w2);
+            if (mn > best) best = mn;
+        }
+        printf("    (b) hanging sheet, load drifting onto an edge: steps 2-12 converged %d/%d; the point's smallest weight %.2g\n",
+               late_conv, late, best);
+        CHECK(fabs(best) <= 1e-8);   /* the repro still puts the point on an edge */
+    }
+    CHECKF(late_conv == late, "%d of %d steps after the first converged", late_conv, late);
+    rc_sim_destroy(s);
 }
 
 static void test_garment_handle_api(void)
@@ -1086,6 +1161,7 @@ static void suite_garment(void)
     RUN(test_garment_handle_fd);
     RUN(test_garment_handle_follows_material);
     RUN(test_garment_handle_lock);
+    RUN(test_garment_load_on_edge);
     RUN(test_garment_handle_api);
     RUN(test_garment_material_load_fixed);
     RUN(test_garment_ortho_adaptive_steps);
