@@ -761,7 +761,9 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]); 
    AND u (the weights depend on u), so the stencil vertices keep sliding; X is continuous as the
    point crosses from one triangle to the next (its gradient has a kink there, like any
    piecewise-linear sampling). In adaptive mode a vertex that reaches the handle's point keeps u
-   while the handle acts (the kink at a vertex stalled Newton). Ids are small integers, stable until
+   while the handle acts (the kink at a vertex stalled Newton), and so do an edge's two ends while
+   the point lies on that edge (a point placed on an edge, such as a grid cell's centre on its
+   diagonal, is held there from the first step on). Ids are small integers, stable until
    removed; a removed id is given to the next handle or load added.
    add_material_handle: stiffness > 0 (N/m); uv must lie in the reference domain (within 1e-9 of
    a triangle, relative to its size), else RC_ERR_INVALID_ARGUMENT. move: new target (call each
@@ -9196,7 +9198,7 @@ static void rc__sim_dof_du(const rc_sim *s, const rc__system *y, int v, double d
 
 /* Which vertices keep u fixed (DESIGN §5): domain corners and any non-sliding boundary vertex,
    pinned vertices, vertices carrying an external force, vertices locked to a material handle's
-   point (rc__sim_update_handle_locks), and stitched vertices that do not slide with their
+   point or to the edge it lies on (rc__sim_update_handle_locks), and stitched vertices that do not slide with their
    partner (rc__sim_seam_shares). */
 static void rc__sim_update_u_fixed(rc_sim *s)
 {
