@@ -13016,6 +13016,7 @@ static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, in
    1.49x, both 1.75x, blocks only 1.48x; alone it is a net loss (0.85x).
    --------------------------------------------------------------------------------------------- */
 #define RC__ITR_STRICT_CAP 25   /* Newton iterations of a periodic strict inner solve (rc__sim_ritr) */
+static int rc__sim_update_handle_locks(rc_sim *s, int snap);
 static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats *st, int *conv)
 {
     const rc_sim_def *d = &s->def;
@@ -13162,6 +13163,19 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
             last_dx = 0.0;
         } else {
             if (!rc__sim_line_search(s, y, E, T, &alpha, st)) {
+                /* stalled at the kink of a material handle's point that reached an edge or a
+                   vertex during this step (X(u) is only piecewise smooth there): lock it now, as
+                   the next step's start would, and go on with the locked layout. Measured on
+                   session 43's random handle sweep (26 seeds, 290 steps): every outer line search
+                   that ended a step unconverged had a handle's point within 1e-11 of an edge */
+                if (rc__sim_update_handle_locks(s, 0)) {
+                    rc__sim_invalidate_layout(s);
+                    rs = rc__sim_ensure_systems(s);
+                    if (rs != RC_OK) return rs;
+                    stale = 0;
+                    last_dx = HUGE_VAL;
+                    continue;
+                }
                 /* stalled at round-off: finish with a strict inner solve */
                 rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
                 if (rs != RC_OK) return rs;
@@ -14855,9 +14869,11 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
    edge, again smooth. Both rules read only u and the handles, so a saved state replays the same
    locks; and since locked ends keep u, a lock once taken holds. A point placed exactly on an
    edge (a grid cell's centre lies on its diagonal) is locked there at once and no vertex slides
-   onto it. The locks end with the handle (rc_sim_remove_material_handle). Returns 1 if the set
-   of locked vertices changed (the DOF layout must be rebuilt). */
-static int rc__sim_update_handle_locks(rc_sim *s)
+   onto it. The locks end with the handle (rc_sim_remove_material_handle). The r-ITR also takes
+   new locks inside a step, where its line search stalls (rc__sim_ritr), with snap = 0: u is not
+   moved there, so the step's energy stays that of its last accepted iterate. Returns 1 if the
+   set of locked vertices changed (the DOF layout must be rebuilt). */
+static int rc__sim_update_handle_locks(rc_sim *s, int snap)
 {
     int h, i, k, changed = 0;
     if (!s->def.adaptive) return 0;
@@ -14872,7 +14888,7 @@ static int rc__sim_update_handle_locks(rc_sim *s)
         for (k = 0; k < 3; ++k) {
             double *uv = s->u + 2 * tv[k];
             if (hypot(uv[0] - m->uv[0], uv[1] - m->uv[1]) <= 1e-8 * s->vert_len0[tv[k]]) {
-                if (s->topo.vkind[tv[k]] == RC__VK_INTERIOR) { uv[0] = m->uv[0]; uv[1] = m->uv[1]; }
+                if (snap && s->topo.vkind[tv[k]] == RC__VK_INTERIOR) { uv[0] = m->uv[0]; uv[1] = m->uv[1]; }
                 s->u_lock[tv[k]] |= 2;
                 at_vertex = 1;
             }
@@ -14896,7 +14912,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     double E, alpha = 1.0;
     int i, conv = 0, iters = 0;
     rc_status rs;
-    if (rc__sim_update_handle_locks(s)) rc__sim_invalidate_layout(s);
+    if (rc__sim_update_handle_locks(s, 1)) rc__sim_invalidate_layout(s);
     rs = rc__sim_ensure_systems(s);
     if (rs != RC_OK) return rs;
     s->t_bp = s->t_np = s->t_ccd = 0.0;   /* the step's contact timings, the placement's CCD included */
