@@ -823,8 +823,7 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    edges and vertices take no edge-edge or vertex-triangle contact (they hold nothing the
    triangles do not); where the surface bends, each triangle holds what is nearest to it (IPC's
    count: twice over a convex edge). A triangle on the same three vertices as an earlier one (a
-   double-sided mesh's reversed copy) is the same surface and holds nothing more. A triangle
-   index outside [0, num_verts) or repeated within a triangle is RC_ERR_MESH_INDEX. */
+   double-sided mesh's reversed copy) is the same surface and holds nothing more. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
@@ -9000,14 +8999,8 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!pos || !tris || num_verts < 3 || num_tris < 1) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_trimesh: needs >= 3 vertices, >= 1 triangle, non-NULL arrays");
     if (!rc__all_finite(pos, (size_t)3 * num_verts)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_trimesh: non-finite vertex");
-    if ((t = rc__mesh_bad_index(num_verts, num_tris, tris)) >= 0) {
-        /* a repeated index made an edge from a vertex to itself in the edge list (an API sweep,
-           session 44: accepted silently until then) */
-        char msg[160];
-        snprintf(msg, sizeof msg, "rc_sim_add_trimesh: triangle %d (%d %d %d) has an index outside [0, %d) or repeats one", t,
-                 tris[3 * t], tris[3 * t + 1], tris[3 * t + 2], num_verts);
-        return rc__sim_fail(s, RC_ERR_MESH_INDEX, msg);
-    }
+    for (t = 0; t < 3 * num_tris; ++t)
+        if (tris[t] < 0 || tris[t] >= num_verts) return rc__sim_fail(s, RC_ERR_MESH_INDEX, "rc_sim_add_trimesh: triangle index out of range");
     rc__obstacle_init(&o, RC__OBS_TRIMESH, s->def.friction);
     o.mesh_nv = num_verts; o.mesh_nt = num_tris;
     o.mesh_x = (double *)rc__alloc(s->user, (size_t)3 * num_verts, sizeof(double));

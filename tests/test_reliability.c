@@ -708,12 +708,6 @@ static void test_rel_sim_calls_bad(void)
     R_BAD(rc_sim_add_capsule(s, p, NULL, 0.1, &id), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_add_capsule(s, p, one, 0, &id), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_add_capsule(s, p, nanv, 0.1, &id), RC_ERR_NON_FINITE);
-    {
-        double tv[9] = { 0, 0, -1, 1, 0, -1, 0, 1, -1 };
-        int t_range[3] = { 0, 1, 3 }, t_repeat[3] = { 0, 0, 1 };
-        R_BAD(rc_sim_add_trimesh(s, 3, tv, 1, t_range, &id), RC_ERR_MESH_INDEX);
-        R_BAD(rc_sim_add_trimesh(s, 3, tv, 1, t_repeat, &id), RC_ERR_MESH_INDEX);
-    }
     R_BAD(rc_sim_set_obstacle_friction(s, 5, 0.1), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_set_obstacle_friction(s, -1, 0.1), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_set_obstacle_friction(s, sph, -0.1), RC_ERR_INVALID_ARGUMENT);
