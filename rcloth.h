@@ -823,7 +823,10 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    edges and vertices take no edge-edge or vertex-triangle contact (they hold nothing the
    triangles do not); where the surface bends, each triangle holds what is nearest to it (IPC's
    count: twice over a convex edge). A triangle on the same three vertices as an earlier one (a
-   double-sided mesh's reversed copy) is the same surface and holds nothing more. */
+   double-sided mesh's reversed copy) is the same surface and holds nothing more. A degenerate
+   triangle (a repeated index or zero area, as exported meshes often have) is accepted
+   (test_sim_plate_lifts_stack_degenerate); an index outside [0, num_verts) is
+   RC_ERR_MESH_INDEX. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
@@ -867,7 +870,9 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
    each converged one (up to 1e6 dt) and halves after one that did not converge (down to dt);
    stats->substeps counts them; stats->converged = 0 (with RC_OK) when they end without an equilibrium,
    e.g. when none exists (a sheet that slides off its support falls without bound: check
-   converged before using the state as an equilibrium). Equilibrium: a pseudo step that moved less
+   converged before using the state as an equilibrium). A cloth that nothing holds (no pin,
+   obstacle or material handle with a spring) under a nonzero net load (gravity, forces, material
+   loads) is RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium: a pseudo step that moved less
    than tol L dt and left a residual force below 1e-3 of the weight (|g|). Friction does not hold
    cloth in statics (it is velocity-based and fades as the pseudo step grows): cloth held only by
    friction slides off. */
@@ -15652,6 +15657,29 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     s->err[0] = 0;
     rs = rc__sim_check_crossings(s);
     if (rs != RC_OK) return rs;
+    {
+        /* a free cloth (no pin, no obstacle, no handle's spring) under a net load has no
+           equilibrium: the pseudo steps would take it 1e7-1e8 m away in up to 400 solves (an API
+           sweep, session 44: 5-45 s), and the state would be lost; refused at once instead */
+        int held = s->nobs > 0;
+        double net[3], scale = s->gravity_norm * s->total_mass;
+        for (c = 0; c < 3; ++c) net[c] = s->def.gravity[c] * s->total_mass;
+        for (i = 0; i < s->nv && !held; ++i) {
+            held = s->pinned[i];
+            for (c = 0; c < 3; ++c) { net[c] += s->force[3 * i + c]; scale += fabs(s->force[3 * i + c]); }
+        }
+        for (i = 0; i < s->nmh && !held; ++i) {
+            if (s->mh[i].tri < 0) continue;
+            held = s->mh[i].k > 0.0;
+            for (c = 0; c < 3; ++c) { net[c] += s->mh[i].f[c]; scale += fabs(s->mh[i].f[c]); }
+        }
+        if (!held && rc__norm3(net) > 1e-9 * scale) {
+            char msg[240];
+            snprintf(msg, sizeof msg, "rc_sim_solve_static: nothing holds the cloth (no pin, obstacle or material handle) against "
+                     "a net load of %.3g N, so it has no equilibrium; rc_sim_step lets it fall", rc__norm3(net));
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+        }
+    }
     steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
     n3 = (size_t)3 * s->nv;
     saved = (double *)rc__alloc(s->user, rc_sim_state_size(s) + (size_t)3 * s->nmh + 1, sizeof(double));
