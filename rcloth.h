@@ -14933,7 +14933,8 @@ static int rc__sim_update_handle_locks(rc_sim *s, int snap)
    unconverged step had two points 1e-4 to 1e-8 in weight from edges, the line search down to
    alpha 3e-5). It left no step of the sweep unconverged, but an approaching vertex's edges pass
    near the point first, so the edge took the point and no vertex reached it (test_garment_handle_
-   lock, even when tried only after the line search had shortened a step to 1/16 or less).
+   lock, even when tried only after the line search had shortened a step to 1/16 or less; at
+   1e-3 or less the vertex arrives, but that last sweep step stays unconverged).
    Returns 1 if a vertex moved. */
 #define RC__HANDLE_SNAP 1e-2
 static int rc__sim_snap_to_handle(rc_sim *s, double *E, rc__terms *T)
