@@ -12612,6 +12612,16 @@ static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const doub
    RC_OK, unconverged; an area floor of 1e-6 alone still ended in NaN at step 23, MIPS 2.8e6).
    With the regulariser on (threshold 2.5), no triangle comes near the cap. */
 #define RC__MIPS_CAP 1e4
+/* the MIPS measure |J|_F^2 / det J of reference triangle t at u (J: its map from the rest shape),
+   +inf when it is inverted or degenerate */
+static double rc__sim_ref_mips(const rc_sim *s, const double *u, int t)
+{
+    double ul[6], J[4], det;
+    int c;
+    for (c = 0; c < 3; ++c) { ul[2 * c] = u[2 * s->tris[3 * t + c]]; ul[2 * c + 1] = u[2 * s->tris[3 * t + c] + 1]; }
+    det = rc__mips_jacobian(ul, s->Dinv0 + 4 * t, J);
+    return det > 0.0 ? (J[0] * J[0] + J[1] * J[1] + J[2] * J[2] + J[3] * J[3]) / det : HUGE_VAL;
+}
 static double rc__sim_inversion_bound(const rc_sim *s, const rc__system *y, const double *bu)
 {
     double amax = 1.0;
@@ -13168,34 +13178,29 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
             }
             last_dx = 0.0;
         } else {
-            if (!rc__sim_line_search(s, y, E, T, &alpha, st)) {
-                /* stalled at the kink of a material handle's point that reached an edge or a
-                   vertex during this step (X(u) is only piecewise smooth there): lock it now, as
-                   the next step's start would, and go on with the locked layout. Measured on
-                   session 43's random handle sweep (26 seeds, 290 steps): every outer line search
-                   that ended a step unconverged had a handle's point within 1e-11 of an edge */
-                if (rc__sim_update_handle_locks(s, 0)) {
-                    rc__sim_invalidate_layout(s);
-                    rs = rc__sim_ensure_systems(s);
-                    if (rs != RC_OK) return rs;
-                    stale = 0;
-                    last_dx = HUGE_VAL;
-                    continue;
-                }
-                /* stalled at round-off: finish with a strict inner solve */
-                rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
-                if (rs != RC_OK) return rs;
-                st->inner_iters += inner_it;
-                break;
-            }
-            if (!exact) last_dx = alpha * rc__sim_material_step(s, y);
-            if (exact) s->itr_mu *= alpha >= 1.0 ? 0.3 : 3.0;   /* trust the quadratic model more / less */
-            if (alpha < 1.0 && s->nmh > 0 && rc__sim_snap_to_handle(s, E, T) && rc__sim_update_handle_locks(s, 0)) {
+            int moved = rc__sim_line_search(s, y, E, T, &alpha, st);
+            if (moved && !exact) last_dx = alpha * rc__sim_material_step(s, y);
+            if (moved && exact) s->itr_mu *= alpha >= 1.0 ? 0.3 : 3.0;   /* trust the quadratic model more / less */
+            /* Handle locks inside the step (rc__sim_update_handle_locks, u not moved), where a
+               material handle's point meets the kinks of X(u): (a) the line search stalled at a
+               point that reached an edge or a vertex during this step; measured on session 43's
+               random handle sweep (26 seeds, 290 steps), every outer line search that ended a
+               step unconverged had a handle's point within 1e-11 of an edge; (b) it shortened the
+               step and a vertex hovering near a point was moved onto it (rc__sim_snap_to_handle).
+               Either way the step goes on with the locked layout. */
+            if ((!moved || (alpha < 1.0 && s->nmh > 0 && rc__sim_snap_to_handle(s, E, T))) && rc__sim_update_handle_locks(s, 0)) {
                 rc__sim_invalidate_layout(s);
                 rs = rc__sim_ensure_systems(s);
                 if (rs != RC_OK) return rs;
                 stale = 0;
                 last_dx = HUGE_VAL;
+                if (!moved) continue;
+            } else if (!moved) {
+                /* stalled at round-off: finish with a strict inner solve */
+                rs = rc__sim_newton_xp(s, d->tol, d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
+                if (rs != RC_OK) return rs;
+                st->inner_iters += inner_it;
+                break;
             }
         }
         eps = eps * d->itr_lambda > d->tol ? eps * d->itr_lambda : d->tol;
@@ -14864,6 +14869,12 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
 }
 #undef RC__MSG_APPEND
 
+/* a handle or load that is in place and acts (a spring, or a nonzero dead force) */
+static int rc__sim_handle_acts(const rc__mhandle *m)
+{
+    return m->tri >= 0 && (m->k > 0.0 || m->f[0] != 0.0 || m->f[1] != 0.0 || m->f[2] != 0.0);
+}
+
 /* Handle locks (adaptive; ours, DESIGN §5's rule for loaded vertices carried over to material
    handles and loads). A handle acts at the material point uv through the barycentric weights of
    the triangle containing it, which are continuous in u but only piecewise smooth: with a vertex
@@ -14895,7 +14906,7 @@ static int rc__sim_update_handle_locks(rc_sim *s, int snap)
         const int *tv;
         int at_vertex = 0;
         double w[3];
-        if (m->tri < 0 || !(m->k > 0.0 || m->f[0] != 0.0 || m->f[1] != 0.0 || m->f[2] != 0.0)) continue;
+        if (!rc__sim_handle_acts(m)) continue;
         m->tri = rc__sim_locate_uv(s, s->u, m->uv, m->tri, NULL);
         tv = s->tris + 3 * m->tri;
         for (k = 0; k < 3; ++k) {
@@ -14943,7 +14954,7 @@ static int rc__sim_snap_to_handle(rc_sim *s, double *E, rc__terms *T)
     for (h = 0; h < s->nmh; ++h) {
         rc__mhandle *m = s->mh + h;
         const int *tv;
-        if (m->tri < 0 || !(m->k > 0.0 || m->f[0] != 0.0 || m->f[1] != 0.0 || m->f[2] != 0.0)) continue;
+        if (!rc__sim_handle_acts(m)) continue;
         m->tri = rc__sim_locate_uv(s, s->u, m->uv, m->tri, NULL);
         tv = s->tris + 3 * m->tri;
         for (k = 0; k < 3; ++k) {
@@ -14954,13 +14965,8 @@ static int rc__sim_snap_to_handle(rc_sim *s, double *E, rc__terms *T)
                 !(hypot(uv[0] - m->uv[0], uv[1] - m->uv[1]) <= RC__HANDLE_SNAP * s->vert_len0[v])) continue;
             keep[0] = uv[0]; keep[1] = uv[1];
             uv[0] = m->uv[0]; uv[1] = m->uv[1];
-            for (j = s->topo.vt_ptr[v]; j < s->topo.vt_ptr[v + 1] && ok; ++j) {
-                int t = s->topo.vt_idx[j], c;
-                double ul[6], J[4], det;
-                for (c = 0; c < 3; ++c) { ul[2 * c] = s->u[2 * s->tris[3 * t + c]]; ul[2 * c + 1] = s->u[2 * s->tris[3 * t + c] + 1]; }
-                det = rc__mips_jacobian(ul, s->Dinv0 + 4 * t, J);
-                ok = det > 0.0 && J[0] * J[0] + J[1] * J[1] + J[2] * J[2] + J[3] * J[3] <= RC__MIPS_CAP * det;
-            }
+            for (j = s->topo.vt_ptr[v]; j < s->topo.vt_ptr[v + 1] && ok; ++j)
+                ok = rc__sim_ref_mips(s, s->u, s->topo.vt_idx[j]) <= RC__MIPS_CAP;
             En = ok ? rc__sim_energy(s, s->x, s->u, s->phi, &Tn) : HUGE_VAL;
             if (rc__isfinite(En) && En < *E) {
                 *E = En; *T = Tn;
@@ -15370,7 +15376,6 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative simulated time");
         for (t = 0; t < s->nt; ++t) {
             const double *a = uu + 2 * s->tris[3 * t], *bb = uu + 2 * s->tris[3 * t + 1], *c = uu + 2 * s->tris[3 * t + 2];
-            double ul[6], J[4], det;
             if (!(rc__mesh_orient2(a, bb, c) > 0.0)) {
                 snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is inverted or degenerate in the state's u", t);
                 return rc__sim_fail(s, RC_ERR_INVERTED, msg);
@@ -15380,9 +15385,7 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
                the bound (a review: MIPS 1.13e4 at step 39 of a no-regulariser drape), so only a sim
                with the regulariser refuses such a sliver */
             if (s->def.adaptive && s->def.quality_weight > 0.0) {
-                ul[0] = a[0]; ul[1] = a[1]; ul[2] = bb[0]; ul[3] = bb[1]; ul[4] = c[0]; ul[5] = c[1];
-                det = rc__mips_jacobian(ul, s->Dinv0 + 4 * t, J);
-                if (!((J[0] * J[0] + J[1] * J[1] + J[2] * J[2] + J[3] * J[3]) <= RC__MIPS_CAP * det * (1.0 + 1e-9))) {
+                if (!(rc__sim_ref_mips(s, uu, t) <= RC__MIPS_CAP * (1.0 + 1e-9))) {
                     snprintf(msg, sizeof msg, "rc_sim_load_state: reference triangle %d is a sliver in the state's u (MIPS above %g, "
                              "which the regulariser never lets a step reach)", t, RC__MIPS_CAP);
                     return rc__sim_fail(s, RC_ERR_MESH_DEGENERATE, msg);
