@@ -7,6 +7,16 @@ LDLIBS  = -lm
 STRICT  = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# OpenMP is optional (the library never requires it): OMP is -fopenmp where $(CC) can compile and
+# link it, else empty (a clang without libomp, Apple's clang) and everything builds serial; the
+# same for $(CXX) in CXX_OMP. Set OMP= to build without it.
+ifeq ($(origin OMP), undefined)
+OMP := $(shell echo 'int main(void) { return 0; }' | $(CC) -fopenmp -x c -o /dev/null - 2>/dev/null && echo -fopenmp)
+endif
+ifeq ($(origin CXX_OMP), undefined)
+CXX_OMP := $(shell echo 'int main() { return 0; }' | $(CXX) -fopenmp -x c++ -o /dev/null - 2>/dev/null && echo -fopenmp)
+endif
+
 # NATIVE=-march=native builds the demo CLI and the simulator benchmarks for this machine's
 # instruction set: since session 9 the portable build already runs the sparse LDL^T's AVX2 + FMA
 # tile on a CPU that has it (chosen at run time), so NATIVE adds the AVX-512 tile where there is one
@@ -26,7 +36,7 @@ $(BUILD):
 	@mkdir -p $(BUILD)
 
 $(BUILD)/run_tests: rcloth.h $(TEST_SRC) | $(BUILD)
-	$(CC) $(CFLAGS) -fopenmp -o $@ tests/main.c $(LDLIBS)
+	$(CC) $(CFLAGS) $(OMP) -o $@ tests/main.c $(LDLIBS)
 
 $(BUILD)/run_tests_asan: rcloth.h $(TEST_SRC) | $(BUILD)
 	$(CC) $(CFLAGS) $(SAN) -o $@ tests/main.c $(LDLIBS)
@@ -34,19 +44,19 @@ $(BUILD)/run_tests_asan: rcloth.h $(TEST_SRC) | $(BUILD)
 # the header must compile cleanly as C99 and C++, with and without OpenMP, static, in two TUs, with
 # allocator macros that ignore the user pointer; every sim allocation must carry def.alloc_user
 check-compile: rcloth.h | $(BUILD)
-	@echo "compile checks: gcc/clang C99 (-O0, -O2, -O3, -O2 -ffast-math with NaN input), C++, OpenMP, RCLOTH_STATIC, two translation units, allocator overrides"
-	@gcc $(STRICT) -o $(BUILD)/cc_gcc tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc
-	@gcc $(STRICT) -O2 -o $(BUILD)/cc_gcc_o2 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_o2
-	@gcc $(STRICT) -O3 -o $(BUILD)/cc_gcc_o3 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_o3
-	@gcc $(STRICT) -O2 -ffast-math -o $(BUILD)/cc_fastmath tests/compile/tu_fastmath.c -lm && $(BUILD)/cc_fastmath
-	@gcc $(STRICT) -fopenmp -o $(BUILD)/cc_gcc_omp tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_gcc_omp
-	@gcc $(STRICT) -o $(BUILD)/cc_static tests/compile/tu_static.c -lm && $(BUILD)/cc_static
-	@gcc $(STRICT) -o $(BUILD)/cc_alloc_ignore tests/compile/tu_alloc_ignore.c -lm && $(BUILD)/cc_alloc_ignore
-	@g++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ -o $(BUILD)/cc_alloc_ignore_cxx tests/compile/tu_alloc_ignore.c -lm && $(BUILD)/cc_alloc_ignore_cxx
-	@gcc $(STRICT) -o $(BUILD)/cc_alloc_user tests/compile/tu_alloc_user.c -lm && $(BUILD)/cc_alloc_user
+	@echo "compile checks: $(CC) (and clang if present) C99 (-O0, -O2, -O3, -O2 -ffast-math with NaN input), C++, OpenMP, RCLOTH_STATIC, two translation units, allocator overrides"
+	@$(CC) $(STRICT) -o $(BUILD)/cc_c99 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_c99
+	@$(CC) $(STRICT) -O2 -o $(BUILD)/cc_o2 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_o2
+	@$(CC) $(STRICT) -O3 -o $(BUILD)/cc_o3 tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_o3
+	@$(CC) $(STRICT) -O2 -ffast-math -o $(BUILD)/cc_fastmath tests/compile/tu_fastmath.c -lm && $(BUILD)/cc_fastmath
+	@$(CC) $(STRICT) $(OMP) -o $(BUILD)/cc_omp tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_omp
+	@$(CC) $(STRICT) -o $(BUILD)/cc_static tests/compile/tu_static.c -lm && $(BUILD)/cc_static
+	@$(CC) $(STRICT) -o $(BUILD)/cc_alloc_ignore tests/compile/tu_alloc_ignore.c -lm && $(BUILD)/cc_alloc_ignore
+	@$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ -o $(BUILD)/cc_alloc_ignore_cxx tests/compile/tu_alloc_ignore.c -lm && $(BUILD)/cc_alloc_ignore_cxx
+	@$(CC) $(STRICT) -o $(BUILD)/cc_alloc_user tests/compile/tu_alloc_user.c -lm && $(BUILD)/cc_alloc_user
 	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -o $(BUILD)/cc_clang tests/compile/tu_impl.c tests/compile/tu_other.c -lm && $(BUILD)/cc_clang; fi
-	@g++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ -o $(BUILD)/cc_cxx tests/compile/tu_impl.c -x c++ tests/compile/tu_other.c -lm && $(BUILD)/cc_cxx
-	@g++ -std=c++11 -Wall -Wextra -pedantic -Werror -fopenmp -x c++ -o $(BUILD)/cc_cxx_omp tests/compile/tu_impl.c -x c++ tests/compile/tu_other.c -lm && $(BUILD)/cc_cxx_omp
+	@$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ -o $(BUILD)/cc_cxx tests/compile/tu_impl.c -x c++ tests/compile/tu_other.c -lm && $(BUILD)/cc_cxx
+	@$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror $(CXX_OMP) -x c++ -o $(BUILD)/cc_cxx_omp tests/compile/tu_impl.c -x c++ tests/compile/tu_other.c -lm && $(BUILD)/cc_cxx_omp
 
 test: check-compile $(BUILD)/run_tests
 	@$(BUILD)/run_tests

@@ -15,6 +15,8 @@
        RCLOTH_REALLOC(p, size, user)   > replace all three; user is the allocator pointer you gave
        RCLOTH_FREE(p, user)           /  (rc_sim_def.alloc_user), NULL for stand-alone calls
        RCLOTH_ASSERT(x)               internal invariant checks (default assert)
+       RCLOTH_NO_CPU_DISPATCH         x86-64: keep the sparse LDL^T's SSE2 kernels (no run-time AVX2 pick)
+       RCLOTH_NO_SIMD                 scalar kernels only (results differ from SIMD in the last bits)
 
    STEP BY STEP
        rc_mesh m;  rc_mesh_square(&m, 1.0, 900, 1u);       (or your own uv + positions + triangles)
@@ -609,7 +611,7 @@ typedef struct rc_sim_def {
     double pcg_tol;             /* relative residual of the PCG solves, default 1e-4 */
 
     /* r-ITR (adaptive = 1), DESIGN §4-6 */
-    double itr_eps0;            /* initial inner tolerance, default 1e-2 */
+    double itr_eps0;            /* initial inner tolerance, default 1e-2; adaptive: must be >= tol */
     double itr_lambda;          /* tolerance decay per outer iteration, default 0.98 */
     int itr_strict_every;       /* strict inner solve every k outer iterations, default 10 */
     int itr_max_outer;          /* outer iteration cap, default 300 */
@@ -679,7 +681,7 @@ typedef struct rc_step_stats {
     int newton_iters;           /* Newton iterations on (x, phi) in total */
     int outer_iters;            /* r-ITR outer (joint) iterations; 0 in fixed mode */
     int inner_iters;            /* Newton iterations inside inner solves */
-    int linear_solves;
+    int linear_solves;          /* linear systems solved (LDL^T or PCG, including the CG directions on a reused factor) */
     int substeps;               /* 1 unless automatic substepping split the step; rc_sim_solve_static:
                                    the number of pseudo steps */
     double ip_start, ip_end;    /* incremental potential at the start iterate and at the end */
@@ -858,9 +860,10 @@ RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double tra
    RC_ERR_INTERSECTING, naming the edge and triangle. Every step in which a mesh obstacle moves
    checks the same after carrying the cloth it ran over (a failure splits the step).
    stats may be NULL; on an error it is zeroed and the state is as before the call. Errors:
-   RC_ERR_INVALID_ARGUMENT (s NULL), RC_ERR_INTERSECTING (above, or a crossing no split removed),
-   RC_ERR_NON_FINITE (the step's start energy is not finite, the message names the term; or the
-   solve produced NaN), RC_ERR_NO_DESCENT (no split found a decrease above round-off),
+   RC_ERR_INVALID_ARGUMENT (s NULL), RC_ERR_INTERSECTING (above, or a crossing no split removed, or
+   a cloth that starts inside an obstacle: its start energy is infinite), RC_ERR_NON_FINITE (the
+   step's start energy is not finite otherwise, the message names the term; or the solve produced
+   NaN), RC_ERR_NO_DESCENT (no split found a decrease above round-off),
    RC_ERR_NOT_SPD (RC_SOLVER_PCG only: a system it cannot solve), RC_ERR_OUT_OF_MEMORY;
    rc_sim_last_error says which and where. A step that ends at an iteration cap is RC_OK with
    stats->converged = 0. */
@@ -8133,7 +8136,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFCHECK(d->static_load_steps >= 1 && d->static_load_steps <= 10000, "static_load_steps must be in [1, 10000]");
     RC__DEFCHECK(d->linear_solver == RC_SOLVER_LDLT || d->linear_solver == RC_SOLVER_PCG, "linear_solver must be RC_SOLVER_LDLT or RC_SOLVER_PCG");
     RC__DEFCHECK(d->pcg_tol > 0.0 && d->pcg_tol < 1.0, "pcg_tol must be in (0, 1)");
-    RC__DEFCHECK(d->itr_eps0 >= d->tol, "itr_eps0 must be >= tol");
+    RC__DEFCHECK(!d->adaptive || d->itr_eps0 >= d->tol, "itr_eps0 must be >= tol (adaptive)");   /* fixed mode never reads it: a loose tol alone is fine */
     RC__DEFCHECK(d->itr_lambda > 0.0 && d->itr_lambda <= 1.0, "itr_lambda must be in (0, 1]");
     RC__DEFCHECK(d->itr_strict_every >= 1, "itr_strict_every must be >= 1");
     RC__DEFCHECK(d->itr_max_outer >= 1, "itr_max_outer must be >= 1");

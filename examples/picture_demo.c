@@ -6,8 +6,8 @@
 #include <math.h>
 #include "common/picture.h"
 
-/* An n x n grid sheet over [-1, 1]^2 with a wave z = 0.15 sin(3x) cos(2y) draped 0.6 above z = 0.
-   fine != 0 grades the reference mesh: grid lines crowd towards x = 0 (u -> u |u|^0.5 sign). */
+/* An n x n grid sheet over [-1, 1]^2 with a wave z = 0.12 sin(4x) cos(3y) and a sag, 0.6 above z = 0.
+   graded != 0 grades the reference mesh: grid lines crowd towards x = 0 (u -> sign(u) |u|^1.6). */
 static int make_sheet(int n, int graded, double **x, double **uv, int **tris, int *nv, int *nt)
 {
     int i, j, t = 0;

@@ -3,7 +3,7 @@
 .PHONY: bench-sim
 BENCH_SIM_ARGS ?=
 $(BUILD)/bench_sim: bench/bench_sim.c bench/bench_scenes.h rcloth.h | $(BUILD)
-	$(CC) -O2 $(NATIVE) -std=c99 -Wall -Wextra -pedantic -fopenmp -o $@ bench/bench_sim.c -lm
+	$(CC) -O2 $(NATIVE) -std=c99 -Wall -Wextra -pedantic $(OMP) -o $@ bench/bench_sim.c -lm
 
 bench-sim: $(BUILD)/bench_sim
 	$(BUILD)/bench_sim $(BENCH_SIM_ARGS)
@@ -22,7 +22,7 @@ bench-scene: $(BUILD)/bench_scene
 # make bench-scene-omp BENCH_SCENE_ARGS="sphere_drape 100 1024 1 2"
 .PHONY: bench-scene-omp
 $(BUILD)/bench_scene_omp: bench/bench_scene.c examples/common/scenes.c examples/common/scenes.h rcloth.h | $(BUILD)
-	$(CC) -O2 $(NATIVE) -fopenmp -std=c99 -Wall -Wextra -pedantic -o $@ bench/bench_scene.c examples/common/scenes.c -lm
+	$(CC) -O2 $(NATIVE) $(OMP) -std=c99 -Wall -Wextra -pedantic -o $@ bench/bench_scene.c examples/common/scenes.c -lm
 
 bench-scene-omp: $(BUILD)/bench_scene_omp
 	$(BUILD)/bench_scene_omp $(BENCH_SCENE_ARGS)

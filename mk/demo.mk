@@ -3,7 +3,7 @@
 #   make demo DEMO_ARGS="--small"     reduced size
 #   make demo-ci                      tiny run (seconds) and a check that every output exists
 DEMO_CFLAGS ?= -O2 $(NATIVE) -std=c99 -Wall -Wextra -pedantic
-DEMO_OMP    ?= -fopenmp
+DEMO_OMP    ?= $(OMP)
 DEMO_ARGS   ?=
 DEMO_SRC = examples/rcloth.c examples/common/demo.c examples/common/scenes.c examples/common/curvature.c \
            examples/common/picture.c

@@ -5,7 +5,7 @@
 .PHONY: dress-check
 DRESS_ARGS ?=
 $(BUILD)/dress_check: tests/scenes/dress_check.c tests/scenes/dress_check.h examples/common/scenes.c examples/common/scenes.h rcloth.h | $(BUILD)
-	$(CC) -O2 -std=c99 -Wall -Wextra -pedantic -fopenmp -o $@ tests/scenes/dress_check.c examples/common/scenes.c -lm
+	$(CC) -O2 -std=c99 -Wall -Wextra -pedantic $(OMP) -o $@ tests/scenes/dress_check.c examples/common/scenes.c -lm
 
 dress-check: $(BUILD)/dress_check
 	$(BUILD)/dress_check --threads 1 $(DRESS_ARGS)

@@ -49,7 +49,7 @@ soak: $(BUILD)/soak
 	@$(BUILD)/soak $(SOAK_STEPS)
 
 $(BUILD)/determinism: tests/soak/determinism.c rcloth.h | $(BUILD)
-	$(CC) -O2 -g $(STRICT) -fopenmp -o $@ tests/soak/determinism.c -lm
+	$(CC) -O2 -g $(STRICT) $(OMP) -o $@ tests/soak/determinism.c -lm
 
 determinism: $(BUILD)/determinism
 	@$(BUILD)/determinism

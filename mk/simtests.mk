@@ -3,5 +3,5 @@
 .PHONY: scene-sphere
 SCENE_ARGS ?= 100 50
 scene-sphere: rcloth.h bench/scene_sphere_drop.c | $(BUILD)
-	$(CC) -O2 -std=c99 -Wall -Wextra -pedantic -fopenmp -o $(BUILD)/scene_sphere_drop bench/scene_sphere_drop.c -lm
+	$(CC) -O2 -std=c99 -Wall -Wextra -pedantic $(OMP) -o $(BUILD)/scene_sphere_drop bench/scene_sphere_drop.c -lm
 	$(BUILD)/scene_sphere_drop $(SCENE_ARGS)

@@ -15,7 +15,7 @@ $(BUILD)/bench_sparse: bench/bench_sparse.c rcloth.h | $(BUILD)
 
 # the same with OpenMP: each matrix also on 2 threads, ratios printed (wall times)
 $(BUILD)/bench_sparse_omp: bench/bench_sparse.c rcloth.h | $(BUILD)
-	$(CC) $(SPARSE_BENCH_OPT) -fopenmp -std=c99 -Wall -Wextra -o $@ bench/bench_sparse.c -lm
+	$(CC) $(SPARSE_BENCH_OPT) $(OMP) -std=c99 -Wall -Wextra -o $@ bench/bench_sparse.c -lm
 
 bench-sparse-omp: $(BUILD)/bench_sparse_omp
 	$(BUILD)/bench_sparse_omp

@@ -480,7 +480,7 @@ R_MUT(rm_newton, d->max_newton_iters = 0)
 R_MUT(rm_sub, d->max_substeps = -1)
 R_MUT(rm_sub_big, d->max_substeps = 1000)
 R_MUT(rm_load_steps, d->static_load_steps = 0)
-R_MUT(rm_eps0, d->itr_eps0 = 1e-9)
+R_MUT(rm_eps0, d->adaptive = 1; d->itr_eps0 = 1e-9)   /* the schedule's eps0 is checked where it is used */
 R_MUT(rm_lambda, d->itr_lambda = 1.5)
 R_MUT(rm_strict, d->itr_strict_every = 0)
 R_MUT(rm_outer, d->itr_max_outer = 0)
@@ -661,6 +661,30 @@ static void test_rel_sim_def_table(void)
    400 solves (5-45 s) and left it there with converged = 0. Now RC_ERR_INVALID_ARGUMENT at once,
    the state unchanged; with no net load (zero gravity), or once something holds the cloth (a
    plane below, or a pin), the solve runs as before. */
+/* A fixed-mesh sim with a loose Newton tolerance (tol 0.05 > the r-ITR's itr_eps0 1e-2, which fixed
+   mode never reads) is accepted and steps; adaptive, the same def is refused with a message
+   naming itr_eps0. (Until session 45 the fixed def was refused too: a documentation review.) */
+static void test_rel_fixed_loose_tol(void)
+{
+    rc_mesh m;
+    rc_sim_def d = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats st;
+    char why[256];
+    if (rc_mesh_grid(&m, 0.5, 0.5, 6, 6, RC_DIAG_ALTERNATING) != RC_OK) { CHECK(0); return; }
+    d.mesh = rc_mesh_describe(&m);
+    d.tol = 0.05;
+    CHECK_OK(rc_sim_create(&d, &s));
+    if (s) {
+        CHECK_OK(rc_sim_step(s, &st));
+        CHECK(st.converged && rc__all_finite(rc_sim_positions(s), (size_t)(3 * rc_sim_num_verts(s))));
+        rc_sim_destroy(s);
+    }
+    d.adaptive = 1;
+    CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_INVALID_ARGUMENT && strstr(why, "itr_eps0") != NULL);
+    rc_mesh_free(&m);
+}
+
 static void test_rel_static_free_cloth(void)
 {
     rc_mesh m;
@@ -1653,6 +1677,7 @@ static void suite_reliability(void)
     RUN(test_rel_sim_def_table);
     RUN(test_rel_sim_calls_bad);
     RUN(test_rel_static_free_cloth);
+    RUN(test_rel_fixed_loose_tol);
     RUN(test_rel_sim_start_inside);
     RUN(test_rel_determinism);
     RUN(test_rel_probes_s18);

@@ -379,8 +379,11 @@ int dm_run(const dm_options *o, dm_result *r)
     }
     if (!err) {
         if (log) {
+            /* a frame is the whole number of steps nearest the scene's frame time (at least one), as in run_variant */
+            double spf = floor(info->frame_time / runs[0].sc.def.dt + 0.5);
             fprintf(log, "%s: %d vertices, %d triangles, dt %g s, %d frames of %g s, runs:", info->name,
-                    runs[0].sc.mesh.num_verts, runs[0].sc.mesh.num_tris, runs[0].sc.def.dt, frames, info->frame_time);
+                    runs[0].sc.mesh.num_verts, runs[0].sc.mesh.num_tris, runs[0].sc.def.dt, frames,
+                    (spf < 1.0 ? 1.0 : spf) * runs[0].sc.def.dt);
             for (k = 0; k < nruns; k++) fprintf(log, " %s", vars[k]->label);
             fprintf(log, "%s\n", o->parallel && nruns > 1 ? " (in parallel)" : "");
             fflush(log);
