@@ -548,6 +548,54 @@ static void test_garment_handle_lock(void)
    point reaches the edge, because the r-ITR takes the lock where its line search stalls at the
    kink (until then that step ended unconverged after 113 outer iterations), and the later ones
    because the edge's ends stay locked. */
+/* A stiff handle whose point hovers near an edge, 0.15 of a cell from a free boundary, with a load
+   next to it (session 45's sweep of handles near holes and boundaries): the edge crossed the point
+   back and forth at every outer iteration and each of the three steps ran the 300 outer
+   iterations of the cap. rc__sim_handle_pingpong locks that edge for the step: every step
+   converges, in 8-22 outer iterations when measured. */
+static void test_garment_handle_pingpong(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats st;
+    int id = -1, k, worst = 0, conv = 1;
+    /* the sweep's values, to the bit (the adaptive path is sensitive to the last bits) */
+    const double W = 0.82811634307273385, H = 0.70275929392371772;
+    const double p0[3] = { 0.0, 0.42165557635423062, 0.0 }, p1[3] = { 0.0, 0.070275929392371775, 0.0 };
+    const double p2[3] = { 0.82811634307273385, 0.21082778817711531, -0.0082413519158246826 };
+    const double load_uv[2] = { 0.020591910080014118, 0.38896566250161591 };
+    const double load_f[3] = { -0.037179138001723643, 0.090090788404393649, 0.084822244857618967 };
+    const double h_uv[2] = { 0.0089366150535508532, 0.3913965715497385 };
+    const double h_target[3] = { 0.0090138685707451972, 0.39457616534043116, 0.037569275165295096 };
+    const double h_moved[3] = { 0.0090138685707451972, 0.38477080290718807, 0.037569275165295096 };
+    if (rc_mesh_grid(&m, W, H, 15, 11, RC_DIAG_RANDOM + 1) != RC_OK) { CHECK(0); return; }
+    def.mesh = rc_mesh_describe(&m);
+    def.adaptive = 1;
+    def.num_threads = 1;
+    def.dt = 0.018533867798353774;
+    def.gravity[0] = 0.84600568997623948; def.gravity[1] = -0.87042689464449008; def.gravity[2] = -9.7346151127616434;
+    def.material = rc_material_silk();
+    CHECK_OK(rc_sim_create(&def, &s));
+    rc_mesh_free(&m);
+    if (!s) return;
+    CHECK_OK(rc_sim_pin(s, 90, p0));
+    CHECK_OK(rc_sim_pin(s, 15, p1));
+    CHECK_OK(rc_sim_pin(s, 59, p2));
+    CHECK_OK(rc_sim_add_material_load(s, load_uv, load_f, &id));
+    CHECK_OK(rc_sim_step(s, &st));
+    CHECK_OK(rc_sim_add_material_handle(s, h_uv, h_target, 3232.158595493559, &id));
+    CHECK_OK(rc_sim_move_material_handle(s, id, h_moved));
+    for (k = 0; k < 3; ++k) {
+        CHECK_OK(rc_sim_step(s, &st));
+        conv &= st.converged;
+        if (st.outer_iters > worst) worst = st.outer_iters;
+    }
+    printf("    three steps with the handle: converged %d, at most %d outer iterations\n", conv, worst);
+    CHECK(conv && worst <= 60);
+    rc_sim_destroy(s);
+}
+
 static void test_garment_load_on_edge(void)
 {
     rc_mesh m;
@@ -1177,6 +1225,7 @@ static void suite_garment(void)
     RUN(test_garment_handle_follows_material);
     RUN(test_garment_handle_lock);
     RUN(test_garment_load_on_edge);
+    RUN(test_garment_handle_pingpong);
     RUN(test_garment_handle_api);
     RUN(test_garment_material_load_fixed);
     RUN(test_garment_ortho_adaptive_steps);
