@@ -14938,31 +14938,12 @@ static int rc__sim_update_handle_locks(rc_sim *s, int snap)
     return changed;
 }
 
-/* A vertex that approaches a handle's point hovers: the point attracts it (the minimum sits on
-   the kink at the vertex), Newton's steps cross the kink back and forth, the line search
-   shortens them, and the lock radius above (1e-8 of the edge length) is never reached. Measured
-   on session 43's random handle sweep (after the edge locks): the 5 of 290 steps still
-   unconverged ran the 300 outer iterations with a vertex 1e-3 to 1e-6 of its edge length from a
-   handle's point, the point's triangle cycling through that vertex's fan. So where the r-ITR's
-   line search shortens a step, an unlocked interior vertex of the point's triangle within
-   RC__HANDLE_SNAP of its edge length is tried AT the point: kept if no reference triangle around
-   it inverts or passes the MIPS bound and the IP decreases (a descent step of its own, x and phi
-   unchanged), then locked like any vertex at a handle's point. The sweep then: 1 of 290 steps
-   unconverged, in 32 s (5 in 55 s without the try). Not kept: the same try for an edge the point
-   hovers at (its two ends shifted by the point's offset from the edge's line; the sweep's last
-   unconverged step had two points 1e-4 to 1e-8 in weight from edges, the line search down to
-   alpha 3e-5). It left no step of the sweep unconverged, but an approaching vertex's edges pass
-   near the point first, so the edge took the point and no vertex reached it (test_garment_handle_
-   lock, even when tried only after the line search had shortened a step to 1/16 or less; at
-   1e-3 or less the vertex arrives, but that last sweep step stays unconverged).
-   Returns 1 if a vertex moved. */
-#define RC__HANDLE_SNAP 1e-2
 /* A handle's point that an edge keeps crossing back and forth: after each accepted outer step the
    point's triangle is located; once it has gone back to the triangle it was in two steps before
    three times in a row (t, t', t, t', ...), the edge the two share is locked for the rest of the
    step (its two ends keep u), so the point stays on one side and X(u) is smooth in what is left.
    Why: a point that hovers near an edge (1e-4 of its triangle's weight) is not on it, so the
-   step-start lock does not see it, the line search does not stall (it accepts steps of 1/128-1/2)
+   step-start lock does not see it, the line search does not stall (it accepts steps of 1/256-1/2)
    and no vertex approaches (the vertex try finds none). Measured (a sweep of handles near holes
    and boundaries, session 45): a silk sheet with a stiff handle 0.15 cell from its left boundary
    ran 300 outer iterations in each of three steps, the point switching between two triangles at
@@ -14987,6 +14968,25 @@ static int rc__sim_handle_pingpong(rc_sim *s)
     return locked;
 }
 
+/* A vertex that approaches a handle's point hovers: the point attracts it (the minimum sits on
+   the kink at the vertex), Newton's steps cross the kink back and forth, the line search
+   shortens them, and the lock radius above (1e-8 of the edge length) is never reached. Measured
+   on session 43's random handle sweep (after the edge locks): the 5 of 290 steps still
+   unconverged ran the 300 outer iterations with a vertex 1e-3 to 1e-6 of its edge length from a
+   handle's point, the point's triangle cycling through that vertex's fan. So where the r-ITR's
+   line search shortens a step, an unlocked interior vertex of the point's triangle within
+   RC__HANDLE_SNAP of its edge length is tried AT the point: kept if no reference triangle around
+   it inverts or passes the MIPS bound and the IP decreases (a descent step of its own, x and phi
+   unchanged), then locked like any vertex at a handle's point. The sweep then: 1 of 290 steps
+   unconverged, in 32 s (5 in 55 s without the try). Not kept: the same try for an edge the point
+   hovers at (its two ends shifted by the point's offset from the edge's line; the sweep's last
+   unconverged step had two points 1e-4 to 1e-8 in weight from edges, the line search down to
+   alpha 3e-5). It left no step of the sweep unconverged, but an approaching vertex's edges pass
+   near the point first, so the edge took the point and no vertex reached it (test_garment_handle_
+   lock, even when tried only after the line search had shortened a step to 1/16 or less; at
+   1e-3 or less the vertex arrives, but that last sweep step stays unconverged).
+   Returns 1 if a vertex moved. */
+#define RC__HANDLE_SNAP 1e-2
 static int rc__sim_snap_to_handle(rc_sim *s, double *E, rc__terms *T)
 {
     int h, k;
