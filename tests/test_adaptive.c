@@ -517,7 +517,11 @@ static void test_adaptive_cube_ip_below_fixed(void)
    (up to 1e6 dt): u slid 5-10 cm per pseudo step and the solve ended unconverged after 400 of them
    (93 s), on a sphere and on a tilted mesh floor; fixed mode and mu = 0 converged. f0 is now 0 at
    rest (rc__ct_f0): both converge, and the sphere's equilibrium is the frictionless one (friction
-   vanishes where nothing slips). */
+   vanishes where nothing slips) up to where the flat u landscape lets the sheet settle: the bug put
+   V with friction 1.8% above the frictionless V (0.10416 J against 0.10229), while equilibria of
+   the same scene reached by different correct solves differ by up to 0.19% (session 46, at
+   itr_energy_tol = 0: 0.102277 to 0.102468 J, with and without friction, two headers), so the bar
+   is 0.5%. */
 static double t_static_fric(int obstacle, double mu, int *converged, int *pseudo)
 {
     rc_mesh m;
@@ -574,7 +578,7 @@ static void test_adaptive_static_friction_converges(void)
     printf("    adaptive statics, pinned sheet: on a sphere mu 0.3 V %.8f J (converged %d, %d pseudo steps), mu 0 V %.8f J (%d, %d); "
            "on a tilted mesh floor mu 0.3 V %.8f J (%d, %d)\n", V_fric, conv[0], pseudo[0], V_free, conv[1], pseudo[1], V_floor, conv[2], pseudo[2]);
     CHECK(conv[0] && conv[1] && conv[2]);
-    CHECKF(fabs(V_fric - V_free) <= 1e-4 * fabs(V_free), "sphere: V with friction %.9g, without %.9g", V_fric, V_free);
+    CHECKF(fabs(V_fric - V_free) <= 5e-3 * fabs(V_free), "sphere: V with friction %.9g, without %.9g", V_fric, V_free);
 }
 
 /* the scheduled + cached solver ends the step where the unaccelerated one does: final IPs within
