@@ -7878,7 +7878,7 @@ struct rc_sim {
     double *fr_lambda, *fr_T, *fr_anchor; /* lagged friction per (vertex, obstacle): normal force,
                                              3x2 tangent basis, material anchor point */
     rc__sh_coef coef;                     /* material constants of the shell kernels */
-    rc__system sys_p;                     /* director angles alone (the polish after x converged) */
+    rc__system sys_p;                     /* director angles alone (the polish once x is near its optimum) */
     double *polish;                       /* nt*RC__POLISH_W: each bending stencil as a function of its angles
                                              at fixed x and u (rc__sim_polish_prepare), then ne: the angles
                                              at the polish's start */
@@ -12837,6 +12837,18 @@ static double rc__sim_polish_bend(const rc_sim *s, int t, const double *phi, dou
     return B;
 }
 
+/* the polish's convex model of stencil t: B_t, its angle gradient, and its angle Hessian clamped
+   to PSD (the block alone: its curvature is real once x is fixed), projected only when it is not
+   positive definite already (leading minors; the eigen-solve was 40% of the polish's time) */
+static double rc__sim_polish_block(const rc_sim *s, int t, const double *phi, double g[3], double H[9])
+{
+    double work[3 * 9 + 3], B = rc__sim_polish_bend(s, t, phi, g, H);
+    double m2 = H[0] * H[4] - H[1] * H[3];
+    double m3 = H[0] * (H[4] * H[8] - H[5] * H[7]) - H[1] * (H[3] * H[8] - H[5] * H[6]) + H[2] * (H[3] * H[7] - H[4] * H[6]);
+    if (!(H[0] > 0.0 && m2 > 0.0 && m3 > 0.0)) rc__psd_project_jacobi(3, H, RC__PROJECT_CLAMP, work);
+    return B;
+}
+
 static double rc__sim_polish_energy(const rc_sim *s, const double *phi)
 {
     double B = 0.0;
@@ -12867,16 +12879,10 @@ static rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *E, rc__term
         memset(y->g, 0, sizeof(double) * (size_t)y->ndof);
         memset(y->val, 0, sizeof(double) * (size_t)y->colptr[y->ndof]);
         for (t = 0; t < s->nt; ++t) {
-            double g[3], H[9], work[3 * 9 + 3], m2, m3;
+            double g[3], H[9];
             rc__dofmap m;
             int k;
-            B0 += rc__sim_polish_bend(s, t, s->phi, g, H);
-            /* the angle block alone is projected (its curvature is real once x is fixed), and only
-               when it is not positive definite already (leading minors; the eigen-solve was 40% of
-               the polish's time) */
-            m2 = H[0] * H[4] - H[1] * H[3];
-            m3 = H[0] * (H[4] * H[8] - H[5] * H[7]) - H[1] * (H[3] * H[8] - H[5] * H[6]) + H[2] * (H[3] * H[7] - H[4] * H[6]);
-            if (!(H[0] > 0.0 && m2 > 0.0 && m3 > 0.0)) rc__psd_project_jacobi(3, H, RC__PROJECT_CLAMP, work);
+            B0 += rc__sim_polish_block(s, t, s->phi, g, H);
             m.n = 0;
             for (k = 0; k < 3; ++k) {
                 int ek = s->topo.tri_edge[3 * t + k];
@@ -13034,7 +13040,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, int max_iter, int exac
                1k, adaptive, 1 thread, CPU s): sphere, two-point, cube, spikes, skirt panels,
                dress, fold drapes 210.7 -> 175.7 s in all (every scene faster, 5-23%); within 1000
                times or at every iteration 189.9 and 186.6 s; the 1k ablation's unaccelerated
-               solve 4.45 -> 3.75 s per step and the accelerated one 2.07 -> 1.72. */
+               solve 4.49 -> 3.75 s per step and the accelerated one 2.00 -> 1.72. */
             rs = rc__sim_polish_phi(s, bound, E, T, st);
             if (rs != RC_OK) return rs;
         }
