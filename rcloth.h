@@ -12118,6 +12118,13 @@ static double rc__terms_total(const rc__terms *T)
     return T->inertia + T->stretch + T->bend + T->gravity + T->quality + T->travel + T->ext + T->contact + T->friction;
 }
 
+/* the energy's round-off scale: its terms' magnitudes summed, not |E|, which cancellation can make 0 */
+static double rc__terms_scale(double E, const rc__terms *T)
+{
+    return fmax(fabs(E), fabs(T->inertia) + fabs(T->stretch) + fabs(T->bend) + fabs(T->gravity) + fabs(T->quality) +
+                             fabs(T->travel) + fabs(T->ext) + fabs(T->contact) + fabs(T->friction));
+}
+
 /* the per-triangle energies of stencils A and B into the triangle's row of tri_e, then its least
    core distance (kernel A's a[6]) */
 static void rc__sim_energy_tri(rc_sim *s, int t, const double *x, const double *u, const double *phi)
@@ -12711,9 +12718,7 @@ static int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__te
 {
     double gTd = 0.0, alpha, E0 = *E, t0 = rc__now();
     int i, ok = 0, tried = 0, finite = 0, roundoff = 0;
-    /* the energy's round-off scale: its largest term, not |E|, which cancellation can make 0 */
-    double scale = fmax(fabs(E0), fabs(T->inertia) + fabs(T->stretch) + fabs(T->bend) + fabs(T->gravity) + fabs(T->quality) +
-                                      fabs(T->travel) + fabs(T->ext) + fabs(T->contact) + fabs(T->friction));
+    double scale = rc__terms_scale(E0, T);
     s->ls_nonfinite = s->ls_nodescent = 0;
     for (i = 0; i < y->ndof; ++i) gTd += y->g[i] * y->d[i];
     memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
@@ -12868,8 +12873,7 @@ static rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *E, rc__term
     int it, t, e, moved = 0;
     rc__terms Tn;
     if (y->ndof == 0) return RC_OK;
-    scale = fmax(fabs(*E), fabs(T->inertia) + fabs(T->stretch) + fabs(T->bend) + fabs(T->gravity) + fabs(T->quality) +
-                               fabs(T->travel) + fabs(T->ext) + fabs(T->contact) + fabs(T->friction));
+    scale = rc__terms_scale(*E, T);
     memcpy(phi0, s->phi, sizeof(double) * (size_t)s->ne);
     rc__sim_polish_prepare(s);
     for (it = 0; it < 10; ++it) {
