@@ -835,6 +835,15 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
 RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
+/* Places a mesh obstacle's vertices now, as if it had always been there: no motion within the
+   next step, so nothing is carried (rc_sim_teleport_obstacle for meshes). The next step or static
+   solve checks the cloth against it as after rc_sim_add_trimesh. A mesh does not push cloth out as
+   the analytic shapes do: a mesh added (or teleported) through the cloth, or within
+   contact_thickness of it, makes every step RC_ERR_INTERSECTING, and rc_sim_set_obstacle_vertices
+   cannot help (it moves the mesh over the step, from where it stands); teleport it clear of the
+   cloth with this, or out of play (there is no removal). Errors: RC_ERR_INVALID_ARGUMENT (no
+   such mesh obstacle, NULL pos), RC_ERR_NON_FINITE; the obstacle unchanged then. */
+RCLOTHDEF rc_status rc_sim_teleport_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
 /* pose at the end of the next step: x -> R x + t applied to the shape as added. The step follows
    the motion from the previous pose (translation linear, rotation along the shortest arc), and
    the cloth the obstacle runs over on the way is carried to its end pose, so a thin obstacle may
@@ -852,7 +861,8 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
    there is no removal). A far rc_sim_move_obstacle instead drags the cloth it runs over along
    the whole way within one step (moved 100 m, a sheet is stretched to 1e12 J and the step takes
    minutes in adaptive mode). Analytic obstacles only (a mesh obstacle moves with
-   rc_sim_set_obstacle_vertices; RC_ERR_INVALID_ARGUMENT). */
+   rc_sim_set_obstacle_vertices and teleports with rc_sim_teleport_obstacle_vertices;
+   RC_ERR_INVALID_ARGUMENT). */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 
 /* One time step of def.dt. The first step or static solve after rc_sim_create, and after each
@@ -9075,15 +9085,40 @@ fail:
     return st;
 }
 
+/* a mesh obstacle's vertices at the end of the next step; teleport: also at its start
+   (mesh_xprev), so the step-start checks see the mesh where it now is. Without the teleport a mesh
+   added through the cloth locked the sim: every step failed on the crossing at the step start,
+   which only a successful step advances (an adversarial probe, session 47) */
+static rc_status rc__sim_set_mesh_vertices(rc_sim *s, int id, const double *pos, int teleport)
+{
+    const char *who = teleport ? "rc_sim_teleport_obstacle_vertices" : "rc_sim_set_obstacle_vertices";
+    char msg[160];
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (id < 0 || id >= s->nobs || s->obs[id].shape.kind != RC__OBS_TRIMESH) {
+        snprintf(msg, sizeof msg, "%s: no such mesh obstacle", who);
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    if (!pos) { snprintf(msg, sizeof msg, "%s: NULL positions", who); return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg); }
+    if (!rc__all_finite(pos, (size_t)3 * s->obs[id].mesh_nv)) {
+        snprintf(msg, sizeof msg, "%s: non-finite vertex", who);
+        return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
+    }
+    memcpy(s->obs[id].mesh_x, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);
+    if (teleport) {
+        memcpy(s->obs[id].mesh_xprev, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);
+        s->crossings_checked = 0;   /* the next step checks the cloth against it (rc__sim_find_crossing) */
+    }
+    return RC_OK;
+}
+
 RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double *pos)
 {
-    if (!s) return RC_ERR_INVALID_ARGUMENT;
-    if (id < 0 || id >= s->nobs || s->obs[id].shape.kind != RC__OBS_TRIMESH)
-        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_vertices: no such mesh obstacle");
-    if (!pos) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_obstacle_vertices: NULL positions");
-    if (!rc__all_finite(pos, (size_t)3 * s->obs[id].mesh_nv)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_obstacle_vertices: non-finite vertex");
-    memcpy(s->obs[id].mesh_x, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);
-    return RC_OK;
+    return rc__sim_set_mesh_vertices(s, id, pos, 0);
+}
+
+RCLOTHDEF rc_status rc_sim_teleport_obstacle_vertices(rc_sim *s, int id, const double *pos)
+{
+    return rc__sim_set_mesh_vertices(s, id, pos, 1);
 }
 
 /* NULL if R (finite) is a rotation: orthonormal to 1e-6 with det +1; else what it is not */
@@ -9113,7 +9148,7 @@ static rc_status rc__sim_set_pose(rc_sim *s, int id, const double translation[3]
     if (!translation) { snprintf(msg, sizeof msg, "%s: translation is NULL", who); return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg); }
     if (id < 0 || id >= s->nobs) { snprintf(msg, sizeof msg, "%s: no such obstacle", who); return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg); }
     if (s->obs[id].shape.kind == RC__OBS_TRIMESH) {
-        snprintf(msg, sizeof msg, "%s: a mesh obstacle moves with rc_sim_set_obstacle_vertices", who);
+        snprintf(msg, sizeof msg, "%s: a mesh obstacle moves with rc_sim_set_obstacle_vertices (teleports with rc_sim_teleport_obstacle_vertices)", who);
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
     if (!rc__all_finite(translation, 3) || !rc__all_finite(R, 9)) { snprintf(msg, sizeof msg, "%s: non-finite pose", who); return rc__sim_fail(s, RC_ERR_NON_FINITE, msg); }
@@ -11994,16 +12029,18 @@ static int rc__sim_find_crossing(rc_sim *s, char *msg, size_t len, int end_pose)
     for (o = 0; o < s->nobs && s->contact_status == RC_OK; ++o) {
         const rc__obstacle *ob = s->obs + o;
         const double *X = end_pose ? ob->mesh_x : ob->mesh_xprev;
+        /* at the start of a step, where the mesh stands: only a teleport can clear it */
+        const char *hint = end_pose ? "" : " (place the mesh clear of the cloth with rc_sim_teleport_obstacle_vertices)";
         if (ob->shape.kind != RC__OBS_TRIMESH) continue;
         if (end_pose && !memcmp(ob->mesh_x, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv)) continue;
         if (rc__sim_first_crossing(s, s->ne, s->topo.edge_v, s->x, ob->mesh_nt, ob->mesh_tris, X, 0, &e, &t)) {
-            snprintf(msg, len, "the cloth crosses mesh obstacle %d: cloth edge %d (vertices %d, %d) passes through its triangle %d",
-                     o, e, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1], t);
+            snprintf(msg, len, "the cloth crosses mesh obstacle %d: cloth edge %d (vertices %d, %d) passes through its triangle %d%s",
+                     o, e, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1], t, hint);
             return 1;
         }
         if (rc__sim_first_crossing(s, ob->mesh_ne, ob->mesh_edges, X, s->nt, s->tris, s->x, 0, &e, &t)) {
-            snprintf(msg, len, "the cloth crosses mesh obstacle %d: its edge %d passes through cloth triangle %d (vertices %d, %d, %d)",
-                     o, e, t, s->tris[3 * t], s->tris[3 * t + 1], s->tris[3 * t + 2]);
+            snprintf(msg, len, "the cloth crosses mesh obstacle %d: its edge %d passes through cloth triangle %d (vertices %d, %d, %d)%s",
+                     o, e, t, s->tris[3 * t], s->tris[3 * t + 1], s->tris[3 * t + 2], hint);
             return 1;
         }
     }
@@ -15017,7 +15054,8 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
         }
     }
     if (T->min_mesh <= xi_)
-        RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_mesh);
+        RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle (a mesh does not push cloth out: place it clear with"
+                       " rc_sim_teleport_obstacle_vertices),", 1e3 * T->min_mesh);
     if (s->def.self_contact && T->min_self <= xi_)
         RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
     for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];

@@ -4257,6 +4257,100 @@ static void test_sim_tangled_start(void)
     }
 }
 
+/* A mesh obstacle placed through the cloth, or within contact_thickness of it, refuses every step
+   (a mesh does not push cloth out as the analytic shapes do), and rc_sim_set_obstacle_vertices
+   cannot clear it: it moves the mesh over the next step, from where it stands at the step's start.
+   rc_sim_teleport_obstacle_vertices places it now. Before it existed a mesh added through the
+   cloth locked the sim for good (session 47's probe: moved 100 m away by set_obstacle_vertices,
+   every step and static solve still failed, and meshes can neither be removed nor teleported).
+   (a) a plate through an 8 x 8 sheet: the step fails naming the teleport, moving the plate does not
+   help, teleporting it 0.2 m aside does; teleported back through the sheet, the next step fails
+   again (the check re-armed), the state unchanged; (b) a floor mesh at the sheet's height (gap 0,
+   fixed and adaptive): refused, then teleported 1 cm down it holds the sheet; (c) bad calls
+   change nothing. */
+static void test_sim_mesh_teleport(void)
+{
+    static const int T[6] = { 0, 1, 2, 0, 2, 3 };
+    double o[3] = { 0.0, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
+    int pass;
+    {   /* (a) and (c) */
+        double P[12] = { 0.25, -0.5, -0.3, 0.25, 1.0, -0.3, 0.25, 1.0, 0.3, 0.25, -0.5, 0.3 }, Q[12], bad[12];
+        double before[3 * 64];
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        rc_status st;
+        int id = -1, k, sphere = -1;
+        double c[3] = { 5.0, 5.0, 5.0 };
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_sphere(s, c, 0.1, &sphere));
+        CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, T, &id));
+        memcpy(before, rc_sim_positions(s), sizeof before);
+        st = rc_sim_step(s, &ss);
+        CHECKF(st == RC_ERR_INTERSECTING && strstr(rc_sim_last_error(s), "rc_sim_teleport_obstacle_vertices") != NULL, "plate through the sheet: %s (%s)",
+               rc_status_string(st), rc_sim_last_error(s));
+        printf("    plate through the sheet: %s\n", rc_sim_last_error(s));
+        for (k = 0; k < 12; ++k) Q[k] = P[k] + (k % 3 == 0 ? 0.4 : 0.0);   /* x = 0.65: clear of the sheet (x in [0, 0.5]) */
+        CHECK_OK(rc_sim_set_obstacle_vertices(s, id, Q));
+        CHECK(rc_sim_step(s, &ss) == RC_ERR_INTERSECTING);
+        CHECK(memcmp(before, rc_sim_positions(s), sizeof before) == 0);
+        /* (c): bad calls, the obstacle and the sim unchanged (the next step still fails the same way) */
+        for (k = 0; k < 12; ++k) bad[k] = Q[k];
+        bad[4] = NAN;
+        CHECK(rc_sim_teleport_obstacle_vertices(s, id, bad) == RC_ERR_NON_FINITE);
+        CHECK(strstr(rc_sim_last_error(s), "rc_sim_teleport_obstacle_vertices") != NULL);
+        CHECK(rc_sim_teleport_obstacle_vertices(s, id, NULL) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_sim_teleport_obstacle_vertices(s, sphere, Q) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_sim_teleport_obstacle_vertices(s, 7, Q) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_sim_teleport_obstacle_vertices(NULL, id, Q) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(rc_sim_teleport_obstacle(s, id, c, NULL) == RC_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(rc_sim_last_error(s), "rc_sim_teleport_obstacle_vertices") != NULL);
+        CHECK(rc_sim_step(s, &ss) == RC_ERR_INTERSECTING);
+        /* the teleport clears it */
+        CHECK_OK(rc_sim_teleport_obstacle_vertices(s, id, Q));
+        for (k = 0; k < 3; ++k) CHECKF(rc_sim_step(s, &ss) == RC_OK, "step %d after the teleport: %s", k, rc_sim_last_error(s));
+        /* back through the sheet: refused again at once, the state kept */
+        memcpy(before, rc_sim_positions(s), sizeof before);
+        for (k = 0; k < 4; ++k) P[3 * k + 2] = rc_sim_positions(s)[2] + (k < 2 ? -0.3 : 0.3);   /* around the sheet's height again */
+        CHECK_OK(rc_sim_teleport_obstacle_vertices(s, id, P));
+        st = rc_sim_step(s, &ss);
+        CHECKF(st == RC_ERR_INTERSECTING, "teleported back through the sheet: %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+        CHECK(memcmp(before, rc_sim_positions(s), sizeof before) == 0);
+        rc_sim_destroy(s);
+    }
+    for (pass = 0; pass < 2; ++pass) {   /* (b) a floor at the sheet's height, fixed and adaptive */
+        double F[12] = { -1, -1, 0, 2, -1, 0, 2, 2, 0, -1, 2, 0 };
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        rc_status st;
+        int id = -1, k, i, nv;
+        double zmin = HUGE_VAL;
+        def.adaptive = pass;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, F, 2, T, &id));
+        st = rc_sim_step(s, &ss);
+        CHECKF(st == RC_ERR_INTERSECTING && strstr(rc_sim_last_error(s), "rc_sim_teleport_obstacle_vertices") != NULL, "floor at gap 0: %s (%s)",
+               rc_status_string(st), rc_sim_last_error(s));
+        if (pass == 0) printf("    floor mesh at gap 0: %s\n", rc_sim_last_error(s));
+        for (k = 0; k < 4; ++k) F[3 * k + 2] = -0.01;
+        CHECK_OK(rc_sim_teleport_obstacle_vertices(s, id, F));
+        for (k = 0; k < 10; ++k) {
+            st = rc_sim_step(s, &ss);
+            CHECKF(st == RC_OK, "%s: step %d on the floor 1 cm down: %s", pass ? "adaptive" : "fixed", k, rc_sim_last_error(s));
+            if (st != RC_OK) break;
+        }
+        nv = rc_sim_num_verts(s);
+        for (i = 0; i < nv; ++i) if (rc_sim_positions(s)[3 * i + 2] < zmin) zmin = rc_sim_positions(s)[3 * i + 2];
+        /* fallen 1 cm onto the floor and held there, outside its thickness */
+        CHECKF(zmin > -0.01 + 0.5 * def.contact_thickness && zmin < -0.005, "%s: lowest vertex z = %.5f m over the floor at -0.01",
+               pass ? "adaptive" : "fixed", zmin);
+        rc_sim_destroy(s);
+    }
+}
+
 /* Review cases of the session-17 start-of-step checks, each failing before its fix:
    (a) a flat sheet (30 x 30) tilted about two axes with self contact: coplanar edges and
        triangles give orientation determinants of rounding noise, which once read as "crossing"
@@ -5267,6 +5361,7 @@ static void suite_sim(void)
     RUN(test_sim_polish_angles);
     RUN(test_sim_static_after_mesh_move);
     RUN(test_sim_tangled_start);
+    RUN(test_sim_mesh_teleport);
     RUN(test_sim_start_checks_review);
     RUN(test_sim_hinge_through_flat_fold);
     RUN(test_sim_hinge_reference_follows_iterates);
