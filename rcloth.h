@@ -830,7 +830,9 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    double-sided mesh's reversed copy) is the same surface and holds nothing more. A degenerate
    triangle (a repeated index or zero area, as exported meshes often have) is accepted
    (test_sim_plate_lifts_stack_degenerate); an index outside [0, num_verts) is
-   RC_ERR_MESH_INDEX. */
+   RC_ERR_MESH_INDEX. A triangle with an edge longer than (contact_thickness + contact_dhat) /
+   (100 DBL_EPSILON) (1.4e11 m at the defaults: double precision cannot resolve the contact band on
+   it) is RC_ERR_INVALID_ARGUMENT, here and in rc_sim_set/teleport_obstacle_vertices. */
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos /* 3*nv */,
                                        int num_tris, const int *tris /* 3*nt */, int *id);
 /* kinematic meshes: positions at the end of the next step (e.g. an animated body) */
@@ -9019,8 +9021,34 @@ static int rc__mesh_feature_weight(const rc__obstacle *o, int kind, int j)
     return kind == 3 ? -(int)o->mesh_flat[j] : (int)o->mesh_flat[o->mesh_ne + j];
 }
 
+/* A mesh triangle so large that double precision cannot resolve the contact band on it: its
+   distances to cloth are computed from coordinates of its own size, with rounding errors of about
+   that size times 1e-16. Found by session 47's probe: a one-triangle floor with vertices 1e14 m
+   out let the cloth fall straight through it, every step RC_OK (at 1e13 the cloth sank below it,
+   then the step failed non-finite). Triangles longer than (xi + dhat) / (100 eps) (1.4e11 m at the
+   defaults) are refused: 1 if one is, with the message. */
+static int rc__sim_mesh_too_large(const rc_sim *s, const double *pos, int nt, const int *tris, const char *who, char *msg, size_t len)
+{
+    double bound = (s->def.contact_thickness + s->def.contact_dhat) / (100.0 * DBL_EPSILON);
+    int t, k;
+    for (t = 0; t < nt; ++t)
+        for (k = 0; k < 3; ++k) {
+            const double *a = pos + 3 * tris[3 * t + k], *b = pos + 3 * tris[3 * t + (k + 1) % 3];
+            double d[3], l;
+            rc__sub3(d, a, b);
+            l = rc__norm3(d);
+            if (l > bound) {
+                snprintf(msg, len, "%s: triangle %d has an edge %.3g m long; double precision resolves the contact band (%.3g mm)"
+                         " only on triangles shorter than %.3g m: split it", who, t, l, 1e3 * (s->def.contact_thickness + s->def.contact_dhat), bound);
+                return 1;
+            }
+        }
+    return 0;
+}
+
 RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *pos, int num_tris, const int *tris, int *id)
 {
+    char big[400];
     rc__obstacle o;
     int t, k, ne = 0, *e2 = NULL;
     rc_status st;
@@ -9029,6 +9057,8 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
     if (!rc__all_finite(pos, (size_t)3 * num_verts)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_trimesh: non-finite vertex");
     for (t = 0; t < 3 * num_tris; ++t)
         if (tris[t] < 0 || tris[t] >= num_verts) return rc__sim_fail(s, RC_ERR_MESH_INDEX, "rc_sim_add_trimesh: triangle index out of range");
+    if (rc__sim_mesh_too_large(s, pos, num_tris, tris, "rc_sim_add_trimesh", big, sizeof big))
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, big);
     rc__obstacle_init(&o, RC__OBS_TRIMESH, s->def.friction);
     o.mesh_nv = num_verts; o.mesh_nt = num_tris;
     o.mesh_x = (double *)rc__alloc(s->user, (size_t)3 * num_verts, sizeof(double));
@@ -9092,7 +9122,7 @@ fail:
 static rc_status rc__sim_set_mesh_vertices(rc_sim *s, int id, const double *pos, int teleport)
 {
     const char *who = teleport ? "rc_sim_teleport_obstacle_vertices" : "rc_sim_set_obstacle_vertices";
-    char msg[160];
+    char msg[160], big[400];
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (id < 0 || id >= s->nobs || s->obs[id].shape.kind != RC__OBS_TRIMESH) {
         snprintf(msg, sizeof msg, "%s: no such mesh obstacle", who);
@@ -9103,6 +9133,8 @@ static rc_status rc__sim_set_mesh_vertices(rc_sim *s, int id, const double *pos,
         snprintf(msg, sizeof msg, "%s: non-finite vertex", who);
         return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
     }
+    if (rc__sim_mesh_too_large(s, pos, s->obs[id].mesh_nt, s->obs[id].mesh_tris, who, big, sizeof big))
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, big);
     memcpy(s->obs[id].mesh_x, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);
     if (teleport) {
         memcpy(s->obs[id].mesh_xprev, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);

@@ -4349,6 +4349,41 @@ static void test_sim_mesh_teleport(void)
                pass ? "adaptive" : "fixed", zmin);
         rc_sim_destroy(s);
     }
+    {   /* (d) a one-triangle floor under the sheet, its vertices L out: at L = 1e14 the sheet fell
+           straight through it with every step RC_OK (the probe); now refused, at 5e10 it holds */
+        static const int T1[3] = { 0, 1, 2 };
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        int id = -1, k, i, nv, j;
+        double L[2] = { 1e14, 5e10 }, zmin = HUGE_VAL;
+        def.dt = 0.02;
+        s = t_sim_grid(&def, 6, 6, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        for (j = 0; j < 2; ++j) {
+            double F[9] = { -L[j], -L[j], -0.1, L[j], -L[j], -0.1, 0.0, L[j], -0.1 };
+            rc_status st = rc_sim_add_trimesh(s, 3, F, 1, T1, &id);
+            if (j == 0) {
+                CHECKF(st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "double precision") != NULL, "a floor 1e14 m wide: %s (%s)",
+                       rc_status_string(st), rc_sim_last_error(s));
+                printf("    a floor triangle 1e14 m wide: %s\n", rc_sim_last_error(s));
+            } else CHECK_OK(st);
+        }
+        {   /* moving or teleporting it to the huge size is refused too, the mesh unchanged */
+            double F[9] = { -1e14, -1e14, -0.1, 1e14, -1e14, -0.1, 0.0, 1e14, -0.1 };
+            CHECK(rc_sim_set_obstacle_vertices(s, id, F) == RC_ERR_INVALID_ARGUMENT);
+            CHECK(rc_sim_teleport_obstacle_vertices(s, id, F) == RC_ERR_INVALID_ARGUMENT);
+        }
+        for (k = 0; k < 30; ++k) {
+            rc_status st = rc_sim_step(s, &ss);
+            CHECKF(st == RC_OK, "step %d onto the 5e10 m floor: %s", k, rc_sim_last_error(s));
+            if (st != RC_OK) break;
+        }
+        nv = rc_sim_num_verts(s);
+        for (i = 0; i < nv; ++i) if (rc_sim_positions(s)[3 * i + 2] < zmin) zmin = rc_sim_positions(s)[3 * i + 2];
+        CHECKF(zmin > -0.1 + 0.5 * def.contact_thickness && zmin < -0.09, "lowest vertex z = %.5f m over the 5e10 m floor at -0.1", zmin);
+        rc_sim_destroy(s);
+    }
 }
 
 /* Review cases of the session-17 start-of-step checks, each failing before its fix:
