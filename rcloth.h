@@ -887,9 +887,10 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
    each converged one (up to 1e6 dt) and halves after one that did not converge (down to dt);
    stats->substeps counts them; stats->converged = 0 (with RC_OK) when they end without an equilibrium,
    e.g. when none exists (a sheet that slides off its support falls without bound: check
-   converged before using the state as an equilibrium). A cloth that nothing holds (no pin,
-   obstacle or material handle with a spring) under a nonzero net load (gravity, forces, material
-   loads) is RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium: a pseudo step that moved less
+   converged before using the state as an equilibrium). A cloth, or a piece of it (triangles
+   sharing vertices, panels joined by seams), that nothing holds (no pin or material handle with a
+   spring on it, and no obstacle) under a nonzero net load (gravity, forces, material loads) is
+   RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium: a pseudo step that moved less
    than tol L dt and left a residual force below 1e-3 of the weight (|g|). Friction does not hold
    cloth in statics (it is velocity-based and fades as the pseudo step grows): cloth held only by
    friction slides off. */
@@ -7898,6 +7899,7 @@ struct rc_sim {
                                              at the polish's start */
     int dir_fallback;                     /* the last rc__system_direction was the scaled-gradient fallback */
     int proj;                             /* element Hessian treatment: RC__PROJECT_CLAMP, RC__PROJECT_ABS, or -1 (exact) */
+    int itr_cg_last;                      /* CG iterations of the last direction taken on a reused joint factor (0: a new one) */
     double itr_mu;                        /* Levenberg-Marquardt shift of the exact outer Hessian (N/m), kept across steps */
     double itr_mu_fail;                   /* the last shift its LDL^T rejected (rc__system_direction_shifted_mu) */
     double newton_mu, newton_mu_fail;     /* the same pair for the inner (x, phi) Newton (rc__sim_newton_xp) */
@@ -13156,7 +13158,9 @@ static double rc__sim_material_step(rc_sim *s, const rc__system *y)
 static rc_status rc__sim_outer_fresh(rc_sim *s, rc__system *y, rc_step_stats *st)
 {
     double t0;
-    rc_status rs = rc__system_direction_shifted(s, y, st);
+    rc_status rs;
+    s->itr_cg_last = 0;   /* a new factor */
+    rs = rc__system_direction_shifted(s, y, st);
     if (rs != RC_ERR_NOT_SPD) return rs;
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);   /* the cache holds exact blocks */
     t0 = rc__now();
@@ -13182,7 +13186,15 @@ static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, in
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
     if (!exact) return rc__system_direction(s, y, st);
-    if (use_cache && s->def.itr_factor_reuse > 0) {
+    /* The CG iterations a reused factor needs grow with every outer iteration since it was made
+       (a trace of the 1k ablation: 4, 6, 15, then 20 and a failure; 5, 9, 11, 15, 20 and a
+       failure), and a failure costs the whole itr_factor_reuse iterations before the
+       factorization it ends in (40 of 132 attempts failed, 44% of the CG work). So once an
+       attempt needed more than half of them, the next direction refactors at once. Measured (the
+       same 20 step problems of seven 1k scenes): outer + inner iterations 3,809 -> 3,719, CG
+       iterations of the 1k ablation's 8 problems 1,248 -> 875; its 4k problems 14.8 / 44.8 ->
+       14.0 / 44.5 outer / inner iterations per step (bench/RESULTS.md section 16). */
+    if (use_cache && s->def.itr_factor_reuse > 0 && !(s->itr_cg_last * 2 > s->def.itr_factor_reuse)) {
         int its = 0, ok;
         t0 = rc__now();
         ok = rc__system_solve_stale(y, s->itr_mu, s->def.itr_factor_eta, s->def.itr_factor_reuse, &its);
@@ -13192,7 +13204,7 @@ static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, in
            halves as after a search without retry (else, after a run of reused factors, the next
            search starts from a shift the Hessian outgrew long ago: measured 0.2 -> 10 in one
            iteration, and that heavily shifted, short direction passed the stopping test) */
-        if (ok) { st->linear_solves++; st->factor_reuses++; *stale = 1; s->itr_mu_fail *= 0.5; return RC_OK; }
+        if (ok) { s->itr_cg_last = its; st->linear_solves++; st->factor_reuses++; *stale = 1; s->itr_mu_fail *= 0.5; return RC_OK; }
     }
     return rc__sim_outer_fresh(s, y, st);
 }
@@ -15286,6 +15298,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
        factor that the first outer directions could reuse start empty */
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
+    s->itr_cg_last = 0;
     if ((s->nobs > 0 || s->def.self_contact) && s->kappa == 0.0) rc__sim_init_kappa(s);
     s->contact_status = RC_OK;
     rc__sim_lag_friction(s);   /* the obstacles' pair records, then self contact's */
@@ -15611,6 +15624,7 @@ static void rc__sim_restore_state(rc_sim *s, const double *b)
     memcpy(s->hinge_ref, b, sizeof(double) * (size_t)s->ne);
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
     if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->valid = 0;
+    s->itr_cg_last = 0;
 }
 
 /* The header is checked before anything else is read, so a state of another sim (say, saved before
@@ -15923,6 +15937,81 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
    each increment solved to equilibrium from the last; the first increment without equilibrium
    ends the sequence (converged = 0). The full loads and targets are in place afterwards, also on
    error. */
+/* A free piece of cloth (no pin, no obstacle, no handle's spring on it) under a net load has no
+   equilibrium: the pseudo steps would take it 1e7-1e8 m away in up to 400 solves (an API sweep,
+   session 44: 5-45 s), and the state would be lost; refused at once instead. Per connected piece
+   (triangles sharing a vertex, panels joined by seams): one pinned piece does not hold another
+   (session 47's probe: beside a pinned piece, a free one fell to z = -1.8e9 m over 400 pseudo steps,
+   RC_OK and converged = 0). Any obstacle may hold any piece, so with obstacles nothing is refused. */
+static int rc__uf_find(int *parent, int i)
+{
+    while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
+    return i;
+}
+static rc_status rc__sim_static_held(rc_sim *s)
+{
+    int i, c, t, k, npieces = 0, bad = -1, *parent;
+    double *load;   /* per piece root: net load (3), |load| scale (1), held flag (1) */
+    rc_status rs = RC_OK;
+    if (s->nobs > 0) return RC_OK;
+    parent = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int));
+    load = (double *)rc__calloc(s->user, (size_t)5 * s->nv, sizeof(double));
+    if (!parent || !load) {
+        rc__free(s->user, parent); rc__free(s->user, load);
+        return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "rc_sim_solve_static: out of memory");
+    }
+    for (i = 0; i < s->nv; ++i) parent[i] = i;
+    for (t = 0; t < s->nt; ++t)
+        for (k = 1; k < 3; ++k) {
+            int a = rc__uf_find(parent, s->tris[3 * t]), b = rc__uf_find(parent, s->tris[3 * t + k]);
+            if (a != b) parent[b] = a;
+        }
+    for (i = 0; i < s->nst; ++i) {
+        int a = rc__uf_find(parent, s->st_pair[2 * i]), b = rc__uf_find(parent, s->st_pair[2 * i + 1]);
+        if (a != b) parent[b] = a;
+    }
+    for (t = 0; t < s->nt; ++t) {   /* gravity on each piece's mass (constant: rho tau A0) */
+        double m = s->def.material.density * s->def.material.thickness * s->A0[t];
+        double *L = load + 5 * rc__uf_find(parent, s->tris[3 * t]);
+        for (c = 0; c < 3; ++c) L[c] += s->def.gravity[c] * m;
+        L[3] += s->gravity_norm * m;
+    }
+    for (i = 0; i < s->nv; ++i) {
+        double *L = load + 5 * rc__uf_find(parent, i);
+        if (s->pinned[i]) L[4] = 1.0;
+        for (c = 0; c < 3; ++c) { L[c] += s->force[3 * i + c]; L[3] += fabs(s->force[3 * i + c]); }
+    }
+    for (i = 0; i < s->nmh; ++i) {
+        double *L;
+        if (s->mh[i].tri < 0) continue;
+        L = load + 5 * rc__uf_find(parent, s->tris[3 * s->mh[i].tri]);
+        if (s->mh[i].k > 0.0) L[4] = 1.0;
+        for (c = 0; c < 3; ++c) { L[c] += s->mh[i].f[c]; L[3] += fabs(s->mh[i].f[c]); }
+    }
+    for (i = 0; i < s->nv; ++i) {
+        const double *L = load + 5 * i;
+        if (parent[i] != i) continue;
+        npieces++;
+        if (bad < 0 && L[4] == 0.0 && rc__norm3(L) > 1e-9 * L[3]) bad = i;
+    }
+    if (bad >= 0) {
+        char msg[300];
+        int nvp = 0;
+        for (i = 0; i < s->nv; ++i) nvp += rc__uf_find(parent, i) == bad;
+        if (npieces == 1)
+            snprintf(msg, sizeof msg, "rc_sim_solve_static: nothing holds the cloth (no pin, obstacle or material handle) against "
+                     "a net load of %.3g N, so it has no equilibrium; rc_sim_step lets it fall", rc__norm3(load + 5 * bad));
+        else
+            snprintf(msg, sizeof msg, "rc_sim_solve_static: nothing holds a piece of the cloth (%d vertices, vertex %d among them: no pin or"
+                     " material handle on it, no obstacle) against a net load of %.3g N, so it has no equilibrium; rc_sim_step lets it fall",
+                     nvp, bad, rc__norm3(load + 5 * bad));
+        rs = rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    rc__free(s->user, parent);
+    rc__free(s->user, load);
+    return rs;
+}
+
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
 {
     rc_step_stats acc;
@@ -15935,29 +16024,8 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     s->err[0] = 0;
     rs = rc__sim_check_crossings(s);
     if (rs != RC_OK) return rs;
-    {
-        /* a free cloth (no pin, no obstacle, no handle's spring) under a net load has no
-           equilibrium: the pseudo steps would take it 1e7-1e8 m away in up to 400 solves (an API
-           sweep, session 44: 5-45 s), and the state would be lost; refused at once instead */
-        int held = s->nobs > 0;
-        double net[3], scale = s->gravity_norm * s->total_mass;
-        for (c = 0; c < 3; ++c) net[c] = s->def.gravity[c] * s->total_mass;
-        for (i = 0; i < s->nv && !held; ++i) {
-            held = s->pinned[i];
-            for (c = 0; c < 3; ++c) { net[c] += s->force[3 * i + c]; scale += fabs(s->force[3 * i + c]); }
-        }
-        for (i = 0; i < s->nmh && !held; ++i) {
-            if (s->mh[i].tri < 0) continue;
-            held = s->mh[i].k > 0.0;
-            for (c = 0; c < 3; ++c) { net[c] += s->mh[i].f[c]; scale += fabs(s->mh[i].f[c]); }
-        }
-        if (!held && rc__norm3(net) > 1e-9 * scale) {
-            char msg[240];
-            snprintf(msg, sizeof msg, "rc_sim_solve_static: nothing holds the cloth (no pin, obstacle or material handle) against "
-                     "a net load of %.3g N, so it has no equilibrium; rc_sim_step lets it fall", rc__norm3(net));
-            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
-        }
-    }
+    rs = rc__sim_static_held(s);
+    if (rs != RC_OK) return rs;
     steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
     n3 = (size_t)3 * s->nv;
     saved = (double *)rc__alloc(s->user, rc_sim_state_size(s) + (size_t)3 * s->nmh + 1, sizeof(double));

@@ -656,11 +656,6 @@ static void test_rel_sim_def_table(void)
 
 /* Each bad call must fail with the given status, leave a message in rc_sim_last_error, and leave
    the sim usable: after all of them a step still succeeds and matches a clean sim's step. */
-/* Statics of a cloth nothing holds (an API-sequence sweep, session 44): no pin, obstacle or handle
-   spring under gravity has no equilibrium; the pseudo steps took the sheet 1e7-1e8 m away in up to
-   400 solves (5-45 s) and left it there with converged = 0. Now RC_ERR_INVALID_ARGUMENT at once,
-   the state unchanged; with no net load (zero gravity), or once something holds the cloth (a
-   plane below, or a pin), the solve runs as before. */
 /* A fixed-mesh sim with a loose Newton tolerance (tol 0.05 > the r-ITR's itr_eps0 1e-2, which fixed
    mode never reads) is accepted and steps; adaptive, the same def is refused with a message
    naming itr_eps0. (Until session 45 the fixed def was refused too: a documentation review.) */
@@ -685,6 +680,11 @@ static void test_rel_fixed_loose_tol(void)
     rc_mesh_free(&m);
 }
 
+/* Statics of a cloth nothing holds (an API-sequence sweep, session 44): no pin, obstacle or handle
+   spring under gravity has no equilibrium; the pseudo steps took the sheet 1e7-1e8 m away in up to
+   400 solves (5-45 s) and left it there with converged = 0. Now RC_ERR_INVALID_ARGUMENT at once,
+   the state unchanged; with no net load (zero gravity), or once something holds the cloth (a
+   plane below, or a pin), the solve runs as before. */
 static void test_rel_static_free_cloth(void)
 {
     rc_mesh m;
@@ -721,6 +721,62 @@ static void test_rel_static_free_cloth(void)
     CHECK(st.converged);
     CHECK(memcmp(x0, rc_sim_positions(s), sizeof x0) == 0);
     rc_sim_destroy(s);
+}
+
+/* ... per piece (session 47's probe): of two pieces of one mesh, one pinned and one free, the free
+   one fell to z = -1.8e9 m over 400 pseudo steps (RC_OK, converged = 0), the global check seeing
+   the pin. Now refused naming the piece, the state unchanged; a seam joining the two pieces (or
+   a pin on the second) makes them one held cloth, and the solve runs. */
+static void test_rel_static_free_piece(void)
+{
+    enum { N = 5, NV = 2 * N * N, NT = 4 * (N - 1) * (N - 1) };
+    double uv[2 * NV], pos[3 * NV], x0[3 * NV];
+    int tris[3 * NT], L, i, j, t = 0, pass;
+    for (L = 0; L < 2; ++L)
+        for (j = 0; j < N; ++j)
+            for (i = 0; i < N; ++i) {   /* B starts where A ends, in the world; apart in the reference */
+                int v = L * N * N + j * N + i;
+                uv[2 * v] = 0.2 * i / (N - 1) + 0.5 * L; uv[2 * v + 1] = 0.2 * j / (N - 1);
+                pos[3 * v] = 0.2 * i / (N - 1) + 0.2 * L; pos[3 * v + 1] = 0.2 * j / (N - 1); pos[3 * v + 2] = 0.0;
+            }
+    for (L = 0; L < 2; ++L)
+        for (j = 0; j < N - 1; ++j)
+            for (i = 0; i < N - 1; ++i) {
+                int a = L * N * N + j * N + i;
+                tris[3 * t] = a; tris[3 * t + 1] = a + 1; tris[3 * t + 2] = a + N + 1; t++;
+                tris[3 * t] = a; tris[3 * t + 1] = a + N + 1; tris[3 * t + 2] = a + N; t++;
+            }
+    for (pass = 0; pass < 2; ++pass) {   /* then: a seam; a pin on B */
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        rc_status rs;
+        def.mesh.num_verts = NV; def.mesh.num_tris = NT; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+        def.num_threads = 1;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) return;
+        CHECK_OK(rc_sim_pin(s, 0, pos));
+        CHECK_OK(rc_sim_pin(s, N * (N - 1), pos + 3 * N * (N - 1)));
+        memcpy(x0, rc_sim_positions(s), sizeof x0);
+        rs = rc_sim_solve_static(s, &st);
+        CHECKF(rs == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "a piece of the cloth (25 vertices") != NULL,
+               "one pinned piece and one free: %s (%s)", rc_status_string(rs), rc_sim_last_error(s));
+        if (pass == 0) printf("    a free piece beside a pinned one: %s\n", rc_sim_last_error(s));
+        CHECK(memcmp(x0, rc_sim_positions(s), sizeof x0) == 0);
+        if (pass == 0) {
+            int sa[N], sb[N];
+            for (j = 0; j < N; ++j) { sa[j] = j * N + N - 1; sb[j] = N * N + j * N; }
+            CHECK_OK(rc_sim_add_seam(s, N, sa, sb, 1e3));
+        } else {
+            CHECK_OK(rc_sim_pin(s, N * N + N - 1, pos + 3 * (N * N + N - 1)));
+            CHECK_OK(rc_sim_pin(s, NV - 1, pos + 3 * (NV - 1)));
+        }
+        rs = rc_sim_solve_static(s, &st);
+        CHECKF(rs == RC_OK && st.converged, "%s: %s (%s), converged %d", pass ? "B pinned" : "seamed", rc_status_string(rs), rc_sim_last_error(s),
+               st.converged);
+        for (i = 0; i < NV; ++i) CHECKF(rc_sim_positions(s)[3 * i + 2] > -1.0, "vertex %d at z = %g after the static solve", i, rc_sim_positions(s)[3 * i + 2]);
+        rc_sim_destroy(s);
+    }
 }
 
 static void test_rel_sim_calls_bad(void)
@@ -1677,6 +1733,7 @@ static void suite_reliability(void)
     RUN(test_rel_sim_def_table);
     RUN(test_rel_sim_calls_bad);
     RUN(test_rel_static_free_cloth);
+    RUN(test_rel_static_free_piece);
     RUN(test_rel_fixed_loose_tol);
     RUN(test_rel_sim_start_inside);
     RUN(test_rel_determinism);
