@@ -729,23 +729,11 @@ static void test_rel_static_free_cloth(void)
    a pin on the second) makes them one held cloth, and the solve runs. */
 static void test_rel_static_free_piece(void)
 {
-    enum { N = 5, NV = 2 * N * N, NT = 4 * (N - 1) * (N - 1) };
+    enum { N = T2_N, NV = T2_NV, NT = T2_NT };
     double uv[2 * NV], pos[3 * NV], x0[3 * NV];
-    int tris[3 * NT], L, i, j, t = 0, pass;
-    for (L = 0; L < 2; ++L)
-        for (j = 0; j < N; ++j)
-            for (i = 0; i < N; ++i) {   /* B starts where A ends, in the world; apart in the reference */
-                int v = L * N * N + j * N + i;
-                uv[2 * v] = 0.2 * i / (N - 1) + 0.5 * L; uv[2 * v + 1] = 0.2 * j / (N - 1);
-                pos[3 * v] = 0.2 * i / (N - 1) + 0.2 * L; pos[3 * v + 1] = 0.2 * j / (N - 1); pos[3 * v + 2] = 0.0;
-            }
-    for (L = 0; L < 2; ++L)
-        for (j = 0; j < N - 1; ++j)
-            for (i = 0; i < N - 1; ++i) {
-                int a = L * N * N + j * N + i;
-                tris[3 * t] = a; tris[3 * t + 1] = a + 1; tris[3 * t + 2] = a + N + 1; t++;
-                tris[3 * t] = a; tris[3 * t + 1] = a + N + 1; tris[3 * t + 2] = a + N; t++;
-            }
+    int tris[3 * NT], i, j, pass;
+    t_two_layers(uv, pos, tris, 0);   /* two 0.2 m squares, apart in the reference (test_sim.c) */
+    for (i = N * N; i < NV; ++i) { pos[3 * i] += 0.2; pos[3 * i + 2] = 0.0; }   /* B starts where A ends, in the world */
     for (pass = 0; pass < 2; ++pass) {   /* then: a seam; a pin on B */
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s = NULL;
@@ -759,7 +747,7 @@ static void test_rel_static_free_piece(void)
         CHECK_OK(rc_sim_pin(s, N * (N - 1), pos + 3 * N * (N - 1)));
         memcpy(x0, rc_sim_positions(s), sizeof x0);
         rs = rc_sim_solve_static(s, &st);
-        CHECKF(rs == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "a piece of the cloth (25 vertices") != NULL,
+        CHECKF(rs == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "a piece of the cloth (36 vertices") != NULL,
                "one pinned piece and one free: %s (%s)", rc_status_string(rs), rc_sim_last_error(s));
         if (pass == 0) printf("    a free piece beside a pinned one: %s\n", rc_sim_last_error(s));
         CHECK(memcmp(x0, rc_sim_positions(s), sizeof x0) == 0);
