@@ -629,7 +629,9 @@ typedef struct rc_sim_def {
     double cache_eps;           /* eps_d: relative displacement below which a stencil reuses its cache, default 1e-3 */
     int itr_factor_reuse;       /* with itr_cache: an outer joint direction first tries this many CG
                                    iterations preconditioned by the previous joint LDL^T factor and
-                                   refactors only if they do not reach itr_factor_eta; default 20, 0: off */
+                                   refactors only if they do not reach itr_factor_eta (and at once
+                                   after an attempt that needed more than half of them); default
+                                   20, 0: off */
     double itr_factor_eta;      /* relative residual |r| <= eta |g| of those CG solves (inexact Newton), default 0.3 */
     double quality_threshold;   /* eps_q of the MIPS regulariser, default 2.5 */
     double quality_weight;      /* multiplier on the inertial-scale weight rho*tau*A0^2/h^2, default 1 */
@@ -844,7 +846,8 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
    contact_thickness of it, makes every step RC_ERR_INTERSECTING, and rc_sim_set_obstacle_vertices
    cannot help (it moves the mesh over the step, from where it stands); teleport it clear of the
    cloth with this, or out of play (there is no removal). Errors: RC_ERR_INVALID_ARGUMENT (no
-   such mesh obstacle, NULL pos), RC_ERR_NON_FINITE; the obstacle unchanged then. */
+   such mesh obstacle, NULL pos, a triangle too large: see rc_sim_add_trimesh), RC_ERR_NON_FINITE;
+   the obstacle unchanged then. */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
 /* pose at the end of the next step: x -> R x + t applied to the shape as added. The step follows
    the motion from the previous pose (translation linear, rotation along the shortest arc), and
@@ -867,8 +870,8 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
    RC_ERR_INVALID_ARGUMENT). */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 
-/* One time step of def.dt. The first step or static solve after rc_sim_create, and after each
-   rc_sim_add_trimesh, first checks that no cloth edge passes through a cloth triangle (with self
+/* One time step of def.dt. The first step or static solve after rc_sim_create, rc_sim_load_state,
+   and each rc_sim_add_trimesh or rc_sim_teleport_obstacle_vertices, first checks that no cloth edge passes through a cloth triangle (with self
    contact) or a mesh obstacle's triangle, nor an obstacle edge through a cloth triangle: the
    barrier keeps a state free of crossings but cannot untangle one, so a tangled start is
    RC_ERR_INTERSECTING, naming the edge and triangle. Every step in which a mesh obstacle moves
@@ -887,10 +890,10 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
    each converged one (up to 1e6 dt) and halves after one that did not converge (down to dt);
    stats->substeps counts them; stats->converged = 0 (with RC_OK) when they end without an equilibrium,
    e.g. when none exists (a sheet that slides off its support falls without bound: check
-   converged before using the state as an equilibrium). A cloth, or a piece of it (triangles
-   sharing vertices, panels joined by seams), that nothing holds (no pin or material handle with a
-   spring on it, and no obstacle) under a nonzero net load (gravity, forces, material loads) is
-   RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium: a pseudo step that moved less
+   converged before using the state as an equilibrium). A cloth, or without self contact a piece
+   of it (triangles sharing vertices, panels joined by seams), that nothing holds (no pin or
+   material handle with a spring on it, and no obstacle) under a nonzero net load (gravity,
+   forces, material loads) is RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium: a pseudo step that moved less
    than tol L dt and left a residual force below 1e-3 of the weight (|g|). Friction does not hold
    cloth in statics (it is velocity-based and fades as the pseudo step grows): cloth held only by
    friction slides off. */
@@ -12098,7 +12101,8 @@ static rc_status rc__sim_crossing_status(rc_sim *s, int end_pose, const char *pr
     return rc__sim_fail(s, RC_ERR_INTERSECTING, full);
 }
 
-/* ... once, at the first step or static solve after creation or an added mesh obstacle */
+/* ... once, at the first step or static solve after creation, a loaded state, or an added or
+   teleported mesh obstacle */
 static rc_status rc__sim_check_crossings(rc_sim *s)
 {
     rc_status rs;
@@ -15942,7 +15946,8 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
    session 44: 5-45 s), and the state would be lost; refused at once instead. Per connected piece
    (triangles sharing a vertex, panels joined by seams): one pinned piece does not hold another
    (session 47's probe: beside a pinned piece, a free one fell to z = -1.8e9 m over 400 pseudo steps,
-   RC_OK and converged = 0). Any obstacle may hold any piece, so with obstacles nothing is refused. */
+   RC_OK and converged = 0). Any obstacle may hold any piece, so with obstacles nothing is refused;
+   with self contact one piece may hold another, so then the cloth counts as one piece. */
 static int rc__uf_find(int *parent, int i)
 {
     while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
@@ -15987,6 +15992,16 @@ static rc_status rc__sim_static_held(rc_sim *s)
         L = load + 5 * rc__uf_find(parent, s->tris[3 * s->mh[i].tri]);
         if (s->mh[i].k > 0.0) L[4] = 1.0;
         for (c = 0; c < 3; ++c) { L[c] += s->mh[i].f[c]; L[3] += fabs(s->mh[i].f[c]); }
+    }
+    if (s->def.self_contact) {
+        /* one piece may rest on another (a napkin on a pinned tablecloth; a review, session 47):
+           then any held piece may hold them all, and only a cloth held nowhere is refused */
+        int r0 = rc__uf_find(parent, 0);
+        for (i = 0; i < s->nv; ++i)
+            if (parent[i] == i && i != r0) {
+                for (c = 0; c < 5; ++c) load[5 * r0 + c] = c < 4 ? load[5 * r0 + c] + load[5 * i + c] : (load[5 * r0 + 4] > 0.0 || load[5 * i + 4] > 0.0);
+                parent[i] = r0;
+            }
     }
     for (i = 0; i < s->nv; ++i) {
         const double *L = load + 5 * i;

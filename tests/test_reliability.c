@@ -765,6 +765,33 @@ static void test_rel_static_free_piece(void)
         for (i = 0; i < NV; ++i) CHECKF(rc_sim_positions(s)[3 * i + 2] > -1.0, "vertex %d at z = %g after the static solve", i, rc_sim_positions(s)[3 * i + 2]);
         rc_sim_destroy(s);
     }
+    {   /* with self contact a piece may rest on another: B, half A's size, 1 cm above A (pinned at
+           its corners) is held by A, not refused (the first per-piece check refused it: review) */
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        rc_status rs;
+        int corner[4] = { 0, N - 1, N * (N - 1), N * N - 1 };
+        double zb = HUGE_VAL;
+        t_two_layers(uv, pos, tris, 0);
+        for (i = N * N; i < NV; ++i) {
+            pos[3 * i] = 0.1 + 0.5 * (pos[3 * i] - 0.1); pos[3 * i + 1] = 0.1 + 0.5 * (pos[3 * i + 1] - 0.1); pos[3 * i + 2] = 0.01;
+            uv[2 * i] = 0.5 + 0.5 * (uv[2 * i] - 0.5); uv[2 * i + 1] *= 0.5;
+        }
+        def.mesh.num_verts = NV; def.mesh.num_tris = NT; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+        def.num_threads = 1;
+        def.self_contact = 1;
+        CHECK_OK(rc_sim_create(&def, &s));
+        if (!s) return;
+        for (j = 0; j < 4; ++j) CHECK_OK(rc_sim_pin(s, corner[j], pos + 3 * corner[j]));
+        rs = rc_sim_solve_static(s, &st);
+        for (i = N * N; i < NV; ++i) if (rc_sim_positions(s)[3 * i + 2] < zb) zb = rc_sim_positions(s)[3 * i + 2];
+        printf("    a piece resting on a pinned one (self contact): %s, converged %d, lowest z of the top piece %.4f m\n", rc_status_string(rs),
+               st.converged, zb);
+        CHECKF(rs == RC_OK && st.converged, "a piece on a pinned piece: %s (%s)", rc_status_string(rs), rc_sim_last_error(s));
+        CHECKF(zb > -0.1, "the top piece fell to z = %g", zb);
+        rc_sim_destroy(s);
+    }
 }
 
 static void test_rel_sim_calls_bad(void)
