@@ -8285,6 +8285,13 @@ RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_l
     return st;
 }
 
+/* union-find: the root of i's set (path halving) */
+static int rc__uf_find(int *parent, int i)
+{
+    while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
+    return i;
+}
+
 RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
 {
     rc_sim *s;
@@ -8375,9 +8382,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         /* connected pieces: union-find over the edges (path halving), labelled by their smallest vertex */
         for (i = 0; i < nv; ++i) s->panel[i] = i;
         for (e = 0; e < ne; ++e) {
-            int a = s->topo.edge_v[2 * e], b = s->topo.edge_v[2 * e + 1];
-            while (s->panel[a] != a) { s->panel[a] = s->panel[s->panel[a]]; a = s->panel[a]; }
-            while (s->panel[b] != b) { s->panel[b] = s->panel[s->panel[b]]; b = s->panel[b]; }
+            int a = rc__uf_find(s->panel, s->topo.edge_v[2 * e]), b = rc__uf_find(s->panel, s->topo.edge_v[2 * e + 1]);
             if (a < b) s->panel[b] = a; else s->panel[a] = b;
         }
         /* every link points to a smaller index, so one pass in index order labels by the root */
@@ -9127,7 +9132,7 @@ fail:
 static rc_status rc__sim_set_mesh_vertices(rc_sim *s, int id, const double *pos, int teleport)
 {
     const char *who = teleport ? "rc_sim_teleport_obstacle_vertices" : "rc_sim_set_obstacle_vertices";
-    char msg[160], big[400];
+    char msg[400];
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (id < 0 || id >= s->nobs || s->obs[id].shape.kind != RC__OBS_TRIMESH) {
         snprintf(msg, sizeof msg, "%s: no such mesh obstacle", who);
@@ -9138,8 +9143,8 @@ static rc_status rc__sim_set_mesh_vertices(rc_sim *s, int id, const double *pos,
         snprintf(msg, sizeof msg, "%s: non-finite vertex", who);
         return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
     }
-    if (rc__sim_mesh_too_large(s, pos, s->obs[id].mesh_nt, s->obs[id].mesh_tris, who, big, sizeof big))
-        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, big);
+    if (rc__sim_mesh_too_large(s, pos, s->obs[id].mesh_nt, s->obs[id].mesh_tris, who, msg, sizeof msg))
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     memcpy(s->obs[id].mesh_x, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);
     if (teleport) {
         memcpy(s->obs[id].mesh_xprev, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);
@@ -15935,12 +15940,6 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
     return rs;
 }
 
-/* Load stepping (def.static_load_steps = N > 1, DESIGN §1): the loads (gravity, vertex forces,
-   material loads) scaled by lambda = 1/N, 2/N, ..., 1 and the prescribed positions (pin targets,
-   material handle targets) moved the same fraction of the way from where they are at the call,
-   each increment solved to equilibrium from the last; the first increment without equilibrium
-   ends the sequence (converged = 0). The full loads and targets are in place afterwards, also on
-   error. */
 /* A free piece of cloth (no pin, no obstacle, no handle's spring on it) under a net load has no
    equilibrium: the pseudo steps would take it 1e7-1e8 m away in up to 400 solves (an API sweep,
    session 44: 5-45 s), and the state would be lost; refused at once instead. Per connected piece
@@ -15948,11 +15947,6 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
    (session 47's probe: beside a pinned piece, a free one fell to z = -1.8e9 m over 400 pseudo steps,
    RC_OK and converged = 0). Any obstacle may hold any piece, so with obstacles nothing is refused;
    with self contact one piece may hold another, so then the cloth counts as one piece. */
-static int rc__uf_find(int *parent, int i)
-{
-    while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
-    return i;
-}
 static rc_status rc__sim_static_held(rc_sim *s)
 {
     int i, c, t, k, npieces = 0, bad = -1, *parent;
@@ -15975,6 +15969,12 @@ static rc_status rc__sim_static_held(rc_sim *s)
         int a = rc__uf_find(parent, s->st_pair[2 * i]), b = rc__uf_find(parent, s->st_pair[2 * i + 1]);
         if (a != b) parent[b] = a;
     }
+    /* with self contact one piece may rest on another (a napkin on a pinned tablecloth; the stop
+       review, session 47): the cloth is one piece, held if any part of it is */
+    for (i = 1; i < s->nv && s->def.self_contact; ++i) {
+        int a = rc__uf_find(parent, 0), b = rc__uf_find(parent, i);
+        if (a != b) parent[b] = a;
+    }
     for (t = 0; t < s->nt; ++t) {   /* gravity on each piece's mass (constant: rho tau A0) */
         double m = s->def.material.density * s->def.material.thickness * s->A0[t];
         double *L = load + 5 * rc__uf_find(parent, s->tris[3 * t]);
@@ -15992,16 +15992,6 @@ static rc_status rc__sim_static_held(rc_sim *s)
         L = load + 5 * rc__uf_find(parent, s->tris[3 * s->mh[i].tri]);
         if (s->mh[i].k > 0.0) L[4] = 1.0;
         for (c = 0; c < 3; ++c) { L[c] += s->mh[i].f[c]; L[3] += fabs(s->mh[i].f[c]); }
-    }
-    if (s->def.self_contact) {
-        /* one piece may rest on another (a napkin on a pinned tablecloth; a review, session 47):
-           then any held piece may hold them all, and only a cloth held nowhere is refused */
-        int r0 = rc__uf_find(parent, 0);
-        for (i = 0; i < s->nv; ++i)
-            if (parent[i] == i && i != r0) {
-                for (c = 0; c < 5; ++c) load[5 * r0 + c] = c < 4 ? load[5 * r0 + c] + load[5 * i + c] : (load[5 * r0 + 4] > 0.0 || load[5 * i + 4] > 0.0);
-                parent[i] = r0;
-            }
     }
     for (i = 0; i < s->nv; ++i) {
         const double *L = load + 5 * i;
@@ -16027,6 +16017,12 @@ static rc_status rc__sim_static_held(rc_sim *s)
     return rs;
 }
 
+/* Load stepping (def.static_load_steps = N > 1, DESIGN §1): the loads (gravity, vertex forces,
+   material loads) scaled by lambda = 1/N, 2/N, ..., 1 and the prescribed positions (pin targets,
+   material handle targets) moved the same fraction of the way from where they are at the call,
+   each increment solved to equilibrium from the last; the first increment without equilibrium
+   ends the sequence (converged = 0). The full loads and targets are in place afterwards, also on
+   error. */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
 {
     rc_step_stats acc;

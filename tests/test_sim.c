@@ -4274,7 +4274,7 @@ static void test_sim_mesh_teleport(void)
     double o[3] = { 0.0, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
     int pass;
     {   /* (a) and (c) */
-        double P[12] = { 0.25, -0.5, -0.3, 0.25, 1.0, -0.3, 0.25, 1.0, 0.3, 0.25, -0.5, 0.3 }, Q[12], bad[12];
+        double P[12] = { 0.25, -0.5, -0.3, 0.25, 1.0, -0.3, 0.25, 1.0, 0.3, 0.25, -0.5, 0.3 }, Q[12], bad[12], *sa, *sb;
         double before[3 * 64];
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s;
@@ -4295,7 +4295,12 @@ static void test_sim_mesh_teleport(void)
         CHECK_OK(rc_sim_set_obstacle_vertices(s, id, Q));
         CHECK(rc_sim_step(s, &ss) == RC_ERR_INTERSECTING);
         CHECK(memcmp(before, rc_sim_positions(s), sizeof before) == 0);
-        /* (c): bad calls, the obstacle and the sim unchanged (the next step still fails the same way) */
+        /* (c): bad calls, the obstacle and the sim unchanged (the saved state holds the mesh's
+           vertices at both ends of the step) */
+        sa = (double *)malloc(rc_sim_state_size(s) * sizeof(double));
+        sb = (double *)malloc(rc_sim_state_size(s) * sizeof(double));
+        CHECK(sa && sb);
+        if (sa) rc_sim_save_state(s, sa);
         for (k = 0; k < 12; ++k) bad[k] = Q[k];
         bad[4] = NAN;
         CHECK(rc_sim_teleport_obstacle_vertices(s, id, bad) == RC_ERR_NON_FINITE);
@@ -4306,6 +4311,8 @@ static void test_sim_mesh_teleport(void)
         CHECK(rc_sim_teleport_obstacle_vertices(NULL, id, Q) == RC_ERR_INVALID_ARGUMENT);
         CHECK(rc_sim_teleport_obstacle(s, id, c, NULL) == RC_ERR_INVALID_ARGUMENT);
         CHECK(strstr(rc_sim_last_error(s), "rc_sim_teleport_obstacle_vertices") != NULL);
+        if (sa && sb) { rc_sim_save_state(s, sb); CHECK(memcmp(sa, sb, rc_sim_state_size(s) * sizeof(double)) == 0); }
+        free(sa); free(sb);
         CHECK(rc_sim_step(s, &ss) == RC_ERR_INTERSECTING);
         /* the teleport clears it */
         CHECK_OK(rc_sim_teleport_obstacle_vertices(s, id, Q));
