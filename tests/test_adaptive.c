@@ -823,6 +823,67 @@ static void test_adaptive_schedule_cache_agree_trajectory(void)
     rc_sim_destroy(r);
 }
 
+/* The inner (x, phi) solve's decrement rule (rc__sim_newton_xp's gain_floor, r-ITR passes
+   itr_energy_tol times the step's IP decrease): a solve that ends on it must leave less than the
+   floor on the table. From a perturbed end state of an adaptive hanging-sheet step (u fixed): the
+   solve with a floor ends converged; a fresh direction at its end has a decrement below the floor;
+   the strict solve continued from there gains less than the floor, and reaches the energy the
+   strict solve from the perturbed state reaches to within the floor. White box: the sim's x, phi
+   and (x, phi) system are overwritten. */
+static void test_adaptive_inner_decrement_floor(void)
+{
+    rc_sim *s = ta_hanging(9, 1, 0.15, 1.0);
+    rc_step_stats st, scratch;
+    rc__terms T;
+    double *x0 = NULL, *phi0 = NULL, E0, E_strict, E_floor, E_after, floor_, gTd = 0.0;
+    int k, i, c, it_strict = 0, it_floor = 0, it_after = 0, conv_strict = 0, conv_floor = 0, conv_after = 0;
+    CHECK(s != NULL);
+    if (!s) return;
+    for (k = 0; k < 3; ++k) CHECK_OK(rc_sim_step(s, &st));
+    x0 = (double *)malloc(sizeof(double) * 3 * (size_t)s->nv);
+    phi0 = (double *)malloc(sizeof(double) * (size_t)(s->ne > 0 ? s->ne : 1));
+    CHECK(x0 != NULL && phi0 != NULL);
+    if (!x0 || !phi0) { free(x0); free(phi0); rc_sim_destroy(s); return; }
+    /* a smooth bulge of 5 mm across the free vertices (pins keep their targets) */
+    for (i = 0; i < s->nv; ++i)
+        for (c = 0; c < 3; ++c)
+            if (s->sys_xp.dof_x[3 * i + c] >= 0) s->x[3 * i + c] += 5e-3 * sin(1.7 * i + c);
+    memcpy(x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(phi0, s->phi, sizeof(double) * (size_t)s->ne);
+    memset(&scratch, 0, sizeof scratch);
+    E0 = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+    E_strict = E0;
+    CHECK_OK(rc__sim_newton_xp(s, s->def.tol, 0.0, s->def.max_newton_iters, 1, &E_strict, &T, &it_strict, &conv_strict, &scratch));
+    floor_ = 1e-3 * (E0 - E_strict);
+    memcpy(s->x, x0, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->phi, phi0, sizeof(double) * (size_t)s->ne);
+    E_floor = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+    CHECK_OK(rc__sim_newton_xp(s, s->def.tol, floor_, s->def.max_newton_iters, 1, &E_floor, &T, &it_floor, &conv_floor, &scratch));
+    {   /* a fresh direction from the exact Hessian at the end the floor accepted */
+        int saved_proj = s->proj;
+        s->proj = -1;
+        rc__sim_assemble(s, &s->sys_xp, s->x, s->u, s->phi, 0);
+        s->proj = saved_proj;
+        if (rc__system_direction(s, &s->sys_xp, &scratch) == RC_OK && !s->dir_fallback)
+            for (k = 0; k < s->sys_xp.ndof; ++k) gTd += s->sys_xp.g[k] * s->sys_xp.d[k];
+        else CHECKF(0, "no exact direction at the floor's end");
+    }
+    E_after = E_floor;
+    CHECK_OK(rc__sim_newton_xp(s, s->def.tol, 0.0, s->def.max_newton_iters, 1, &E_after, &T, &it_after, &conv_after, &scratch));
+    printf("    perturbed by 5 mm: IP %.10g; strict solve %d iterations to %.10g; with the floor %.3g: %d iterations to %.10g"
+           " (fresh decrement %.3g), then strict %d more gaining %.3g\n",
+           E0, it_strict, E_strict, floor_, it_floor, E_floor, -gTd, it_after, E_floor - E_after);
+    CHECK(conv_strict && conv_floor && conv_after);
+    CHECK(E0 - E_strict > 0.0);
+    CHECK(it_floor < it_strict);   /* the floor acts (measured 6 of 11) */
+    CHECKF(-gTd <= floor_, "a fresh direction at the floor's end has decrement %g > floor %g", -gTd, floor_);
+    CHECKF(E_floor - E_after <= floor_, "the strict solve gained %g after the floor's end (floor %g)", E_floor - E_after, floor_);
+    CHECKF(fabs(E_floor - E_strict) <= floor_, "the floor's end %.10g vs the strict end %.10g (floor %g)", E_floor, E_strict, floor_);
+    free(x0);
+    free(phi0);
+    rc_sim_destroy(s);
+}
+
 /* Without the regulariser (quality_weight = 0, a valid setting: the ablation) the reference
    triangles collapse, but the line search's shape bound (rc__sim_inversion_bound: MIPS <= 1e4)
    stops them at needles the arithmetic can take. The session-19 probe: an adaptive 144-vertex
@@ -1371,6 +1432,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_static_friction_converges);
     RUN(test_adaptive_schedule_cache_agree);
     RUN(test_adaptive_schedule_cache_agree_trajectory);
+    RUN(test_adaptive_inner_decrement_floor);
     RUN(test_adaptive_cache_top_tenth_refreshed);
     RUN(test_adaptive_strict_every_k);
     RUN(test_adaptive_rest_on_plane_keeps_u);
