@@ -600,7 +600,8 @@ typedef struct rc_sim_def {
     int max_substeps;           /* automatic halving of dt after a failed step, default 8 levels
                                    (down to dt/256; a step that fails at its start or in its
                                    solve is retried as two half steps, recursively; obstacles
-                                   and pins move half as far in each). 4 levels were one short
+                                   and pins move half as far in each; not when it failed at a
+                                   start that no split changes: nothing moving). 4 levels were one short
                                    for the 1k skirt_panels scene, whose kicking leg presses two
                                    layers together: fixed-mesh step 48 needed 14 substeps */
     int static_load_steps;      /* rc_sim_solve_static: apply gravity, the forces and material loads
@@ -7979,6 +7980,8 @@ struct rc_sim {
     double time;                          /* simulated time, s (rc_sim_time) */
     char err[1024];
     char err_whole[1024];   /* why the whole step (before any split) failed */
+    int split_futile;       /* the failed attempt's start was inside a contact offset with nothing
+                               moving over the step: every split starts the same (rc__sim_advance) */
     char warn[256];
 };
 
@@ -15077,11 +15080,33 @@ static void rc__sim_track_hinges(rc_sim *s, int at_step_start)
    obstacles from an obstacle moving too far per step; the bare status could not. */
 #define RC__MSG_APPEND(...) do { if (n >= 0 && (size_t)n < sizeof msg) { int w__ = snprintf(msg + n, sizeof msg - (size_t)n, __VA_ARGS__); \
                                  n = w__ < 0 ? -1 : n + w__; } } while (0)
+/* whether anything that places a step's start moves over the step: a pin's target, an obstacle, a
+   material handle's target. If nothing does, the start (the cloth as it is, pushed out of the
+   obstacles) is the same for every step size, and so is its contact check. */
+static int rc__sim_start_moves(const rc_sim *s)
+{
+    int i, o;
+    for (i = 0; i < s->nv; ++i)
+        if (s->pinned[i] && memcmp(s->pin_target + 3 * i, s->x0 + 3 * i, 3 * sizeof(double)) != 0) return 1;
+    for (o = 0; o < s->nobs; ++o) {
+        const rc__obstacle *ob = s->obs + o;
+        if (ob->shape.kind == RC__OBS_TRIMESH ? memcmp(ob->mesh_x, ob->mesh_xprev, (size_t)3 * ob->mesh_nv * sizeof(double)) != 0
+                                              : !rc__sim_obs_static(ob)) return 1;
+    }
+    for (i = 0; i < s->nmh; ++i)
+        if (memcmp(s->mh[i].target, s->mh[i].target_prev, 3 * sizeof(double)) != 0) return 1;
+    return 0;
+}
+
 static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
 {
     char msg[sizeof(s->err)];
     double xi_ = s->def.contact_thickness, dmin = HUGE_VAL;
     int i, o, vmin = -1, omin = -1, n = 0;
+    /* a split would meet the same start: rc__sim_advance returns this error without splitting
+       (before, a sheet at gap 0 over a floor mesh split 8 levels deep and reported the same
+       message twice) */
+    s->split_futile = !rc__sim_start_moves(s);
     for (o = 0; o < s->nobs; ++o) {
         if (s->obs[o].shape.kind == RC__OBS_TRIMESH) continue;
         for (i = 0; i < s->nv; ++i) {
@@ -15775,11 +15800,12 @@ static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved,
     st->substeps = 1;
     rc_sim_save_state(s, saved);
     rc__sim_set_step_size(s, h);
+    s->split_futile = 0;
     rs = rc__sim_solve(s, st);
     if (rs == RC_OK) { rc__sim_finish(s, st); return RC_OK; }
     rc__sim_restore_state(s, saved);
     if (h == s->def.dt) memcpy(s->err_whole, s->err, sizeof s->err_whole);
-    if (levels <= 0) return rs;
+    if (levels <= 0 || s->split_futile) return rs;
     {
         size_t n3 = (size_t)3 * s->nv;
         rc_step_stats a, b;
