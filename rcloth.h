@@ -683,7 +683,8 @@ typedef struct rc_sim_def {
 
 /* Per-step report. Energies are those of the incremental potential at the end of the step. */
 typedef struct rc_step_stats {
-    int converged;              /* 1 if the tolerance was met; 0 if a cap/stall ended the step (still RC_OK) */
+    int converged;              /* 1 if the tolerance was met (adaptive: or the relative rules of
+                                   itr_energy_tol); 0 if a cap/stall ended the step (still RC_OK) */
     int newton_iters;           /* Newton iterations on (x, phi) in total */
     int outer_iters;            /* r-ITR outer (joint) iterations; 0 in fixed mode */
     int inner_iters;            /* Newton iterations inside inner solves */
@@ -718,6 +719,9 @@ typedef struct rc_step_stats {
     /* adaptive: outer joint directions solved by CG on the previous factor (def.itr_factor_reuse)
        instead of a new factorization, and the CG iterations spent (also on attempts that refactored) */
     int factor_reuses, cg_iters;
+    /* adaptive: inner (x, phi) solves that ended on the relative decrement rule (their Newton
+       decrement below itr_energy_tol of the step's IP decrease) before the length tolerance */
+    int inner_relative_stops;
     /* self contact: 1 if the cloth crosses itself at the end of the step (an edge through a
        triangle that shares no vertex with it). Self contact excludes the pairs within
        contact_thickness + contact_dhat of each other in the flat reference (they are that close
@@ -13036,7 +13040,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
 {
     rc__system *y = &s->sys_xp;
     double bound = tol * s->L * s->def.dt;
-    int it, ok, k;
+    int it, ok, k, by_floor;
     rc_status rs;
     int exact = exact_first;   /* try the exact Hessian at this iteration (0: the convex model first) */
     int flat = 0;       /* consecutive accepted iterations that left E unchanged */
@@ -13074,7 +13078,6 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
             rs = rc_ldlt_factor(y->ldlt, y->val);
             if (st) st->t_factor += rc__now() - t0;
             if (rs == RC_OK) {
-                int k;
                 for (k = 0; k < y->ndof; ++k) y->d[k] = -y->g[k];
                 rs = rc_ldlt_solve(y->ldlt, y->d);
                 if (st) st->linear_solves++;
@@ -13097,7 +13100,8 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
         E_before = *E;
         ok = rc__sim_line_search(s, y, E, T, &alpha, st);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-        if (((dx <= bound && dphi <= bound) || (gain_floor > 0.0 && -gTd <= gain_floor)) && !s->dir_fallback) {
+        by_floor = !(dx <= bound && dphi <= bound) && gTd < 0.0 && -gTd <= gain_floor;
+        if (((dx <= bound && dphi <= bound) || by_floor) && !s->dir_fallback) {
             /* a short shifted direction is no evidence of convergence: (H + mu I) d = -g is short
                wherever mu is large, whatever g is. The convex model (per-stencil projection, no
                shift) must agree: the next iteration takes it, and converges if its direction is
@@ -13109,6 +13113,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
                mu |d| > |g| / 2 does not see it: g is the thin triangle's, the shift hid the
                rest. */
             if (used_shift) { exact = 0; continue; }
+            if (by_floor && st) st->inner_relative_stops++;
             *conv = 1;
             break;
         }
@@ -13252,14 +13257,17 @@ static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, in
    the same steps converge in 50-200 outer iterations with a lower IP. In this mode the loose inner
    solves are skipped (the joint step contains x's Newton step); the strict every-k and the
    confirming inner solves remain, so "unaccelerated" (itr_schedule = 0) still means a strict inner
-   solve at every outer iteration. Convergence: the joint step below eps* L dt (x, phi) and eps* l dt
+   solve at every outer iteration (strict: to the length tolerance, or to the relative decrement
+   rule of rc__sim_newton_xp, which every variant shares). Convergence: the joint step below eps* L dt (x, phi) and eps* l dt
    (u), or its Newton decrement -g.d below M (eps* L)^2 (the same tolerance in the inertia norm,
    which also ends steps whose u is flat), or -g.d below itr_energy_tol (1e-3) times the IP
    decrease the step has made so far; then a strict inner solve that takes at most one step or
    converges gaining no more than that fraction of the decrease (if its line search stalls on its
    first step, at round-off, the step ends unconverged instead of repeating the same small joint
    step up to the cap). Every inner solve, strict ones included, also counts as converged once its
-   own Newton decrement is below that fraction (rc__sim_newton_xp: x's crawl on soft modes).
+   own Newton decrement is below that fraction (rc__sim_newton_xp: x's crawl on soft modes; 0 at
+   the first outer iteration, where the step has decreased nothing yet; the confirming solve only
+   after a healthy shift).
    Why the relative test (measured): convergence in u is linear with long flat stretches (DESIGN
    §10); on the 225-vertex sphere drape, after the 5th outer iteration a step typically gained
    1e-7 J per iteration out of a 1e-2 J step decrease and ran 50-300 iterations. With the test,
@@ -13424,20 +13432,25 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
             for (gTd = 0.0, k = 0; k < y->ndof; ++k) gTd += y->g[k] * y->d[k];
         }
         if (small) {
-            /* small joint step: confirm with a strict inner solve */
+            /* small joint step: confirm with a strict inner solve. Its decrement rule only from a
+               healthy shift: a joint direction short because mu is huge judged the step small, and
+               a one-iteration confirmation ended by the rule would end the step on it (a review
+               found 11 such ends in the adaptive tests, mu 65 to 5e5) */
             double E_confirm = *E;
-            rs = rc__sim_newton_xp(s, d->tol, etol * (E_start - *E), d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
+            rs = rc__sim_newton_xp(s, d->tol, rc__sim_outer_shift_healthy(s, y) ? etol * (E_start - *E) : 0.0,
+                                   d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
             if (rs != RC_OK) return rs;
             st->inner_iters += inner_it;
             if (inner_it <= 1 || !(*E < E_confirm)) {
-                /* x needed at most one step: the joint state is converged (inner_conv = 1); or the
-                   inner solve stalled at round-off (its first line search failed, or E did not
-                   move at all), where another joint step would again be small and stall the same
-                   way: end the step, reporting whether the strict tolerance was met */
+                /* x needed at most one step: the joint state is converged (inner_conv = 1: x met
+                   the strict tolerance or the decrement rule); or the inner solve stalled at
+                   round-off (its first line search failed, or E did not move at all), where
+                   another joint step would again be small and stall the same way: end the step,
+                   reporting whether the inner solve converged */
                 *conv = inner_conv;
                 break;
             }
-            /* x took several steps to its strict optimum, but gained no more than the relative
+            /* x took several steps to converge (strict tolerance or decrement rule), but gained no more than the relative
                test tolerates of a joint step: the joint state is converged by the same rule that
                judged the step small. Without this, a next outer iteration only computed a joint
                direction (small again) and a one-step confirming solve, an assembly and a
@@ -15788,6 +15801,7 @@ static void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st, int first
     acc->t_broad_phase += st->t_broad_phase; acc->t_narrow_phase += st->t_narrow_phase; acc->t_ccd += st->t_ccd;
     acc->pattern_rebuilds += st->pattern_rebuilds;
     acc->factor_reuses += st->factor_reuses; acc->cg_iters += st->cg_iters;
+    acc->inner_relative_stops += st->inner_relative_stops;
 }
 
 /* advance by h; on error restore and, while levels remain, do two half steps with pin targets,
