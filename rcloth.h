@@ -601,9 +601,10 @@ typedef struct rc_sim_def {
                                    (down to dt/256; a step that fails at its start or in its
                                    solve is retried as two half steps, recursively; obstacles
                                    and pins move half as far in each; not when it failed at a
-                                   start that no split changes: nothing moving). 4 levels were one short
-                                   for the 1k skirt_panels scene, whose kicking leg presses two
-                                   layers together: fixed-mesh step 48 needed 14 substeps */
+                                   start that no split changes: nothing moving). 4 levels were
+                                   one short for the 1k skirt_panels scene, whose kicking leg
+                                   presses two layers together: fixed-mesh step 48 needed 14
+                                   substeps */
     int static_load_steps;      /* rc_sim_solve_static: apply gravity, the forces and material loads
                                    and the moves of pins and material handles in this many equal
                                    increments, each solved to equilibrium (load stepping), default 1 */
@@ -13258,16 +13259,16 @@ static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, in
    solves are skipped (the joint step contains x's Newton step); the strict every-k and the
    confirming inner solves remain, so "unaccelerated" (itr_schedule = 0) still means a strict inner
    solve at every outer iteration (strict: to the length tolerance, or to the relative decrement
-   rule of rc__sim_newton_xp, which every variant shares). Convergence: the joint step below eps* L dt (x, phi) and eps* l dt
-   (u), or its Newton decrement -g.d below M (eps* L)^2 (the same tolerance in the inertia norm,
-   which also ends steps whose u is flat), or -g.d below itr_energy_tol (1e-3) times the IP
-   decrease the step has made so far; then a strict inner solve that takes at most one step or
-   converges gaining no more than that fraction of the decrease (if its line search stalls on its
-   first step, at round-off, the step ends unconverged instead of repeating the same small joint
-   step up to the cap). Every inner solve, strict ones included, also counts as converged once its
-   own Newton decrement is below that fraction (rc__sim_newton_xp: x's crawl on soft modes; 0 at
-   the first outer iteration, where the step has decreased nothing yet; the confirming solve only
-   after a healthy shift).
+   rule of rc__sim_newton_xp, which every variant shares). Convergence: the joint step below eps* L
+   dt (x, phi) and eps* l dt (u), or its Newton decrement -g.d below M (eps* L)^2 (the same
+   tolerance in the inertia norm, which also ends steps whose u is flat), or -g.d below
+   itr_energy_tol (1e-3) times the IP decrease the step has made so far; then a strict inner solve
+   that takes at most one step or converges gaining no more than that fraction of the decrease (if
+   its line search stalls on its first step, at round-off, the step ends unconverged instead of
+   repeating the same small joint step up to the cap). Every inner solve, strict ones included, also
+   counts as converged once its own Newton decrement is below that fraction (rc__sim_newton_xp: x's
+   crawl on soft modes; 0 at the first outer iteration, where the step has decreased nothing yet;
+   the confirming solve only after a healthy shift).
    Why the relative test (measured): convergence in u is linear with long flat stretches (DESIGN
    §10); on the 225-vertex sphere drape, after the 5th outer iteration a step typically gained
    1e-7 J per iteration out of a 1e-2 J step decrease and ran 50-300 iterations. With the test,
@@ -13450,17 +13451,17 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
                 *conv = inner_conv;
                 break;
             }
-            /* x took several steps to converge (strict tolerance or decrement rule), but gained no more than the relative
-               test tolerates of a joint step: the joint state is converged by the same rule that
-               judged the step small. Without this, a next outer iteration only computed a joint
-               direction (small again) and a one-step confirming solve, an assembly and a
-               factorization of each system that moved nothing the stopping rule could see.
-               Measured (the same 20 step problems of each of seven 1k scenes, adaptive, 1 thread):
-               outer + inner iterations 4,125 -> 3,809, every scene 6-10% fewer, every problem
-               converged; the final IPs equal to print precision in most problems and at most
-               1.2e-3 (fold; mean 1.6e-4) of the step's decrease apart. Only from a healthy
-               shift: a direction short because mu is huge judged the step small, and x's few
-               steps then gained little too (test_adaptive_huge_kept_shift ended 11% of the decrease
+            /* x took several steps to converge (strict tolerance or decrement rule), but gained no
+               more than the relative test tolerates of a joint step: the joint state is converged
+               by the same rule that judged the step small. Without this, a next outer iteration
+               only computed a joint direction (small again) and a one-step confirming solve, an
+               assembly and a factorization of each system that moved nothing the stopping rule
+               could see. Measured (the same 20 step problems of each of seven 1k scenes, adaptive,
+               1 thread): outer + inner iterations 4,125 -> 3,809, every scene 6-10% fewer, every
+               problem converged; the final IPs equal to print precision in most problems and at
+               most 1.2e-3 (fold; mean 1.6e-4) of the step's decrease apart. Only from a healthy
+               shift: a direction short because mu is huge judged the step small, and x's few steps
+               then gained little too (test_adaptive_huge_kept_shift ended 11% of the decrease
                short); the next outer iteration, with mu decayed, finds the joint step again.
                itr_energy_tol = 0 keeps the one-step confirmation alone. */
             if (inner_conv && E_confirm - *E <= etol * (E_start - *E) && rc__sim_outer_shift_healthy(s, y)) { *conv = 1; break; }
