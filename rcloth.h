@@ -878,11 +878,12 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
 RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double translation[3], const double rotation[9]);
 
 /* One time step of def.dt. The first step or static solve after rc_sim_create, rc_sim_load_state,
-   and each rc_sim_add_trimesh or rc_sim_teleport_obstacle_vertices, first checks that no cloth edge passes through a cloth triangle (with self
-   contact) or a mesh obstacle's triangle, nor an obstacle edge through a cloth triangle: the
-   barrier keeps a state free of crossings but cannot untangle one, so a tangled start is
-   RC_ERR_INTERSECTING, naming the edge and triangle. Every step in which a mesh obstacle moves
-   checks the same after carrying the cloth it ran over (a failure splits the step).
+   and each rc_sim_add_trimesh or rc_sim_teleport_obstacle_vertices, first checks that no cloth
+   edge passes through a cloth triangle (with self contact) or a mesh obstacle's triangle, nor an
+   obstacle edge through a cloth triangle: the barrier keeps a state free of crossings but cannot
+   untangle one, so a tangled start is RC_ERR_INTERSECTING, naming the edge and triangle. Every
+   step in which a mesh obstacle moves checks the same after carrying the cloth it ran over (a
+   failure splits the step).
    stats may be NULL; on an error it is zeroed and the state is as before the call. Errors:
    RC_ERR_INVALID_ARGUMENT (s NULL), RC_ERR_INTERSECTING (above, or a crossing no split removed, or
    a cloth that starts inside an obstacle: its start energy is infinite), RC_ERR_NON_FINITE (the
@@ -900,8 +901,9 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
    converged before using the state as an equilibrium). A cloth, or without self contact a piece
    of it (triangles sharing vertices, panels joined by seams), that nothing holds (no pin or
    material handle with a spring on it, and no obstacle) under a nonzero net load (gravity,
-   forces, material loads) is RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium: a pseudo step that moved less
-   than tol L dt and left a residual force below 1e-3 of the weight (|g|). Friction does not hold
+   forces, material loads) is RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium:
+   a pseudo step that moved less than tol L dt and left a residual force below 1e-3 of the weight
+   (|g|). Friction does not hold
    cloth in statics (it is velocity-based and fades as the pseudo step grows): cloth held only by
    friction slides off. */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats);
@@ -13041,7 +13043,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
 {
     rc__system *y = &s->sys_xp;
     double bound = tol * s->L * s->def.dt;
-    int it, ok, k, by_floor;
+    int it, ok, k, by_length, by_floor;
     rc_status rs;
     int exact = exact_first;   /* try the exact Hessian at this iteration (0: the convex model first) */
     int flat = 0;       /* consecutive accepted iterations that left E unchanged */
@@ -13101,8 +13103,9 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
         E_before = *E;
         ok = rc__sim_line_search(s, y, E, T, &alpha, st);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-        by_floor = !(dx <= bound && dphi <= bound) && gTd < 0.0 && -gTd <= gain_floor;
-        if (((dx <= bound && dphi <= bound) || by_floor) && !s->dir_fallback) {
+        by_length = dx <= bound && dphi <= bound;
+        by_floor = !by_length && gTd < 0.0 && -gTd <= gain_floor;
+        if ((by_length || by_floor) && !s->dir_fallback) {
             /* a short shifted direction is no evidence of convergence: (H + mu I) d = -g is short
                wherever mu is large, whatever g is. The convex model (per-stencil projection, no
                shift) must agree: the next iteration takes it, and converges if its direction is
@@ -13227,7 +13230,7 @@ static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, in
        same 20 step problems of seven 1k scenes): outer + inner iterations 3,809 -> 3,719, CG
        iterations of the 1k ablation's 8 problems 1,248 -> 875; its 4k problems 14.8 / 44.8 ->
        14.0 / 44.5 outer / inner iterations per step (bench/RESULTS.md section 16). */
-    if (use_cache && s->def.itr_factor_reuse > 0 && !(s->itr_cg_last * 2 > s->def.itr_factor_reuse)) {
+    if (use_cache && s->def.itr_factor_reuse > 0 && 2 * s->itr_cg_last <= s->def.itr_factor_reuse) {
         int its = 0, ok;
         t0 = rc__now();
         ok = rc__system_solve_stale(y, s->itr_mu, s->def.itr_factor_eta, s->def.itr_factor_reuse, &its);
@@ -16016,20 +16019,16 @@ static rc_status rc__sim_static_held(rc_sim *s)
         rc__free(s->user, parent); rc__free(s->user, load);
         return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "rc_sim_solve_static: out of memory");
     }
-    for (i = 0; i < s->nv; ++i) parent[i] = i;
-    for (t = 0; t < s->nt; ++t)
+    /* with self contact one piece may rest on another (a napkin on a pinned tablecloth; the stop
+       review, session 47): the cloth is one piece (root 0), held if any part of it is */
+    for (i = 0; i < s->nv; ++i) parent[i] = s->def.self_contact ? 0 : i;
+    for (t = 0; t < s->nt && !s->def.self_contact; ++t)
         for (k = 1; k < 3; ++k) {
             int a = rc__uf_find(parent, s->tris[3 * t]), b = rc__uf_find(parent, s->tris[3 * t + k]);
             if (a != b) parent[b] = a;
         }
-    for (i = 0; i < s->nst; ++i) {
+    for (i = 0; i < s->nst && !s->def.self_contact; ++i) {
         int a = rc__uf_find(parent, s->st_pair[2 * i]), b = rc__uf_find(parent, s->st_pair[2 * i + 1]);
-        if (a != b) parent[b] = a;
-    }
-    /* with self contact one piece may rest on another (a napkin on a pinned tablecloth; the stop
-       review, session 47): the cloth is one piece, held if any part of it is */
-    for (i = 1; i < s->nv && s->def.self_contact; ++i) {
-        int a = rc__uf_find(parent, 0), b = rc__uf_find(parent, i);
         if (a != b) parent[b] = a;
     }
     for (t = 0; t < s->nt; ++t) {   /* gravity on each piece's mass (constant: rho tau A0) */
