@@ -294,6 +294,43 @@ static void test_sparse_amd_grid(void)
     free(cp); free(ri); free(perm);
 }
 
+/* rc__sort_unique_keys (the pattern builds' key sort): against qsort + unique on random keys,
+   from none to many repeats, bounds of 1 bit to 40 bits (1, 2, 3 and 4 radix passes, an odd and
+   an even count: the result lands in the scratch or in place), sizes 0 to 5000 */
+static int t_cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+static void test_sparse_sort_unique_keys(void)
+{
+    static const long long bounds[7] = { 1, 2, 100, 2048, 2049, 5000000, 1099511627776LL };
+    long long *a = (long long *)malloc(sizeof(long long) * 5000), *b = (long long *)malloc(sizeof(long long) * 5000);
+    unsigned long long rng = 12345;
+    int r, bad = 0;
+    for (r = 0; r < 140 && a && b; ++r) {
+        long long bound = bounds[r % 7], m;
+        size_t n = (size_t)(r * 37 % 5001), k, u = 0;
+        for (k = 0; k < n; ++k) {
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            /* r/7 even: keys from a small set (repeats), odd: from the whole range */
+            a[k] = (long long)((rng >> 11) % (unsigned long long)((r / 7) % 2 ? bound : (bound < 50 ? bound : 50)));
+            if ((r / 7) % 2 == 0) a[k] = a[k] * (bound / 50 > 0 ? bound / 50 : 1);
+            b[k] = a[k];
+        }
+        if (n) qsort(a, n, sizeof(long long), t_cmp_ll);
+        for (k = 0; k < n; ++k) if (u == 0 || a[k] != a[u - 1]) a[u++] = a[k];
+        m = rc__sort_unique_keys(NULL, b, n, bound);
+        if (m != (long long)u || (u && memcmp(a, b, u * sizeof(long long)) != 0)) {
+            if (!bad) printf("    mismatch: n %lu bound %lld: %lld keys, expected %lu\n", (unsigned long)n, bound, m, (unsigned long)u);
+            bad++;
+        }
+    }
+    CHECK(a && b);
+    CHECKF(bad == 0, "%d of 140 sorts differ from qsort", bad);
+    free(a); free(b);
+}
+
 /* AMD on the cloth pattern: vertex blocks are compressed, result is a valid permutation and
    edge nodes are interleaved with vertex DOFs (not all appended at the end) */
 static void test_sparse_amd_cloth_interleaves(void)
@@ -975,6 +1012,7 @@ static void suite_sparse(void)
     RUN(test_sparse_cloth_blocks);
     RUN(test_sparse_nnz_matches_dense_symbolic);
     RUN(test_sparse_amd_grid);
+    RUN(test_sparse_sort_unique_keys);
     RUN(test_sparse_amd_cloth_interleaves);
     RUN(test_sparse_singular_and_empty_column);
     RUN(test_sparse_indefinite_inertia);
