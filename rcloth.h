@@ -9332,7 +9332,8 @@ static void rc__sim_update_phi_fixed(rc_sim *s)
 /* Sorts the n keys a[0..n) (0 <= key < bound) ascending and drops repeats; returns the count
    left. LSD radix sort, 11 bits per pass over the bits of bound, with an n-key scratch (NULL: out
    of memory, -1 returned). Why not qsort: a self-contact regrow sorts ~10^5 vertex-pair keys
-   that repeat ~14 times each (every active pair adds the 6 pairs of its 4 vertices), and the
+   that repeat ~14 times each (every active pair adds the 6 pairs of its 4 vertices, and nearby
+   pairs share vertices), and the
    pattern build sorts ~66 node pairs per triangle; qsort's comparator calls made those sorts
    20-30% of a regrow (1k fold pile, perf). */
 static long long rc__sort_unique_keys(void *user, long long *a, size_t n, long long bound)
@@ -9348,7 +9349,10 @@ static long long rc__sort_unique_keys(void *user, long long *a, size_t n, long l
     for (shift = 0; shift < 63 && (bound - 1) >> shift; shift += BITS) {
         size_t sum = 0;
         memset(cnt, 0, sizeof cnt);
-        for (i = 0; i < n; ++i) cnt[(src[i] >> shift) & (RADIX - 1)]++;
+        for (i = 0; i < n; ++i) {
+            RCLOTH_ASSERT(shift > 0 || (src[i] >= 0 && src[i] < bound));   /* the caller's bound */
+            cnt[(src[i] >> shift) & (RADIX - 1)]++;
+        }
         for (i = 0; i < RADIX; ++i) { size_t c = cnt[i]; cnt[i] = sum; sum += c; }
         for (i = 0; i < n; ++i) dst[cnt[(src[i] >> shift) & (RADIX - 1)]++] = src[i];
         { long long *t = src; src = dst; dst = t; }

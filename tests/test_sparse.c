@@ -295,8 +295,9 @@ static void test_sparse_amd_grid(void)
 }
 
 /* rc__sort_unique_keys (the pattern builds' key sort): against qsort + unique on random keys,
-   from none to many repeats, bounds of 1 bit to 40 bits (1, 2, 3 and 4 radix passes, an odd and
-   an even count: the result lands in the scratch or in place), sizes 0 to 5000 */
+   from none to many repeats, bounds of 1 bit to 40 bits (0 to 4 radix passes, odd and even
+   counts: the result lands in the scratch or in place; 2^22 fills both digits of 2 passes),
+   sizes 0, 1 and up to 5000 */
 static int t_cmp_ll(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
@@ -304,18 +305,18 @@ static int t_cmp_ll(const void *a, const void *b)
 }
 static void test_sparse_sort_unique_keys(void)
 {
-    static const long long bounds[7] = { 1, 2, 100, 2048, 2049, 5000000, 1099511627776LL };
+    static const long long bounds[8] = { 1, 2, 100, 2048, 2049, 4194304, 5000000, 1099511627776LL };
     long long *a = (long long *)malloc(sizeof(long long) * 5000), *b = (long long *)malloc(sizeof(long long) * 5000);
     unsigned long long rng = 12345;
     int r, bad = 0;
-    for (r = 0; r < 140 && a && b; ++r) {
-        long long bound = bounds[r % 7], m;
-        size_t n = (size_t)(r * 37 % 5001), k, u = 0;
+    for (r = 0; r < 160 && a && b; ++r) {
+        long long bound = bounds[r % 8], m;
+        size_t n = r < 8 ? (size_t)(r % 2) : (size_t)(r * 37 % 5001), k, u = 0;
         for (k = 0; k < n; ++k) {
             rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
             /* r/7 even: keys from a small set (repeats), odd: from the whole range */
-            a[k] = (long long)((rng >> 11) % (unsigned long long)((r / 7) % 2 ? bound : (bound < 50 ? bound : 50)));
-            if ((r / 7) % 2 == 0) a[k] = a[k] * (bound / 50 > 0 ? bound / 50 : 1);
+            a[k] = (long long)((rng >> 11) % (unsigned long long)((r / 8) % 2 ? bound : (bound < 50 ? bound : 50)));
+            if ((r / 8) % 2 == 0) a[k] = a[k] * (bound / 50 > 0 ? bound / 50 : 1);
             b[k] = a[k];
         }
         if (n) qsort(a, n, sizeof(long long), t_cmp_ll);
@@ -327,7 +328,7 @@ static void test_sparse_sort_unique_keys(void)
         }
     }
     CHECK(a && b);
-    CHECKF(bad == 0, "%d of 140 sorts differ from qsort", bad);
+    CHECKF(bad == 0, "%d of 160 sorts differ from qsort", bad);
     free(a); free(b);
 }
 
