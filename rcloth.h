@@ -1078,6 +1078,26 @@ static void rc__free(void *user, void *p)
     if (p) RCLOTH_FREE(p, user);
 }
 
+/* LSD radix sort of the n keys a[0..n), 11 bits per pass over the bits of maxkey (their largest),
+   with tmp (n keys) as the other buffer. Stable. Returns a or tmp, whichever holds the sorted
+   keys. Shared by the broad phase's pair lists and the pattern builds' key lists. */
+static unsigned long long *rc__radix_sort_u64(unsigned long long *a, unsigned long long *tmp, size_t n, unsigned long long maxkey)
+{
+    enum { BITS = 11, RADIX = 1 << BITS };
+    size_t cnt[RADIX], i;
+    int shift;
+    for (shift = 0; shift < 64 && (maxkey >> shift) != 0; shift += BITS) {
+        unsigned long long *w;
+        size_t sum = 0;
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; ++i) cnt[(a[i] >> shift) & (RADIX - 1)]++;
+        for (i = 0; i < RADIX; ++i) { size_t c = cnt[i]; cnt[i] = sum; sum += c; }
+        for (i = 0; i < n; ++i) tmp[cnt[(a[i] >> shift) & (RADIX - 1)]++] = a[i];
+        w = a; a = tmp; tmp = w;
+    }
+    return a;
+}
+
 /* Finiteness from the bits (IEEE 754 binary64: exponent all ones = inf or NaN), not from
    arithmetic such as v - v == 0: under -ffast-math (-ffinite-math-only) the compiler may assume
    no NaN or inf exists and fold such tests to "finite" (a probe: dt = NaN was accepted and
@@ -7584,25 +7604,15 @@ static rc__ct_bp_entry *rc__ct_bp_sort(rc__ct_bp_entry *a, rc__ct_bp_entry *tmp,
    scratch cannot be had; the order is the same. */
 static void rc__ct_pair_sort(void *user, int *out, size_t n, int nb)
 {
-    unsigned long long *k = n > 1 ? (unsigned long long *)rc__alloc(user, n, 2 * sizeof(unsigned long long)) : NULL, *a, *t, mx = 0;
-    size_t cnt[2048], i;
-    int shift;
+    unsigned long long *k = n > 1 ? (unsigned long long *)rc__alloc(user, n, 2 * sizeof(unsigned long long)) : NULL, *a, mx = 0;
+    size_t i;
     if (n < 2) return;
     if (!k) { qsort(out, n, 2 * sizeof(int), rc__ct_pair_cmp); return; }
-    a = k; t = k + n;
     for (i = 0; i < n; ++i) {
-        a[i] = (unsigned long long)out[2 * i] * (unsigned long long)nb + (unsigned long long)out[2 * i + 1];
-        if (a[i] > mx) mx = a[i];
+        k[i] = (unsigned long long)out[2 * i] * (unsigned long long)nb + (unsigned long long)out[2 * i + 1];
+        if (k[i] > mx) mx = k[i];
     }
-    for (shift = 0; shift < 64 && (mx >> shift) != 0; shift += 11) {
-        unsigned long long *w;
-        size_t sum = 0;
-        memset(cnt, 0, sizeof cnt);
-        for (i = 0; i < n; ++i) cnt[(a[i] >> shift) & 2047u]++;
-        for (i = 0; i < 2048; ++i) { size_t c = cnt[i]; cnt[i] = sum; sum += c; }
-        for (i = 0; i < n; ++i) t[cnt[(a[i] >> shift) & 2047u]++] = a[i];
-        w = a; a = t; t = w;
-    }
+    a = rc__radix_sort_u64(k, k + n, n, mx);
     for (i = 0; i < n; ++i) { out[2 * i] = (int)(a[i] / (unsigned long long)nb); out[2 * i + 1] = (int)(a[i] % (unsigned long long)nb); }
     rc__free(user, k);
 }
@@ -9329,36 +9339,27 @@ static void rc__sim_update_phi_fixed(rc_sim *s)
     }
 }
 
-/* Sorts the n keys a[0..n) (0 <= key < bound) ascending and drops repeats; returns the count
-   left. LSD radix sort, 11 bits per pass over the bits of bound, with an n-key scratch (NULL: out
-   of memory, -1 returned). Why not qsort: a self-contact regrow sorts ~10^5 vertex-pair keys
-   that repeat ~14 times each (every active pair adds the 6 pairs of its 4 vertices, and nearby
-   pairs share vertices), and the
-   pattern build sorts ~66 node pairs per triangle; qsort's comparator calls made those sorts
-   20-30% of a regrow (1k fold pile, perf). */
-static long long rc__sort_unique_keys(void *user, long long *a, size_t n, long long bound)
+/* Sorts the n keys a[0..n) (each >= 0) ascending and drops repeats; returns the count left, -1
+   when out of memory (n keys of scratch). Radix-sorted (rc__radix_sort_u64). Why not qsort: a
+   self-contact regrow sorts ~10^5 vertex-pair keys that repeat ~14 times each (every active pair
+   adds the 6 pairs of its 4 vertices, and nearby pairs share vertices), and the pattern build
+   sorts ~66 node pairs per triangle; qsort's comparator calls made those sorts 20-30% of a regrow
+   (1k fold pile, perf). */
+static long long rc__sort_unique_keys(void *user, long long *a, size_t n)
 {
-    enum { BITS = 11, RADIX = 1 << BITS };
-    size_t cnt[RADIX], i, m;
-    long long *tmp, *src = a, *dst;
-    int shift;
+    unsigned long long *tmp, *src, mx = 0;
+    size_t i, m;
     if (n < 2) return (long long)n;
-    tmp = (long long *)rc__alloc(user, n, sizeof(long long));
+    tmp = (unsigned long long *)rc__alloc(user, n, sizeof(unsigned long long));
     if (!tmp) return -1;
-    dst = tmp;
-    for (shift = 0; shift < 63 && (bound - 1) >> shift; shift += BITS) {
-        size_t sum = 0;
-        memset(cnt, 0, sizeof cnt);
-        for (i = 0; i < n; ++i) {
-            RCLOTH_ASSERT(shift > 0 || (src[i] >= 0 && src[i] < bound));   /* the caller's bound */
-            cnt[(src[i] >> shift) & (RADIX - 1)]++;
-        }
-        for (i = 0; i < RADIX; ++i) { size_t c = cnt[i]; cnt[i] = sum; sum += c; }
-        for (i = 0; i < n; ++i) dst[cnt[(src[i] >> shift) & (RADIX - 1)]++] = src[i];
-        { long long *t = src; src = dst; dst = t; }
+    for (i = 0; i < n; ++i) {
+        RCLOTH_ASSERT(a[i] >= 0);
+        if ((unsigned long long)a[i] > mx) mx = (unsigned long long)a[i];
     }
+    /* long long and unsigned long long may alias; the keys are >= 0, so their order is the same */
+    src = rc__radix_sort_u64((unsigned long long *)a, tmp, n, mx);
     for (i = 0, m = 0; i < n; ++i)
-        if (m == 0 || src[i] != a[m - 1]) a[m++] = src[i];   /* in place when src == a (m <= i) */
+        if (m == 0 || (long long)src[i] != a[m - 1]) a[m++] = (long long)src[i];   /* in place when src is a (m <= i) */
     rc__free(user, tmp);
     return (long long)m;
 }
@@ -9471,7 +9472,7 @@ static rc_status rc__system_build_x(rc_sim *s, rc__system *y, int with_u, const 
                 if (nodes[a] < nodes[b]) pairs[npairs++] = (long long)nodes[a] * nn + nodes[b];
     }
     {
-        long long m = rc__sort_unique_keys(user, pairs, npairs, (long long)nn * nn);
+        long long m = rc__sort_unique_keys(user, pairs, npairs);
         if (m < 0) goto done;
         np = (size_t)m;
     }
@@ -11688,7 +11689,7 @@ static rc_status rc__sim_self_regrow(rc_sim *s, rc__system *y, const double *x)
     }
     if (!ok) { rc__free(s->user, keys); return RC_ERR_OUT_OF_MEMORY; }
     {
-        long long m = rc__sort_unique_keys(s->user, keys, nk, (long long)s->nv * s->nv);
+        long long m = rc__sort_unique_keys(s->user, keys, nk);
         if (m < 0) { rc__free(s->user, keys); return RC_ERR_OUT_OF_MEMORY; }
         n = (size_t)m;
     }

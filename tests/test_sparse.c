@@ -295,7 +295,7 @@ static void test_sparse_amd_grid(void)
 }
 
 /* rc__sort_unique_keys (the pattern builds' key sort): against qsort + unique on random keys,
-   from none to many repeats, bounds of 1 bit to 40 bits (0 to 4 radix passes, odd and even
+   from none to many repeats, key ranges of 1 bit to 40 bits (0 to 4 radix passes, odd and even
    counts: the result lands in the scratch or in place; 2^22 fills both digits of 2 passes),
    sizes 0, 1 and up to 5000 */
 static int t_cmp_ll(const void *a, const void *b)
@@ -321,7 +321,7 @@ static void test_sparse_sort_unique_keys(void)
         }
         if (n) qsort(a, n, sizeof(long long), t_cmp_ll);
         for (k = 0; k < n; ++k) if (u == 0 || a[k] != a[u - 1]) a[u++] = a[k];
-        m = rc__sort_unique_keys(NULL, b, n, bound);
+        m = rc__sort_unique_keys(NULL, b, n);
         if (m != (long long)u || (u && memcmp(a, b, u * sizeof(long long)) != 0)) {
             if (!bad) printf("    mismatch: n %lu bound %lld: %lld keys, expected %lu\n", (unsigned long)n, bound, m, (unsigned long)u);
             bad++;
