@@ -447,7 +447,8 @@ static void section_ablation(void)
                factorization) by an untimed step of the first problem: a running simulation does
                that once, not per step. rc_sim_load_state drops everything a step carries to the
                next (derivative cache, joint factor, kept shifts are state), so each problem is
-               solved exactly as from a fresh sim (session 49: every printed iterate matched the fresh-sim runs). */
+               solved exactly as from a fresh sim (session 49: every printed iterate matched the
+               fresh-sim runs). */
             s = make_abl(n, 1, sch[c], cac[c], 0.01);
             if (!s || rc_sim_load_state(s, states[0]) != RC_OK) { printf("  %s: create/load failed\n", names[c]); rc_sim_destroy(s); ok[c] = 0; continue; }
             abl_animate(s, n, warm + g_abl_skip, 0.01);
