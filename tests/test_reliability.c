@@ -864,7 +864,21 @@ static void test_rel_sim_calls_bad(void)
         CHECK_OK(rc_sim_save_state(s, buf));
         buf[RC_SIM_STATE_HEADER + 3] = R_NAN;
         R_BAD(rc_sim_load_state(s, buf), RC_ERR_NON_FINITE);
+        CHECK_OK(rc_sim_save_state(s, buf));
+        buf[0] += 1.0;   /* not a saved state's tag (a buffer of something else) */
+        R_BAD(rc_sim_load_state(s, buf), RC_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(rc_sim_last_error(s), "not a state") != NULL);
+        buf[0] -= 1.0;
+        buf[1] += 1.0;   /* another version of the layout */
+        R_BAD(rc_sim_load_state(s, buf), RC_ERR_INVALID_ARGUMENT);
         free(buf);
+    }
+    {   /* seams: a vertex out of range, or stitched to itself */
+        int a = 0, b = nv, c = 3;
+        R_BAD(rc_sim_add_seam(s, 1, &a, &b, 1e3), RC_ERR_INVALID_ARGUMENT);
+        R_BAD(rc_sim_add_seam(s, 1, &c, &c, 1e3), RC_ERR_INVALID_ARGUMENT);
+        R_BAD(rc_sim_add_seam(s, 1, &a, &c, R_NAN), RC_ERR_NON_FINITE);
+        R_BAD(rc_sim_add_seam(s, 1, &a, &c, 0.0), RC_ERR_INVALID_ARGUMENT);
     }
     R_BAD(rc_sim_write_obj(s, NULL), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_write_obj(s, "build/no/such/dir/x.obj"), RC_ERR_IO);

@@ -1196,6 +1196,49 @@ static void test_sim_pcg_matches_ldlt(void)
 
 
 
+/* A reference mesh given clockwise (every triangle) is flipped by rc_sim_create and reported by
+   rc_sim_mesh_was_flipped; the flip restores the counter-clockwise order (t0, t1, t2) from the
+   caller's (t0, t2, t1), so the sim is the counter-clockwise mesh's to the bit: the same triangles
+   out of rc_sim_tris and the same trajectory, fixed and adaptive. The caller's arrays stay as they
+   were. (A coverage run found the flip never exercised by the suite.) */
+static void test_sim_clockwise_mesh_flipped(void)
+{
+    rc_mesh m;
+    int *cw, t, k, adaptive;
+    CHECK_OK(rc_mesh_grid(&m, 0.4, 0.4, 6, 6, RC_DIAG_ALTERNATING));
+    cw = (int *)malloc(sizeof(int) * 3 * (size_t)m.num_tris);
+    if (!cw) { rc_mesh_free(&m); return; }
+    for (t = 0; t < m.num_tris; ++t) { cw[3 * t] = m.tris[3 * t]; cw[3 * t + 1] = m.tris[3 * t + 2]; cw[3 * t + 2] = m.tris[3 * t + 1]; }
+    for (adaptive = 0; adaptive < 2; ++adaptive) {
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *a = NULL, *b = NULL;
+        rc_step_stats sa, sb;
+        int same = 1;
+        def.mesh = rc_mesh_describe(&m);
+        def.num_threads = 1;
+        def.adaptive = adaptive;
+        CHECK_OK(rc_sim_create(&def, &a));
+        def.mesh.tris = cw;
+        CHECK_OK(rc_sim_create(&def, &b));
+        if (!a || !b) { rc_sim_destroy(a); rc_sim_destroy(b); break; }
+        CHECK(rc_sim_mesh_was_flipped(a) == 0 && rc_sim_mesh_was_flipped(b) == 1);
+        CHECK(memcmp(rc_sim_tris(a), rc_sim_tris(b), sizeof(int) * 3 * (size_t)m.num_tris) == 0);
+        CHECK(cw[1] == m.tris[2] && cw[2] == m.tris[1]);   /* the caller's array is not touched */
+        CHECK_OK(rc_sim_pin(a, 0, m.pos)); CHECK_OK(rc_sim_pin(b, 0, m.pos));
+        for (k = 0; k < 4; ++k) {
+            CHECK_OK(rc_sim_step(a, &sa));
+            CHECK_OK(rc_sim_step(b, &sb));
+        }
+        same = memcmp(rc_sim_positions(a), rc_sim_positions(b), sizeof(double) * 3 * (size_t)m.num_verts) == 0 &&
+               memcmp(rc_sim_reference(a), rc_sim_reference(b), sizeof(double) * 2 * (size_t)m.num_verts) == 0;
+        CHECKF(same, "%s: the flipped mesh's trajectory differs", adaptive ? "adaptive" : "fixed");
+        rc_sim_destroy(a);
+        rc_sim_destroy(b);
+    }
+    free(cw);
+    rc_mesh_free(&m);
+}
+
 /* a cloth edge can dip into a capsule thinner than the cloth's edges between vertices (down to
    its core at half the radius): the sim warns, and does not for a fine enough cloth */
 static void test_sim_capsule_dip_warning(void)
@@ -5359,6 +5402,7 @@ static void suite_sim(void)
     RUN(test_sim_tri_friction_fd);
     RUN(test_sim_bad_input);
     RUN(test_sim_pcg_matches_ldlt);
+    RUN(test_sim_clockwise_mesh_flipped);
     RUN(test_sim_capsule_dip_warning);
     RUN(test_sim_trimesh_box_edge);
     RUN(test_sim_trimesh_carry_far_vertices);
