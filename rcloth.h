@@ -666,8 +666,9 @@ typedef struct rc_sim_def {
                                    energy holds it, rc__sim_self_excluded) */
 
     int num_threads;            /* OpenMP threads, default 1 (no thread is started); N > 1: N
-                                   threads; 0: OpenMP's default (omp_get_max_threads()).
-                                   Ignored without OpenMP. Give a sim only cores nothing else
+                                   threads; 0: OpenMP's default (omp_get_max_threads()); at
+                                   most 4 per processor (and OpenMP's thread limit): a larger
+                                   request is cut to that. Ignored without OpenMP. Give a sim only cores nothing else
                                    uses: OpenMP workers spin between parallel regions, and with
                                    more threads than idle cores a step gets several times SLOWER
                                    (measured, 1k adaptive sphere drape on 2 cores: one run alone
@@ -8261,9 +8262,35 @@ static rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
         km = mat->young * mat->thickness;
         kb = d->bending_scale * mat->young * mat->thickness * mat->thickness * mat->thickness / 12.0;
     }
+    /* lower bounds, each far below any real use (session 50 probe: the values below them were
+       accepted and then failed every step, or ran for minutes, with messages that blamed
+       something else) */
+    if (d->contact_dhat < 1e-10 * size) {
+        snprintf(msg, len, "rc_sim_def.contact_dhat = %g m is below 1e-10 of the cloth's size (%g m across): the barrier band "
+                 "would be lost to the round-off of the positions", d->contact_dhat, size);
+        return RC_ERR_INVALID_ARGUMENT;
+    }
+    if (d->friction_eps_v * d->dt < 1e-15 * size) {
+        snprintf(msg, len, "rc_sim_def.friction_eps_v = %g m/s: the static-friction slip per step, eps_v dt = %g m, is below "
+                 "1e-15 of the cloth's size (%g m across), below the round-off of the positions", d->friction_eps_v,
+                 d->friction_eps_v * d->dt, size);
+        return RC_ERR_INVALID_ARGUMENT;
+    }
+    if (rc__norm3(d->gravity) * d->dt * d->dt > 1e10 * size) {
+        snprintf(msg, len, "rc_sim_def.gravity: |g| dt^2 = %g m of fall per step, over 1e10 times the cloth's size (%g m "
+                 "across): the step's energies would overflow; check the units", rc__norm3(d->gravity) * d->dt * d->dt, size);
+        return RC_ERR_INVALID_ARGUMENT;
+    }
     sigma = mat->density * mat->thickness;
     rm = km * d->dt * d->dt / (sigma * l * l);
     rb = kb * d->dt * d->dt / (sigma * l * l * l * l);
+    if (!(rm >= 1e-30)) {
+        /* the director angles carry only bending stiffness (no inertia): with E t^3 lost to
+           underflow their pivots are zero (a probe: young 1e-300 failed every step, "factorization failed") */
+        snprintf(msg, len, "rc_sim_def.material: membrane stiffness over inertia at this dt and mesh is %.3g (supported: at "
+                 "least 1e-30): too soft to compute in double precision; check the units", rm);
+        return RC_ERR_BAD_MATERIAL;
+    }
     if (!(rm <= 1e12 && rb <= 1e12)) {
         snprintf(msg, len, "rc_sim_def.material: %s stiffness over inertia at this dt and mesh is %.3g (supported: up to 1e12): the "
                  "inertia would be lost to round-off (rigid motions frozen); check the units, or use a smaller dt",
@@ -9598,29 +9625,49 @@ static void rc__map_triB(const rc_sim *s, const rc__system *y, int t, rc__dofmap
 }
 
 /* add a local gradient g (n = m->n) and Hessian H (n*n, symmetric, may be NULL) into the global
-   system, searching the CSC positions (the triangles use their table: rc__system_scatter_tris) */
+   system, searching the CSC positions (the triangles use their table: rc__system_scatter_tris).
+   The local DOFs are visited in the order of their global indices (a stable insertion sort of the
+   map: equal indices, a sliding u two local entries share, keep their local order, so every value
+   sums its terms in the same order as a visit in local order would). A node's DOFs are then
+   consecutive both ways: within one column, row ga follows row ga - 1 at the next position, and
+   row ga sits at the same offset in column gb as in gb - 1 (both guesses checked); so one binary
+   search per pair of nodes finds a whole block. Measured on the 1k fold (self friction: 20 x 20
+   blocks of x and u over four vertices, rc__sim_slip_scatter) in session 50: rc__system_find
+   was 7% of the CPU time with the searches per (row, node of columns). */
 static void rc__system_scatter(rc__system *y, const rc__dofmap *m, const double *g, const double *H)
 {
-    int a, b, n = m->n, pb, gp;
-    for (a = 0; a < n; ++a) {
-        int ga = m->g[a];
-        if (ga < 0) continue;
-        if (g) y->g[ga] += m->c[a] * g[a];
+    int ord[27], prev[27], cur[27];
+    int i, n = m->n;
+    for (i = 0; i < n; ++i) {   /* ord: local indices by global index, stable */
+        int k = i, gi = m->g[i];
+        while (k > 0 && m->g[ord[k - 1]] > gi) { ord[k] = ord[k - 1]; --k; }
+        ord[k] = i;
+    }
+    for (i = 0; i < n; ++i) prev[i] = -1;
+    for (i = 0; i < n; ++i) {
+        int ia = ord[i], ga = m->g[ia], j, pb = -1, gp = -2, pga = i > 0 ? m->g[ord[i - 1]] : -2;
+        if (ga < 0) continue;   /* prev stays all -1 (no row yet) */
+        if (g) y->g[ga] += m->c[ia] * g[ia];
         if (!H) continue;
-        for (b = 0, pb = -1, gp = -2; b < n; ++b) {
-            int gb = m->g[b], pos = -1;
+        for (j = 0; j < n; ++j) {
+            int ib = ord[j], gb = m->g[ib], pos = -1;
+            cur[j] = -1;
             if (gb < ga) continue;
-            /* a vertex's columns share their rows above its block: after column gp = gb - 1, row ga
-               is at the same offset in gb (checked; a search otherwise) */
-            if (gb == gp + 1 && gb > ga) {
+            if (gb == gp + 1 && gb > ga) {   /* the next column of the node: same offset */
                 pos = pb + y->colptr[gb] - y->colptr[gp];
+                if (pos >= y->colptr[gb + 1] || y->rowind[pos] != ga) pos = -1;
+            }
+            if (pos < 0 && pga == ga - 1 && prev[j] >= 0) {   /* the next row of the node: next position */
+                pos = prev[j] + 1;
                 if (pos >= y->colptr[gb + 1] || y->rowind[pos] != ga) pos = -1;
             }
             if (pos < 0) pos = rc__system_find(y, ga, gb);
             RCLOTH_ASSERT(pos >= 0);
-            y->val[pos] += m->c[a] * m->c[b] * H[a * n + b];
-            pb = pos; gp = gb;
+            y->val[pos] += m->c[ia] * m->c[ib] * H[ia * n + ib];
+            cur[j] = pos;
+            if (gb != gp) { pb = pos; gp = gb; }
         }
+        memcpy(prev, cur, sizeof(int) * (size_t)n);
     }
 }
 
@@ -9639,9 +9686,18 @@ static int rc__system_table_keys(const rc__system *y, const rc__dofmap *m, int l
         ++cnt;
     }
     for (j = 0; j < cnt; ++j) {
-        int b = ord[j];
-        for (i = 0; i < cnt && m->g[ord[i]] <= m->g[b]; ++i)
-            key[n++] = (long long)rc__system_find(y, m->g[ord[i]], m->g[b]) * 1024 + rank0 + ld * ord[i] + b;
+        int b = ord[j], gb = m->g[b], pos = -1, pg = -2;
+        for (i = 0; i < cnt && m->g[ord[i]] <= gb; ++i) {
+            /* rows by increasing global index: a repeated one has the same position, the next row
+               of a node the next position (checked); otherwise a search */
+            int ga = m->g[ord[i]];
+            if (ga != pg) {
+                if (ga == pg + 1 && pos >= 0 && pos + 1 < y->colptr[gb + 1] && y->rowind[pos + 1] == ga) ++pos;
+                else pos = rc__system_find(y, ga, gb);
+            }
+            pg = ga;
+            key[n++] = (long long)pos * 1024 + rank0 + ld * ord[i] + b;
+        }
     }
     for (i = 1; i < n; ++i) {
         long long t = key[i];
@@ -10741,7 +10797,12 @@ static void rc__sim_kernel_B(const rc_sim *s, int t, const double *x, const doub
 static int rc__sim_threads(const rc_sim *s)
 {
 #ifdef _OPENMP
-    return s->def.num_threads > 0 ? s->def.num_threads : omp_get_max_threads();
+    /* at most 4 per processor and OpenMP's thread limit: more never helps, and a request the
+       runtime cannot start ends the process inside libgomp (a probe: num_threads 400 under a 3 GB
+       address-space limit, "Thread creation failed"; 100000 crashed) */
+    int n = s->def.num_threads > 0 ? s->def.num_threads : omp_get_max_threads(), cap = 4 * omp_get_num_procs();
+    if (omp_get_thread_limit() < cap) cap = omp_get_thread_limit();
+    return n < cap ? n : (cap > 0 ? cap : 1);
 #else
     (void)s;
     return 1;
