@@ -2483,8 +2483,9 @@ static rc_status rc__ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const
         if (recycle && recycle->lx && recycle->lx_cap >= f->nnz_stored && recycle->lx_cap <= 2 * f->nnz_stored + 1024) {
             f->lx = recycle->lx; f->lx_cap = recycle->lx_cap; recycle->lx = NULL;
         } else {
-            /* with a quarter to spare: the next pattern of a growing contact set then fits too */
-            f->lx_cap = f->nnz_stored + f->nnz_stored / 4;
+            /* a rebuild (the pattern grew past the old L) gets a quarter to spare: the next pattern
+               of a growing contact set then fits too; a first analysis is exact (memory) */
+            f->lx_cap = f->nnz_stored + (recycle ? f->nnz_stored / 4 : 0);
             f->lx = (double *)rc__alloc(user, f->lx_cap, sizeof(double));
             /* touch L once here: the pages are then mapped before the first (timed, repeated) factor */
             if (f->lx) memset(f->lx, 0, f->nnz_stored * sizeof(double));
