@@ -11702,14 +11702,19 @@ static int rc__sim_self_covered(const rc__system *y, const int *v, int with_u)
             if (rc__system_find(y, ga < gb ? ga : gb, ga < gb ? gb : ga) < 0) return 0;
         }
     if (!with_u) return 1;
+    /* A vertex's own u DOFs follow its x in one node (rc__system_build_x), and the pattern holds
+       whole node blocks: a u in its vertex's node is covered by the x blocks checked above. Only a
+       seam-shared u (a node of its own) needs its blocks searched. */
     for (a = 0; a < 4; ++a) {
-        int gu = y->dof_u[v[a]];
+        int gu = y->dof_u[v[a]], own_a = gu >= 0 && y->dof_x[3 * v[a]] >= 0 && gu == y->dof_x[3 * v[a]] + 3;
         if (gu < 0) continue;
         for (b = 0; b < 4; ++b) {
-            int g2[2], k;
+            int g2[2], k, own_b = y->dof_u[v[b]] >= 0 && y->dof_x[3 * v[b]] >= 0 && y->dof_u[v[b]] == y->dof_x[3 * v[b]] + 3;
             g2[0] = y->dof_x[3 * v[b]]; g2[1] = y->dof_u[v[b]];
-            for (k = 0; k < 2; ++k)
-                if (g2[k] >= 0 && g2[k] != gu && rc__system_find(y, gu < g2[k] ? gu : g2[k], gu < g2[k] ? g2[k] : gu) < 0) return 0;
+            for (k = 0; k < 2; ++k) {
+                if (g2[k] < 0 || g2[k] == gu || (own_a && (k == 0 || own_b))) continue;
+                if (rc__system_find(y, gu < g2[k] ? gu : g2[k], gu < g2[k] ? g2[k] : gu) < 0) return 0;
+            }
         }
     }
     return 1;
