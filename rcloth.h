@@ -654,7 +654,8 @@ typedef struct rc_sim_def {
     double friction_eps_v;      /* static/dynamic smoothing speed eps_v, m/s, default 1e-3: "static"
                                    friction is a slip below eps_v, so cloth held on a slope creeps at
                                    eps_v (1 - sqrt(1 - tan(theta)/mu)) (0.36 mm/s at 10 degrees, mu 0.3);
-                                   a smaller eps_v creeps proportionally less */
+                                   a smaller eps_v creeps proportionally less; eps_v dt at least
+                                   1e-20 of the cloth's size */
     int self_contact;           /* 1: cloth self-contact (IPC barrier + CCD between non-adjacent cloth
                                    vertex-triangle and edge-edge pairs, same xi / dhat / kappa as the
                                    obstacles, lagged friction with mu = friction); 0: off. Default 0
@@ -8231,7 +8232,15 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
      1e-20 or 1e40 m failed its first step with a misleading message.
    - The contact band xi + dhat at most 1e6 m, the largest supported domain: at 1e100 m the first
      step failed blaming a degenerated world triangle (a probe). (Relative to the cloth no
-     bound: a 10 um sheet with the default 1 mm thickness is a valid sim without obstacles.)
+     upper bound: a 10 um sheet with the default 1 mm thickness is a valid sim without obstacles.)
+   - Lower bounds relative to the cloth's size (session 50, an adversarial probe: each value was
+     accepted, then failed every step or ran for minutes with a message blaming something else):
+     dhat at least 1e-10 of it (1e-300: adaptive statics ran 118,812 outer iterations); the
+     static-friction slip per step eps_v dt at least 1e-20 of it (1e-160 m/s: eps^2 underflowed,
+     NaN friction); the fall per step |g| dt^2 at most 1e10 times it (1e300 m/s^2: no descent).
+   - Stiffness over inertia (below) at least 1e-30, for the bending part only when bending is on
+     (bending_scale 0 turns it off): a subnormal bending stiffness left the director angles'
+     pivots zero.
    - The elastic stiffness against the inertia at the mesh's scale, membrane K_m h^2 / (sigma l^2)
      and bending K_b h^2 / (sigma l^4) (K_m ~ E tau in N/m, K_b ~ E tau^3/12 in N m, sigma = rho
      tau, l the mean reference edge), at most 1e12: beyond, the inertia's share of the Hessian
@@ -8279,9 +8288,9 @@ static rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
                  "would be lost to the round-off of the positions", d->contact_dhat, size);
         return RC_ERR_INVALID_ARGUMENT;
     }
-    if (d->friction_eps_v * d->dt < 1e-15 * size) {
+    if (d->friction_eps_v * d->dt < 1e-20 * size) {
         snprintf(msg, len, "rc_sim_def.friction_eps_v = %g m/s: the static-friction slip per step, eps_v dt = %g m, is below "
-                 "1e-15 of the cloth's size (%g m across), below the round-off of the positions", d->friction_eps_v,
+                 "1e-20 of the cloth's size (%g m across), far below the round-off of the positions", d->friction_eps_v,
                  d->friction_eps_v * d->dt, size);
         return RC_ERR_INVALID_ARGUMENT;
     }
@@ -8293,11 +8302,15 @@ static rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
     sigma = mat->density * mat->thickness;
     rm = km * d->dt * d->dt / (sigma * l * l);
     rb = kb * d->dt * d->dt / (sigma * l * l * l * l);
-    if (!(rm >= 1e-30)) {
-        /* the director angles carry only bending stiffness (no inertia): with E t^3 lost to
-           underflow their pivots are zero (a probe: young 1e-300 failed every step, "factorization failed") */
-        snprintf(msg, len, "rc_sim_def.material: membrane stiffness over inertia at this dt and mesh is %.3g (supported: at "
-                 "least 1e-30): too soft to compute in double precision; check the units", rm);
+    if (!(rm >= 1e-30) || (kb > 0.0 && !(rb >= 1e-30))) {
+        /* the director angles carry only bending stiffness (no inertia): a bending stiffness in
+           subnormal numbers left their pivots zero (probes: young 1e-300, or bending_scale 1e-306
+           to 1e-310, failed every step, "factorization failed"; bending_scale 0, or small enough to
+           underflow to 0, turns bending off and steps) */
+        int bend = kb > 0.0 && !(rb >= 1e-30);
+        snprintf(msg, len, "rc_sim_def.material: %s stiffness over inertia at this dt and mesh is %.3g (supported: at least "
+                 "1e-30): too small to compute in double precision; check the units%s", bend ? "bending" : "membrane",
+                 bend ? rb : rm, bend ? " (bending_scale = 0 turns bending off)" : "");
         return RC_ERR_BAD_MATERIAL;
     }
     if (!(rm <= 1e12 && rb <= 1e12)) {

@@ -531,6 +531,7 @@ R_MUT(rm_dhat_tiny, d->contact_dhat = 1e-300)
 R_MUT(rm_epsv_tiny, d->friction_eps_v = 1e-160)
 R_MUT(rm_young_tiny, d->material.young = 1e-300)
 R_MUT(rm_gravity_huge, d->gravity[0] = 1e300)
+R_MUT(rm_bend_subnormal, d->bending_scale = 1e-308)   /* K_b subnormal: zero angle pivots; 0 turns bending off */
 #undef R_MUT
 
 /* num_threads far above the machine: OpenMP builds cut it to 4 per processor (a probe's 100000
@@ -622,6 +623,7 @@ static void test_rel_sim_def_table(void)
         { "friction_eps_v 1e-160", rm_epsv_tiny, RC_ERR_INVALID_ARGUMENT },
         { "young 1e-300", rm_young_tiny, RC_ERR_BAD_MATERIAL },
         { "gravity 1e300", rm_gravity_huge, RC_ERR_INVALID_ARGUMENT },
+        { "bending_scale 1e-308", rm_bend_subnormal, RC_ERR_BAD_MATERIAL },
     };
     size_t i;
     rc_sim *s = (rc_sim *)&s;
@@ -641,6 +643,21 @@ static void test_rel_sim_def_table(void)
         CHECKF(s == NULL, "%s: *out not NULL", table[i].what);
         rc_sim_destroy(s == (rc_sim *)&s ? NULL : s);
         rc_mesh_free(&t.mesh);
+    }
+    {   /* bending off (bending_scale 0, or so small that the stiffness underflows to 0) is valid */
+        static const double off[2] = { 0.0, 1e-320 };
+        int k;
+        for (k = 0; k < 2; ++k) {
+            r_scene t;
+            rc_step_stats st;
+            if (!r_scene_init(&t, 5)) { CHECK(0); break; }
+            t.def.bending_scale = off[k];
+            s = NULL;
+            CHECK_OK(rc_sim_create(&t.def, &s));
+            if (s) CHECK_OK(rc_sim_step(s, &st));
+            rc_sim_destroy(s);
+            rc_mesh_free(&t.mesh);
+        }
     }
     {
         /* a vertex in no triangle (index 3): valid for rc_mesh_validate, rejected by the sim (it
