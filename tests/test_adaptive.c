@@ -55,6 +55,27 @@ static double ta_total_area(const rc_sim *s)
     return A;
 }
 
+/* the invariants of an adaptive step on the hanging sheet (n x n vertices of the 0.8 m square),
+   accumulated over the steps: the step's IP did not rise, x stayed finite, the smallest reference
+   area ratio, the change of the total reference area A0, how far a vertex on a side of the square
+   left that side's coordinate, and the largest u travel from u0 */
+typedef struct ta_inv { double min_ratio, worst_area, worst_bnd, travel; int converged; } ta_inv;
+static void ta_track(const rc_sim *s, const rc_step_stats *ss, int n, double A0, const double *u0, ta_inv *w)
+{
+    int i, c;
+    CHECK(ss->ip_end <= ss->ip_start);
+    CHECK(rc__all_finite(rc_sim_positions(s), 3 * (size_t)n * n));
+    w->converged += ss->converged;
+    if (ss->min_area_ratio < w->min_ratio) w->min_ratio = ss->min_area_ratio;
+    if (fabs(ta_total_area(s) - A0) > w->worst_area) w->worst_area = fabs(ta_total_area(s) - A0);
+    for (i = 0; i < n * n; ++i) {
+        const double *u = rc_sim_reference(s) + 2 * i, *u_0 = u0 + 2 * i;
+        for (c = 0; c < 2; ++c)
+            if (u_0[c] == 0.0 || u_0[c] == 0.8) { double e = fabs(u[c] - u_0[c]); if (e > w->worst_bnd) w->worst_bnd = e; }
+        if (hypot(u[0] - u_0[0], u[1] - u_0[1]) > w->travel) w->travel = hypot(u[0] - u_0[0], u[1] - u_0[1]);
+    }
+}
+
 /* flat, unloaded, no gravity: nothing drives u, so u must stay put (to round-off) */
 /* max |u - u0| after some adaptive steps of mesh m under gravity g, from rest */
 static double ta_u_drift(rc_mesh *m, const double g[3], int steps)
@@ -404,9 +425,10 @@ static void test_adaptive_invariants_hanging(void)
     const int n = 7;
     rc_sim *s = ta_hanging(n, 1, 0.0, 1.0);
     rc_step_stats ss;
-    double A0, travel = 0.0, worst_area = 0.0, worst_bnd = 0.0, min_ratio = HUGE_VAL, max_q = 0.0;
+    ta_inv w = { HUGE_VAL, 0.0, 0.0, 0.0, 0 };
+    double A0, max_q = 0.0;
     double *u0;
-    int k, i, converged = 0;
+    int k;
     const int steps = 6;
     CHECK(s != NULL);
     if (!s) return;
@@ -421,27 +443,15 @@ static void test_adaptive_invariants_hanging(void)
         CHECK_OK(rc_sim_pin(s, 0, p0));
         CHECK_OK(rc_sim_pin(s, n - 1, p1));
         CHECK_OK(rc_sim_step(s, &ss));
-        CHECK(ss.ip_end <= ss.ip_start);
-        CHECK(rc__all_finite(rc_sim_positions(s), 3 * (size_t)n * n));
-        converged += ss.converged;
-        if (ss.min_area_ratio < min_ratio) min_ratio = ss.min_area_ratio;
+        ta_track(s, &ss, n, A0, u0, &w);
         if (ss.max_quality > max_q) max_q = ss.max_quality;
-        if (fabs(ta_total_area(s) - A0) > worst_area) worst_area = fabs(ta_total_area(s) - A0);
-        for (i = 0; i < n * n; ++i) {
-            const double *u = rc_sim_reference(s) + 2 * i, *w = u0 + 2 * i;
-            int c;
-            /* a vertex on a side of the square keeps that side's coordinate */
-            for (c = 0; c < 2; ++c)
-                if (w[c] == 0.0 || w[c] == 0.8)   /* sides of the 0.8 m square */ { double e = fabs(u[c] - w[c]); if (e > worst_bnd) worst_bnd = e; }
-            if (hypot(u[0] - w[0], u[1] - w[1]) > travel) travel = hypot(u[0] - w[0], u[1] - w[1]);
-        }
     }
     printf("    %d steps: converged %d, min area ratio %.3f, max MIPS %.3f, |dA| %.2e m^2, boundary drift %.2e m, max u travel %.4f m\n",
-           steps, converged, min_ratio, max_q, worst_area, worst_bnd, travel);
-    CHECKF(min_ratio > 0.0, "a reference triangle inverted (area ratio %g)", min_ratio);
-    CHECKF(worst_area <= 1e-12 * A0, "total reference area changed by %g", worst_area);
-    CHECKF(worst_bnd <= 1e-12, "a boundary vertex left its side by %g", worst_bnd);
-    CHECKF(travel > 1e-3, "u hardly moved (%g m): the adaptive solve did nothing", travel);
+           steps, w.converged, w.min_ratio, max_q, w.worst_area, w.worst_bnd, w.travel);
+    CHECKF(w.min_ratio > 0.0, "a reference triangle inverted (area ratio %g)", w.min_ratio);
+    CHECKF(w.worst_area <= 1e-12 * A0, "total reference area changed by %g", w.worst_area);
+    CHECKF(w.worst_bnd <= 1e-12, "a boundary vertex left its side by %g", w.worst_bnd);
+    CHECKF(w.travel > 1e-3, "u hardly moved (%g m): the adaptive solve did nothing", w.travel);
     free(u0);
     rc_sim_destroy(s);
 }
@@ -707,8 +717,9 @@ static void test_adaptive_projected_and_pcg_outer(void)
     for (mode = 0; mode < 3; ++mode) {
         rc_sim *s = ta_hanging_ex(n, 1, 0.1, 1.0, mode == 2 ? RC_SOLVER_PCG : RC_SOLVER_LDLT, mode == 0);
         rc_step_stats ss;
-        double A0, min_ratio = HUGE_VAL, worst_bnd = 0.0, worst_area = 0.0, *u0;
-        int k, i, converged = 0;
+        ta_inv w = { HUGE_VAL, 0.0, 0.0, 0.0, 0 };
+        double A0, *u0;
+        int k;
         CHECK(s != NULL);
         if (!s) return;
         A0 = ta_total_area(s);
@@ -716,19 +727,7 @@ static void test_adaptive_projected_and_pcg_outer(void)
         memcpy(u0, rc_sim_reference(s), sizeof(double) * 2 * n * n);
         for (k = 0; k < steps; ++k) {
             CHECK_OK(rc_sim_step(s, &ss));
-            CHECK(ss.ip_end <= ss.ip_start);
-            CHECK(rc__all_finite(rc_sim_positions(s), 3 * (size_t)n * n));
-            converged += ss.converged;
-            if (ss.min_area_ratio < min_ratio) min_ratio = ss.min_area_ratio;
-            if (fabs(ta_total_area(s) - A0) > worst_area) worst_area = fabs(ta_total_area(s) - A0);
-            for (i = 0; i < n * n; ++i) {
-                int c;
-                for (c = 0; c < 2; ++c)
-                    if (u0[2 * i + c] == 0.0 || u0[2 * i + c] == 0.8) {
-                        double e = fabs(rc_sim_reference(s)[2 * i + c] - u0[2 * i + c]);
-                        if (e > worst_bnd) worst_bnd = e;
-                    }
-            }
+            ta_track(s, &ss, n, A0, u0, &w);
             if (k == 0 && mode == 0) { ip_ref = ss.ip_end; dec_ref = ss.ip_start - ss.ip_end; }
             if (k == 0 && mode > 0)
                 printf("    %s: first step IP %.10g, default %.10g (%.3f%% of the decrease)\n", mode == 1 ? "projected" : "PCG",
@@ -736,11 +735,11 @@ static void test_adaptive_projected_and_pcg_outer(void)
             if (k == 0 && mode > 0)
                 CHECKF(fabs(ss.ip_end - ip_ref) <= 0.02 * dec_ref, "first step IP %.10g vs %.10g (decrease %g)", ss.ip_end, ip_ref, dec_ref);
         }
-        printf("    mode %d: %d of %d steps converged, min area ratio %.3f, |dA| %.2e, boundary drift %.2e\n", mode, converged, steps,
-               min_ratio, worst_area, worst_bnd);
-        CHECK(min_ratio > 0.0);
-        CHECK(worst_area <= 1e-12 * A0 && worst_bnd <= 1e-12);
-        CHECK(converged == steps);
+        printf("    mode %d: %d of %d steps converged, min area ratio %.3f, |dA| %.2e, boundary drift %.2e, max u travel %.4f m\n", mode,
+               w.converged, steps, w.min_ratio, w.worst_area, w.worst_bnd, w.travel);
+        CHECK(w.min_ratio > 0.0);
+        CHECK(w.worst_area <= 1e-12 * A0 && w.worst_bnd <= 1e-12);
+        CHECK(w.converged == steps && w.travel > 1e-3);
         free(u0);
         rc_sim_destroy(s);
     }
