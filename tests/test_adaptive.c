@@ -59,9 +59,22 @@ static double ta_total_area(const rc_sim *s)
    accumulated over the steps: the step's IP did not rise, x stayed finite, the smallest reference
    area ratio, the change of the total reference area A0, how far a vertex on a side of the square
    left that side's coordinate, and the largest u travel from u0 */
-typedef struct ta_inv { double min_ratio, worst_area, worst_bnd, travel; int converged; } ta_inv;
-static void ta_track(const rc_sim *s, const rc_step_stats *ss, int n, double A0, const double *u0, ta_inv *w)
+typedef struct ta_inv { double min_ratio, worst_area, worst_bnd, travel, A0, *u0; int converged; } ta_inv;
+/* the start: A0 and u0 of s (0 if s is NULL or out of memory; free(w->u0) after) */
+static int ta_start(const rc_sim *s, int n, ta_inv *w)
 {
+    memset(w, 0, sizeof *w);
+    w->min_ratio = HUGE_VAL;
+    CHECK(s != NULL);
+    if (!s) return 0;
+    w->A0 = ta_total_area(s);
+    w->u0 = (double *)malloc(sizeof(double) * 2 * n * n);
+    if (w->u0) memcpy(w->u0, rc_sim_reference(s), sizeof(double) * 2 * n * n);
+    return w->u0 != NULL;
+}
+static void ta_track(const rc_sim *s, const rc_step_stats *ss, int n, ta_inv *w)
+{
+    const double A0 = w->A0, *u0 = w->u0;
     int i, c;
     CHECK(ss->ip_end <= ss->ip_start);
     CHECK(rc__all_finite(rc_sim_positions(s), 3 * (size_t)n * n));
@@ -425,16 +438,11 @@ static void test_adaptive_invariants_hanging(void)
     const int n = 7;
     rc_sim *s = ta_hanging(n, 1, 0.0, 1.0);
     rc_step_stats ss;
-    ta_inv w = { HUGE_VAL, 0.0, 0.0, 0.0, 0 };
-    double A0, max_q = 0.0;
-    double *u0;
+    ta_inv w;
+    double max_q = 0.0;
     int k;
     const int steps = 6;
-    CHECK(s != NULL);
-    if (!s) return;
-    A0 = ta_total_area(s);
-    u0 = (double *)malloc(sizeof(double) * 2 * n * n);
-    memcpy(u0, rc_sim_reference(s), sizeof(double) * 2 * n * n);
+    if (!ta_start(s, n, &w)) { rc_sim_destroy(s); return; }
     for (k = 0; k < steps; ++k) {
         double p0[3], p1[3];
         memcpy(p0, rc_sim_positions(s), sizeof p0);
@@ -443,16 +451,16 @@ static void test_adaptive_invariants_hanging(void)
         CHECK_OK(rc_sim_pin(s, 0, p0));
         CHECK_OK(rc_sim_pin(s, n - 1, p1));
         CHECK_OK(rc_sim_step(s, &ss));
-        ta_track(s, &ss, n, A0, u0, &w);
+        ta_track(s, &ss, n, &w);
         if (ss.max_quality > max_q) max_q = ss.max_quality;
     }
     printf("    %d steps: converged %d, min area ratio %.3f, max MIPS %.3f, |dA| %.2e m^2, boundary drift %.2e m, max u travel %.4f m\n",
            steps, w.converged, w.min_ratio, max_q, w.worst_area, w.worst_bnd, w.travel);
     CHECKF(w.min_ratio > 0.0, "a reference triangle inverted (area ratio %g)", w.min_ratio);
-    CHECKF(w.worst_area <= 1e-12 * A0, "total reference area changed by %g", w.worst_area);
+    CHECKF(w.worst_area <= 1e-12 * w.A0, "total reference area changed by %g", w.worst_area);
     CHECKF(w.worst_bnd <= 1e-12, "a boundary vertex left its side by %g", w.worst_bnd);
     CHECKF(w.travel > 1e-3, "u hardly moved (%g m): the adaptive solve did nothing", w.travel);
-    free(u0);
+    free(w.u0);
     rc_sim_destroy(s);
 }
 
@@ -717,17 +725,12 @@ static void test_adaptive_projected_and_pcg_outer(void)
     for (mode = 0; mode < 3; ++mode) {
         rc_sim *s = ta_hanging_ex(n, 1, 0.1, 1.0, mode == 2 ? RC_SOLVER_PCG : RC_SOLVER_LDLT, mode == 0);
         rc_step_stats ss;
-        ta_inv w = { HUGE_VAL, 0.0, 0.0, 0.0, 0 };
-        double A0, *u0;
+        ta_inv w;
         int k;
-        CHECK(s != NULL);
-        if (!s) return;
-        A0 = ta_total_area(s);
-        u0 = (double *)malloc(sizeof(double) * 2 * n * n);
-        memcpy(u0, rc_sim_reference(s), sizeof(double) * 2 * n * n);
+        if (!ta_start(s, n, &w)) { rc_sim_destroy(s); return; }
         for (k = 0; k < steps; ++k) {
             CHECK_OK(rc_sim_step(s, &ss));
-            ta_track(s, &ss, n, A0, u0, &w);
+            ta_track(s, &ss, n, &w);
             if (k == 0 && mode == 0) { ip_ref = ss.ip_end; dec_ref = ss.ip_start - ss.ip_end; }
             if (k == 0 && mode > 0)
                 printf("    %s: first step IP %.10g, default %.10g (%.3f%% of the decrease)\n", mode == 1 ? "projected" : "PCG",
@@ -738,9 +741,9 @@ static void test_adaptive_projected_and_pcg_outer(void)
         printf("    mode %d: %d of %d steps converged, min area ratio %.3f, |dA| %.2e, boundary drift %.2e, max u travel %.4f m\n", mode,
                w.converged, steps, w.min_ratio, w.worst_area, w.worst_bnd, w.travel);
         CHECK(w.min_ratio > 0.0);
-        CHECK(w.worst_area <= 1e-12 * A0 && w.worst_bnd <= 1e-12);
+        CHECK(w.worst_area <= 1e-12 * w.A0 && w.worst_bnd <= 1e-12);
         CHECK(w.converged == steps && w.travel > 1e-3);
-        free(u0);
+        free(w.u0);
         rc_sim_destroy(s);
     }
 }
