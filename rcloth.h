@@ -16082,7 +16082,8 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
 
 /* Statics (ours): a proximal-point sequence of pseudo time steps with zero velocity. Pseudo step
    k minimises V(x, u) + sum_i m_i/(2 h_k^2)|x_i - x_i^k|^2 (+ C(u) with the regulariser's h =
-   def.dt), so V never increases from one pseudo step to the next; h_k starts at def.dt and
+   def.dt; adaptive: x^k taken at the material points, x~(u), as a step's inertia, so sliding the
+   mesh through the material costs nothing), so V never increases from one pseudo step to the next; h_k starts at def.dt and
    doubles after every converged pseudo step (up to 1e6 def.dt; it halves after an unconverged
    one, down to def.dt), so late steps are plain Newton on V. At most 400 pseudo steps.
    Converged when a pseudo step moves no vertex more than tol * L * dt (and no u more than
