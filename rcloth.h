@@ -669,8 +669,8 @@ typedef struct rc_sim_def {
     int num_threads;            /* OpenMP threads, default 1 (no thread is started); N > 1: N
                                    threads; 0: OpenMP's default (omp_get_max_threads()); at
                                    most 4 per processor (and OpenMP's thread limit): a larger
-                                   request is cut to that. Ignored without OpenMP. Give a sim only cores nothing else
-                                   uses: OpenMP workers spin between parallel regions, and with
+                                   request is cut to that. Ignored without OpenMP. Give a sim
+                                   only cores nothing else uses: OpenMP workers spin between parallel regions, and with
                                    more threads than idle cores a step gets several times SLOWER
                                    (measured, 1k adaptive sphere drape on 2 cores: one run alone
                                    0.60 s/step on 2 threads, 0.95 on 1; two runs at once 4.8
@@ -2285,6 +2285,8 @@ done:
    session 50: allocating and first touching L was a quarter of each analysis (8.5 ms of 33). */
 static rc_status rc__ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const int *rowind,
                                   const int *perm_in, void *user, rc_ldlt *recycle);
+/* whether a recycled array of cap entries serves for need: long enough, not over twice as long */
+static int rc__sp_recycle_fits(size_t cap, size_t need) { return cap >= need && cap <= 2 * need + 1024; }
 RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const int *colptr, const int *rowind,
                                        const int *perm_in, void *user)
 {
@@ -2481,7 +2483,7 @@ static rc_status rc__ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const
             if ((n1 + 3) * (size_t)nc > bbufsz) bbufsz = (n1 + 3) * (size_t)nc;
         }
         if (((size_t)maxcols + 3) * RC__SP_NB > bbufsz) bbufsz = ((size_t)maxcols + 3) * RC__SP_NB;
-        if (recycle && recycle->lx && recycle->lx_cap >= f->nnz_stored && recycle->lx_cap <= 2 * f->nnz_stored + 1024) {
+        if (recycle && recycle->lx && rc__sp_recycle_fits(recycle->lx_cap, f->nnz_stored)) {
             f->lx = recycle->lx; f->lx_cap = recycle->lx_cap; recycle->lx = NULL;
         } else {
             /* a rebuild (the pattern grew past the old L) gets a quarter to spare: the next pattern
@@ -2491,7 +2493,7 @@ static rc_status rc__ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const
             /* touch L once here: the pages are then mapped before the first (timed, repeated) factor */
             if (f->lx) memset(f->lx, 0, f->nnz_stored * sizeof(double));
         }
-        if (recycle && recycle->lxf && recycle->lxf_cap >= f->nnz_stored && recycle->lxf_cap <= 2 * f->nnz_stored + 1024) {
+        if (recycle && recycle->lxf && rc__sp_recycle_fits(recycle->lxf_cap, f->nnz_stored)) {
             f->lxf = recycle->lxf; f->lxf_cap = recycle->lxf_cap; recycle->lxf = NULL;   /* lxf_valid is 0 */
         }
         f->d = (double *)rc__alloc(user, (size_t)n, sizeof(double));
@@ -11705,6 +11707,12 @@ static double rc__sim_self_contact(rc_sim *s, const double *x, int collect, doub
    Measured: a 1k skirt_panels step had a friction pair holding two flaps of one triangle, one of
    them a seam vertex (x blocks present, the shared u's block absent), and stopped on the
    scatter's pattern assertion (test_garment_seam_self_friction_pattern). */
+/* 1 if vertex v's u DOFs sit in its own node, right after its x (rc__system_build_x); not a
+   seam-shared u, which is a node of its own */
+static int rc__system_u_in_vertex_node(const rc__system *y, int v)
+{
+    return y->dof_u[v] >= 0 && y->dof_x[3 * v] >= 0 && y->dof_u[v] == y->dof_x[3 * v] + 3;
+}
 static int rc__sim_self_covered(const rc__system *y, const int *v, int with_u)
 {
     int a, b;
@@ -11719,10 +11727,10 @@ static int rc__sim_self_covered(const rc__system *y, const int *v, int with_u)
        whole node blocks: a u in its vertex's node is covered by the x blocks checked above. Only a
        seam-shared u (a node of its own) needs its blocks searched. */
     for (a = 0; a < 4; ++a) {
-        int gu = y->dof_u[v[a]], own_a = gu >= 0 && y->dof_x[3 * v[a]] >= 0 && gu == y->dof_x[3 * v[a]] + 3;
+        int gu = y->dof_u[v[a]], own_a = rc__system_u_in_vertex_node(y, v[a]);
         if (gu < 0) continue;
         for (b = 0; b < 4; ++b) {
-            int g2[2], k, own_b = y->dof_u[v[b]] >= 0 && y->dof_x[3 * v[b]] >= 0 && y->dof_u[v[b]] == y->dof_x[3 * v[b]] + 3;
+            int g2[2], k, own_b = rc__system_u_in_vertex_node(y, v[b]);
             g2[0] = y->dof_x[3 * v[b]]; g2[1] = y->dof_u[v[b]];
             for (k = 0; k < 2; ++k) {
                 if (g2[k] < 0 || g2[k] == gu || (own_a && (k == 0 || own_b))) continue;
@@ -16083,9 +16091,10 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
 /* Statics (ours): a proximal-point sequence of pseudo time steps with zero velocity. Pseudo step
    k minimises V(x, u) + sum_i m_i/(2 h_k^2)|x_i - x_i^k|^2 (+ C(u) with the regulariser's h =
    def.dt; adaptive: x^k taken at the material points, x~(u), as a step's inertia, so sliding the
-   mesh through the material costs nothing), so V never increases from one pseudo step to the next; h_k starts at def.dt and
-   doubles after every converged pseudo step (up to 1e6 def.dt; it halves after an unconverged
-   one, down to def.dt), so late steps are plain Newton on V. At most 400 pseudo steps.
+   mesh through the material costs nothing), so V never increases from one pseudo step to the
+   next; h_k starts at def.dt and doubles after every converged pseudo step (up to 1e6 def.dt; it
+   halves after an unconverged one, down to def.dt), so late steps are plain Newton on V. At most
+   400 pseudo steps.
    Converged when a pseudo step moves no vertex more than tol * L * dt (and no u more than
    tol * l * dt). Velocities are zero afterwards. Accumulates into acc; *conv = 1 on equilibrium. */
 static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *first, int *conv)

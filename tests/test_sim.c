@@ -1213,7 +1213,7 @@ static void test_sim_clockwise_mesh_flipped(void)
         rc_sim_def def = rc_default_sim_def();
         rc_sim *a = NULL, *b = NULL;
         rc_step_stats sa, sb;
-        int same = 1;
+        int same;
         def.mesh = rc_mesh_describe(&m);
         def.num_threads = 1;
         def.adaptive = adaptive;

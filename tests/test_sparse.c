@@ -314,7 +314,7 @@ static void test_sparse_sort_unique_keys(void)
         size_t n = r < 8 ? (size_t)(r % 2) : (size_t)(r * 37 % 5001), k, u = 0;
         for (k = 0; k < n; ++k) {
             rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-            /* r/7 even: keys from a small set (repeats), odd: from the whole range */
+            /* (r/8) even: keys from a small set (repeats), odd: from the whole range */
             a[k] = (long long)((rng >> 11) % (unsigned long long)((r / 8) % 2 ? bound : (bound < 50 ? bound : 50)));
             if ((r / 8) % 2 == 0) a[k] = a[k] * (bound / 50 > 0 ? bound / 50 : 1);
             b[k] = a[k];
