@@ -850,11 +850,13 @@ RCLOTHDEF rc_status rc_sim_add_trimesh(rc_sim *s, int num_verts, const double *p
 RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
 /* Places a mesh obstacle's vertices now, as if it had always been there: no motion within the
    next step, so nothing is carried (rc_sim_teleport_obstacle for meshes). The next step or static
-   solve checks the cloth against it as after rc_sim_add_trimesh. A mesh does not push cloth out as
-   the analytic shapes do: a mesh added (or teleported) through the cloth, or within
-   contact_thickness of it, makes every step RC_ERR_INTERSECTING, and rc_sim_set_obstacle_vertices
-   cannot help (it moves the mesh over the step, from where it stands); teleport it clear of the
-   cloth with this, or out of play (there is no removal). Errors: RC_ERR_INVALID_ARGUMENT (no
+   solve checks the cloth against it as after rc_sim_add_trimesh. A mesh that does not move over a
+   step pushes free cloth within contact_thickness of it out to contact_thickness + dhat/2, as the
+   analytic shapes do, each piece of cloth to the side of the mesh it is on (a placement before the
+   step: no velocity). A mesh has no inside, so cloth lying on it (distance 0) or through it, and
+   pinned vertices within the thickness, make every step RC_ERR_INTERSECTING, and
+   rc_sim_set_obstacle_vertices cannot help (it moves the mesh over the step, from where it stands);
+   teleport it clear of the cloth with this, or out of play (there is no removal). Errors: RC_ERR_INVALID_ARGUMENT (no
    such mesh obstacle, NULL pos, a triangle too large: see rc_sim_add_trimesh), RC_ERR_NON_FINITE;
    the obstacle unchanged then. */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
@@ -7963,7 +7965,7 @@ struct rc_sim {
     int has_mesh_obstacle;
     int support_moves;                    /* this step: an obstacle with lagged friction contact moved (rc__sim_ritr: strict first inner solve) */
     double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
-    int start_pushed;                     /* this step's start pushed cloth out of an analytic obstacle (rc__sim_push_out) */
+    int start_pushed;                     /* this step's start pushed cloth out of an obstacle (rc__sim_push_out) */
     int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, other obstacles: rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
@@ -14813,10 +14815,67 @@ static int rc__sim_unpierce_move(const double *a, const double *b, const double 
     return 1;
 }
 
+/* a mesh obstacle whose vertices do not move over this step (none was set for its end) */
+static int rc__sim_mesh_still(const rc__obstacle *ob)
+{
+    return ob->shape.kind == RC__OBS_TRIMESH && memcmp(ob->mesh_x, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv) == 0;
+}
+
+/* Still mesh obstacles push cloth out of their offset as the analytic shapes do: each pair of the
+   mesh barrier's kinds (0 cloth vertex - mesh triangle, 1 mesh vertex - cloth triangle, 2 cloth
+   edge - mesh edge) closer than clear moves the free vertices of its cloth side (a vertex, or a
+   triangle or an edge as a whole) along the closest vector r, from the mesh's feature to the
+   cloth's, by target - |r|: away from the mesh, on the side the cloth is on. A mesh has no inside,
+   so a pair at distance 0 (cloth lying on the mesh or through it) has no side: it is left to the
+   step's start check, which names it. push = 0 only measures. Returns the least distance among the
+   pairs closer than clear (HUGE_VAL: none); *moved = 1 if a vertex moved. */
+static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int push, int *moved)
+{
+    int o, kind, q, k, c;
+    double dmin = HUGE_VAL;
+    *moved = 0;
+    for (o = 0; o < s->nobs; ++o) {
+        const rc__obstacle *ob = s->obs + o;
+        if (!rc__sim_mesh_still(ob)) continue;
+        for (kind = 0; kind < 3; ++kind) {
+            int *pairs = NULL, np = rc__sim_mesh_pairs(s, ob, kind, s->x, NULL, 0.0, clear, &pairs);
+            if (s->contact_status != RC_OK) return dmin;
+            for (q = 0; q < np; ++q) {
+                const int *ia, *ib;
+                const double *P[4];
+                double w[4], r[3] = { 0.0, 0.0, 0.0 }, d;
+                int na, nb;
+                rc__sim_mesh_pair_verts(s, ob, kind, pairs + 2 * q, &ia, &na, &ib, &nb);
+                /* P: the point first (kind 0: a cloth vertex, 1: a mesh vertex), then the triangle;
+                   kind 2: the cloth edge, then the mesh edge. r = sum w_k P_k */
+                if (kind == 0) { P[0] = s->x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[k + 1] = ob->mesh_x + 3 * ib[k]; }
+                else if (kind == 1) { P[0] = ob->mesh_x + 3 * ib[0]; for (k = 0; k < 3; ++k) P[k + 1] = s->x + 3 * ia[k]; }
+                else { P[0] = s->x + 3 * ia[0]; P[1] = s->x + 3 * ia[1]; P[2] = ob->mesh_x + 3 * ib[0]; P[3] = ob->mesh_x + 3 * ib[1]; }
+                if (kind < 2) (void)rc__ct_point_triangle_d2_typed(P[0], P[1], P[2], P[3], rc__ct_point_triangle_type(P[0], P[1], P[2], P[3]), w, NULL, NULL);
+                else (void)rc__ct_edge_edge_d2_typed(P[0], P[1], P[2], P[3], rc__ct_edge_edge_type(P[0], P[1], P[2], P[3]), w, NULL, NULL);
+                for (k = 0; k < 4; ++k) rc__axpy3(r, w[k], P[k]);
+                if (kind == 1) rc__scale3(r, -1.0, r);   /* from the mesh vertex to the cloth triangle */
+                d = rc__norm3(r);
+                if (!(d < clear)) continue;
+                if (d < dmin) dmin = d;
+                if (!push || !(d > 0.0)) continue;
+                for (k = 0; k < na; ++k)
+                    if (!s->pinned[ia[k]]) {
+                        for (c = 0; c < 3; ++c) s->x[3 * ia[k] + c] += (target - d) / d * r[c];
+                        *moved = 1;
+                    }
+            }
+            rc__free(s->user, pairs);
+        }
+    }
+    return dmin;
+}
+
 /* Free vertices inside the contact offset of an analytic obstacle (a carried one: within dhat/2
    of it) are pushed out along the obstacle normal to xi + dhat/2; a round core also pushes the free
-   vertices of a triangle it cuts into (rc__sim_unpierce_move where its segment runs through it). only_static: the obstacles that did not move
-   (rc__sim_place_static). With self contact the move from s->ls_x (the caller sets it: the state
+   vertices of a triangle it cuts into (rc__sim_unpierce_move where its segment runs through it);
+   then the still mesh obstacles push (rc__sim_mesh_push_out). only_static: the analytic obstacles
+   that did not move (rc__sim_place_static); the meshes are the still ones either way. With self contact the move from s->ls_x (the caller sets it: the state
    before its carry and this push) is taken only as far as the cloth-cloth CCD allows; carried:
    NULL, or the vertices the caller's carry moved (a carried vertex is pushed to xi + dhat/2);
    any_carried: the carry moved something (then the CCD limit applies even without a push). */
@@ -14830,7 +14889,7 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
        on a floor, 2.5 mm above it, failed every split of its step with a vertex 0.33 mm from the
        sphere) */
     for (level = 0; level < 3; ++level) {
-        int inside = 0;
+        int inside = 0, mesh_moved;
         if (level > 0) target = xi_ + (level == 1 ? 0.1 : 0.02) * s->def.contact_dhat;
         for (pass = 0; pass < 4; ++pass)
             for (o = 0; o < s->nobs; ++o) {
@@ -14882,12 +14941,26 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
             inside = moved;
             if (!moved) break;
         }
+        /* the still mesh obstacles (rc__sim_mesh_push_out), after the analytic shapes */
+        mesh_moved = 0;
+        for (pass = 0; pass < 4 && s->has_mesh_obstacle; ++pass) {
+            int moved = 0;
+            (void)rc__sim_mesh_push_out(s, target, clear, 1, &moved);
+            if (s->contact_status != RC_OK) return;
+            if (!moved) break;
+            pushed = mesh_moved = 1;
+        }
         /* or a vertex left inside an offset (the sphere passes may have pushed it into another
            shape's): the next level */
         for (o = 0; o < s->nobs && !inside; ++o) {
             if (only_static && !rc__sim_obs_static(s->obs + o)) continue;
             for (i = 0; i < s->nv && !inside; ++i)
                 if (!s->pinned[i] && rc__sim_obs_sdf(s->obs + o, s->x + 3 * i, NULL, NULL) <= xi_) inside = 1;
+        }
+        if (!inside && mesh_moved) {   /* nothing was within clear, so nothing is within xi */
+            int moved;
+            inside = rc__sim_mesh_push_out(s, target, xi_, 0, &moved) <= xi_;
+            if (s->contact_status != RC_OK) return;
         }
         if (!inside) break;
     }
@@ -14940,18 +15013,18 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
     }
 }
 
-/* Cloth inside the offset of an analytic obstacle that has not moved (added where the cloth
-   already is, or cloth laid exactly on a floor) is pushed out BEFORE the step takes its state
-   x^t: a placement, not a motion. Earlier the push was part of the step (as for a moving
-   obstacle, rc__sim_resolve_start), so it became velocity v = (x - x^t)/h: a floor added 0.5 m
-   above a sheet launched it at 50 m/s (every step RC_OK), a sphere poking 1 cm through a sheet
-   without gravity threw a vertex up at 1.3 m/s, a sheet lying on its floor hopped 1.1 cm. Velocities
-   are kept as they are. An obstacle's motion (rc_sim_move_obstacle) still carries and pushes the
+/* Cloth inside the offset of an obstacle that has not moved (an analytic shape or a still mesh,
+   added where the cloth already is, or cloth laid exactly on a floor) is pushed out BEFORE the
+   step takes its state x^t: a placement, not a motion. Earlier the push was part of the step (as
+   for a moving obstacle, rc__sim_resolve_start), so it became velocity v = (x - x^t)/h: a floor
+   added 0.5 m above a sheet launched it at 50 m/s (every step RC_OK), a sphere poking 1 cm through
+   a sheet without gravity threw a vertex up at 1.3 m/s, a sheet lying on its floor hopped 1.1 cm.
+   Velocities are kept as they are. An obstacle's motion (rc_sim_move_obstacle) still carries and pushes the
    cloth within the step, which is the momentum it imparts. */
 static void rc__sim_place_static(rc_sim *s)
 {
     int o, any = 0;
-    for (o = 0; o < s->nobs; ++o) any |= rc__sim_obs_static(s->obs + o);
+    for (o = 0; o < s->nobs; ++o) any |= rc__sim_obs_static(s->obs + o) || rc__sim_mesh_still(s->obs + o);
     if (!any) return;
     memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);   /* the CCD base of the push */
     rc__sim_push_out(s, NULL, 0, 1);
@@ -15297,8 +15370,8 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
         }
     }
     if (T->min_mesh <= xi_)
-        RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle (a mesh does not push cloth out: place it clear with"
-                       " rc_sim_teleport_obstacle_vertices),", 1e3 * T->min_mesh);
+        RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle (a still mesh pushes free cloth out to its side, but not cloth"
+                       " lying on it or through it, nor pinned vertices: place it clear with rc_sim_teleport_obstacle_vertices),", 1e3 * T->min_mesh);
     if (s->def.self_contact && T->min_self <= xi_)
         RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
     for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];
