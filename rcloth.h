@@ -830,7 +830,9 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    barrier and CCD between cloth vertices and its triangles, its vertices and cloth triangles, and
    cloth edges and its edges, so sharp edges cannot cut between cloth vertices. Candidate pairs come
    from a spatial hash. Lagged friction (mu = def.friction, rc_sim_set_obstacle_friction) acts on
-   all three pair kinds, relative to the mesh's own motion over the step. Each pair's barrier is
+   all three pair kinds, relative to the mesh's own motion over the step. Cloth within
+   contact_thickness of a mesh that does not move over a step is pushed out to its side before the
+   step (see rc_sim_teleport_obstacle_vertices for what is refused). Each pair's barrier is
    weighted by the cloth it stands for (a vertex's mass, a triangle's or an edge's area), as for the
    analytic shapes. Over a planar patch a cloth vertex is held once however the patch is split
    into triangles (vertex-edge and vertex-vertex terms of an inclusion-exclusion on its inner
