@@ -14873,6 +14873,64 @@ static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int 
     return dmin;
 }
 
+/* The largest a <= amax such that moving the free cloth from base toward target, base + a (target
+   - base), brings no vertex within xi of an analytic shape that did not move and no triangle
+   within xi of such a shape's round core (a sphere's centre, a capsule's axis, a box's edges),
+   counting only the cloth that started clear of the shape: a vertex farther than clear from it and
+   from its cores through every triangle of the vertex (the rest is what the shape itself pushes,
+   away from it). The push-out's moves are bounded by it: a push moves cloth up to xi + dhat/2,
+   which clears a shape thinner than dhat/2 - xi with both its offsets (a probe, session 51:
+   contact_thickness 0.5 mm, a 0.1 mm box slab 0.55 mm above a sheet that a floor mesh 0.25 mm
+   under it pushed up; the sheet landed above the slab, every step RC_OK; an analytic floor, or a
+   0.1 mm sphere or capsule between the sheet's vertices, did the same). A moving shape's carry
+   runs cloth to its leading side by design: moving shapes are not checked. Sets
+   s->contact_status (and returns 0) on out-of-memory. */
+static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const double *target, double clear, double amax)
+{
+    double xi_ = s->def.contact_thickness;
+    int o, i, c, t, k, ic;
+    unsigned char *near = NULL;   /* per vertex: started within clear of the shape, or on a triangle that did */
+    for (o = 0; o < s->nobs && amax > 0.0; ++o) {
+        const rc__obstacle *ob = s->obs + o;
+        if (!rc__sim_obs_static(ob)) continue;
+        if (!near && !(near = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1))) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return 0.0; }
+        for (i = 0; i < s->nv; ++i) near[i] = !(rc__sim_obs_sdf(ob, base + 3 * i, NULL, NULL) > clear);
+        for (ic = 0; ic < rc__sim_num_cores(ob); ++ic) {
+            double ca[3], cb[3], tau, r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
+            for (t = 0; t < s->nt; ++t) {
+                const int *tri = s->tris + 3 * t;
+                const double *tv[3];
+                for (k = 0; k < 3; ++k) tv[k] = base + 3 * tri[k];
+                if (rc__ct_segment_triangle_lower_bound(ca, cb, tv) - r > clear ||   /* most triangles */
+                    sqrt(rc__ct_segment_triangle_d2(ca, cb, tv[0], tv[1], tv[2], &tau)) - r > clear) continue;
+                for (k = 0; k < 3; ++k) near[tri[k]] = 1;
+            }
+        }
+        for (i = 0; i < s->nv && amax > 0.0; ++i) {
+            double dx[3];
+            if (s->pinned[i] || near[i]) continue;
+            rc__sub3(dx, target + 3 * i, base + 3 * i);
+            if (dx[0] != 0.0 || dx[1] != 0.0 || dx[2] != 0.0) amax = rc__sim_obs_ccd(ob, base + 3 * i, dx, xi_, amax);
+        }
+        for (ic = 0; ic < rc__sim_num_cores(ob) && amax > 0.0; ++ic) {
+            double ca[3], cb[3], r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
+            for (t = 0; t < s->nt && amax > 0.0; ++t) {
+                const int *tri = s->tris + 3 * t;
+                double d[9];
+                int moving = 0;
+                if (near[tri[0]] || near[tri[1]] || near[tri[2]]) continue;
+                for (k = 0; k < 3; ++k)
+                    for (c = 0; c < 3; ++c) { d[3 * k + c] = s->pinned[tri[k]] ? 0.0 : target[3 * tri[k] + c] - base[3 * tri[k] + c]; moving |= d[3 * k + c] != 0.0; }
+                if (moving)
+                    amax = rc__ct_ccd_round_triangle(ca, cb, NULL, NULL, base + 3 * tri[0], base + 3 * tri[1], base + 3 * tri[2], d, d + 3, d + 6,
+                                                     r + xi_, amax);
+            }
+        }
+    }
+    rc__free(s->user, near);
+    return amax;
+}
+
 /* Free vertices inside the contact offset of an analytic obstacle (a carried one: within dhat/2
    of it) are pushed out along the obstacle normal to xi + dhat/2; a round core also pushes the free
    vertices of a triangle it cuts into (rc__sim_unpierce_move where its segment runs through it);
@@ -14885,6 +14943,9 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
 {
     int o, i, pass, pushed = any_carried, level;
     double xi_ = s->def.contact_thickness, target = xi_ + 0.5 * s->def.contact_dhat, clear = xi_ + 1e-3 * s->def.contact_dhat;
+    double *x_in = (double *)rc__alloc(s->user, (size_t)3 * s->nv, sizeof(double));   /* x as the push found it */
+    if (!x_in) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
+    memcpy(x_in, s->x, sizeof(double) * 3 * (size_t)s->nv);
     /* Two obstacles closer than 2 xi + dhat/2 (cloth pinched in a narrow gap) push a vertex back
        and forth between their targets: then everything is repeated with targets nearer the
        offset, xi + dhat/10 and xi + dhat/50 (measured: a sphere sweeping 10 cm per step over cloth
@@ -14948,7 +15009,7 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
         for (pass = 0; pass < 4 && s->has_mesh_obstacle; ++pass) {
             int moved = 0;
             (void)rc__sim_mesh_push_out(s, target, clear, 1, &moved);
-            if (s->contact_status != RC_OK) return;
+            if (s->contact_status != RC_OK) { rc__free(s->user, x_in); return; }
             if (!moved) break;
             pushed = mesh_moved = 1;
         }
@@ -14962,10 +15023,21 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
         if (!inside && mesh_moved) {   /* nothing was within clear, so nothing is within xi */
             int moved;
             inside = rc__sim_mesh_push_out(s, target, xi_, 0, &moved) <= xi_;
-            if (s->contact_status != RC_OK) return;
+            if (s->contact_status != RC_OK) { rc__free(s->user, x_in); return; }
         }
+        /* or the push would carry cloth across an analytic shape that did not move (a target
+           beyond a thin shape, rc__sim_push_shape_bound): the next level pushes again from where
+           the push started, to the nearer target (a probe: a 0.1 mm capsule 0.48 mm above a
+           sheet 0.1 mm thick that a floor mesh under it pushed up 1.1 mm, over the capsule; at
+           xi + dhat/10 the sheet fits between them) */
+        if (!inside && pushed && level < 2 && rc__sim_push_shape_bound(s, x_in, s->x, clear, 1.0) < 1.0) {
+            memcpy(s->x, x_in, sizeof(double) * 3 * (size_t)s->nv);
+            continue;
+        }
+        if (s->contact_status != RC_OK) { rc__free(s->user, x_in); return; }
         if (!inside) break;
     }
+    rc__free(s->user, x_in);
     s->start_pushed |= pushed;
     if (pushed) {
         /* The push moves some cloth vertices and not their neighbours: with self contact it must
@@ -15007,6 +15079,12 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
             double b;
             for (o = 0; o < s->nobs; ++o) skip[o] = s->obs[o].shape.kind != RC__OBS_TRIMESH;
             b = rc__sim_obstacle_move_bound(s, s->ls_x, s->x, skip);
+            if (b < a) a = b;
+        }
+        /* ... and by CCD against the analytic shapes that did not move, for the cloth that started
+           clear of them (rc__sim_push_shape_bound) */
+        if (a > 0.0 && s->contact_status == RC_OK) {
+            double b = rc__sim_push_shape_bound(s, s->ls_x, s->x, clear, a);
             if (b < a) a = b;
         }
         rc__free(s->user, hit); rc__free(s->user, push); rc__free(s->user, skip);

@@ -4412,6 +4412,59 @@ static void test_sim_mesh_pushes_out(void)
     }
 }
 
+/* A push out of an obstacle's offset moves cloth up to contact_thickness + dhat/2: with a thickness
+   below dhat/2 that clears a thin shape with both its offsets, and until session 51 the push
+   carried the cloth across it (a probe: every step RC_OK with the sheet on the far side). Now the
+   push is bounded by CCD against the analytic shapes that did not move, for the cloth that started
+   clear of them, and a push that would cross one is tried again at the nearer targets
+   (rc__sim_push_shape_bound). An 8 x 8 sheet at z = 0 and a thin box slab over all of it:
+   (a) thickness 0.5 mm, the floor (a mesh, then an analytic plane) 0.25 mm under the sheet and the
+   slab 0.55-0.65 mm above it: no room for the sheet (0.8 mm between them, 1 mm needed), refused,
+   the state unchanged; (b) thickness 0.1 mm, the floor mesh 0.05 mm under the sheet and the slab
+   0.475-0.575 mm above: the first target (1.1 mm) is beyond the slab, the next (0.3 mm) fits: every
+   step RC_OK, the sheet between floor and slab outside both offsets. */
+static void test_sim_push_keeps_thin_shapes(void)
+{
+    static const int T[6] = { 0, 1, 2, 0, 2, 3 };
+    double o[3] = { 0.0, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, nrm[3] = { 0, 0, 1 };
+    int pass, k, i;
+    for (pass = 0; pass < 3; ++pass) {
+        int wide = pass == 2, plane = pass == 1;
+        double xi = wide ? 1e-4 : 5e-4, floor_z = wide ? -5e-5 : -2.5e-4, slab_c = wide ? 5.25e-4 : 6e-4;
+        double F[12] = { -1, -1, 0, 2, -1, 0, 2, 2, 0, -1, 2, 0 }, c[3] = { 0.25, 0.25, 0.0 }, h[3] = { 0.3, 0.3, 5e-5 }, before[3 * 64];
+        double zlo = HUGE_VAL, zhi = -HUGE_VAL;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        rc_status st = RC_OK;
+        def.contact_thickness = xi;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        for (k = 0; k < 4; ++k) F[3 * k + 2] = floor_z;
+        if (plane) CHECK_OK(rc_sim_add_plane(s, F, nrm, NULL));
+        else CHECK_OK(rc_sim_add_trimesh(s, 4, F, 2, T, NULL));
+        c[2] = slab_c;
+        CHECK_OK(rc_sim_add_box(s, c, h, NULL));
+        memcpy(before, s->x, sizeof before);
+        for (k = 0; k < (wide ? 5 : 1); ++k) {
+            st = rc_sim_step(s, &ss);
+            if (st != RC_OK) break;
+        }
+        for (i = 0; i < s->nv; ++i) { zlo = fmin(zlo, s->x[3 * i + 2]); zhi = fmax(zhi, s->x[3 * i + 2]); }
+        printf("    thickness %.1f mm, %s floor %.2f mm under the sheet, slab %.3f-%.3f mm above: %s, sheet z %.4f..%.4f mm\n", 1e3 * xi,
+               plane ? "plane" : "mesh", -1e3 * floor_z, 1e3 * (slab_c - h[2]), 1e3 * (slab_c + h[2]), rc_status_string(st), 1e3 * zlo, 1e3 * zhi);
+        if (!wide) {
+            CHECKF(st == RC_ERR_INTERSECTING, "no room between floor and slab: %s", rc_status_string(st));
+            CHECK(memcmp(before, s->x, sizeof before) == 0);
+        } else {
+            CHECKF(st == RC_OK, "room for the sheet under the slab: %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+            CHECKF(zlo > floor_z + xi && zhi < slab_c - h[2] - xi, "sheet z %.5f..%.5f mm, floor %.3f, slab from %.3f mm", 1e3 * zlo, 1e3 * zhi,
+                   1e3 * floor_z, 1e3 * (slab_c - h[2]));
+        }
+        rc_sim_destroy(s);
+    }
+}
+
 /* A mesh obstacle placed through the cloth, or onto it at distance 0, refuses every step (a mesh
    has no inside, so only cloth at a positive distance is pushed out, test_sim_mesh_pushes_out), and rc_sim_set_obstacle_vertices
    cannot clear it: it moves the mesh over the next step, from where it stands at the step's start.
@@ -5565,6 +5618,7 @@ static void suite_sim(void)
     RUN(test_sim_tangled_start);
     RUN(test_sim_mesh_teleport);
     RUN(test_sim_mesh_pushes_out);
+    RUN(test_sim_push_keeps_thin_shapes);
     RUN(test_sim_start_checks_review);
     RUN(test_sim_hinge_through_flat_fold);
     RUN(test_sim_hinge_reference_follows_iterates);
