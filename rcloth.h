@@ -855,12 +855,12 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
    solve checks the cloth against it as after rc_sim_add_trimesh. A mesh that does not move over a
    step pushes free cloth within contact_thickness of it out to contact_thickness + dhat/2, as the
    analytic shapes do, each piece of cloth to the side of the mesh it is on (a placement before the
-   step: no velocity). A mesh has no inside, so cloth lying on it (distance 0) or through it, and
-   pinned vertices within the thickness, make every step RC_ERR_INTERSECTING, and
-   rc_sim_set_obstacle_vertices cannot help (it moves the mesh over the step, from where it stands);
-   teleport it clear of the cloth with this, or out of play (there is no removal). Errors: RC_ERR_INVALID_ARGUMENT (no
-   such mesh obstacle, NULL pos, a triangle too large: see rc_sim_add_trimesh), RC_ERR_NON_FINITE;
-   the obstacle unchanged then. */
+   step: no velocity). A mesh has no inside, so cloth lying on it (closer than 1e-3
+   contact_thickness) or through it, and pinned vertices within the thickness, make every step
+   RC_ERR_INTERSECTING, and rc_sim_set_obstacle_vertices cannot help (it moves the mesh over the
+   step, from where it stands); teleport it clear of the cloth with this, or out of play (there is
+   no removal). Errors: RC_ERR_INVALID_ARGUMENT (no such mesh obstacle, NULL pos, a triangle too
+   large: see rc_sim_add_trimesh), RC_ERR_NON_FINITE; the obstacle unchanged then. */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
 /* pose at the end of the next step: x -> R x + t applied to the shape as added. The step follows
    the motion from the previous pose (translation linear, rotation along the shortest arc), and
@@ -14829,7 +14829,9 @@ static int rc__sim_mesh_still(const rc__obstacle *ob)
    triangle or an edge as a whole) along the closest vector r, from the mesh's feature to the
    cloth's, by target - |r|: away from the mesh, on the side the cloth is on. A mesh has no inside,
    so a pair at distance 0 (cloth lying on the mesh or through it) has no side: it is left to the
-   step's start check, which names it. push = 0 only measures. Returns the least distance among the
+   step's start check, which names it. So is a pair within 1e-3 xi (1 um at the defaults), the
+   distance below which the CCD that bounds the push counts cloth as touching (a probe: a floor
+   mesh 1e-9 to 1e-6 m under a sheet; the push was made and then cancelled by that CCD). push = 0 only measures. Returns the least distance among the
    pairs closer than clear (HUGE_VAL: none); *moved = 1 if a vertex moved. */
 static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int push, int *moved)
 {
@@ -14860,7 +14862,7 @@ static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int 
                 d = rc__norm3(r);
                 if (!(d < clear)) continue;
                 if (d < dmin) dmin = d;
-                if (!push || !(d > 0.0)) continue;
+                if (!push || !(d > 1e-3 * s->def.contact_thickness)) continue;   /* on the mesh: no side to push to */
                 for (k = 0; k < na; ++k)
                     if (!s->pinned[ia[k]]) {
                         for (c = 0; c < 3; ++c) s->x[3 * ia[k] + c] += (target - d) / d * r[c];
