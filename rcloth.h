@@ -831,8 +831,8 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    cloth edges and its edges, so sharp edges cannot cut between cloth vertices. Candidate pairs come
    from a spatial hash. Lagged friction (mu = def.friction, rc_sim_set_obstacle_friction) acts on
    all three pair kinds, relative to the mesh's own motion over the step. Cloth within
-   contact_thickness of a mesh that does not move over a step is pushed out to its side before the
-   step (see rc_sim_teleport_obstacle_vertices for what is refused). Each pair's barrier is
+   contact_thickness of a mesh that does not move over a step is pushed out to its side (see
+   rc_sim_teleport_obstacle_vertices, also for what is refused). Each pair's barrier is
    weighted by the cloth it stands for (a vertex's mass, a triangle's or an edge's area), as for the
    analytic shapes. Over a planar patch a cloth vertex is held once however the patch is split
    into triangles (vertex-edge and vertex-vertex terms of an inclusion-exclusion on its inner
@@ -853,9 +853,10 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
 /* Places a mesh obstacle's vertices now, as if it had always been there: no motion within the
    next step, so nothing is carried (rc_sim_teleport_obstacle for meshes). The next step or static
    solve checks the cloth against it as after rc_sim_add_trimesh. A mesh that does not move over a
-   step pushes free cloth within contact_thickness of it out to contact_thickness + dhat/2, as the
-   analytic shapes do, each piece of cloth to the side of the mesh it is on (a placement before the
-   step: no velocity). A mesh has no inside, so cloth lying on it (closer than 1e-3
+   step pushes free cloth within contact_thickness of it out, as the analytic shapes do, each piece
+   of cloth to the side of the mesh it is on (to contact_thickness + dhat/2, or nearer where another
+   obstacle is close; a placement before the step, with no velocity, except for cloth that another
+   obstacle's carry pushes into it within the step). A mesh has no inside, so cloth lying on it (closer than 1e-3
    contact_thickness) or through it, and pinned vertices within the thickness, make every step
    RC_ERR_INTERSECTING, and rc_sim_set_obstacle_vertices cannot help (it moves the mesh over the
    step, from where it stands); teleport it clear of the cloth with this, or out of play (there is
@@ -10217,6 +10218,12 @@ static double rc__sim_round_core(const rc__obstacle *o, int k, const double *R, 
     return 0.0;
 }
 
+/* a mesh obstacle whose vertices do not move over this step (none was set for its end) */
+static int rc__sim_mesh_still(const rc__obstacle *ob)
+{
+    return ob->shape.kind == RC__OBS_TRIMESH && memcmp(ob->mesh_x, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv) == 0;
+}
+
 /* conservative CCD of the path x0 -> x0 + a dx, a in [0, amax], against the obstacle at its end
    pose (the map to the rest frame is affine, so the path stays a segment) */
 static double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0, const double *dx, double xi, double amax)
@@ -12220,8 +12227,7 @@ static int rc__sim_find_crossing(rc_sim *s, char *msg, size_t len, int end_pose)
         const double *X = end_pose ? ob->mesh_x : ob->mesh_xprev;
         /* at the start of a step, where the mesh stands: only a teleport can clear it */
         const char *hint = end_pose ? "" : " (place the mesh clear of the cloth with rc_sim_teleport_obstacle_vertices)";
-        if (ob->shape.kind != RC__OBS_TRIMESH) continue;
-        if (end_pose && !memcmp(ob->mesh_x, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv)) continue;
+        if (ob->shape.kind != RC__OBS_TRIMESH || (end_pose && rc__sim_mesh_still(ob))) continue;
         if (rc__sim_first_crossing(s, s->ne, s->topo.edge_v, s->x, ob->mesh_nt, ob->mesh_tris, X, 0, &e, &t)) {
             snprintf(msg, len, "the cloth crosses mesh obstacle %d: cloth edge %d (vertices %d, %d) passes through its triangle %d%s",
                      o, e, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1], t, hint);
@@ -13983,7 +13989,7 @@ static void rc__sim_lag_mesh_friction(rc_sim *s)
         }
         rc__free(s->user, pairs);
         rc__free(s->user, flat);
-        if ((s->nfm > nfm0 || s->nft > nft0) && memcmp(s->obs[o].mesh_x, s->obs[o].mesh_xprev, sizeof(double) * 3 * (size_t)start.mesh_nv)) s->support_moves = 1;
+        if ((s->nfm > nfm0 || s->nft > nft0) && !rc__sim_mesh_still(s->obs + o)) s->support_moves = 1;
     }
 }
 
@@ -14817,21 +14823,17 @@ static int rc__sim_unpierce_move(const double *a, const double *b, const double 
     return 1;
 }
 
-/* a mesh obstacle whose vertices do not move over this step (none was set for its end) */
-static int rc__sim_mesh_still(const rc__obstacle *ob)
-{
-    return ob->shape.kind == RC__OBS_TRIMESH && memcmp(ob->mesh_x, ob->mesh_xprev, sizeof(double) * 3 * (size_t)ob->mesh_nv) == 0;
-}
-
 /* Still mesh obstacles push cloth out of their offset as the analytic shapes do: each pair of the
    mesh barrier's kinds (0 cloth vertex - mesh triangle, 1 mesh vertex - cloth triangle, 2 cloth
    edge - mesh edge) closer than clear moves the free vertices of its cloth side (a vertex, or a
    triangle or an edge as a whole) along the closest vector r, from the mesh's feature to the
    cloth's, by target - |r|: away from the mesh, on the side the cloth is on. A mesh has no inside,
    so a pair at distance 0 (cloth lying on the mesh or through it) has no side: it is left to the
-   step's start check, which names it. So is a pair within 1e-3 xi (1 um at the defaults), the
-   distance below which the CCD that bounds the push counts cloth as touching (a probe: a floor
-   mesh 1e-9 to 1e-6 m under a sheet; the push was made and then cancelled by that CCD). push = 0 only measures. Returns the least distance among the
+   step's start check, which names it. So is a pair within 1e-3 xi (1 um at the defaults): the CCD
+   that bounds the push counts cloth that close as touching and would cancel the push anyway (a
+   probe: a floor mesh 1e-9 to 1e-6 m under a sheet); the test makes that rule explicit. Runs in
+   both push-outs of a step (the placement and rc__sim_resolve_start): three pair searches per still
+   mesh each, 0.24% of a fixed 1k spikes step. push = 0 only measures. Returns the least distance among the
    pairs closer than clear (HUGE_VAL: none); *moved = 1 if a vertex moved. */
 static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int push, int *moved)
 {
@@ -14878,9 +14880,10 @@ static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int 
 /* The largest a <= amax such that moving the free cloth from base toward target, base + a (target
    - base), brings no vertex within xi of an analytic shape that did not move and no triangle
    within xi of such a shape's round core (a sphere's centre, a capsule's axis, a box's edges),
-   counting only the cloth that started clear of the shape: a vertex farther than clear from it and
-   from its cores through every triangle of the vertex (the rest is what the shape itself pushes,
-   away from it). The push-out's moves are bounded by it: a push moves cloth up to xi + dhat/2,
+   counting only the cloth that started clear of the shape (what the shape itself pushes moves
+   away from it): a vertex farther than clear from the shape and from its cores through every
+   triangle of the vertex; a triangle farther than clear from the core, with a moving vertex of
+   the first kind. The push-out's moves are bounded by it: a push moves cloth up to xi + dhat/2,
    which clears a shape thinner than dhat/2 - xi with both its offsets (a probe, session 51:
    contact_thickness 0.5 mm, a 0.1 mm box slab 0.55 mm above a sheet that a floor mesh 0.25 mm
    under it pushed up; the sheet landed above the slab, every step RC_OK; an analytic floor, or a
@@ -14891,7 +14894,7 @@ static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const doub
 {
     double xi_ = s->def.contact_thickness;
     int o, i, c, t, k, ic;
-    unsigned char *near = NULL;   /* per vertex: started within clear of the shape, or on a triangle that did */
+    unsigned char *near = NULL;   /* per vertex: started within clear of the shape, or on a triangle within clear of a core */
     for (o = 0; o < s->nobs && amax > 0.0; ++o) {
         const rc__obstacle *ob = s->obs + o;
         if (!rc__sim_obs_static(ob)) continue;
@@ -14915,15 +14918,23 @@ static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const doub
             if (dx[0] != 0.0 || dx[1] != 0.0 || dx[2] != 0.0) amax = rc__sim_obs_ccd(ob, base + 3 * i, dx, xi_, amax);
         }
         for (ic = 0; ic < rc__sim_num_cores(ob) && amax > 0.0; ++ic) {
-            double ca[3], cb[3], r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
+            double ca[3], cb[3], tau, r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
             for (t = 0; t < s->nt && amax > 0.0; ++t) {
                 const int *tri = s->tris + 3 * t;
+                const double *tv[3];
                 double d[9];
                 int moving = 0;
-                if (near[tri[0]] || near[tri[1]] || near[tri[2]]) continue;
-                for (k = 0; k < 3; ++k)
-                    for (c = 0; c < 3; ++c) { d[3 * k + c] = s->pinned[tri[k]] ? 0.0 : target[3 * tri[k] + c] - base[3 * tri[k] + c]; moving |= d[3 * k + c] != 0.0; }
-                if (moving)
+                int others = 0;   /* moving vertices that the shape did not push */
+                for (k = 0; k < 3; ++k) tv[k] = base + 3 * tri[k];
+                if (!(rc__ct_segment_triangle_lower_bound(ca, cb, tv) - r > clear) &&
+                    !(sqrt(rc__ct_segment_triangle_d2(ca, cb, tv[0], tv[1], tv[2], &tau)) - r > clear)) continue;   /* the core's own push */
+                for (k = 0; k < 3; ++k) {
+                    int mv = 0;
+                    for (c = 0; c < 3; ++c) { d[3 * k + c] = s->pinned[tri[k]] ? 0.0 : target[3 * tri[k] + c] - base[3 * tri[k] + c]; mv |= d[3 * k + c] != 0.0; }
+                    moving |= mv;
+                    others |= mv && !near[tri[k]];
+                }
+                if (moving && others)
                     amax = rc__ct_ccd_round_triangle(ca, cb, NULL, NULL, base + 3 * tri[0], base + 3 * tri[1], base + 3 * tri[2], d, d + 3, d + 6,
                                                      r + xi_, amax);
             }
@@ -15032,11 +15043,14 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
            the push started, to the nearer target (a probe: a 0.1 mm capsule 0.48 mm above a
            sheet 0.1 mm thick that a floor mesh under it pushed up 1.1 mm, over the capsule; at
            xi + dhat/10 the sheet fits between them) */
-        if (!inside && pushed && level < 2 && rc__sim_push_shape_bound(s, x_in, s->x, clear, 1.0) < 1.0) {
-            memcpy(s->x, x_in, sizeof(double) * 3 * (size_t)s->nv);
-            continue;
+        if (!inside && pushed && level < 2) {
+            double b = rc__sim_push_shape_bound(s, x_in, s->x, clear, 1.0);
+            if (s->contact_status != RC_OK) { rc__free(s->user, x_in); return; }
+            if (b < 1.0) {
+                memcpy(s->x, x_in, sizeof(double) * 3 * (size_t)s->nv);
+                continue;
+            }
         }
-        if (s->contact_status != RC_OK) { rc__free(s->user, x_in); return; }
         if (!inside) break;
     }
     rc__free(s->user, x_in);
@@ -15394,8 +15408,7 @@ static int rc__sim_start_moves(const rc_sim *s)
         if (s->pinned[i] && memcmp(s->pin_target + 3 * i, s->x0 + 3 * i, 3 * sizeof(double)) != 0) return 1;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
-        if (ob->shape.kind == RC__OBS_TRIMESH ? memcmp(ob->mesh_x, ob->mesh_xprev, (size_t)3 * ob->mesh_nv * sizeof(double)) != 0
-                                              : !rc__sim_obs_static(ob)) return 1;
+        if (ob->shape.kind == RC__OBS_TRIMESH ? !rc__sim_mesh_still(ob) : !rc__sim_obs_static(ob)) return 1;
     }
     for (i = 0; i < s->nmh; ++i)
         if (memcmp(s->mh[i].target, s->mh[i].target_prev, 3 * sizeof(double)) != 0) return 1;

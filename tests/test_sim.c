@@ -4331,7 +4331,9 @@ static double t_sim_mesh_gap(const rc_sim *s, const double *M, const int *F, int
    without a push, since the mesh's friction acts per pair and the plane's per vertex); (b) 0.5 mm under a ceiling mesh, without gravity: pushed down, not through; (c) a spike's
    tip (a mesh vertex) 0.5 mm under the middle of a cloth triangle, its vertices far from the mesh:
    the triangle is lifted off it; (d) a pinned vertex 0.5 mm above the floor is not moved: refused,
-   naming the mesh. */
+   naming the mesh; (e) a ridge's edge 0.5 mm under the sheet between its vertices (the edge-edge
+   pairs): lifted off it; (f) a floor 1e-7 m under the sheet (within 1e-3 of the thickness: on it)
+   is refused. */
 static void test_sim_mesh_pushes_out(void)
 {
     static const int T[6] = { 0, 1, 2, 0, 2, 3 };
@@ -4392,6 +4394,37 @@ static void test_sim_mesh_pushes_out(void)
         CHECKF(gap > def.contact_thickness, "the sheet is %.4f mm from the spike", 1e3 * gap);
         rc_sim_destroy(s);
     }
+    {   /* (e) a ridge (two steep triangles) 0.5 mm under the sheet, between two columns of vertices and
+           ending far outside the sheet: only cloth edge - mesh edge pairs see it; no gravity */
+        static const int T2[6] = { 0, 1, 2, 1, 0, 3 };
+        const double xr = 0.5 / 7.0 * 3.5;
+        double M[12] = { xr, -1, -0.0005, xr, 2, -0.0005, xr - 0.001, 0.5, -0.1, xr + 0.001, 0.5, -0.1 }, gap, zlo = HUGE_VAL;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        def.gravity[2] = 0.0;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, M, 2, T2, NULL));
+        CHECK(t_sim_mesh_gap(s, M, T2, 2) < 0.0006);
+        CHECKF(rc_sim_step(s, &ss) == RC_OK, "ridge under the sheet: %s", rc_sim_last_error(s));
+        gap = t_sim_mesh_gap(s, M, T2, 2);
+        for (i = 0; i < s->nv; ++i) zlo = fmin(zlo, s->x[3 * i + 2]);
+        printf("    ridge 0.5 mm under the sheet between its vertices: gap after the step %.4f mm, lowest vertex %.4f mm\n", 1e3 * gap, 1e3 * zlo);
+        CHECKF(gap > def.contact_thickness, "gap %.4f mm, lowest vertex %.4f mm", 1e3 * gap, 1e3 * zlo);
+        rc_sim_destroy(s);
+    }
+    {   /* (f) a floor mesh 1e-7 m under the sheet: cloth on the mesh, no side to push it to: refused */
+        double F[12] = { -1, -1, -1e-7, 2, -1, -1e-7, 2, 2, -1e-7, -1, 2, -1e-7 };
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, F, 2, T, NULL));
+        CHECK(rc_sim_step(s, &ss) == RC_ERR_INTERSECTING);
+        rc_sim_destroy(s);
+    }
     {   /* (d) a pinned vertex inside the floor's offset */
         double F[12] = { -1, -1, -0.0005, 2, -1, -0.0005, 2, 2, -0.0005, -1, 2, -0.0005 }, before[3 * 64];
         rc_sim_def def = rc_default_sim_def();
@@ -4422,16 +4455,20 @@ static void test_sim_mesh_pushes_out(void)
    slab 0.55-0.65 mm above it: no room for the sheet (0.8 mm between them, 1 mm needed), refused,
    the state unchanged; (b) thickness 0.1 mm, the floor mesh 0.05 mm under the sheet and the slab
    0.475-0.575 mm above: the first target (1.1 mm) is beyond the slab, the next (0.3 mm) fits: every
-   step RC_OK, the sheet between floor and slab outside both offsets. */
+   step RC_OK, the sheet between floor and slab outside both offsets; (c) thickness 0.01 mm, the
+   floor mesh 5 um under the sheet and a 5 um slab 20 um above it: every target (1.01, 0.21,
+   0.05 mm) is beyond the slab, and the final bound stops the last level's push short of the slab's
+   offset, in the room there is (5-10 um above the sheet's start): every step RC_OK, the sheet
+   between floor and slab outside both offsets. */
 static void test_sim_push_keeps_thin_shapes(void)
 {
     static const int T[6] = { 0, 1, 2, 0, 2, 3 };
     double o[3] = { 0.0, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, nrm[3] = { 0, 0, 1 };
     int pass, k, i;
-    for (pass = 0; pass < 3; ++pass) {
-        int wide = pass == 2, plane = pass == 1;
-        double xi = wide ? 1e-4 : 5e-4, floor_z = wide ? -5e-5 : -2.5e-4, slab_c = wide ? 5.25e-4 : 6e-4;
-        double F[12] = { -1, -1, 0, 2, -1, 0, 2, 2, 0, -1, 2, 0 }, c[3] = { 0.25, 0.25, 0.0 }, h[3] = { 0.3, 0.3, 5e-5 }, before[3 * 64];
+    for (pass = 0; pass < 4; ++pass) {
+        int wide = pass == 2, plane = pass == 1, tiny = pass == 3;
+        double xi = wide ? 1e-4 : tiny ? 1e-5 : 5e-4, floor_z = wide ? -5e-5 : tiny ? -5e-6 : -2.5e-4, slab_c = wide ? 5.25e-4 : tiny ? 2.25e-5 : 6e-4;
+        double F[12] = { -1, -1, 0, 2, -1, 0, 2, 2, 0, -1, 2, 0 }, c[3] = { 0.25, 0.25, 0.0 }, h[3] = { 0.3, 0.3, tiny ? 2.5e-6 : 5e-5 }, before[3 * 64];
         double zlo = HUGE_VAL, zhi = -HUGE_VAL;
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s;
@@ -4446,14 +4483,25 @@ static void test_sim_push_keeps_thin_shapes(void)
         c[2] = slab_c;
         CHECK_OK(rc_sim_add_box(s, c, h, NULL));
         memcpy(before, s->x, sizeof before);
-        for (k = 0; k < (wide ? 5 : 1); ++k) {
+        if (wide) {   /* the placement alone (as rc__sim_solve runs it): every vertex at the second target */
+            double err = 0.0;
+            CHECK_OK(rc__sim_ensure_systems(s));
+            memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+            memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+            s->contact_status = RC_OK;
+            rc__sim_place_static(s);
+            for (i = 0; i < s->nv; ++i) err = fmax(err, fabs(s->x[3 * i + 2] - (floor_z + xi + 0.1 * def.contact_dhat)));
+            CHECKF(err < 1e-12, "placed at the second target (%.3f mm) to %.3e m", 1e3 * (floor_z + xi + 0.1 * def.contact_dhat), err);
+            memcpy(s->x, before, sizeof before);
+        }
+        for (k = 0; k < (wide || tiny ? 5 : 1); ++k) {
             st = rc_sim_step(s, &ss);
             if (st != RC_OK) break;
         }
         for (i = 0; i < s->nv; ++i) { zlo = fmin(zlo, s->x[3 * i + 2]); zhi = fmax(zhi, s->x[3 * i + 2]); }
-        printf("    thickness %.1f mm, %s floor %.2f mm under the sheet, slab %.3f-%.3f mm above: %s, sheet z %.4f..%.4f mm\n", 1e3 * xi,
+        printf("    thickness %.2f mm, %s floor %.3f mm under the sheet, slab %.4f-%.4f mm above: %s, sheet z %.4f..%.4f mm\n", 1e3 * xi,
                plane ? "plane" : "mesh", -1e3 * floor_z, 1e3 * (slab_c - h[2]), 1e3 * (slab_c + h[2]), rc_status_string(st), 1e3 * zlo, 1e3 * zhi);
-        if (!wide) {
+        if (!wide && !tiny) {
             CHECKF(st == RC_ERR_INTERSECTING, "no room between floor and slab: %s", rc_status_string(st));
             CHECK(memcmp(before, s->x, sizeof before) == 0);
         } else {
@@ -4461,6 +4509,34 @@ static void test_sim_push_keeps_thin_shapes(void)
             CHECKF(zlo > floor_z + xi && zhi < slab_c - h[2] - xi, "sheet z %.5f..%.5f mm, floor %.3f, slab from %.3f mm", 1e3 * zlo, 1e3 * zhi,
                    1e3 * floor_z, 1e3 * (slab_c - h[2]));
         }
+        rc_sim_destroy(s);
+    }
+    {   /* (d) a 0.1 mm capsule between the sheet's vertices (thickness 0.1 mm), its axis 0.525 mm above
+           the sheet: no vertex meets it, so only the triangles' CCD against its core keeps the first
+           push (1.1 mm) from lifting the sheet over it; below it, no triangle within the thickness */
+        double F[12] = { -1, -1, -5e-5, 2, -1, -5e-5, 2, 2, -5e-5, -1, 2, -5e-5 }, a[3] = { -0.2, 0.25, 5.25e-4 }, b[3] = { 0.7, 0.25, 5.25e-4 };
+        double zlo = HUGE_VAL, gap = HUGE_VAL, tau;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        rc_status st = RC_OK;
+        def.contact_thickness = 1e-4;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, F, 2, T, NULL));
+        CHECK_OK(rc_sim_add_capsule(s, a, b, 5e-5, NULL));
+        for (k = 0; k < 3 && st == RC_OK; ++k) {
+            st = rc_sim_step(s, &ss);
+            for (i = 0; i < s->nt; ++i)
+                gap = fmin(gap, sqrt(rc__ct_segment_triangle_d2(a, b, s->x + 3 * s->tris[3 * i], s->x + 3 * s->tris[3 * i + 1],
+                                                                s->x + 3 * s->tris[3 * i + 2], &tau)) - 5e-5);
+        }
+        for (i = 0; i < s->nv; ++i) zlo = fmin(zlo, s->x[3 * i + 2]);
+        printf("    thickness 0.1 mm, a 0.1 mm capsule 0.475 mm above the sheet, between its vertices: %s, lowest vertex %.4f mm, least gap to the"
+               " capsule %.4f mm\n", rc_status_string(st), 1e3 * zlo, 1e3 * gap);
+        CHECKF(st == RC_OK, "capsule between the vertices: %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+        CHECKF(zlo < a[2], "the whole sheet went over the capsule (lowest vertex %.4f mm)", 1e3 * zlo);
+        CHECKF(gap > def.contact_thickness * (1.0 - 1e-6), "a triangle %.4f mm from the capsule", 1e3 * gap);
         rc_sim_destroy(s);
     }
 }
