@@ -4321,6 +4321,26 @@ static double t_sim_mesh_gap(const rc_sim *s, const double *M, const int *F, int
     return sqrt(d2);
 }
 
+/* An 8 x 8 sheet without gravity and a mesh (nm vertices M, nt triangles F) 0.5 mm under it: one
+   step RC_OK, and after it the sheet is outside the mesh's thickness (exact distances) */
+static void t_sim_mesh_lifts_sheet(const double *M, int nm, const int *F, int nt, const char *what)
+{
+    double o[3] = { 0.0, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, gap;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    rc_step_stats ss;
+    def.gravity[2] = 0.0;
+    s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+    if (!s) return;
+    CHECK_OK(rc_sim_add_trimesh(s, nm, M, nt, F, NULL));
+    CHECK(t_sim_mesh_gap(s, M, F, nt) < 0.0006);
+    CHECKF(rc_sim_step(s, &ss) == RC_OK, "%s: %s", what, rc_sim_last_error(s));
+    gap = t_sim_mesh_gap(s, M, F, nt);
+    printf("    %s: gap after the step %.4f mm\n", what, 1e3 * gap);
+    CHECKF(gap > def.contact_thickness, "%s: the sheet is %.4f mm from the mesh", what, 1e3 * gap);
+    rc_sim_destroy(s);
+}
+
 /* A mesh obstacle that does not move over the step pushes cloth inside its offset out, before the
    step takes its state (a placement, as the analytic shapes' push; rc__sim_mesh_push_out), each
    piece of cloth to the side of the mesh it is on. Until session 51 every step of such a start was
@@ -4374,45 +4394,24 @@ static void test_sim_mesh_pushes_out(void)
         rc_sim_destroy(p);
     }
     {   /* (c) a spike's tip under triangle 0's middle */
-        double S[9], c[3] = { 0.0, 0.0, 0.0 }, gap;
+        double S[9], c[3] = { 0.0, 0.0, 0.0 };
         static const int T1[3] = { 0, 1, 2 };
         rc_sim_def def = rc_default_sim_def();
-        rc_sim *s;
-        rc_step_stats ss;
-        def.gravity[2] = 0.0;
-        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        rc_sim *s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
         if (!s) return;
         for (k = 0; k < 3; ++k) for (i = 0; i < 3; ++i) c[i] += s->x[3 * s->tris[k] + i] / 3.0;
+        rc_sim_destroy(s);
         S[0] = c[0] - 0.01; S[1] = c[1]; S[2] = -0.1;
         S[3] = c[0] + 0.01; S[4] = c[1]; S[5] = -0.1;
         S[6] = c[0]; S[7] = c[1]; S[8] = -0.0005;
-        CHECK_OK(rc_sim_add_trimesh(s, 3, S, 1, T1, NULL));
-        CHECK(t_sim_mesh_gap(s, S, T1, 1) < 0.0006);
-        CHECKF(rc_sim_step(s, &ss) == RC_OK, "spike under a triangle: %s", rc_sim_last_error(s));
-        gap = t_sim_mesh_gap(s, S, T1, 1);
-        printf("    spike tip 0.5 mm under a triangle's middle: gap after the step %.4f mm\n", 1e3 * gap);
-        CHECKF(gap > def.contact_thickness, "the sheet is %.4f mm from the spike", 1e3 * gap);
-        rc_sim_destroy(s);
+        t_sim_mesh_lifts_sheet(S, 3, T1, 1, "spike tip 0.5 mm under a triangle's middle");
     }
     {   /* (e) a ridge (two steep triangles) 0.5 mm under the sheet, between two columns of vertices and
-           ending far outside the sheet: only cloth edge - mesh edge pairs see it; no gravity */
+           ending far outside the sheet: only cloth edge - mesh edge pairs see it */
         static const int T2[6] = { 0, 1, 2, 1, 0, 3 };
         const double xr = 0.5 / 7.0 * 3.5;
-        double M[12] = { xr, -1, -0.0005, xr, 2, -0.0005, xr - 0.001, 0.5, -0.1, xr + 0.001, 0.5, -0.1 }, gap, zlo = HUGE_VAL;
-        rc_sim_def def = rc_default_sim_def();
-        rc_sim *s;
-        rc_step_stats ss;
-        def.gravity[2] = 0.0;
-        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
-        if (!s) return;
-        CHECK_OK(rc_sim_add_trimesh(s, 4, M, 2, T2, NULL));
-        CHECK(t_sim_mesh_gap(s, M, T2, 2) < 0.0006);
-        CHECKF(rc_sim_step(s, &ss) == RC_OK, "ridge under the sheet: %s", rc_sim_last_error(s));
-        gap = t_sim_mesh_gap(s, M, T2, 2);
-        for (i = 0; i < s->nv; ++i) zlo = fmin(zlo, s->x[3 * i + 2]);
-        printf("    ridge 0.5 mm under the sheet between its vertices: gap after the step %.4f mm, lowest vertex %.4f mm\n", 1e3 * gap, 1e3 * zlo);
-        CHECKF(gap > def.contact_thickness, "gap %.4f mm, lowest vertex %.4f mm", 1e3 * gap, 1e3 * zlo);
-        rc_sim_destroy(s);
+        double M[12] = { xr, -1, -0.0005, xr, 2, -0.0005, xr - 0.001, 0.5, -0.1, xr + 0.001, 0.5, -0.1 };
+        t_sim_mesh_lifts_sheet(M, 4, T2, 2, "ridge 0.5 mm under the sheet, between its vertices");
     }
     {   /* (f) a floor mesh 1e-7 m under the sheet: cloth on the mesh, no side to push it to: refused */
         double F[12] = { -1, -1, -1e-7, 2, -1, -1e-7, 2, 2, -1e-7, -1, 2, -1e-7 };
