@@ -856,11 +856,11 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
    step pushes free cloth within contact_thickness of it out, as the analytic shapes do, each piece
    of cloth to the side of the mesh it is on (to contact_thickness + dhat/2, or nearer where another
    obstacle is close; a placement before the step, with no velocity, except for cloth that another
-   obstacle's carry pushes into it within the step). A mesh has no inside, so cloth lying on it (closer than 1e-3
-   contact_thickness) or through it, and pinned vertices within the thickness, make every step
-   RC_ERR_INTERSECTING, and rc_sim_set_obstacle_vertices cannot help (it moves the mesh over the
-   step, from where it stands); teleport it clear of the cloth with this, or out of play (there is
-   no removal). Errors: RC_ERR_INVALID_ARGUMENT (no such mesh obstacle, NULL pos, a triangle too
+   obstacle's carry pushes into it within the step). A mesh has no inside, so cloth lying on it
+   (closer than 1e-3 contact_thickness) or through it, and pinned vertices within the thickness,
+   make every step RC_ERR_INTERSECTING, and rc_sim_set_obstacle_vertices cannot help (it moves the
+   mesh over the step, from where it stands); teleport it clear of the cloth with this, or out of
+   play (there is no removal). Errors: RC_ERR_INVALID_ARGUMENT (no such mesh obstacle, NULL pos, a triangle too
    large: see rc_sim_add_trimesh), RC_ERR_NON_FINITE; the obstacle unchanged then. */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
 /* pose at the end of the next step: x -> R x + t applied to the shape as added. The step follows
@@ -14833,8 +14833,8 @@ static int rc__sim_unpierce_move(const double *a, const double *b, const double 
    that bounds the push counts cloth that close as touching and would cancel the push anyway (a
    probe: a floor mesh 1e-9 to 1e-6 m under a sheet); the test makes that rule explicit. Runs in
    both push-outs of a step (the placement and rc__sim_resolve_start): three pair searches per still
-   mesh each, 0.24% of a fixed 1k spikes step. push = 0 only measures. Returns the least distance among the
-   pairs closer than clear (HUGE_VAL: none); *moved = 1 if a vertex moved. */
+   mesh each, 0.24% of a fixed 1k spikes step. push = 0 only measures. Returns the least distance
+   among the pairs closer than clear (HUGE_VAL: none); *moved = 1 if a vertex moved. */
 static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int push, int *moved)
 {
     int o, kind, q, k, c;
@@ -14948,10 +14948,12 @@ static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const doub
    of it) are pushed out along the obstacle normal to xi + dhat/2; a round core also pushes the free
    vertices of a triangle it cuts into (rc__sim_unpierce_move where its segment runs through it);
    then the still mesh obstacles push (rc__sim_mesh_push_out). only_static: the analytic obstacles
-   that did not move (rc__sim_place_static); the meshes are the still ones either way. With self contact the move from s->ls_x (the caller sets it: the state
-   before its carry and this push) is taken only as far as the cloth-cloth CCD allows; carried:
-   NULL, or the vertices the caller's carry moved (a carried vertex is pushed to xi + dhat/2);
-   any_carried: the carry moved something (then the CCD limit applies even without a push). */
+   that did not move (rc__sim_place_static); the meshes are the still ones either way. The moves
+   are bounded by CCD against the still analytic shapes (rc__sim_push_shape_bound), and with self
+   contact, from s->ls_x (the caller sets it: the state before its carry and this push), only as
+   far as the cloth-cloth CCD allows; carried: NULL, or the vertices the caller's carry moved (a
+   carried vertex is pushed to xi + dhat/2); any_carried: the carry moved something (then the CCD
+   limit applies even without a push). */
 static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_carried, int only_static)
 {
     int o, i, pass, pushed = any_carried, level;
