@@ -14890,6 +14890,12 @@ static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int 
    0.1 mm sphere or capsule between the sheet's vertices, did the same). A moving shape's carry
    runs cloth to its leading side by design: moving shapes are not checked. Sets
    s->contact_status (and returns 0) on out-of-memory. */
+static int rc__sim_tri_clear_of_core(const double *ca, const double *cb, double r, const double **tv, double clear)
+{
+    double tau;
+    return rc__ct_segment_triangle_lower_bound(ca, cb, tv) - r > clear ||   /* most triangles */
+           sqrt(rc__ct_segment_triangle_d2(ca, cb, tv[0], tv[1], tv[2], &tau)) - r > clear;
+}
 static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const double *target, double clear, double amax)
 {
     double xi_ = s->def.contact_thickness;
@@ -14901,14 +14907,13 @@ static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const doub
         if (!near && !(near = (unsigned char *)rc__alloc(s->user, (size_t)s->nv, 1))) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return 0.0; }
         for (i = 0; i < s->nv; ++i) near[i] = !(rc__sim_obs_sdf(ob, base + 3 * i, NULL, NULL) > clear);
         for (ic = 0; ic < rc__sim_num_cores(ob); ++ic) {
-            double ca[3], cb[3], tau, r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
+            double ca[3], cb[3], r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
             for (t = 0; t < s->nt; ++t) {
                 const int *tri = s->tris + 3 * t;
                 const double *tv[3];
                 for (k = 0; k < 3; ++k) tv[k] = base + 3 * tri[k];
-                if (rc__ct_segment_triangle_lower_bound(ca, cb, tv) - r > clear ||   /* most triangles */
-                    sqrt(rc__ct_segment_triangle_d2(ca, cb, tv[0], tv[1], tv[2], &tau)) - r > clear) continue;
-                for (k = 0; k < 3; ++k) near[tri[k]] = 1;
+                if (!rc__sim_tri_clear_of_core(ca, cb, r, tv, clear))
+                    for (k = 0; k < 3; ++k) near[tri[k]] = 1;
             }
         }
         for (i = 0; i < s->nv && amax > 0.0; ++i) {
@@ -14918,16 +14923,14 @@ static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const doub
             if (dx[0] != 0.0 || dx[1] != 0.0 || dx[2] != 0.0) amax = rc__sim_obs_ccd(ob, base + 3 * i, dx, xi_, amax);
         }
         for (ic = 0; ic < rc__sim_num_cores(ob) && amax > 0.0; ++ic) {
-            double ca[3], cb[3], tau, r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
+            double ca[3], cb[3], r = rc__sim_round_core(ob, ic, ob->R, ob->t, ca, cb);
             for (t = 0; t < s->nt && amax > 0.0; ++t) {
                 const int *tri = s->tris + 3 * t;
                 const double *tv[3];
                 double d[9];
-                int moving = 0;
-                int others = 0;   /* moving vertices that the shape did not push */
+                int moving = 0, others = 0;   /* others: moving vertices that the shape did not push */
                 for (k = 0; k < 3; ++k) tv[k] = base + 3 * tri[k];
-                if (!(rc__ct_segment_triangle_lower_bound(ca, cb, tv) - r > clear) &&
-                    !(sqrt(rc__ct_segment_triangle_d2(ca, cb, tv[0], tv[1], tv[2], &tau)) - r > clear)) continue;   /* the core's own push */
+                if (!rc__sim_tri_clear_of_core(ca, cb, r, tv, clear)) continue;   /* the core's own push */
                 for (k = 0; k < 3; ++k) {
                     int mv = 0;
                     for (c = 0; c < 3; ++c) { d[3 * k + c] = s->pinned[tri[k]] ? 0.0 : target[3 * tri[k] + c] - base[3 * tri[k] + c]; mv |= d[3 * k + c] != 0.0; }
