@@ -4444,6 +4444,73 @@ static void test_sim_mesh_pushes_out(void)
     }
 }
 
+/* Cloth inside a sharp concave crease of a still mesh is pushed out along the crease's bisector:
+   each vertex takes the shortest move that clears every mesh feature near it (rc__push_shortest_move).
+   Until session 52 the pairs pushed one after the other, each along its own closest vector, so a
+   strip near both faces of a V-groove was pushed off one face through the other, and the CCD
+   refused every step (a session-51 probe: grooves of 30 and 60 degrees). A 0.2 mm x 0.5 m strip
+   (2 x 8 vertices, no gravity) lies along a groove of two one-quad meshes, 0.5 mm from each face
+   (thickness 1 mm); grooves of 30, 60 and 90 degrees, fixed and adaptive, 5 steps: every step
+   RC_OK, the strip outside both faces' thickness (exact distances) and still inside the groove. */
+static void test_sim_mesh_groove_push(void)
+{
+    static const int T[6] = { 0, 1, 2, 0, 2, 3 };
+    static const double half_deg[3] = { 15.0, 30.0, 45.0 };
+    double o[3] = { -0.0001, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
+    int pass, k, i;
+    {   /* the shortest move of two half-spaces n_k.d >= c at an angle t: c (n1 + n2) / (1 + cos t), and
+           of the first alone when the second already holds */
+        rc__push_halfspace h[2];
+        double lambda[2], d[3], t = 150.0 * 3.14159265358979 / 180.0, err = 0.0;
+        h[0].v = h[1].v = 0;
+        h[0].n[0] = 1.0; h[0].n[1] = 0.0; h[0].n[2] = 0.0;
+        h[1].n[0] = cos(t); h[1].n[1] = sin(t); h[1].n[2] = 0.0;
+        h[0].c = h[1].c = 0.002;
+        rc__push_shortest_move(h, 2, lambda, d);
+        for (k = 0; k < 3; ++k) err = fmax(err, fabs(d[k] - 0.002 * (h[0].n[k] + h[1].n[k]) / (1.0 + cos(t))));
+        CHECKF(err < 1e-12, "two half-spaces at 150 degrees: the move is %.3e m off", err);
+        h[1].c = -0.01;
+        rc__push_shortest_move(h, 2, lambda, d);
+        CHECK(d[0] == 0.002 && d[1] == 0.0 && d[2] == 0.0);
+    }
+    for (pass = 0; pass < 6; ++pass) {
+        double a = half_deg[pass / 2] * 3.14159265358979 / 180.0, L = 0.5, depth = 0.0005 / sin(a), gap = HUGE_VAL, inside = HUGE_VAL;
+        /* face A runs from the apex (0, -depth) up to the left, face B up to the right; y from -1 to 2 */
+        double A[12] = { 0, -1, 0, 0, 2, 0, 0, 2, 0, 0, -1, 0 }, B[12] = { 0, -1, 0, 0, -1, 0, 0, 2, 0, 0, 2, 0 };
+        double nA[3] = { cos(a), 0.0, sin(a) }, nB[3] = { -cos(a), 0.0, sin(a) }, apex[3] = { 0.0, 0.0, -depth };
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        A[2] = A[5] = B[2] = B[11] = -depth;
+        A[6] = A[9] = -L * sin(a); A[8] = A[11] = -depth + L * cos(a);
+        B[3] = B[6] = L * sin(a); B[5] = B[8] = -depth + L * cos(a);
+        def.gravity[2] = 0.0;
+        def.adaptive = pass % 2;
+        s = t_sim_grid(&def, 2, 8, 0.0002, 0.5, o, ex, ey);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, A, 2, T, NULL));
+        CHECK_OK(rc_sim_add_trimesh(s, 4, B, 2, T, NULL));
+        CHECK(fmin(t_sim_mesh_gap(s, A, T, 2), t_sim_mesh_gap(s, B, T, 2)) < 0.0006);
+        for (k = 0; k < 5; ++k) {
+            rc_status st = rc_sim_step(s, &ss);
+            CHECKF(st == RC_OK, "groove of %g degrees, %s, step %d: %s", 2.0 * half_deg[pass / 2], def.adaptive ? "adaptive" : "fixed", k,
+                   rc_sim_last_error(s));
+            if (st != RC_OK) break;
+            gap = fmin(gap, fmin(t_sim_mesh_gap(s, A, T, 2), t_sim_mesh_gap(s, B, T, 2)));
+            for (i = 0; i < s->nv; ++i) {   /* signed distances to both faces' planes, positive inside */
+                double w[3];
+                rc__sub3(w, s->x + 3 * i, apex);
+                inside = fmin(inside, fmin(rc__dot3(w, nA), rc__dot3(w, nB)));
+            }
+        }
+        printf("    groove of %2.0f degrees, %s: least gap over 5 steps %.4f mm, least depth inside the faces %.4f mm\n", 2.0 * half_deg[pass / 2],
+               def.adaptive ? "adaptive" : "fixed", 1e3 * gap, 1e3 * inside);
+        CHECKF(gap > def.contact_thickness, "the strip came %.4f mm near a face", 1e3 * gap);
+        CHECKF(inside > 0.0, "the strip left the groove: %.4f mm", 1e3 * inside);
+        rc_sim_destroy(s);
+    }
+}
+
 /* A push out of an obstacle's offset moves cloth up to contact_thickness + dhat/2: with a thickness
    below dhat/2 that clears a thin shape with both its offsets, and until session 51 the push
    carried the cloth across it (a probe: every step RC_OK with the sheet on the far side). Now the
@@ -5693,6 +5760,7 @@ static void suite_sim(void)
     RUN(test_sim_tangled_start);
     RUN(test_sim_mesh_teleport);
     RUN(test_sim_mesh_pushes_out);
+    RUN(test_sim_mesh_groove_push);
     RUN(test_sim_push_keeps_thin_shapes);
     RUN(test_sim_start_checks_review);
     RUN(test_sim_hinge_through_flat_fold);
