@@ -11959,6 +11959,13 @@ static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double
             if (rc__sim_self_adjacent(s, kind, v)) continue;
             for (k = 0; k < 4; ++k) { X0[k] = bx + 3 * v[k]; DX[k] = dx + 3 * v[k]; }
             a = rc__ct_ccd_pair(kind, X0, DX, xi_, hit ? amax0 : amax);
+            if (a == 0.0) {
+                /* a pair that starts within xi (a pin moved cloth that close: the push-out moves the
+                   free side away, rc__sim_feature_push_out) may not come nearer than half its start
+                   distance; at distance 0 nothing is provably safe */
+                double d0 = rc__ct_ccd_dist(kind, X0);
+                if (d0 > 0.0 && d0 <= xi_) a = rc__ct_ccd_pair(kind, X0, DX, 0.5 * d0, hit ? amax0 : amax);
+            }
             if (a < amax0 && hit && !rc__sim_self_excluded(s, kind, v)) {
                 int m, far = -1;
                 double big2 = 0.0;
@@ -14823,27 +14830,37 @@ static int rc__sim_unpierce_move(const double *a, const double *b, const double 
     return 1;
 }
 
-/* Still mesh obstacles push cloth out of their offset as the analytic shapes do: each pair of the
-   mesh barrier's kinds (0 cloth vertex - mesh triangle, 1 mesh vertex - cloth triangle, 2 cloth
-   edge - mesh edge) closer than clear asks the free vertices of its cloth side (a vertex, or a
-   triangle or an edge as a whole) to move along the closest vector r, from the mesh's feature to
-   the cloth's, by target - |r|: away from the mesh, on the side the cloth is on. A mesh has no
-   inside, so a pair at distance 0 (cloth lying on the mesh or through it) has no side: it is left
-   to the step's start check, which names it. So is a pair within 1e-3 xi (1 um at the defaults):
-   the CCD that bounds the push counts cloth that close as touching and would cancel the push
-   anyway (a probe: a floor mesh 1e-9 to 1e-6 m under a sheet); the test makes that rule explicit.
+/* Still mesh obstacles, and with self contact the pinned cloth, push free cloth out of their
+   offset as the analytic shapes do. Each pair closer than clear between such a pusher's feature and
+   free cloth asks the free vertices of its cloth side (a vertex, or a triangle or an edge as a
+   whole) to move along the closest vector r, from the pusher's feature to the cloth's, by
+   target - |r|: away from it, on the side the cloth is on. The pairs: the mesh barrier's kinds (0
+   cloth vertex - mesh triangle, 1 mesh vertex - cloth triangle, 2 cloth edge - mesh edge) of every
+   mesh that did not move over the step; with pins (the step's start, after the pins moved), the
+   self-contact pairs (vertex - triangle, edge - edge) of which one side is all pinned and the
+   other has a free vertex (not adjacent, not excused by the reference distance): a pin moved to
+   within the thickness of other cloth (a pinned sheet pressed down onto a free one at 0.5 m/s:
+   until session 52 every split of such a step was refused, the cloth ahead of the pins 0.997 mm
+   from them at the deepest split). A mesh has no inside, so a pair at distance 0 (cloth lying on
+   the mesh or through it) has no side: it is left to the step's start check, which names it. So
+   is a pair within 1e-3 xi (1 um at the defaults): the CCD that bounds the push counts cloth that
+   close as touching and would cancel the push anyway (a probe: a floor mesh 1e-9 to 1e-6 m under
+   a sheet); the test makes that rule explicit.
 
    Each request is a half-space for its vertex's move d, n.d >= target - |r| (n = r/|r|). The
-   distance from a point to a triangle, and between a segment and a translated segment, is convex,
-   so a feature translated by any d in it ends at least target away from that mesh feature. Every
-   vertex takes the shortest move that satisfies all its half-spaces at once (Hildreth's dual
-   coordinate ascent, rc__push_shortest_move). Until session 52 the pairs pushed one after the
-   other, each along its own r: a strip 0.4 mm inside a mesh V-groove of 30 or 60 degrees was pushed
-   off one face through the other and refused; the shortest move of both half-spaces runs along
-   the groove's bisector. Runs in both push-outs of a step (the placement and
-   rc__sim_resolve_start): three pair searches per still mesh each, 0.24% of a fixed 1k spikes
-   step. push = 0 only measures. Returns the least distance among the pairs closer than clear
-   (HUGE_VAL: none); *moved = 1 if a vertex moved. Sets s->contact_status on out-of-memory. */
+   pusher's feature lies in the half-space {y : n.y <= n.q} (q its closest point: the two closest
+   points of two convex sets define a separating plane), and every point of the cloth's feature in
+   {n.y >= n.q + |r|}: moving each vertex of the cloth's feature by any d in its half-space moves
+   the whole feature at least target - |r| further along n, so it ends at least target from the
+   pusher's feature and never comes nearer on the way. Every vertex takes the shortest move that
+   satisfies all its half-spaces at once (Hildreth's dual coordinate ascent,
+   rc__push_shortest_move). Until session 52 the pairs pushed one after the other, each along its
+   own r: a strip 0.4 mm inside a mesh V-groove of 30 or 60 degrees was pushed off one face through
+   the other and refused; the shortest move of both half-spaces runs along the groove's bisector.
+   Runs in both push-outs of a step (the placement and rc__sim_resolve_start): three pair searches
+   per still mesh each, 0.24% of a fixed 1k spikes step. push = 0 only measures. Returns the least
+   distance among the pairs closer than clear (HUGE_VAL: none); *moved = 1 if a vertex moved. Sets
+   s->contact_status on out-of-memory. */
 typedef struct { int v; double n[3], c; } rc__push_halfspace;   /* the move d of vertex v: n.d >= c */
 
 /* The shortest d with n_k.d >= c_k for the m half-spaces h (|n_k| = 1), by Hildreth's method:
@@ -14871,63 +14888,114 @@ static void rc__push_shortest_move(const rc__push_halfspace *h, int m, double *l
     }
 }
 
-static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int push, int *moved)
+/* The push requests being gathered: nh half-spaces in h (cap allocated) */
+typedef struct { rc__push_halfspace *h; int nh, cap; } rc__push_requests;
+
+/* A pair's closest vector r = sum w_k P_k (P: a point then a triangle, or two edges; ee: edges),
+   from the second feature to the first; returns |r| */
+static double rc__pair_closest(int ee, const double *P[4], double *r)
 {
-    int o, kind, q, k, i, nh = 0, cap = 0;
+    double w[4];
+    int k;
+    if (!ee) (void)rc__ct_point_triangle_d2_typed(P[0], P[1], P[2], P[3], rc__ct_point_triangle_type(P[0], P[1], P[2], P[3]), w, NULL, NULL);
+    else (void)rc__ct_edge_edge_d2_typed(P[0], P[1], P[2], P[3], rc__ct_edge_edge_type(P[0], P[1], P[2], P[3]), w, NULL, NULL);
+    r[0] = r[1] = r[2] = 0.0;
+    for (k = 0; k < 4; ++k) rc__axpy3(r, w[k], P[k]);
+    return rc__norm3(r);
+}
+
+/* One pair's requests: the free ones of the n cloth vertices v move by target - d along r/d (r from
+   the pusher to the cloth, d = |r| < clear). Tracks the least distance in *dmin; with push = 0, or a
+   pair on the pusher (d within 1e-3 xi), asks nothing. 0 on out-of-memory (contact_status set). */
+static int rc__push_request(rc_sim *s, rc__push_requests *q, const int *v, int n, const double *r, double d, double target, int push,
+                            double *dmin)
+{
+    int k;
+    if (d < *dmin) *dmin = d;
+    if (!push || !(d > 1e-3 * s->def.contact_thickness)) return 1;   /* on the pusher: no side to push to */
+    for (k = 0; k < n; ++k) {
+        if (s->pinned[v[k]]) continue;
+        if (q->nh == q->cap) {
+            rc__push_halfspace *g = (rc__push_halfspace *)rc__realloc(s->user, q->h, (size_t)(q->cap = 2 * q->cap + 64), sizeof *g);
+            if (!g) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return 0; }
+            q->h = g;
+        }
+        q->h[q->nh].v = v[k];
+        rc__scale3(q->h[q->nh].n, 1.0 / d, r);
+        q->h[q->nh].c = target - d;
+        q->nh++;
+    }
+    return 1;
+}
+
+/* 1 if some pinned vertex's target moved it this step (x0 -> x) */
+static int rc__sim_pins_moved(const rc_sim *s)
+{
+    int i;
+    for (i = 0; i < s->nv; ++i)
+        if (s->pinned[i] && memcmp(s->x + 3 * i, s->x0 + 3 * i, 3 * sizeof(double)) != 0) return 1;
+    return 0;
+}
+
+static double rc__sim_feature_push_out(rc_sim *s, double target, double clear, int push, int pins, int *moved)
+{
+    int o, kind, p, k, i;
     double dmin = HUGE_VAL;
-    rc__push_halfspace *h = NULL;
+    rc__push_requests q = { NULL, 0, 0 };
     *moved = 0;
-    for (o = 0; o < s->nobs; ++o) {
+    for (o = 0; o < s->nobs && s->contact_status == RC_OK; ++o) {
         const rc__obstacle *ob = s->obs + o;
         if (!rc__sim_mesh_still(ob)) continue;
-        for (kind = 0; kind < 3; ++kind) {
+        for (kind = 0; kind < 3 && s->contact_status == RC_OK; ++kind) {
             int *pairs = NULL, np = rc__sim_mesh_pairs(s, ob, kind, s->x, NULL, 0.0, clear, &pairs);
-            if (s->contact_status != RC_OK) { rc__free(s->user, h); return dmin; }
-            for (q = 0; q < np; ++q) {
+            for (p = 0; p < np && s->contact_status == RC_OK; ++p) {
                 const int *ia, *ib;
                 const double *P[4];
-                double w[4], r[3] = { 0.0, 0.0, 0.0 }, d;
+                double r[3], d;
                 int na, nb;
-                rc__sim_mesh_pair_verts(s, ob, kind, pairs + 2 * q, &ia, &na, &ib, &nb);
+                rc__sim_mesh_pair_verts(s, ob, kind, pairs + 2 * p, &ia, &na, &ib, &nb);
                 /* P: the point first (kind 0: a cloth vertex, 1: a mesh vertex), then the triangle;
-                   kind 2: the cloth edge, then the mesh edge. r = sum w_k P_k */
+                   kind 2: the cloth edge, then the mesh edge */
                 if (kind == 0) { P[0] = s->x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[k + 1] = ob->mesh_x + 3 * ib[k]; }
                 else if (kind == 1) { P[0] = ob->mesh_x + 3 * ib[0]; for (k = 0; k < 3; ++k) P[k + 1] = s->x + 3 * ia[k]; }
                 else { P[0] = s->x + 3 * ia[0]; P[1] = s->x + 3 * ia[1]; P[2] = ob->mesh_x + 3 * ib[0]; P[3] = ob->mesh_x + 3 * ib[1]; }
-                if (kind < 2) (void)rc__ct_point_triangle_d2_typed(P[0], P[1], P[2], P[3], rc__ct_point_triangle_type(P[0], P[1], P[2], P[3]), w, NULL, NULL);
-                else (void)rc__ct_edge_edge_d2_typed(P[0], P[1], P[2], P[3], rc__ct_edge_edge_type(P[0], P[1], P[2], P[3]), w, NULL, NULL);
-                for (k = 0; k < 4; ++k) rc__axpy3(r, w[k], P[k]);
+                d = rc__pair_closest(kind == 2, P, r);
                 if (kind == 1) rc__scale3(r, -1.0, r);   /* from the mesh vertex to the cloth triangle */
-                d = rc__norm3(r);
-                if (!(d < clear)) continue;
-                if (d < dmin) dmin = d;
-                if (!push || !(d > 1e-3 * s->def.contact_thickness)) continue;   /* on the mesh: no side to push to */
-                for (k = 0; k < na; ++k) {
-                    if (s->pinned[ia[k]]) continue;
-                    if (nh == cap) {
-                        rc__push_halfspace *g = (rc__push_halfspace *)rc__realloc(s->user, h, (size_t)(cap = 2 * cap + 64), sizeof *h);
-                        if (!g) { rc__free(s->user, h); rc__free(s->user, pairs); s->contact_status = RC_ERR_OUT_OF_MEMORY; return dmin; }
-                        h = g;
-                    }
-                    h[nh].v = ia[k];
-                    rc__scale3(h[nh].n, 1.0 / d, r);
-                    h[nh].c = target - d;
-                    nh++;
-                }
+                if (d < clear) (void)rc__push_request(s, &q, ia, na, r, d, target, push, &dmin);
             }
             rc__free(s->user, pairs);
         }
     }
-    if (nh > 0) {
+    for (kind = 0; kind < 2 && pins && s->def.self_contact && s->contact_status == RC_OK; ++kind) {
+        int *pairs = NULL, np = rc__sim_self_pairs(s, kind, s->x, NULL, 0.0, clear, &pairs), na = kind == 0 ? 1 : 2;
+        for (p = 0; p < np && s->contact_status == RC_OK; ++p) {
+            const double *P[4];
+            double r[3], d;
+            int v[4], pinned_a = 1, pinned_b = 1;
+            rc__sim_self_verts(s, kind, pairs[2 * p], pairs[2 * p + 1], v);
+            for (k = 0; k < 4; ++k) {
+                if (k < na) pinned_a &= s->pinned[v[k]] != 0;
+                else pinned_b &= s->pinned[v[k]] != 0;
+            }
+            if (pinned_a == pinned_b || rc__sim_self_adjacent(s, kind, v) || rc__sim_self_excluded(s, kind, v)) continue;
+            for (k = 0; k < 4; ++k) P[k] = s->x + 3 * v[k];
+            d = rc__pair_closest(kind == 1, P, r);   /* from the second feature to the first */
+            if (!(d < clear)) continue;
+            if (pinned_a) rc__scale3(r, -1.0, r);
+            (void)rc__push_request(s, &q, pinned_a ? v + na : v, pinned_a ? 4 - na : na, r, d, target, push, &dmin);
+        }
+        rc__free(s->user, pairs);
+    }
+    if (q.nh > 0 && s->contact_status == RC_OK) {
         /* the half-spaces grouped by vertex (a counting sort), then each vertex's shortest move */
         int *first = (int *)rc__calloc(s->user, (size_t)s->nv + 1, sizeof(int));
-        rc__push_halfspace *byv = (rc__push_halfspace *)rc__alloc(s->user, (size_t)nh, sizeof *h);
-        double *lambda = (double *)rc__alloc(s->user, (size_t)nh, sizeof(double));
+        rc__push_halfspace *byv = (rc__push_halfspace *)rc__alloc(s->user, (size_t)q.nh, sizeof *byv);
+        double *lambda = (double *)rc__alloc(s->user, (size_t)q.nh, sizeof(double));
         if (!first || !byv || !lambda) s->contact_status = RC_ERR_OUT_OF_MEMORY;
         else {
-            for (q = 0; q < nh; ++q) first[h[q].v + 1]++;
+            for (p = 0; p < q.nh; ++p) first[q.h[p].v + 1]++;
             for (i = 0; i < s->nv; ++i) first[i + 1] += first[i];
-            for (q = 0; q < nh; ++q) byv[first[h[q].v]++] = h[q];
+            for (p = 0; p < q.nh; ++p) byv[first[q.h[p].v]++] = q.h[p];
             for (i = s->nv; i > 0; --i) first[i] = first[i - 1];   /* first[] advanced to the next vertex's start: shift back */
             first[0] = 0;
             for (i = 0; i < s->nv; ++i) {
@@ -14940,7 +15008,7 @@ static double rc__sim_mesh_push_out(rc_sim *s, double target, double clear, int 
         }
         rc__free(s->user, first); rc__free(s->user, byv); rc__free(s->user, lambda);
     }
-    rc__free(s->user, h);
+    rc__free(s->user, q.h);
     return dmin;
 }
 
@@ -15017,8 +15085,9 @@ static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const doub
 /* Free vertices inside the contact offset of an analytic obstacle (a carried one: within dhat/2
    of it) are pushed out along the obstacle normal to xi + dhat/2; a round core also pushes the free
    vertices of a triangle it cuts into (rc__sim_unpierce_move where its segment runs through it);
-   then the still mesh obstacles push (rc__sim_mesh_push_out). only_static: the analytic obstacles
-   that did not move (rc__sim_place_static); the meshes are the still ones either way. The moves
+   then the still mesh obstacles push, and unless only_static, with self contact, the pinned cloth
+   after the pins moved (rc__sim_feature_push_out). only_static: the analytic obstacles that did
+   not move (rc__sim_place_static); the meshes are the still ones either way. The moves
    are bounded by CCD against the still analytic shapes (rc__sim_push_shape_bound), and with self
    contact, from s->ls_x (the caller sets it: the state before its carry and this push), only as
    far as the cloth-cloth CCD allows; carried: NULL, or the vertices the caller's carry moved (a
@@ -15026,7 +15095,7 @@ static double rc__sim_push_shape_bound(rc_sim *s, const double *base, const doub
    limit applies even without a push). */
 static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_carried, int only_static)
 {
-    int o, i, pass, pushed = any_carried, level;
+    int o, i, pass, pushed = any_carried, level, pins = !only_static && s->def.self_contact && rc__sim_pins_moved(s);
     double xi_ = s->def.contact_thickness, target = xi_ + 0.5 * s->def.contact_dhat, clear = xi_ + 1e-3 * s->def.contact_dhat;
     double *x_in = (double *)rc__alloc(s->user, (size_t)3 * s->nv, sizeof(double));   /* x as the push found it */
     if (!x_in) { s->contact_status = RC_ERR_OUT_OF_MEMORY; return; }
@@ -15089,11 +15158,11 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
             inside = moved;
             if (!moved) break;
         }
-        /* the still mesh obstacles (rc__sim_mesh_push_out), after the analytic shapes */
+        /* the still mesh obstacles and the moved pins (rc__sim_feature_push_out), after the analytic shapes */
         mesh_moved = 0;
-        for (pass = 0; pass < 4 && s->has_mesh_obstacle; ++pass) {
+        for (pass = 0; pass < 4 && (s->has_mesh_obstacle || pins); ++pass) {
             int moved = 0;
-            (void)rc__sim_mesh_push_out(s, target, clear, 1, &moved);
+            (void)rc__sim_feature_push_out(s, target, clear, 1, pins, &moved);
             if (s->contact_status != RC_OK) { rc__free(s->user, x_in); return; }
             if (!moved) break;
             pushed = mesh_moved = 1;
@@ -15107,7 +15176,7 @@ static void rc__sim_push_out(rc_sim *s, const unsigned char *carried, int any_ca
         }
         if (!inside && mesh_moved) {   /* nothing was within clear, so nothing is within xi */
             int moved;
-            inside = rc__sim_mesh_push_out(s, target, xi_, 0, &moved) <= xi_;
+            inside = rc__sim_feature_push_out(s, target, xi_, 0, pins, &moved) <= xi_;
             if (s->contact_status != RC_OK) { rc__free(s->user, x_in); return; }
         }
         /* or the push would carry cloth across an analytic shape that did not move (a target
@@ -15550,7 +15619,8 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
     /* with pins and obstacles both, either may have done it: a randomized twist on a ground plane
        (session 42) was refused with the obstacles alone blamed, its pinned end's move the cause */
     if (o)
-        RC__MSG_APPEND("%s after the pins moved (a pin target too close to the cloth, or cloth ahead of a moving pin)",
+        RC__MSG_APPEND("%s after the pins moved (a pin target too close to an obstacle or to pinned cloth, or cloth ahead of a moving pin that"
+                       " cannot give way: pinned, or pressed against an obstacle)",
                        s->nobs > 0 ? ", or" : "");
     else if (s->nobs == 0)   /* earlier this case blamed pins in sims without any */
         RC__MSG_APPEND(" in the state given (cloth closer to cloth than the thickness: the mesh, or a loaded state)");

@@ -4076,13 +4076,18 @@ static void t_two_layers(double *uv, double *pos, int *tris, int crossing)
             }
 }
 
-/* Two 0.2 m layers (6 x 6 each, one mesh), A at z = 0 pinned at its corners, B 2 cm above it, self
-   contact on, no gravity. B's corner is pinned and its target moved in one step to a point over
-   A's interior: 5 mm above A the step runs (no edge of B crosses A); 2 cm below A the pin would
-   carry B's edges through A, which the barrier cannot see (an edge through a triangle's interior
-   is at a positive distance from its edges and vertices): the step must fail with
-   RC_ERR_INTERSECTING, naming the pin, and leave the state as it was. Before the pins' motion was
-   checked, that step "converged" with 4 edges of B through A, and so did every later step. */
+/* Two 0.2 m layers (6 x 6 each, one mesh), A at z = 0, B 2 cm above it, self contact on, no
+   gravity. B's corner is pinned and its target moved in one step to a point over A's interior:
+   (a) 5 mm above A (A pinned at its corners): the step runs, no edge of B crosses A; (b) 2 cm below
+   A, A pinned at every vertex: the pin would carry B's edges through A, which the barrier cannot
+   see (an edge through a triangle's interior is at a positive distance from its edges and
+   vertices): the step must fail with RC_ERR_INTERSECTING, naming the pin, and leave the state as
+   it was. Before the pins' motion was checked, that step "converged" with 4 edges of B through A,
+   and so did every later step. (c) The same move with A pinned at its corners only: A's free cloth
+   gives way, pushed ahead of the pin like a membrane under a finger (the split steps' moved pins
+   push free cloth out of their thickness, rc__sim_feature_push_out; until session 52 every split
+   was refused, the cloth 0.99 mm from the pin): RC_OK, no edge of B through A, and A's cloth under
+   the pin below it by more than the thickness. */
 static int t_layer_crossings(const rc_sim *s)
 {
     const double *x = rc_sim_positions(s);
@@ -4100,7 +4105,7 @@ static void test_sim_pin_through_layer(void)
     double uv[2 * NV], pos[3 * NV], before[3 * NV];
     int tris[3 * NT], i, corners[4] = { 0, N - 1, N * (N - 1), N * N - 1 }, pass;
     t_two_layers(uv, pos, tris, 0);
-    for (pass = 0; pass < 2; ++pass) {
+    for (pass = 0; pass < 3; ++pass) {
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s = NULL;
         rc_step_stats ss;
@@ -4111,13 +4116,29 @@ static void test_sim_pin_through_layer(void)
         def.gravity[2] = 0.0;
         CHECK_OK(rc_sim_create(&def, &s));
         if (!s) return;
-        for (i = 0; i < 4; ++i) CHECK_OK(rc_sim_pin(s, corners[i], pos + 3 * corners[i]));
+        if (pass == 1) for (i = 0; i < N * N; ++i) CHECK_OK(rc_sim_pin(s, i, pos + 3 * i));
+        else for (i = 0; i < 4; ++i) CHECK_OK(rc_sim_pin(s, corners[i], pos + 3 * corners[i]));
         CHECK_OK(rc_sim_pin(s, N * N, target));
         memcpy(before, rc_sim_positions(s), sizeof before);
         st = rc_sim_step(s, &ss);
         if (pass == 0) {
             CHECK_OK(st);
             CHECK(t_layer_crossings(s) == 0);
+        } else if (pass == 2) {
+            const double *x = rc_sim_positions(s);
+            double below = HUGE_VAL;   /* how far A's triangles under the pin (in xy) are below it */
+            int t;
+            CHECKF(st == RC_OK, "a pin pressed into a layer with free cloth: %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+            CHECK(t_layer_crossings(s) == 0);
+            for (t = 0; t < NT / 2; ++t) {
+                const double *a = x + 3 * tris[3 * t], *b = x + 3 * tris[3 * t + 1], *c = x + 3 * tris[3 * t + 2];
+                double det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);   /* barycentrics of the pin in xy */
+                double wb = ((target[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (target[1] - a[1])) / det;
+                double wc = ((b[0] - a[0]) * (target[1] - a[1]) - (target[0] - a[0]) * (b[1] - a[1])) / det;
+                if (wb >= 0.0 && wc >= 0.0 && wb + wc <= 1.0) below = fmin(below, target[2] - ((1.0 - wb - wc) * a[2] + wb * b[2] + wc * c[2]));
+            }
+            printf("    pin pressed 2 cm into a layer pinned at its corners: %d substeps, the layer %.3f mm under the pin\n", ss.substeps, 1e3 * below);
+            CHECKF(below > def.contact_thickness && below < HUGE_VAL, "the layer is %.4f mm under the pin", 1e3 * below);
         } else {
             CHECKF(st == RC_ERR_INTERSECTING, "a pin moved through the other layer: %s (%s), %d crossings", rc_status_string(st),
                    rc_sim_last_error(s), t_layer_crossings(s));
@@ -4125,6 +4146,79 @@ static void test_sim_pin_through_layer(void)
             CHECK(memcmp(before, rc_sim_positions(s), sizeof before) == 0);
             printf("    pin through a layer: %s\n", rc_sim_last_error(s));
         }
+        rc_sim_destroy(s);
+    }
+}
+
+/* A pinned sheet pressed down onto a free one, as an animated garment layer presses a simulated
+   one: a 0.2 m sheet (6 x 6), every vertex pinned, 2 cm above a free 0.3 m sheet (8 x 8), self
+   contact, no gravity, the pins lowered 5 mm per 10 ms step (0.5 m/s) for 8 steps, fixed and
+   adaptive. Once the pinned sheet is within reach, each split step's pin move leaves the free
+   sheet within the thickness of it, and the push-out moves the free cloth away
+   (rc__sim_feature_push_out): every step RC_OK, no cloth edge through a triangle, the two sheets
+   always more than the thickness apart, nothing launched. Until session 52 the fourth step failed
+   at every split (the free sheet 0.997 mm from the pins at the deepest). */
+static void test_sim_pinned_sheet_presses(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        rc_mesh a, b;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        double *uv, *pos, least = HUGE_VAL, vmax = 0.0, zlow = 0.0;
+        int *tris, i, k, nv, nt, na, nta, crossings = 0, e, t;
+        CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, 8, 8, RC_DIAG_ALTERNATING));
+        CHECK_OK(rc_mesh_grid(&b, 0.2, 0.2, 6, 6, RC_DIAG_ALTERNATING));
+        nv = a.num_verts + b.num_verts; nt = a.num_tris + b.num_tris; na = a.num_verts; nta = a.num_tris;
+        uv = (double *)malloc(sizeof(double) * 2 * nv); pos = (double *)malloc(sizeof(double) * 3 * nv); tris = (int *)malloc(sizeof(int) * 3 * nt);
+        for (i = 0; i < nv; ++i) {
+            const rc_mesh *m = i < na ? &a : &b;
+            int j = i < na ? i : i - na;
+            uv[2 * i] = m->ref_uv[2 * j] + (i < na ? 0.0 : 0.5); uv[2 * i + 1] = m->ref_uv[2 * j + 1];
+            pos[3 * i] = m->pos[3 * j] + (i < na ? 0.0 : 0.05); pos[3 * i + 1] = m->pos[3 * j + 1] + (i < na ? 0.0 : 0.05);
+            pos[3 * i + 2] = i < na ? 0.0 : 0.02;
+        }
+        for (i = 0; i < 3 * a.num_tris; ++i) tris[i] = a.tris[i];
+        for (i = 0; i < 3 * b.num_tris; ++i) tris[3 * a.num_tris + i] = b.tris[i] + na;
+        def.gravity[2] = 0.0; def.self_contact = 1; def.adaptive = mode;
+        def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+        CHECK_OK(rc_sim_create(&def, &s));
+        free(uv); free(pos); free(tris); rc_mesh_free(&a); rc_mesh_free(&b);
+        if (!s) return;
+        for (i = na; i < nv; ++i) CHECK_OK(rc_sim_pin(s, i, s->x + 3 * i));
+        for (k = 0; k < 8; ++k) {
+            rc_step_stats ss;
+            rc_status st;
+            for (i = na; i < nv; ++i) {
+                double p[3];
+                memcpy(p, s->x + 3 * i, sizeof p);
+                p[2] -= 0.005;
+                CHECK_OK(rc_sim_pin(s, i, p));
+            }
+            st = rc_sim_step(s, &ss);
+            CHECKF(st == RC_OK, "%s, step %d: %s", mode ? "adaptive" : "fixed", k, rc_sim_last_error(s));
+            if (st != RC_OK) break;
+            for (e = 0; e < s->ne; ++e)   /* exact: no cloth edge through a triangle of the other sheet */
+                for (t = 0; t < s->nt; ++t) {
+                    int p0 = s->topo.edge_v[2 * e], p1 = s->topo.edge_v[2 * e + 1];
+                    const int *tv = s->tris + 3 * t;
+                    if ((p0 < na) == (tv[0] < na)) continue;
+                    crossings += t_seg_tri(s->x + 3 * p0, s->x + 3 * p1, s->x + 3 * tv[0], s->x + 3 * tv[1], s->x + 3 * tv[2]);
+                }
+            for (i = 0; i < na; ++i)
+                for (t = nta; t < s->nt; ++t) {
+                    const int *tv = s->tris + 3 * t;
+                    least = fmin(least, sqrt(rc__ct_point_triangle_d2(s->x + 3 * i, s->x + 3 * tv[0], s->x + 3 * tv[1], s->x + 3 * tv[2], NULL, NULL, NULL)));
+                }
+            for (i = 0; i < 3 * na; ++i) vmax = fmax(vmax, fabs(s->v[i]));
+        }
+        for (i = 0; i < na; ++i) zlow = fmin(zlow, s->x[3 * i + 2]);
+        printf("    %s: the free sheet pushed down to %.1f mm, least vertex-triangle distance between the sheets %.4f mm, fastest free vertex %.3f m/s\n",
+               mode ? "adaptive" : "fixed", 1e3 * zlow, 1e3 * least, vmax);
+        CHECK(crossings == 0);
+        CHECKF(least > def.contact_thickness, "the sheets came %.4f mm near", 1e3 * least);
+        CHECK(zlow < -0.015);   /* the pins ended at z = -0.02: the free sheet was pushed ahead of them */
+        CHECKF(vmax < 2.0, "a free vertex moved at %.3f m/s, the pins at 0.5", vmax);
         rc_sim_destroy(s);
     }
 }
@@ -4342,7 +4436,7 @@ static void t_sim_mesh_lifts_sheet(const double *M, int nm, const int *F, int nt
 }
 
 /* A mesh obstacle that does not move over the step pushes cloth inside its offset out, before the
-   step takes its state (a placement, as the analytic shapes' push; rc__sim_mesh_push_out), each
+   step takes its state (a placement, as the analytic shapes' push; rc__sim_feature_push_out), each
    piece of cloth to the side of the mesh it is on. Until session 51 every step of such a start was
    RC_ERR_INTERSECTING until the caller teleported the mesh away. An 8 x 8 sheet (thickness 1 mm):
    (a) 0.5 mm above a two-triangle floor mesh, fixed and adaptive: every step RC_OK, the sheet
@@ -5751,6 +5845,7 @@ static void suite_sim(void)
     RUN(test_sim_random_moving_boxes);
     RUN(test_sim_fast_paddle);
     RUN(test_sim_pin_through_layer);
+    RUN(test_sim_pinned_sheet_presses);
     RUN(test_sim_pin_through_mesh);
     RUN(test_sim_pin_through_shape);
     RUN(test_sim_pin_drag_over_sphere);
