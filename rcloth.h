@@ -16278,7 +16278,9 @@ static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved,
         tend = mid ? mid + n3 : NULL;
         mend = mid ? tend + (size_t)12 * (s->nobs + 1) : NULL;
         hend = mid ? mend + nmesh : NULL;
-        if (!mid) return rs;
+        /* a split that cannot be made is out of memory, not the whole step's failure (that
+           reported RC_ERR_INTERSECTING for a step the split would have run: make oom's pin_press) */
+        if (!mid) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory splitting the step");
         memcpy(mid, s->pin_target, sizeof(double) * n3);
         for (i = 0; i < s->nmh; ++i) {   /* handles: halfway from their target at the step's start */
             int c;

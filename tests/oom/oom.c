@@ -307,6 +307,44 @@ static void sc_features_adaptive(void) { sc_features_common(1); }
 static void sc_sim(void) { sc_sim_common(0); }
 static void sc_sim_adaptive(void) { sc_sim_common(1); }
 
+/* a pinned 2 x 2 cell sheet lowered to 0.5 mm over a free one (self contact): the step's start
+   pushes the free sheet out of the pins' thickness (rc__sim_feature_push_out, its half-space
+   buffers) */
+static void sc_pin_press(void)
+{
+    double uv[36], pos[54];
+    int tris[48], i, j, p, k, nt = 0;
+    rc_sim_def d;
+    rc_sim *s = NULL;
+    for (p = 0; p < 2; ++p)
+        for (j = 0; j < 3; ++j)
+            for (i = 0; i < 3; ++i) {
+                int v = 9 * p + 3 * j + i;
+                uv[2 * v] = 0.3 * p + 0.1 * i; uv[2 * v + 1] = 0.1 * j;
+                pos[3 * v] = 0.1 * i + 0.02 * p; pos[3 * v + 1] = 0.1 * j + 0.02 * p; pos[3 * v + 2] = 0.004 * p;
+                if (i < 2 && j < 2) {
+                    tris[3 * nt] = v; tris[3 * nt + 1] = v + 1; tris[3 * nt + 2] = v + 4; nt++;
+                    tris[3 * nt] = v; tris[3 * nt + 1] = v + 4; tris[3 * nt + 2] = v + 3; nt++;
+                }
+            }
+    d = rc_default_sim_def();
+    d.mesh.num_verts = 18; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
+    d.gravity[2] = 0.0;
+    d.self_contact = 1;
+    d.itr_max_outer = 5;
+    OOM_ST(rc_sim_create(&d, &s));
+    for (k = 0; k < 2; ++k) {
+        for (i = 9; i < 18; ++i) {
+            double t[3];
+            t[0] = pos[3 * i]; t[1] = pos[3 * i + 1]; t[2] = pos[3 * i + 2] - 0.0035 * (k + 1);
+            OOM_ST(rc_sim_pin(s, i, t));
+        }
+        if (!oom_step(s)) break;
+    }
+done:
+    rc_sim_destroy(s);
+}
+
 typedef struct { const char *name; void (*fn)(void); } oom_scenario;
 
 int main(int argc, char **argv)
@@ -315,6 +353,7 @@ int main(int argc, char **argv)
         { "sparse", sc_sparse }, { "generators", sc_generators }, { "obj", sc_obj },
         { "energy", sc_energy }, { "sim", sc_sim }, { "sim_adaptive", sc_sim_adaptive },
         { "features", sc_features }, { "features_adaptive", sc_features_adaptive }, { "two_plates", sc_two_plates },
+        { "pin_press", sc_pin_press },
     };
     size_t i;
     FILE *fp;
