@@ -4568,7 +4568,8 @@ static void test_sim_mesh_groove_push(void)
         CHECK(d[0] == 0.002 && d[1] == 0.0 && d[2] == 0.0);
     }
     for (pass = 0; pass < 6; ++pass) {
-        double a = half_deg[pass / 2] * 3.14159265358979 / 180.0, L = 0.5, depth = 0.0005 / sin(a), gap = HUGE_VAL, inside = HUGE_VAL;
+        double a = half_deg[pass / 2] * 3.14159265358979 / 180.0, L = 0.5, depth = 0.0005 / sin(a), gap = HUGE_VAL, inside = HUGE_VAL, width = HUGE_VAL;
+        int unconverged = 0;
         /* face A runs from the apex (0, -depth) up to the left, face B up to the right; y from -1 to 2 */
         double A[12] = { 0, -1, 0, 0, 2, 0, 0, 2, 0, 0, -1, 0 }, B[12] = { 0, -1, 0, 0, -1, 0, 0, 2, 0, 0, 2, 0 };
         double nA[3] = { cos(a), 0.0, sin(a) }, nB[3] = { -cos(a), 0.0, sin(a) }, apex[3] = { 0.0, 0.0, -depth };
@@ -4591,16 +4592,91 @@ static void test_sim_mesh_groove_push(void)
                    rc_sim_last_error(s));
             if (st != RC_OK) break;
             gap = fmin(gap, fmin(t_sim_mesh_gap(s, A, T, 2), t_sim_mesh_gap(s, B, T, 2)));
+            unconverged += !ss.converged;
+            for (i = 0; i < s->nv; i += 2) {   /* the rows' two ends */
+                double dv[3];
+                rc__sub3(dv, s->x + 3 * i, s->x + 3 * i + 3);
+                width = fmin(width, rc__norm3(dv));
+            }
             for (i = 0; i < s->nv; ++i) {   /* signed distances to both faces' planes, positive inside */
                 double w[3];
                 rc__sub3(w, s->x + 3 * i, apex);
                 inside = fmin(inside, fmin(rc__dot3(w, nA), rc__dot3(w, nB)));
             }
         }
-        printf("    groove of %2.0f degrees, %s: least gap over 5 steps %.4f mm, least depth inside the faces %.4f mm\n", 2.0 * half_deg[pass / 2],
-               def.adaptive ? "adaptive" : "fixed", 1e3 * gap, 1e3 * inside);
+        printf("    groove of %2.0f degrees, %s: least gap over 5 steps %.4f mm, least depth inside the faces %.4f mm, least width %.4f mm\n",
+               2.0 * half_deg[pass / 2], def.adaptive ? "adaptive" : "fixed", 1e3 * gap, 1e3 * inside, 1e3 * width);
         CHECKF(gap > def.contact_thickness, "the strip came %.4f mm near a face", 1e3 * gap);
         CHECKF(inside > 0.0, "the strip left the groove: %.4f mm", 1e3 * inside);
+        CHECKF(width > 0.19e-3, "the strip's width fell to %.4f mm (0.2 mm at rest)", 1e3 * width);
+        CHECKF(unconverged == 0, "%d of 5 steps unconverged", unconverged);
+        rc_sim_destroy(s);
+    }
+}
+
+/* Two more placements by still meshes (a review's probe of rc__sim_feature_push_out):
+   (a) a sheet 0.05 mm over a floor and 0.5 mm under a plate, thickness 0.1 mm (room 0.55 mm, 0.2
+   mm needed), the floor a mesh or an analytic plane, the plate a mesh: the first target (1.1 mm) is
+   beyond the plate; the mesh CCD cancelled the whole push and every step was refused, where an
+   analytic slab let the next level place the sheet. Now a level whose moves would cross a mesh
+   is retried at the nearer target too: every step RC_OK, the sheet between floor and plate outside
+   both offsets. (b) A sheet 0.5 mm over a floor mesh, its edge jammed 0.38 mm into the 10 degree
+   wedge under a plate mesh hinged on the floor: clearing both would move the sheet 18 mm (as one
+   piece) or its edge vertices 8 mm against 10 mm cells, which launched the cloth at 1.3 m/s; such
+   a move is not made (longer than 4 (xi + dhat/2)): refused, the state unchanged. */
+static void test_sim_mesh_push_room(void)
+{
+    static const int T[6] = { 0, 1, 2, 0, 2, 3 };
+    double o[3] = { 0.0, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
+    int pass, k, i;
+    for (pass = 0; pass < 2; ++pass) {   /* (a) */
+        double F[12] = { -1, -1, -5e-5, 2, -1, -5e-5, 2, 2, -5e-5, -1, 2, -5e-5 };
+        double P[12] = { -0.1, -0.1, 5e-4, 0.6, -0.1, 5e-4, 0.6, 0.6, 5e-4, -0.1, 0.6, 5e-4 }, nrm[3] = { 0, 0, 1 };
+        double zlo = HUGE_VAL, zhi = -HUGE_VAL, gap = HUGE_VAL;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        def.contact_thickness = 1e-4;
+        def.gravity[2] = 0.0;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        if (pass == 0) CHECK_OK(rc_sim_add_trimesh(s, 4, F, 2, T, NULL));
+        else CHECK_OK(rc_sim_add_plane(s, F, nrm, NULL));
+        CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, T, NULL));
+        for (k = 0; k < 3; ++k) {
+            rc_status st = rc_sim_step(s, &ss);
+            CHECKF(st == RC_OK, "%s floor, plate mesh, step %d: %s", pass ? "plane" : "mesh", k, rc_sim_last_error(s));
+            if (st != RC_OK) break;
+            gap = fmin(gap, t_sim_mesh_gap(s, P, T, 2));
+            for (i = 0; i < s->nv; ++i) { zlo = fmin(zlo, s->x[3 * i + 2]); zhi = fmax(zhi, s->x[3 * i + 2]); }
+        }
+        printf("    %s floor 0.05 mm under the sheet, plate mesh 0.5 mm over it: sheet at %.4f..%.4f mm, least gap to the plate %.4f mm\n",
+               pass ? "plane" : "mesh", 1e3 * zlo, 1e3 * zhi, 1e3 * gap);
+        CHECKF(zlo - F[2] > def.contact_thickness, "the sheet is %.4f mm over the floor", 1e3 * (zlo - F[2]));
+        CHECKF(gap > def.contact_thickness, "the sheet is %.4f mm under the plate", 1e3 * gap);
+        rc_sim_destroy(s);
+    }
+    {   /* (b) */
+        const double th = 10.0 * 3.14159265358979 / 180.0, xe = 0.195;
+        double F[12] = { -1, -1, -5e-4, 2, -1, -5e-4, 2, 2, -5e-4, -1, 2, -5e-4 };
+        double P[12] = { 0.2, -1, -5e-4, 0.2, 2, -5e-4, 0, 2, 0, 0, -1, 0 }, ow[3] = { xe - 0.3, 0.0, 0.0 }, *before;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats ss;
+        rc_status st;
+        P[8] = P[11] = -5e-4 + 0.2 * tan(th);
+        s = t_sim_grid(&def, 31, 11, 0.3, 0.1, ow, ex, ey);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, F, 2, T, NULL));
+        CHECK_OK(rc_sim_add_trimesh(s, 4, P, 2, T, NULL));
+        before = (double *)malloc(sizeof(double) * 3 * s->nv);
+        memcpy(before, s->x, sizeof(double) * 3 * s->nv);
+        st = rc_sim_step(s, &ss);
+        printf("    sheet jammed into a 10 degree wedge: %s\n", rc_status_string(st));
+        CHECKF(st == RC_ERR_INTERSECTING && strstr(rc_sim_last_error(s), "mesh obstacle") != NULL, "%s (%s)", rc_status_string(st),
+               rc_sim_last_error(s));
+        CHECK(memcmp(before, s->x, sizeof(double) * 3 * s->nv) == 0);
+        free(before);
         rc_sim_destroy(s);
     }
 }
@@ -5856,6 +5932,7 @@ static void suite_sim(void)
     RUN(test_sim_mesh_teleport);
     RUN(test_sim_mesh_pushes_out);
     RUN(test_sim_mesh_groove_push);
+    RUN(test_sim_mesh_push_room);
     RUN(test_sim_push_keeps_thin_shapes);
     RUN(test_sim_start_checks_review);
     RUN(test_sim_hinge_through_flat_fold);
