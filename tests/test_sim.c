@@ -4672,8 +4672,8 @@ static void test_sim_mesh_push_room(void)
         before = (double *)malloc(sizeof(double) * 3 * s->nv);
         memcpy(before, s->x, sizeof(double) * 3 * s->nv);
         st = rc_sim_step(s, &ss);
-        printf("    sheet jammed into a 10 degree wedge: %s\n", rc_status_string(st));
-        CHECKF(st == RC_ERR_INTERSECTING && strstr(rc_sim_last_error(s), "mesh obstacle") != NULL, "%s (%s)", rc_status_string(st),
+        printf("    sheet jammed into a 10 degree wedge: %s\n", rc_sim_last_error(s));
+        CHECKF(st == RC_ERR_INTERSECTING && strstr(rc_sim_last_error(s), "from mesh obstacle 1") != NULL, "%s (%s)", rc_status_string(st),
                rc_sim_last_error(s));
         CHECK(memcmp(before, s->x, sizeof(double) * 3 * s->nv) == 0);
         free(before);
