@@ -14987,24 +14987,28 @@ static double rc__sim_feature_push_out(rc_sim *s, double target, double clear, i
         rc__free(s->user, pairs);
     }
     if (q.nh > 0 && s->contact_status == RC_OK) {
-        /* The pieces of pushed cloth (vertices with requests, joined by cloth edges: union-find),
-           their half-spaces grouped by piece (a counting sort), then each piece's shortest common
-           move. The piece moves as a whole, keeping its shape: moved vertex by vertex, the cloth
-           in a groove gathered on the groove's bisector (a strip's two columns at one point, a
-           review's probe) and cloth folded in it swapped sides. A move is not made (the cloth
-           stays, and the start check refuses it) if it is longer than 4 target (a placement, not a
+        /* The pieces of pushed cloth (vertices with requests, joined by cloth edges: union-find).
+           A piece takes one shortest common move that meets all its half-spaces, keeping its
+           shape: moved vertex by vertex, the cloth in a groove gathered at the groove's bisector (a
+           strip's two columns at one point, a review's probe) and cloth folded in it swapped sides.
+           Where no common move meets them all (a garment all round a body mesh) or it is too long
+           (below), each vertex takes its own shortest move. A move is not made (the cloth stays,
+           and the start check refuses it) if it is longer than 4 target (a placement, not a
            relocation: a sheet jammed 0.4 mm into a 10 degree wedge under a hinged plate would move
-           18 mm), or longer than target and than half an edge from the piece to the cloth around
-           it (edge vertices alone moved 8 mm against 10 mm cells launched the cloth at 1.3 m/s). */
+           18 mm as a piece), or longer than target and than half an edge from the moved cloth to
+           cloth that does not move with it (the jammed edge's vertices alone, moved 8 mm against 10
+           mm cells, launched the cloth at 1.3 m/s). The half-spaces are sorted by vertex, then
+           stably by piece (counting sorts), so each piece's list holds its vertices' lists. */
         int *parent = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int));
-        int *first = (int *)rc__calloc(s->user, (size_t)s->nv + 1, sizeof(int));
-        rc__push_halfspace *byp = (rc__push_halfspace *)rc__alloc(s->user, (size_t)q.nh, sizeof *byp);
+        int *first = (int *)rc__calloc(s->user, 2 * (size_t)s->nv + 2, sizeof(int)), *firstv = first ? first + s->nv + 1 : NULL;
+        rc__push_halfspace *byp = (rc__push_halfspace *)rc__alloc(s->user, 2 * (size_t)q.nh, sizeof *byp), *byv = byp ? byp + q.nh : NULL;
         double *lambda = (double *)rc__alloc(s->user, (size_t)q.nh, sizeof(double));
-        double *move = (double *)rc__alloc(s->user, (size_t)4 * s->nv, sizeof(double)), *room = move ? move + 3 * (size_t)s->nv : NULL;
+        double *move = (double *)rc__alloc(s->user, (size_t)5 * s->nv, sizeof(double));
+        double *room = move ? move + 3 * (size_t)s->nv : NULL, *vroom = move ? move + 4 * (size_t)s->nv : NULL;
         if (!parent || !first || !byp || !lambda || !move) s->contact_status = RC_ERR_OUT_OF_MEMORY;
         else {
-            int e;
-            for (i = 0; i < s->nv; ++i) parent[i] = -1;
+            int e, r, j;
+            for (i = 0; i < s->nv; ++i) { parent[i] = -1; room[i] = vroom[i] = HUGE_VAL; }
             for (p = 0; p < q.nh; ++p) parent[q.h[p].v] = q.h[p].v;
             for (e = 0; e < s->ne; ++e) {
                 int a = s->topo.edge_v[2 * e], b = s->topo.edge_v[2 * e + 1];
@@ -15013,31 +15017,48 @@ static double rc__sim_feature_push_out(rc_sim *s, double target, double clear, i
                     if (a != b) parent[a < b ? b : a] = a < b ? a : b;
                 }
             }
-            for (p = 0; p < q.nh; ++p) first[rc__uf_find(parent, q.h[p].v) + 1]++;
+            /* by vertex, then by piece */
+            for (p = 0; p < q.nh; ++p) firstv[q.h[p].v + 1]++;
+            for (i = 0; i < s->nv; ++i) firstv[i + 1] += firstv[i];
+            for (p = 0; p < q.nh; ++p) byv[firstv[q.h[p].v]++] = q.h[p];
+            for (p = 0; p < q.nh; ++p) first[rc__uf_find(parent, byv[p].v) + 1]++;
             for (i = 0; i < s->nv; ++i) first[i + 1] += first[i];
-            for (p = 0; p < q.nh; ++p) byp[first[rc__uf_find(parent, q.h[p].v)]++] = q.h[p];
+            for (p = 0; p < q.nh; ++p) byp[first[rc__uf_find(parent, byv[p].v)]++] = byv[p];
             for (i = s->nv; i > 0; --i) first[i] = first[i - 1];   /* first[] advanced to the next piece's start: shift back */
             first[0] = 0;
-            for (i = 0; i < s->nv; ++i)   /* each piece's move, at its root */
-                if (first[i + 1] > first[i]) rc__push_shortest_move(byp + first[i], first[i + 1] - first[i], lambda + first[i], move + 3 * i);
-            for (i = 0; i < s->nv; ++i) room[i] = HUGE_VAL;   /* per root: half the shortest edge to cloth outside the piece */
+            /* half the shortest edge from each piece (room, at its root) and each pushed vertex
+               (vroom) to cloth outside the piece, resp. to any other vertex */
             for (e = 0; e < s->ne; ++e) {
                 int a = s->topo.edge_v[2 * e], b = s->topo.edge_v[2 * e + 1];
-                double ev[3];
-                if ((parent[a] >= 0) == (parent[b] >= 0)) continue;
+                double ev[3], half;
                 rc__sub3(ev, s->x + 3 * a, s->x + 3 * b);
-                a = rc__uf_find(parent, parent[a] >= 0 ? a : b);
-                room[a] = fmin(room[a], 0.5 * rc__norm3(ev));
+                half = 0.5 * rc__norm3(ev);
+                vroom[a] = fmin(vroom[a], half); vroom[b] = fmin(vroom[b], half);
+                if ((parent[a] >= 0) == (parent[b] >= 0)) continue;
+                r = rc__uf_find(parent, parent[a] >= 0 ? a : b);
+                room[r] = fmin(room[r], half);
             }
-            for (i = 0; i < s->nv; ++i) {
-                const double *mv;
-                double len;
-                if (parent[i] < 0) continue;
-                mv = move + 3 * rc__uf_find(parent, i);
+            for (r = 0; r < s->nv; ++r) {
+                int lo = first[r], hi = first[r + 1], whole = hi > lo;
+                double *mv = move + 3 * r, len;
+                if (!whole) continue;
+                rc__push_shortest_move(byp + lo, hi - lo, lambda + lo, mv);
                 len = rc__norm3(mv);
-                if (len > 4.0 * target || (len > target && len > room[rc__uf_find(parent, i)])) continue;
-                rc__add3(s->x + 3 * i, s->x + 3 * i, mv);
-                *moved = 1;
+                for (p = lo; p < hi && whole; ++p) whole = rc__dot3(byp[p].n, mv) >= byp[p].c - 1e-9 * target;   /* the move meets them all */
+                if (whole && !(len > 4.0 * target || (len > target && len > room[r]))) {
+                    for (p = lo; p < hi; ++p)
+                        if (p == lo || byp[p].v != byp[p - 1].v) { rc__add3(s->x + 3 * byp[p].v, s->x + 3 * byp[p].v, mv); *moved = 1; }
+                    continue;
+                }
+                for (p = lo; p < hi; p = j) {   /* vertex by vertex */
+                    double dv[3];
+                    for (j = p; j < hi && byp[j].v == byp[p].v; ++j) {}
+                    rc__push_shortest_move(byp + p, j - p, lambda + p, dv);
+                    len = rc__norm3(dv);
+                    if (len > 4.0 * target || (len > target && len > vroom[byp[p].v])) continue;
+                    rc__add3(s->x + 3 * byp[p].v, s->x + 3 * byp[p].v, dv);
+                    *moved = 1;
+                }
             }
         }
         rc__free(s->user, parent); rc__free(s->user, first); rc__free(s->user, byp); rc__free(s->user, lambda); rc__free(s->user, move);

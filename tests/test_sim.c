@@ -4623,7 +4623,10 @@ static void test_sim_mesh_groove_push(void)
    both offsets. (b) A sheet 0.5 mm over a floor mesh, its edge jammed 0.38 mm into the 10 degree
    wedge under a plate mesh hinged on the floor: clearing both would move the sheet 18 mm (as one
    piece) or its edge vertices 8 mm against 10 mm cells, which launched the cloth at 1.3 m/s; such
-   a move is not made (longer than 4 (xi + dhat/2)): refused, the state unchanged. */
+   a move is not made (longer than 4 (xi + dhat/2)): refused, the state unchanged. (c) A sheet
+   wrapped 300 degrees round a cylinder mesh (r 5 cm, 48 facets), 0.5 mm off it: no common move
+   clears a piece that surrounds the mesh, so each vertex takes its own (a version that moved only
+   whole pieces refused this): RC_OK, every vertex out of the thickness. */
 static void test_sim_mesh_push_room(void)
 {
     static const int T[6] = { 0, 1, 2, 0, 2, 3 };
@@ -4677,6 +4680,39 @@ static void test_sim_mesh_push_room(void)
                rc_sim_last_error(s));
         CHECK(memcmp(before, s->x, sizeof(double) * 3 * s->nv) == 0);
         free(before);
+        rc_sim_destroy(s);
+    }
+    {   /* (c) */
+        enum { SEG = 48 };
+        const double R = 0.05, r = R + 0.0005, wrap = 300.0 * 3.14159265358979 / 180.0;
+        double MV[3 * 2 * SEG], least = HUGE_VAL;
+        int MT[3 * 2 * SEG];
+        rc_mesh m;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats ss;
+        rc_status st;
+        for (i = 0; i < SEG; ++i) {
+            double a = 2.0 * 3.14159265358979 * i / SEG;
+            int v = 2 * i, w = 2 * ((i + 1) % SEG);
+            MV[3 * v] = MV[3 * v + 3] = R * cos(a); MV[3 * v + 1] = -0.1; MV[3 * v + 4] = 0.3; MV[3 * v + 2] = MV[3 * v + 5] = R * sin(a);
+            MT[6 * i] = v; MT[6 * i + 1] = w; MT[6 * i + 2] = w + 1; MT[6 * i + 3] = v; MT[6 * i + 4] = w + 1; MT[6 * i + 5] = v + 1;
+        }
+        CHECK_OK(rc_mesh_grid(&m, wrap * r, 0.2, 40, 10, RC_DIAG_ALTERNATING));
+        for (i = 0; i < m.num_verts; ++i) {
+            double a = m.ref_uv[2 * i] / r - 0.5 * wrap + 0.5 * 3.14159265358979;
+            m.pos[3 * i] = r * cos(a); m.pos[3 * i + 1] = m.ref_uv[2 * i + 1]; m.pos[3 * i + 2] = r * sin(a);
+        }
+        def.gravity[2] = 0.0;
+        s = t_sim_on_mesh(&def, &m);
+        rc_mesh_free(&m);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_trimesh(s, 2 * SEG, MV, 2 * SEG, MT, NULL));
+        st = rc_sim_step(s, &ss);
+        CHECKF(st == RC_OK, "sheet wrapped round a cylinder mesh: %s", rc_sim_last_error(s));
+        least = t_sim_mesh_gap(s, MV, MT, 2 * SEG);
+        printf("    sheet wrapped 300 degrees round a cylinder mesh 0.5 mm off it: gap after the step %.4f mm\n", 1e3 * least);
+        CHECKF(least > def.contact_thickness, "the sheet is %.4f mm from the cylinder", 1e3 * least);
         rc_sim_destroy(s);
     }
 }
