@@ -14904,6 +14904,24 @@ static double rc__pair_closest(int ee, const double *P[4], double *r)
     return rc__norm3(r);
 }
 
+/* A mesh barrier pair's closest vector r, from the mesh's feature to the cloth's (kinds as
+   rc__sim_mesh_pair_verts: 0 cloth vertex - mesh triangle, 1 mesh vertex - cloth triangle, 2 cloth
+   edge - mesh edge); returns |r| */
+static double rc__sim_mesh_pair_closest(const rc_sim *s, const rc__obstacle *ob, int kind, const int *ia, const int *ib, double *r)
+{
+    const double *P[4];
+    double d;
+    int k;
+    /* P: the point first (kind 0: a cloth vertex, 1: a mesh vertex), then the triangle; kind 2:
+       the cloth edge, then the mesh edge */
+    if (kind == 0) { P[0] = s->x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[k + 1] = ob->mesh_x + 3 * ib[k]; }
+    else if (kind == 1) { P[0] = ob->mesh_x + 3 * ib[0]; for (k = 0; k < 3; ++k) P[k + 1] = s->x + 3 * ia[k]; }
+    else { P[0] = s->x + 3 * ia[0]; P[1] = s->x + 3 * ia[1]; P[2] = ob->mesh_x + 3 * ib[0]; P[3] = ob->mesh_x + 3 * ib[1]; }
+    d = rc__pair_closest(kind == 2, P, r);
+    if (kind == 1) rc__scale3(r, -1.0, r);   /* from the mesh vertex to the cloth triangle */
+    return d;
+}
+
 /* One pair's requests: the free ones of the n cloth vertices v move by target - d along r/d (r from
    the pusher to the cloth, d = |r| < clear). Tracks the least distance in *dmin; with push = 0, or a
    pair on the pusher (d within 1e-3 xi), asks nothing. 0 on out-of-memory (contact_status set). */
@@ -14950,17 +14968,10 @@ static double rc__sim_feature_push_out(rc_sim *s, double target, double clear, i
             int *pairs = NULL, np = rc__sim_mesh_pairs(s, ob, kind, s->x, NULL, 0.0, clear, &pairs);
             for (p = 0; p < np && s->contact_status == RC_OK; ++p) {
                 const int *ia, *ib;
-                const double *P[4];
                 double r[3], d;
                 int na, nb;
                 rc__sim_mesh_pair_verts(s, ob, kind, pairs + 2 * p, &ia, &na, &ib, &nb);
-                /* P: the point first (kind 0: a cloth vertex, 1: a mesh vertex), then the triangle;
-                   kind 2: the cloth edge, then the mesh edge */
-                if (kind == 0) { P[0] = s->x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[k + 1] = ob->mesh_x + 3 * ib[k]; }
-                else if (kind == 1) { P[0] = ob->mesh_x + 3 * ib[0]; for (k = 0; k < 3; ++k) P[k + 1] = s->x + 3 * ia[k]; }
-                else { P[0] = s->x + 3 * ia[0]; P[1] = s->x + 3 * ia[1]; P[2] = ob->mesh_x + 3 * ib[0]; P[3] = ob->mesh_x + 3 * ib[1]; }
-                d = rc__pair_closest(kind == 2, P, r);
-                if (kind == 1) rc__scale3(r, -1.0, r);   /* from the mesh vertex to the cloth triangle */
+                d = rc__sim_mesh_pair_closest(s, ob, kind, ia, ib, r);
                 if (d < clear) (void)rc__push_request(s, &q, ia, na, r, d, target, push, &dmin);
             }
             rc__free(s->user, pairs);
@@ -15679,6 +15690,8 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
            "cloth is 0.05 mm from a mesh obstacle" too vague beside the analytic shapes' message) */
         double mmin = HUGE_VAL;
         int kind, p, mo = -1, mk = -1, mv[3] = { -1, -1, -1 }, pin = 0;
+        rc_status cs = s->contact_status;
+        s->contact_status = RC_OK;
         for (o = 0; o < s->nobs && s->contact_status == RC_OK; ++o) {
             const rc__obstacle *ob = s->obs + o;
             if (ob->shape.kind != RC__OBS_TRIMESH) continue;
@@ -15686,14 +15699,10 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
                 int *pairs = NULL, np = rc__sim_mesh_pairs(s, ob, kind, s->x, NULL, 0.0, xi_, &pairs);
                 for (p = 0; p < np; ++p) {
                     const int *ia, *ib;
-                    const double *P[4];
                     double r[3], d;
                     int na, nb, k;
                     rc__sim_mesh_pair_verts(s, ob, kind, pairs + 2 * p, &ia, &na, &ib, &nb);
-                    if (kind == 0) { P[0] = s->x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[k + 1] = ob->mesh_x + 3 * ib[k]; }
-                    else if (kind == 1) { P[0] = ob->mesh_x + 3 * ib[0]; for (k = 0; k < 3; ++k) P[k + 1] = s->x + 3 * ia[k]; }
-                    else { P[0] = s->x + 3 * ia[0]; P[1] = s->x + 3 * ia[1]; P[2] = ob->mesh_x + 3 * ib[0]; P[3] = ob->mesh_x + 3 * ib[1]; }
-                    d = rc__pair_closest(kind == 2, P, r);
+                    d = rc__sim_mesh_pair_closest(s, ob, kind, ia, ib, r);
                     if (d < mmin) {
                         mmin = d; mo = o; mk = kind; pin = 0;
                         for (k = 0; k < 3; ++k) { mv[k] = k < na ? ia[k] : -1; if (k < na) pin |= s->pinned[ia[k]] != 0; }
@@ -15702,7 +15711,7 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
                 rc__free(s->user, pairs);
             }
         }
-        s->contact_status = RC_OK;   /* out of memory here costs only the detail */
+        s->contact_status = cs;   /* out of memory here costs only the detail */
         if (mo >= 0) {
             if (mk == 0) RC__MSG_APPEND(" cloth vertex %d", mv[0]);
             else if (mk == 1) RC__MSG_APPEND(" the cloth triangle (%d, %d, %d)", mv[0], mv[1], mv[2]);
