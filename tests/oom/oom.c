@@ -211,29 +211,38 @@ static int oom_step(rc_sim *s)
     return 1;
 }
 
+/* np panels of 3 x 3 vertices (0.2 m square, two triangles per cell): panel p's reference at uv x
+   offset 0.3 p (disconnected charts), its world positions at off[3 p ..] + (u, v, 0). Returns the
+   triangle count. */
+static int oom_panels(int np, const double *off, double *uv, double *pos, int *tris)
+{
+    int p, i, j, nt = 0;
+    for (p = 0; p < np; ++p)
+        for (j = 0; j < 3; ++j)
+            for (i = 0; i < 3; ++i) {
+                int v = 9 * p + 3 * j + i;
+                uv[2 * v] = 0.3 * p + 0.1 * i; uv[2 * v + 1] = 0.1 * j;
+                pos[3 * v] = off[3 * p] + 0.1 * i; pos[3 * v + 1] = off[3 * p + 1] + 0.1 * j; pos[3 * v + 2] = off[3 * p + 2];
+                if (i < 2 && j < 2) {
+                    tris[3 * nt] = v; tris[3 * nt + 1] = v + 1; tris[3 * nt + 2] = v + 4; nt++;
+                    tris[3 * nt] = v; tris[3 * nt + 1] = v + 4; tris[3 * nt + 2] = v + 3; nt++;
+                }
+            }
+    return nt;
+}
+
 static void sc_features_common(int adaptive)
 {
     static const double tet_v[12] = { 0.15, 0.15, 0.35, 0.35, 0.15, 0.2, 0.15, 0.35, 0.2, -0.05, 0.05, 0.2 };
     static const int tet_t[12] = { 0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3 };
     double uv[36], pos[54], huv[2] = { 0.1, 0.1 }, target[3] = { 0.1, 0.1, 0.55 };
-    int tris[48], side_a[3], side_b[3], i, j, p, k, nt = 0, id = -1;
+    /* two panels, panel 1 shifted back by 0.1 m so its left column sits on panel 0's right column */
+    static const double off[6] = { 0.0, 0.0, 0.5, 0.2, 0.0, 0.5 };
+    int tris[48], side_a[3], side_b[3], j, k, nt, id = -1;
     rc_sim_def d;
     rc_sim *s = NULL;
     rc_status st;
-    /* panel p (3x3 vertices, 0.2 m): uv x offset 0.3 p (disconnected charts); world positions of
-       panel 1 shifted back by 0.1 m so its left column sits on panel 0's right column */
-    for (p = 0; p < 2; ++p)
-        for (j = 0; j < 3; ++j)
-            for (i = 0; i < 3; ++i) {
-                int v = 9 * p + 3 * j + i;
-                uv[2 * v] = 0.3 * p + 0.1 * i; uv[2 * v + 1] = 0.1 * j;
-                pos[3 * v] = 0.2 * p + 0.1 * i; pos[3 * v + 1] = 0.1 * j; pos[3 * v + 2] = 0.5;
-                if (i < 2 && j < 2) {
-                    int a = v, b = v + 1, c = v + 4, e = v + 3;
-                    tris[3 * nt] = a; tris[3 * nt + 1] = b; tris[3 * nt + 2] = c; nt++;
-                    tris[3 * nt] = a; tris[3 * nt + 1] = c; tris[3 * nt + 2] = e; nt++;
-                }
-            }
+    nt = oom_panels(2, off, uv, pos, tris);
     for (j = 0; j < 3; ++j) { side_a[j] = 3 * j + 2; side_b[j] = 9 + 3 * j; }
     d = rc_default_sim_def();
     d.mesh.num_verts = 18; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
@@ -272,20 +281,12 @@ static void sc_two_plates(void)
     static const int pt[6] = { 0, 1, 2, 0, 2, 3 };
     double A[12] = { -0.05, -0.05, 0.005, 0.099, -0.05, 0.005, 0.099, 0.25, 0.005, -0.05, 0.25, 0.005 };
     double B[12] = { 0.101, -0.05, 0.005, 0.25, -0.05, 0.005, 0.25, 0.25, 0.005, 0.101, 0.25, 0.005 };
+    static const double off[3] = { 0.0, 0.0, 0.02 };
     double uv[18], pos[27];
-    int tris[24], i, j, k, nt = 0, ida = -1, idb = -1;
+    int tris[24], i, k, nt, ida = -1, idb = -1;
     rc_sim_def d;
     rc_sim *s = NULL;
-    for (j = 0; j < 3; ++j)
-        for (i = 0; i < 3; ++i) {
-            int v = 3 * j + i;
-            uv[2 * v] = 0.1 * i; uv[2 * v + 1] = 0.1 * j;
-            pos[3 * v] = 0.1 * i; pos[3 * v + 1] = 0.1 * j; pos[3 * v + 2] = 0.02;
-            if (i < 2 && j < 2) {
-                tris[3 * nt] = v; tris[3 * nt + 1] = v + 1; tris[3 * nt + 2] = v + 4; nt++;
-                tris[3 * nt] = v; tris[3 * nt + 1] = v + 4; tris[3 * nt + 2] = v + 3; nt++;
-            }
-        }
+    nt = oom_panels(1, off, uv, pos, tris);
     d = rc_default_sim_def();
     d.mesh.num_verts = 9; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
     d.gravity[2] = 0.0;
@@ -312,21 +313,12 @@ static void sc_sim_adaptive(void) { sc_sim_common(1); }
    buffers) */
 static void sc_pin_press(void)
 {
+    static const double off[6] = { 0.0, 0.0, 0.0, 0.02, 0.02, 0.004 };
     double uv[36], pos[54];
-    int tris[48], i, j, p, k, nt = 0;
+    int tris[48], i, k, nt;
     rc_sim_def d;
     rc_sim *s = NULL;
-    for (p = 0; p < 2; ++p)
-        for (j = 0; j < 3; ++j)
-            for (i = 0; i < 3; ++i) {
-                int v = 9 * p + 3 * j + i;
-                uv[2 * v] = 0.3 * p + 0.1 * i; uv[2 * v + 1] = 0.1 * j;
-                pos[3 * v] = 0.1 * i + 0.02 * p; pos[3 * v + 1] = 0.1 * j + 0.02 * p; pos[3 * v + 2] = 0.004 * p;
-                if (i < 2 && j < 2) {
-                    tris[3 * nt] = v; tris[3 * nt + 1] = v + 1; tris[3 * nt + 2] = v + 4; nt++;
-                    tris[3 * nt] = v; tris[3 * nt + 1] = v + 4; tris[3 * nt + 2] = v + 3; nt++;
-                }
-            }
+    nt = oom_panels(2, off, uv, pos, tris);
     d = rc_default_sim_def();
     d.mesh.num_verts = 18; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
     d.gravity[2] = 0.0;
