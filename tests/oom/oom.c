@@ -211,11 +211,12 @@ static int oom_step(rc_sim *s)
     return 1;
 }
 
-/* np panels of 3 x 3 vertices (0.2 m square, two triangles per cell): panel p's reference at uv x
-   offset 0.3 p (disconnected charts), its world positions at off[3 p ..] + (u, v, 0). Returns the
-   triangle count. */
-static int oom_panels(int np, const double *off, double *uv, double *pos, int *tris)
+/* The default def on np panels of 3 x 3 vertices (0.2 m square, two triangles per cell): panel p's
+   reference at uv x offset 0.3 p (disconnected charts), its world positions at off[3 p ..] + (u, v,
+   0); 5 outer iterations at most (the r-ITR loop, not its length, is what is tested) */
+static rc_sim_def oom_panels(int np, const double *off, double *uv, double *pos, int *tris)
 {
+    rc_sim_def d = rc_default_sim_def();
     int p, i, j, nt = 0;
     for (p = 0; p < np; ++p)
         for (j = 0; j < 3; ++j)
@@ -228,7 +229,9 @@ static int oom_panels(int np, const double *off, double *uv, double *pos, int *t
                     tris[3 * nt] = v; tris[3 * nt + 1] = v + 4; tris[3 * nt + 2] = v + 3; nt++;
                 }
             }
-    return nt;
+    d.mesh.num_verts = 9 * np; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
+    d.itr_max_outer = 5;
+    return d;
 }
 
 static void sc_features_common(int adaptive)
@@ -238,18 +241,15 @@ static void sc_features_common(int adaptive)
     double uv[36], pos[54], huv[2] = { 0.1, 0.1 }, target[3] = { 0.1, 0.1, 0.55 };
     /* two panels, panel 1 shifted back by 0.1 m so its left column sits on panel 0's right column */
     static const double off[6] = { 0.0, 0.0, 0.5, 0.2, 0.0, 0.5 };
-    int tris[48], side_a[3], side_b[3], j, k, nt, id = -1;
+    int tris[48], side_a[3], side_b[3], j, k, id = -1;
     rc_sim_def d;
     rc_sim *s = NULL;
     rc_status st;
-    nt = oom_panels(2, off, uv, pos, tris);
+    d = oom_panels(2, off, uv, pos, tris);
     for (j = 0; j < 3; ++j) { side_a[j] = 3 * j + 2; side_b[j] = 9 + 3 * j; }
-    d = rc_default_sim_def();
-    d.mesh.num_verts = 18; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
     d.dt = 0.02;
     d.adaptive = adaptive;
     d.self_contact = 1;
-    d.itr_max_outer = 5;
     d.tol = 1e-2;
     OOM_ST(rc_sim_create(&d, &s));
     OOM_ST(rc_sim_add_seam(s, 3, side_a, side_b, 1e3));
@@ -283,14 +283,11 @@ static void sc_two_plates(void)
     double B[12] = { 0.101, -0.05, 0.005, 0.25, -0.05, 0.005, 0.25, 0.25, 0.005, 0.101, 0.25, 0.005 };
     static const double off[3] = { 0.0, 0.0, 0.02 };
     double uv[18], pos[27];
-    int tris[24], i, k, nt, ida = -1, idb = -1;
+    int tris[24], i, k, ida = -1, idb = -1;
     rc_sim_def d;
     rc_sim *s = NULL;
-    nt = oom_panels(1, off, uv, pos, tris);
-    d = rc_default_sim_def();
-    d.mesh.num_verts = 9; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
+    d = oom_panels(1, off, uv, pos, tris);
     d.gravity[2] = 0.0;
-    d.itr_max_outer = 5;
     OOM_ST(rc_sim_create(&d, &s));
     OOM_ST(rc_sim_add_trimesh(s, 4, A, 2, pt, &ida));
     OOM_ST(rc_sim_add_trimesh(s, 4, B, 2, pt, &idb));
@@ -315,15 +312,12 @@ static void sc_pin_press(void)
 {
     static const double off[6] = { 0.0, 0.0, 0.0, 0.02, 0.02, 0.004 };
     double uv[36], pos[54];
-    int tris[48], i, k, nt;
+    int tris[48], i, k;
     rc_sim_def d;
     rc_sim *s = NULL;
-    nt = oom_panels(2, off, uv, pos, tris);
-    d = rc_default_sim_def();
-    d.mesh.num_verts = 18; d.mesh.num_tris = nt; d.mesh.ref_uv = uv; d.mesh.pos = pos; d.mesh.tris = tris;
+    d = oom_panels(2, off, uv, pos, tris);
     d.gravity[2] = 0.0;
     d.self_contact = 1;
-    d.itr_max_outer = 5;
     OOM_ST(rc_sim_create(&d, &s));
     for (k = 0; k < 2; ++k) {
         for (i = 9; i < 18; ++i) {
