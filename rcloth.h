@@ -11960,9 +11960,11 @@ static double rc__sim_self_ccd_hits(rc_sim *s, const rc__system *y, const double
             for (k = 0; k < 4; ++k) { X0[k] = bx + 3 * v[k]; DX[k] = dx + 3 * v[k]; }
             a = rc__ct_ccd_pair(kind, X0, DX, xi_, hit ? amax0 : amax);
             if (a == 0.0) {
-                /* a pair that starts within xi (a pin moved cloth that close: the push-out moves the
-                   free side away, rc__sim_feature_push_out) may not come nearer than half its start
-                   distance; at distance 0 nothing is provably safe */
+                /* a pair that starts within xi may not come nearer than half its start distance; at
+                   distance 0 nothing is provably safe. Only the push-outs meet such pairs: a pin moved
+                   cloth that close and the push moves the free side away (rc__sim_feature_push_out).
+                   A solve's iterates are never within xi (the barrier is infinite there; the step's
+                   start check refuses such a start), and excused pairs do not bound the step. */
                 double d0 = rc__ct_ccd_dist(kind, X0);
                 if (d0 > 0.0 && d0 <= xi_) a = rc__ct_ccd_pair(kind, X0, DX, 0.5 * d0, hit ? amax0 : amax);
             }
@@ -14845,7 +14847,7 @@ static int rc__sim_unpierce_move(const double *a, const double *b, const double 
    the mesh or through it) has no side: it is left to the step's start check, which names it. So
    is a pair within 1e-3 xi (1 um at the defaults): the CCD that bounds the push counts cloth that
    close as touching and would cancel the push anyway (a probe: a floor mesh 1e-9 to 1e-6 m under
-   a sheet); the test makes that rule explicit.
+   a sheet); test_sim_feature_push_rules (e) checks the rule itself.
 
    Each request is a half-space for its vertex's move d, n.d >= target - |r| (n = r/|r|). The
    pusher's feature lies in the half-space {y : n.y <= n.q} (q its closest point: the two closest

@@ -4165,7 +4165,7 @@ static void test_sim_pinned_sheet_presses(void)
         rc_mesh a, b;
         rc_sim_def def = rc_default_sim_def();
         rc_sim *s = NULL;
-        double *uv, *pos, least = HUGE_VAL, vmax = 0.0, zlow = 0.0;
+        double *uv, *pos, least = HUGE_VAL, vmax = 0.0, zlow = 0.0, above = -HUGE_VAL;
         int *tris, i, k, nv, nt, na, nta, crossings = 0, e, t;
         CHECK_OK(rc_mesh_grid(&a, 0.3, 0.3, 8, 8, RC_DIAG_ALTERNATING));
         CHECK_OK(rc_mesh_grid(&b, 0.2, 0.2, 6, 6, RC_DIAG_ALTERNATING));
@@ -4211,6 +4211,9 @@ static void test_sim_pinned_sheet_presses(void)
                     least = fmin(least, sqrt(rc__ct_point_triangle_d2(s->x + 3 * i, s->x + 3 * tv[0], s->x + 3 * tv[1], s->x + 3 * tv[2], NULL, NULL, NULL)));
                 }
             for (i = 0; i < 3 * na; ++i) vmax = fmax(vmax, fabs(s->v[i]));
+            for (i = 0; i < na; ++i)   /* the free cloth under the pinned sheet's square stays under it */
+                if (s->x[3 * i] >= 0.05 && s->x[3 * i] <= 0.25 && s->x[3 * i + 1] >= 0.05 && s->x[3 * i + 1] <= 0.25)
+                    above = fmax(above, s->x[3 * i + 2] - s->x[3 * na + 2]);
         }
         for (i = 0; i < na; ++i) zlow = fmin(zlow, s->x[3 * i + 2]);
         printf("    %s: the free sheet pushed down to %.1f mm, least vertex-triangle distance between the sheets %.4f mm, fastest free vertex %.3f m/s\n",
@@ -4218,6 +4221,7 @@ static void test_sim_pinned_sheet_presses(void)
         CHECK(crossings == 0);
         CHECKF(least > def.contact_thickness, "the sheets came %.4f mm near", 1e3 * least);
         CHECK(zlow < -0.015);   /* the pins ended at z = -0.02: the free sheet was pushed ahead of them */
+        CHECKF(above < -def.contact_thickness, "free cloth under the pinned sheet came to %.4f mm from its height", 1e3 * above);
         CHECKF(vmax < 2.0, "a free vertex moved at %.3f m/s, the pins at 0.5", vmax);
         rc_sim_destroy(s);
     }
@@ -4713,6 +4717,109 @@ static void test_sim_mesh_push_room(void)
         least = t_sim_mesh_gap(s, MV, MT, 2 * SEG);
         printf("    sheet wrapped 300 degrees round a cylinder mesh 0.5 mm off it: gap after the step %.4f mm\n", 1e3 * least);
         CHECKF(least > def.contact_thickness, "the sheet is %.4f mm from the cylinder", 1e3 * least);
+        rc_sim_destroy(s);
+    }
+}
+
+/* The push's rules one by one (a stop review's mutants of rc__sim_feature_push_out that the scenes
+   above let through). (a), (b): a sheet's edge column 0.5 mm from both plates of a sideways
+   V-wedge (apex along y, no gravity), so the column alone is the pushed piece and must move out
+   along the bisector by 1.5 mm / sin(half angle): (a) a 10 degree wedge, 40 mm cells: 17 mm, over
+   the cap of 4 (xi + dhat/2) = 8 mm though within half an edge; (b) a 30 degree wedge, 3 mm
+   cells: 5.8 mm, under the cap but over half an edge (a mutant without that rule moved the column
+   6.6 mm, past the next one). Both refused, the state unchanged. Direct calls with push and pins
+   on, after the step's setup, must move nothing: (c) two free sheets 1.001 mm apart (pairs within
+   clear, but no side pinned); (d) a fine sheet (0.4 mm cells) with its left half pinned, whose
+   pinned-free pairs across the middle are excused by their reference distance; (e) a floor mesh
+   1e-7 m under the sheet (a pair on the pusher: no side to push to). */
+static void t_push_wedge(double half_deg, double cell, int nx, int ny)
+{
+    static const int T[6] = { 0, 1, 2, 0, 2, 3 };
+    double a = half_deg * 3.14159265358979 / 180.0, w = (nx - 1) * cell, xa = 0.5e-3 / tan(a), L = 0.5;
+    double U[12] = { xa, -1, 0, xa, 2, 0, xa - L, 2, L * tan(a), xa - L, -1, L * tan(a) };
+    double D[12] = { xa, -1, 0, xa - L, -1, -L * tan(a), xa - L, 2, -L * tan(a), xa, 2, 0 };
+    double o[3] = { -w, 0.0, 0.0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 }, *before;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    rc_step_stats ss;
+    rc_status st;
+    def.gravity[2] = 0.0;
+    s = t_sim_grid(&def, nx, ny, w, (ny - 1) * cell, o, ex, ey);
+    if (!s) return;
+    CHECK_OK(rc_sim_add_trimesh(s, 4, U, 2, T, NULL));
+    CHECK_OK(rc_sim_add_trimesh(s, 4, D, 2, T, NULL));
+    before = (double *)malloc(sizeof(double) * 3 * s->nv);
+    memcpy(before, s->x, sizeof(double) * 3 * s->nv);
+    st = rc_sim_step(s, &ss);
+    printf("    edge in a %g degree wedge, %g mm cells: %s\n", 2.0 * half_deg, 1e3 * cell, rc_status_string(st));
+    CHECKF(st == RC_ERR_INTERSECTING, "%s (%s)", rc_status_string(st), rc_sim_last_error(s));
+    CHECK(memcmp(before, s->x, sizeof(double) * 3 * s->nv) == 0);
+    free(before);
+    rc_sim_destroy(s);
+}
+/* rc__sim_feature_push_out called directly (push and pins on) after a step's setup: 1 if it moved
+   nothing and left x as it was */
+static int t_push_moves_nothing(rc_sim *s)
+{
+    double *before = (double *)malloc(sizeof(double) * 3 * s->nv), xi = s->def.contact_thickness;
+    int moved = 1, same;
+    CHECK_OK(rc__sim_ensure_systems(s));
+    memcpy(s->x0, s->x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u0_step, s->u, sizeof(double) * 2 * (size_t)s->nv);
+    s->contact_status = RC_OK;
+    memcpy(before, s->x, sizeof(double) * 3 * s->nv);
+    (void)rc__sim_feature_push_out(s, xi + 0.5 * s->def.contact_dhat, xi + 1e-3 * s->def.contact_dhat, 1, 1, &moved);
+    same = memcmp(before, s->x, sizeof(double) * 3 * s->nv) == 0;
+    free(before);
+    return s->contact_status == RC_OK && moved == 0 && same;
+}
+static void test_sim_feature_push_rules(void)
+{
+    double o[3] = { 0, 0, 0 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
+    int i;
+    t_push_wedge(5.0, 0.04, 5, 3);     /* (a) */
+    t_push_wedge(15.0, 0.003, 21, 11);   /* (b) */
+    {   /* (c) */
+        rc_mesh a;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        double *uv, *pos;
+        int *tris, nv, nt, na;
+        CHECK_OK(rc_mesh_grid(&a, 0.05, 0.05, 6, 6, RC_DIAG_ALTERNATING));
+        na = a.num_verts; nv = 2 * na; nt = 2 * a.num_tris;
+        uv = (double *)malloc(sizeof(double) * 2 * nv); pos = (double *)malloc(sizeof(double) * 3 * nv); tris = (int *)malloc(sizeof(int) * 3 * nt);
+        for (i = 0; i < nv; ++i) {
+            int j = i % na;
+            uv[2 * i] = a.ref_uv[2 * j] + (i < na ? 0.0 : 0.5); uv[2 * i + 1] = a.ref_uv[2 * j + 1];
+            pos[3 * i] = a.pos[3 * j]; pos[3 * i + 1] = a.pos[3 * j + 1]; pos[3 * i + 2] = i < na ? 0.0 : 1.001e-3;
+        }
+        for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = a.tris[i] + na; }
+        def.gravity[2] = 0.0; def.self_contact = 1;
+        def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+        CHECK_OK(rc_sim_create(&def, &s));
+        free(uv); free(pos); free(tris); rc_mesh_free(&a);
+        if (!s) return;
+        CHECKF(t_push_moves_nothing(s), "two free sheets 1.001 mm apart were pushed");
+        rc_sim_destroy(s);
+    }
+    {   /* (d) */
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        def.gravity[2] = 0.0; def.self_contact = 1;
+        s = t_sim_grid(&def, 12, 12, 0.0044, 0.0044, o, ex, ey);
+        if (!s) return;
+        for (i = 0; i < s->nv; ++i) if (i % 12 < 6) CHECK_OK(rc_sim_pin(s, i, s->x + 3 * i));
+        CHECKF(t_push_moves_nothing(s), "pairs excused by their reference distance were pushed");
+        rc_sim_destroy(s);
+    }
+    {   /* (e) */
+        static const int T[6] = { 0, 1, 2, 0, 2, 3 };
+        double F[12] = { -1, -1, -1e-7, 2, -1, -1e-7, 2, 2, -1e-7, -1, 2, -1e-7 };
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = t_sim_grid(&def, 8, 8, 0.5, 0.5, o, ex, ey);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_trimesh(s, 4, F, 2, T, NULL));
+        CHECKF(t_push_moves_nothing(s), "cloth 1e-7 m over a floor mesh was pushed");
         rc_sim_destroy(s);
     }
 }
@@ -5969,6 +6076,7 @@ static void suite_sim(void)
     RUN(test_sim_mesh_pushes_out);
     RUN(test_sim_mesh_groove_push);
     RUN(test_sim_mesh_push_room);
+    RUN(test_sim_feature_push_rules);
     RUN(test_sim_push_keeps_thin_shapes);
     RUN(test_sim_start_checks_review);
     RUN(test_sim_hinge_through_flat_fold);
