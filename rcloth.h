@@ -762,7 +762,10 @@ RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
 /* Pin a vertex to a world target, reached at the end of the next step (call again to move it).
    The move is checked against the cloth (with self contact) and mesh obstacles: a target whose
    path passes the cloth through cloth or through a mesh obstacle fails the step with
-   RC_ERR_INTERSECTING (after the substep splits), the state unchanged, the message naming the pin. */
+   RC_ERR_INTERSECTING (after the substep splits), the state unchanged, the message naming the pin.
+   With self contact, free cloth that the move leaves within contact_thickness of the pinned cloth
+   is pushed away from it (a pinned sheet pressed onto a free one pushes it ahead; the steps split
+   while the pins' path would cross it); cloth that cannot give way is refused. */
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);
 RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex);
 RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]);  /* external force, N; zero removes */
