@@ -14857,11 +14857,13 @@ static int rc__sim_unpierce_move(const double *a, const double *b, const double 
    points of two convex sets define a separating plane), and every point of the cloth's feature in
    {n.y >= n.q + |r|}: moving each vertex of the cloth's feature by any d in its half-space moves
    the whole feature at least target - |r| further along n, so it ends at least target from the
-   pusher's feature and never comes nearer on the way. Every vertex takes the shortest move that
-   satisfies all its half-spaces at once (Hildreth's dual coordinate ascent,
-   rc__push_shortest_move). Until session 52 the pairs pushed one after the other, each along its
-   own r: a strip 0.4 mm inside a mesh V-groove of 30 or 60 degrees was pushed off one face through
-   the other and refused; the shortest move of both half-spaces runs along the groove's bisector.
+   pusher's feature and never comes nearer on the way. Each piece of pushed cloth takes the
+   shortest common move that satisfies all its vertices' half-spaces at once, or each vertex its
+   own (Hildreth's dual coordinate ascent, rc__push_shortest_move; the pieces and the caps on a
+   move are at the end of the function). Until session 52 the pairs pushed one after the other,
+   each along its own r: a strip 0.4 mm inside a mesh V-groove of 30 or 60 degrees was pushed off
+   one face through the other and refused; the shortest move of both half-spaces runs along the
+   groove's bisector.
    Runs in both push-outs of a step (the placement and rc__sim_resolve_start): three pair searches
    per still mesh each, 0.24% of a fixed 1k spikes step. push = 0 only measures. Returns the least
    distance among the pairs closer than clear (HUGE_VAL: none); *moved = 1 if a vertex moved. Sets
