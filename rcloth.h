@@ -14953,12 +14953,12 @@ static int rc__push_request(rc_sim *s, rc__push_requests *q, const int *v, int n
     return 1;
 }
 
-/* 1 if some pinned vertex's target moved it this step (x0 -> x) */
+/* 1 if some pin's target is not where its vertex started the step (x0) */
 static int rc__sim_pins_moved(const rc_sim *s)
 {
     int i;
     for (i = 0; i < s->nv; ++i)
-        if (s->pinned[i] && memcmp(s->x + 3 * i, s->x0 + 3 * i, 3 * sizeof(double)) != 0) return 1;
+        if (s->pinned[i] && memcmp(s->pin_target + 3 * i, s->x0 + 3 * i, 3 * sizeof(double)) != 0) return 1;
     return 0;
 }
 
@@ -15632,8 +15632,7 @@ static void rc__sim_track_hinges(rc_sim *s, int at_step_start)
 static int rc__sim_start_moves(const rc_sim *s)
 {
     int i, o;
-    for (i = 0; i < s->nv; ++i)
-        if (s->pinned[i] && memcmp(s->pin_target + 3 * i, s->x0 + 3 * i, 3 * sizeof(double)) != 0) return 1;
+    if (rc__sim_pins_moved(s)) return 1;
     for (o = 0; o < s->nobs; ++o) {
         const rc__obstacle *ob = s->obs + o;
         if (ob->shape.kind == RC__OBS_TRIMESH ? !rc__sim_mesh_still(ob) : !rc__sim_obs_static(ob)) return 1;
