@@ -769,6 +769,15 @@ RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);
 RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex);
 RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]);  /* external force, N; zero removes */
+/* Sets every vertex's velocity (v: 3*nv, m/s), e.g. to throw the cloth or to start it with the
+   motion of an animated character; rc_sim_velocities reads them. The next step predicts
+   x + h v and follows the contacts as for any velocity. A pinned vertex still ends the step at its
+   target, and its velocity is then the pin's own; until then its entry is part of the velocity
+   field that the adaptive mode interpolates at material points sliding past it. The same as
+   editing the velocities of a saved state (rc_sim_save_state) and loading it back. Errors:
+   RC_ERR_INVALID_ARGUMENT (s or v NULL), RC_ERR_NON_FINITE (an entry NaN or inf); nothing changes
+   then. */
+RCLOTHDEF rc_status rc_sim_set_velocities(rc_sim *s, const double *v);
 
 /* Material-space handles and loads: attached to the material point uv (a point of the flat
    reference domain, metres), not to a vertex, so in adaptive mode they stay on the same material
@@ -8541,6 +8550,15 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
     has = f[0] != 0.0 || f[1] != 0.0 || f[2] != 0.0;
     memcpy(s->force + 3 * vertex, f, 3 * sizeof(double));
     if (had != has && s->def.adaptive) rc__sim_invalidate_layout(s);   /* loaded vertices keep u fixed */
+    return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_sim_set_velocities(rc_sim *s, const double *v)
+{
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!v) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_velocities: v is NULL");
+    if (!rc__all_finite(v, (size_t)3 * (size_t)s->nv)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_velocities: a velocity is not finite");
+    memcpy(s->v, v, sizeof(double) * 3 * (size_t)s->nv);
     return RC_OK;
 }
 
