@@ -95,7 +95,8 @@ typedef enum rc_status {
                                   stiffness the inertia at dt cannot balance in double precision */
     RC_ERR_IO,                 /* a file could not be opened, read or written */
     RC_ERR_PARSE,              /* a file was read but its contents are malformed */
-    RC_ERR_INTERSECTING,       /* the state given is in contact violation (penetrating / inside an obstacle) */
+    RC_ERR_INTERSECTING,       /* a state in contact violation (cloth through cloth or an obstacle, inside an
+                                  obstacle or a contact offset): given, or one a step could not avoid */
     RC_ERR_NO_DESCENT,         /* the solver found no direction that decreases the energy */
     RC_ERR_INVERTED,           /* a reference triangle inverted */
     RC_STATUS_COUNT
@@ -792,7 +793,8 @@ RCLOTHDEF rc_status rc_sim_set_velocities(rc_sim *s, const double *v);
    the point lies on that edge (a point placed on an edge, such as a grid cell's centre on its
    diagonal, is held there from the first step on). Ids are small integers, stable until
    removed; a removed id is given to the next handle or load added.
-   add_material_handle: stiffness > 0 (N/m); uv must lie in the reference domain (within 1e-9 of
+   add_material_handle: stiffness > 0 (N/m), at most 1e12 times an average vertex's m / dt^2 (as
+   for seams; a hard constraint is a pin); uv must lie in the reference domain (within 1e-9 of
    a triangle, relative to its size), else RC_ERR_INVALID_ARGUMENT. move: new target (call each
    frame to animate). add_material_load: a dead force (N) at uv (stiffness 0); set_material_load
    changes it (given a handle's id, it sets a dead force acting beside the handle's spring: the f
@@ -819,7 +821,9 @@ RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], d
    proportion and stitches spaced in proportion stay at equal normalised arclength). Seam ends,
    seam corners and vertices stitched several times keep u fixed. So the seam never shears in the
    material domain and every panel keeps its area. No bending acts across a seam (a free hinge).
-   Stitched vertices should start at (nearly) the same world position. */
+   Stitched vertices should start at (nearly) the same world position. The stiffness is at most
+   1e12 times an average vertex's m / dt^2 (RC_ERR_INVALID_ARGUMENT beyond: the inertia would be
+   lost to round-off). */
 RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness);
 /* Analytic obstacles (kinematic: rc_sim_move_obstacle / rc_sim_teleport_obstacle), friction
    def.friction until rc_sim_set_obstacle_friction (0 <= mu <= 1e6). A plane's free side is the one its
@@ -854,7 +858,8 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_friction(rc_sim *s, int id, double mu);
    count: twice over a convex edge). A triangle on the same three vertices as an earlier one (a
    double-sided mesh's reversed copy) is the same surface and holds nothing more. A degenerate
    triangle (a repeated index or zero area, as exported meshes often have) is accepted
-   (test_sim_plate_lifts_stack_degenerate); an index outside [0, num_verts) is
+   (test_sim_plate_lifts_stack_degenerate), and a vertex that no triangle uses is ignored
+   (test_sim_mesh_loose_vertex_ignored); an index outside [0, num_verts) is
    RC_ERR_MESH_INDEX. A triangle with an edge longer than (contact_thickness + contact_dhat) /
    (100 DBL_EPSILON) (1.4e11 m at the defaults: double precision cannot resolve the contact band on
    it) is RC_ERR_INVALID_ARGUMENT, here and in rc_sim_set/teleport_obstacle_vertices. */
@@ -1062,7 +1067,7 @@ RCLOTHDEF const char *rc_status_string(rc_status s)
         "invalid material parameters",
         "I/O error",
         "malformed file contents",
-        "initial state intersects an obstacle or itself",
+        "cloth intersecting, or inside a contact offset (of an obstacle or of itself)",
         "no descent direction",
         "inverted reference triangle",
     };
@@ -8615,13 +8620,31 @@ static void rc__sim_gather_A(const rc_sim *s, int t, const double *x, const doub
     }
 }
 
+/* A spring's stiffness (a seam's stitch, a material handle) against the inertia of an average
+   vertex, k dt^2 / (M / nv), at most 1e12, as rc__sim_check_scale bounds the material's: beyond,
+   the inertia is lost to round-off. Measured (session 53's probe): a handle or a seam of 1e300 N/m
+   was accepted, and the adaptive steps then ended at the iteration cap with the stretch energy
+   growing 419 -> 1.6e8 J over four steps; at 1e20 they took 235-300 outer iterations. A hard
+   constraint is a pin. */
+static rc_status rc__sim_check_spring(rc_sim *s, double k, const char *fn)
+{
+    double m_h2 = s->total_mass / s->nv / (s->def.dt * s->def.dt);
+    char msg[256];
+    if (k <= 1e12 * m_h2) return RC_OK;
+    snprintf(msg, sizeof msg, "%s: stiffness %g N/m is %.3g times the inertia of an average vertex (m / dt^2 = %.3g N/m); supported: up "
+             "to 1e12 (for a hard constraint, pin the vertex)", fn, k, k / m_h2, m_h2);
+    return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+}
+
 RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness)
 {
     int i;
+    rc_status st;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (n < 1 || !side_a || !side_b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: n < 1 or a side is NULL");
     if (!rc__isfinite(stiffness)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_seam: stiffness is not finite");
     if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: stiffness must be > 0");
+    if ((st = rc__sim_check_spring(s, stiffness, "rc_sim_add_seam")) != RC_OK) return st;
     for (i = 0; i < n; ++i)
         if (side_a[i] < 0 || side_a[i] >= s->nv || side_b[i] < 0 || side_b[i] >= s->nv || side_a[i] == side_b[i])
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: vertex out of range or stitched to itself");
@@ -8691,12 +8714,16 @@ static int rc__sim_stitched(const rc_sim *s, int a, int b)
 static rc_status rc__sim_check_uv(const rc_sim *s, const double uv[2], int *tri, const char *fn)
 {
     double mb;
-    char msg[160];
+    char msg[256];
     if (!uv) { snprintf(msg, sizeof msg, "%s: uv is NULL", fn); return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, msg); }
     if (!rc__all_finite(uv, 2)) { snprintf(msg, sizeof msg, "%s: uv is not finite", fn); return rc__sim_fail_c(s, RC_ERR_NON_FINITE, msg); }
     *tri = rc__sim_locate_uv(s, s->u, uv, -1, &mb);
     if (*tri < 0 || mb < -1e-9) {
-        snprintf(msg, sizeof msg, "%s: uv (%g, %g) is outside the reference domain", fn, uv[0], uv[1]);
+        /* all the digits: a point 1e-7 outside a 0.5 m square printed as (0.5, 0.2), on its boundary
+           (session 53's probe) */
+        if (*tri < 0) snprintf(msg, sizeof msg, "%s: uv (%.17g, %.17g) is outside the reference domain", fn, uv[0], uv[1]);
+        else snprintf(msg, sizeof msg, "%s: uv (%.17g, %.17g) is outside the reference domain (barycentric coordinate %.3g in the "
+                      "nearest triangle; -1e-9 is accepted)", fn, uv[0], uv[1], mb);
         return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
     return RC_OK;
@@ -8739,6 +8766,7 @@ RCLOTHDEF rc_status rc_sim_add_material_handle(rc_sim *s, const double uv[2], co
     if (!rc__all_finite(target, 3) || !rc__isfinite(stiffness))
         return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_material_handle: target or stiffness not finite");
     if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_handle: stiffness must be > 0");
+    if (rc__sim_check_spring(s, stiffness, "rc_sim_add_material_handle") != RC_OK) return RC_ERR_INVALID_ARGUMENT;
     return rc__sim_add_mh(s, uv, target, stiffness, zero, id, "rc_sim_add_material_handle");
 }
 
@@ -10896,6 +10924,15 @@ static void rc__sim_boxes(int n, int nverts, const int *idx, const double *x, co
         }
 }
 
+/* 1 if a triangle of mesh obstacle ob uses vertex j. A vertex no triangle uses (exported meshes
+   often keep such loose vertices) is not part of the surface and takes no pairs: before, one 2 cm
+   above a floor held a sheet up on an invisible point, and one in the cloth's plane refused every
+   step ("cloth triangle ... is 1.7e-15 mm from mesh obstacle 0"; session 53's probe). */
+static int rc__mesh_vertex_used(const rc__obstacle *ob, int j)
+{
+    return ob->mesh_vtri_start[j + 1] > ob->mesh_vtri_start[j];
+}
+
 /* Candidate pairs of one kind between the cloth and mesh obstacle ob, from the spatial hash of
    the CONTACT section: kind 0 cloth vertex - obstacle triangle, 1 obstacle vertex - cloth
    triangle, 2 cloth edge - obstacle edge; and the cloth-vertex barrier's inclusion-exclusion terms
@@ -10920,9 +10957,11 @@ static int rc__sim_mesh_pairs(rc_sim *s, const rc__obstacle *ob, int kind, const
     else { rc__sim_boxes(na, 1, NULL, x, dx, a, alo, ahi); rc__sim_boxes(nb, 1, NULL, ob->mesh_x, NULL, 0.0, blo, bhi); }
     st = rc__ct_bp_pairs(s->user, na, alo, ahi, nb, blo, bhi, r, 0.0, pairs, &np);
     if (st != RC_OK) { s->contact_status = st; *pairs = NULL; return 0; }
-    if (kind == 0 || kind >= 3) {   /* keep the order: the sums stay in the sorted order of a fresh search */
+    if (kind != 2) {   /* keep the order: the sums stay in the sorted order of a fresh search */
         for (q = 0, k = 0; q < np; ++q)
-            if (kind == 0 ? !ob->mesh_tdup[(*pairs)[2 * q + 1]] : rc__mesh_feature_weight(ob, kind, (*pairs)[2 * q + 1]) != 0) {
+            if (kind == 0 ? !ob->mesh_tdup[(*pairs)[2 * q + 1]]
+                : kind == 1 ? rc__mesh_vertex_used(ob, (*pairs)[2 * q + 1])
+                : rc__mesh_feature_weight(ob, kind, (*pairs)[2 * q + 1]) != 0) {
                 (*pairs)[2 * k] = (*pairs)[2 * q]; (*pairs)[2 * k + 1] = (*pairs)[2 * q + 1]; k++;
             }
         np = k;
@@ -15660,6 +15699,22 @@ static int rc__sim_start_moves(const rc_sim *s)
     return 0;
 }
 
+/* distance from point p to obstacle o: an analytic shape's signed distance (negative inside), a
+   mesh's nearest triangle (a scan: for error messages) */
+static double rc__sim_point_obstacle_distance(const rc_sim *s, int o, const double *p)
+{
+    const rc__obstacle *ob = s->obs + o;
+    double d2 = HUGE_VAL;
+    int t;
+    if (ob->shape.kind != RC__OBS_TRIMESH) return rc__sim_obs_sdf(ob, p, NULL, NULL);
+    for (t = 0; t < ob->mesh_nt; ++t) {
+        const int *tv = ob->mesh_tris + 3 * t;
+        double d = rc__ct_point_triangle_d2(p, ob->mesh_x + 3 * tv[0], ob->mesh_x + 3 * tv[1], ob->mesh_x + 3 * tv[2], NULL, NULL, NULL);
+        if (d < d2) d2 = d;
+    }
+    return sqrt(d2);
+}
+
 static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
 {
     char msg[sizeof(s->err)];
@@ -15737,16 +15792,61 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
         }
         s->contact_status = cs;   /* out of memory here costs only the detail */
         if (mo >= 0) {
+            double d2nd = HUGE_VAL;
+            int o2 = -1;
             if (mk == 0) RC__MSG_APPEND(" cloth vertex %d", mv[0]);
             else if (mk == 1) RC__MSG_APPEND(" the cloth triangle (%d, %d, %d)", mv[0], mv[1], mv[2]);
             else RC__MSG_APPEND(" the cloth edge (%d, %d)", mv[0], mv[1]);
             RC__MSG_APPEND("%s is %.3g mm from mesh obstacle %d", pin ? " (pinned)" : "", 1e3 * mmin, mo);
-        } else RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle", 1e3 * T->min_mesh);
-        RC__MSG_APPEND(" (a still mesh pushes free cloth out to its side, but not cloth lying on it or through it, nor pinned"
-                       " vertices: place it clear with rc_sim_teleport_obstacle_vertices),");
+            /* pinched: another obstacle within the contact band of the same cloth (its first vertex).
+               Named first, as the cause: a plate pressing a sheet onto a floor was refused with a
+               message about the floor's push-out and the pinch in a trailing remark (session 53's probe) */
+            for (o = 0; o < s->nobs; ++o)
+                if (o != mo) {
+                    double d = rc__sim_point_obstacle_distance(s, o, s->x + 3 * mv[0]);
+                    if (d < d2nd) { d2nd = d; o2 = o; }
+                }
+            if (o2 >= 0 && d2nd <= xi_ + s->def.contact_dhat)
+                RC__MSG_APPEND(" and %.3g mm from %sobstacle %d: pinched between them (where their gap is under twice the thickness,"
+                               " the cloth has no room),", 1e3 * d2nd, s->obs[o2].shape.kind == RC__OBS_TRIMESH ? "mesh " : "", o2);
+            else if (rc__sim_mesh_still(s->obs + mo))
+                RC__MSG_APPEND(" (a still mesh pushes free cloth out to its side, but not cloth lying on it or through it, nor pinned"
+                               " vertices: place it clear with rc_sim_teleport_obstacle_vertices),");
+            else
+                RC__MSG_APPEND(" (a moving mesh carries the cloth it runs into, but not through cloth or another obstacle, nor pinned"
+                               " cloth),");
+        } else RC__MSG_APPEND(" cloth is %.3g mm from a mesh obstacle,", 1e3 * T->min_mesh);
     }
-    if (s->def.self_contact && T->min_self <= xi_)
-        RC__MSG_APPEND(" cloth is %.3g mm from cloth,", 1e3 * T->min_self);
+    if (s->def.self_contact && T->min_self <= xi_) {
+        /* which cloth: the closest pair within xi, as the self contact counts pairs (not adjacent,
+           not stitched, not excused by reference distance). "cloth is 0 mm from cloth" named
+           nothing where two panels' edges lay on each other stitched in the reverse order
+           (session 53's probe). */
+        double smin = HUGE_VAL;
+        int kind, p, sk = -1, sv[4] = { -1, -1, -1, -1 };
+        rc_status cs = s->contact_status;
+        s->contact_status = RC_OK;
+        for (kind = 0; kind < 2 && s->contact_status == RC_OK; ++kind) {
+            int *pairs = NULL, np = rc__sim_self_pairs(s, kind, s->x, NULL, 0.0, xi_, &pairs);
+            for (p = 0; p < np; ++p) {
+                int v[4], k;
+                const double *P[4];
+                double d;
+                rc__sim_self_verts(s, kind, pairs[2 * p], pairs[2 * p + 1], v);
+                if (rc__sim_self_adjacent(s, kind, v) || rc__sim_self_excluded(s, kind, v)) continue;
+                for (k = 0; k < 4; ++k) P[k] = s->x + 3 * v[k];
+                d = sqrt(rc__sim_self_d2(kind, P));
+                if (d < smin) { smin = d; sk = kind; memcpy(sv, v, sizeof sv); }
+            }
+            rc__free(s->user, pairs);
+        }
+        s->contact_status = cs;   /* out of memory here costs only the detail */
+        if (sk == 0) RC__MSG_APPEND(" cloth vertex %d is %.3g mm from the cloth triangle (%d, %d, %d)", sv[0], 1e3 * smin, sv[1], sv[2], sv[3]);
+        else if (sk == 1) RC__MSG_APPEND(" the cloth edges (%d, %d) and (%d, %d) are %.3g mm apart", sv[0], sv[1], sv[2], sv[3], 1e3 * smin);
+        else RC__MSG_APPEND(" cloth is %.3g mm from cloth", 1e3 * T->min_self);
+        RC__MSG_APPEND("%s,", s->nst > 0 && smin == 0.0 ? " (panels laid on each other but not stitched there: a seam's sides paired in"
+                                                            " the wrong order?)" : "");
+    }
     for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];
     if (s->nobs > 0 && s->def.self_contact)
         RC__MSG_APPEND(" after the obstacles' push-out, which stops where cloth would cross cloth"

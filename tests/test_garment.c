@@ -678,6 +678,17 @@ static void test_garment_handle_api(void)
     CHECK(rc_sim_add_material_handle(s, q, p, 0.0, &id) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_sim_add_material_handle(s, q, bad, 1, &id) == RC_ERR_NON_FINITE);
     CHECK(rc_sim_material_point(s, out, p) == RC_ERR_INVALID_ARGUMENT);
+    {   /* 1e-7 m outside the domain: the message gives all the digits (it read "uv (0.5, 0.3)", a
+           point on the boundary, until session 53's probe) */
+        double umax = 0.0, edge[2];
+        char want[64];
+        int i;
+        for (i = 0; i < rc_sim_num_verts(s); ++i) umax = fmax(umax, rc_sim_reference(s)[2 * i]);
+        edge[0] = umax + 1e-7; edge[1] = 0.3;
+        CHECK(rc_sim_add_material_handle(s, edge, p, 1, &id) == RC_ERR_INVALID_ARGUMENT);
+        snprintf(want, sizeof want, "uv (%.17g, ", edge[0]);
+        CHECKF(strstr(rc_sim_last_error(s), want) != NULL, "message: %s", rc_sim_last_error(s));
+    }
     CHECK_OK(rc_sim_material_point(s, q, p));
     CHECK_OK(rc_sim_add_material_handle(s, q, p, 100.0, &id));
     CHECK_OK(rc_sim_add_material_load(s, q, f, &lid));
@@ -781,8 +792,9 @@ typedef struct t_seam_out {
 } t_seam_out;
 
 /* the L of two panels (n = 6) with its seam and pins; sa/sb the stitched sides (n each), na the
-   vertex count of panel A */
-static rc_sim *t_seam_make(int adaptive, double ease, int self_contact, int *sa, int *sb, int *na)
+   vertex count of panel A; reversed: B's side stitched in the reverse order (a user's mistake:
+   the sides coincide in world, vertex for vertex, but each is stitched to another) */
+static rc_sim *t_seam_make(int adaptive, double ease, int self_contact, int reversed, int *sa, int *sb, int *na)
 {
     const int n = 6;
     rc_mesh a, b;
@@ -808,7 +820,7 @@ static rc_sim *t_seam_make(int adaptive, double ease, int self_contact, int *sa,
         pos[3 * (a.num_verts + i)] = 0.3; pos[3 * (a.num_verts + i) + 1] = u; pos[3 * (a.num_verts + i) + 2] = -v;
     }
     for (i = 0; i < 3 * a.num_tris; ++i) { tris[i] = a.tris[i]; tris[3 * a.num_tris + i] = b.tris[i] + a.num_verts; }
-    for (k = 0; k < n; ++k) { sa[k] = k * n + n - 1; sb[k] = a.num_verts + k * n; }
+    for (k = 0; k < n; ++k) { sa[k] = k * n + n - 1; sb[k] = a.num_verts + (reversed ? n - 1 - k : k) * n; }
     def.mesh.num_verts = nv; def.mesh.num_tris = nt; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
     def.adaptive = adaptive;
     def.self_contact = self_contact;
@@ -831,7 +843,7 @@ static void t_seam_run(int adaptive, double ease, t_seam_out *o)
     int sa[6], sb[6], na, nv, nt, i, k, steps = 8;
     double A0[2] = {0, 0}, *u0;
     rc_step_stats ss;
-    rc_sim *s = t_seam_make(adaptive, ease, 0, sa, sb, &na);
+    rc_sim *s = t_seam_make(adaptive, ease, 0, 0, sa, sb, &na);
     memset(o, 0, sizeof *o);
     o->area_err = o->pair_err = HUGE_VAL;
     if (!s) return;
@@ -939,7 +951,7 @@ static void test_garment_seam_shared_dof_fd(void)
 {
     int sa[6], sb[6], na, k, i, nv, ne;
     rc_step_stats ss;
-    rc_sim *s = t_seam_make(1, 0.05, 0, sa, sb, &na);
+    rc_sim *s = t_seam_make(1, 0.05, 0, 0, sa, sb, &na);
     double *bx, *bu, *bp, *gp, *gm, worst_g = 0.0, worst_h = 0.0;
     if (!s) return;
     for (k = 0; k < 2; ++k) CHECK_OK(rc_sim_step(s, &ss));
@@ -1030,7 +1042,7 @@ static void test_garment_seam_shared_dof_fd(void)
 static void test_garment_seam_self_friction_pattern(void)
 {
     int sa[6], sb[6], na, k, t, k1, k2, v[4] = { -1, -1, -1, -1 }, i, j, missing = 0, checked = 0, found = 0;
-    rc_sim *s = t_seam_make(1, 0.05, 1, sa, sb, &na);
+    rc_sim *s = t_seam_make(1, 0.05, 1, 0, sa, sb, &na);
     rc__system *y;
     rc__dofmap m;
     if (!s) return;
@@ -1196,11 +1208,26 @@ static void test_garment_ortho_bending_directions(void)
 #ifndef SEAM_NEWTON_BOUND
 #define SEAM_NEWTON_BOUND 60   /* measured 35 with the exact Hessian */
 #endif
+/* A seam whose sides are paired in the reverse order, over two panel edges that coincide in the
+   world: with self contact the first step is refused (the unstitched coincident vertices are at
+   distance 0), and the message names the cloth vertex and triangle and the likely mistake. It
+   said "cloth is 0 mm from cloth" and blamed the push-out or the pins until session 53's probe. */
+static void test_garment_seam_reversed_refused(void)
+{
+    int sa[6], sb[6], na;
+    rc_sim *s = t_seam_make(0, 0.0, 1, 1, sa, sb, &na);
+    if (!s) return;
+    t_step_refused(s, "a seam paired in reverse over coincident panel edges", "a seam's sides paired in the wrong order?");
+    CHECKF(strstr(rc_sim_last_error(s), "cloth vertex ") != NULL && strstr(rc_sim_last_error(s), " is 0 mm from the cloth triangle (") != NULL,
+           "message: %s", rc_sim_last_error(s));
+    rc_sim_destroy(s);
+}
+
 static void test_garment_seam_newton_count(void)
 {
     int sa[6], sb[6], na, k, total = 0, conv = 1;
     rc_step_stats ss;
-    rc_sim *s = t_seam_make(0, 0.0, 0, sa, sb, &na);
+    rc_sim *s = t_seam_make(0, 0.0, 0, 0, sa, sb, &na);
     CHECK(s != NULL);
     if (!s) return;
     for (k = 0; k < 6; ++k) {
@@ -1236,4 +1263,5 @@ static void suite_garment(void)
     RUN(test_garment_handle_ids_reused);
     RUN(test_garment_ortho_bending_directions);
     RUN(test_garment_seam_newton_count);
+    RUN(test_garment_seam_reversed_refused);
 }

@@ -928,6 +928,27 @@ static void test_rel_sim_calls_bad(void)
         R_BAD(rc_sim_add_seam(s, 1, &c, &c, 1e3), RC_ERR_INVALID_ARGUMENT);
         R_BAD(rc_sim_add_seam(s, 1, &a, &c, R_NAN), RC_ERR_NON_FINITE);
         R_BAD(rc_sim_add_seam(s, 1, &a, &c, 0.0), RC_ERR_INVALID_ARGUMENT);
+        /* springs beyond 1e12 times an average vertex's m / dt^2 (1e300 N/m was accepted: session
+           53's probe); 1e11 times is accepted, by a twin sim (the table's sim must stay as ref) */
+        {
+            double m_h2 = s->total_mass / nv / (s->def.dt * s->def.dt), uv[2] = { 0.1, 0.1 };
+            rc_sim *t2 = NULL;
+            R_BAD(rc_sim_add_seam(s, 1, &a, &c, 2e12 * m_h2), RC_ERR_INVALID_ARGUMENT);
+            CHECKF(strstr(rc_sim_last_error(s), "1e12") != NULL, "message: %s", rc_sim_last_error(s));
+            R_BAD(rc_sim_add_material_handle(s, uv, p, 1e300, &id), RC_ERR_INVALID_ARGUMENT);
+            CHECK_OK(rc_sim_create(&sc.def, &t2));
+            if (t2) {
+                int hid = -1;
+                CHECK_OK(rc_sim_add_seam(t2, 1, &a, &c, 1e11 * m_h2));
+                CHECK_OK(rc_sim_add_material_handle(t2, uv, p, 1e11 * m_h2, &hid));
+                rc_sim_destroy(t2);
+            }
+        }
+    }
+    {   /* velocities: NULL and NaN */
+        double *vv = (double *)calloc((size_t)3 * nv, sizeof(double));
+        R_BAD(rc_sim_set_velocities(s, NULL), RC_ERR_INVALID_ARGUMENT);
+        if (vv) { vv[4] = R_NAN; R_BAD(rc_sim_set_velocities(s, vv), RC_ERR_NON_FINITE); free(vv); }
     }
     R_BAD(rc_sim_write_obj(s, NULL), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_write_obj(s, "build/no/such/dir/x.obj"), RC_ERR_IO);
@@ -937,6 +958,7 @@ static void test_rel_sim_calls_bad(void)
     CHECK(rc_sim_pin(NULL, 0, p) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_sim_unpin(NULL, 0) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_sim_set_force(NULL, 0, p) == RC_ERR_INVALID_ARGUMENT);
+    CHECK(rc_sim_set_velocities(NULL, p) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_sim_add_plane(NULL, p, one, NULL) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_sim_add_sphere(NULL, p, 1, NULL) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_sim_add_box(NULL, p, one, NULL) == RC_ERR_INVALID_ARGUMENT);
