@@ -8761,13 +8761,14 @@ static rc_status rc__sim_add_mh(rc_sim *s, const double uv[2], const double targ
 RCLOTHDEF rc_status rc_sim_add_material_handle(rc_sim *s, const double uv[2], const double target[3], double stiffness, int *id)
 {
     static const double zero[3] = {0, 0, 0};
+    rc_status st;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_handle: target is NULL");
     if (!rc__all_finite(target, 3) || !rc__isfinite(stiffness))
         return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_material_handle: target or stiffness not finite");
     if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_handle: stiffness must be > 0");
-    if (rc__sim_check_spring(s, stiffness, "rc_sim_add_material_handle") != RC_OK) return RC_ERR_INVALID_ARGUMENT;
-    return rc__sim_add_mh(s, uv, target, stiffness, zero, id, "rc_sim_add_material_handle");
+    st = rc__sim_check_spring(s, stiffness, "rc_sim_add_material_handle");
+    return st != RC_OK ? st : rc__sim_add_mh(s, uv, target, stiffness, zero, id, "rc_sim_add_material_handle");
 }
 
 RCLOTHDEF rc_status rc_sim_add_material_load(rc_sim *s, const double uv[2], const double force[3], int *id)
