@@ -964,7 +964,7 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    vertices), other cloth triangles or other obstacles (kinds, order, the vertex count of each
    mesh) fails with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
    shift, an obstacle rotation that is not one, a corner or straight-side boundary vertex off this
-   sim's reference domain); an inverted reference triangle is RC_ERR_INVERTED, one past the
+   sim's reference domain, a director angle beyond 1e4 rad); an inverted reference triangle is RC_ERR_INVERTED, one past the
    adaptive line search's MIPS bound (1e4) RC_ERR_MESH_DEGENERATE in an adaptive sim with the
    regulariser on (quality_weight > 0), a NaN or inf
    RC_ERR_NON_FINITE. A refused state changes nothing. A loaded state is checked for crossings
@@ -3537,7 +3537,7 @@ RCLOTHDEF rc_status rc_sparse_symv(int n, const int *colptr, const int *rowind, 
      z = M^-1 r, beta = r.z_new / r.z_old, p = z + beta p.
    The recursive residual drifts from b - A x, so the true residual is recomputed every 50
    iterations and at the end (the returned rel_residual is always the true one). */
-static rc_status rc__pcg_precond_setup(const int *colptr, const int *rowind, const double *values,
+static rc_status rc__pcg_precond_setup(const int *colptr, const int *rowind, const double *values, double shift,
                                        const int *bp, int nb, double *blk, size_t *boff)
 {
     int b, j, p, i;
@@ -3550,6 +3550,7 @@ static rc_status rc__pcg_precond_setup(const int *colptr, const int *rowind, con
                 int r = rowind[p];
                 if (r >= b0) { M[(r - b0) * m + (j - b0)] = values[p]; M[(j - b0) * m + (r - b0)] = values[p]; }
             }
+        for (i = 0; i < m; ++i) M[i * m + i] += shift;
         if (!rc__chol_upper(m, M)) return RC_ERR_NOT_SPD;   /* M = R^T R, R in M's upper triangle */
     }
     return RC_OK;
@@ -3693,7 +3694,8 @@ static int rc__pcg_jacobi_apply(void *ctx, const double *r, double *z)
     return 1;
 }
 
-static rc_status rc__pcg_solve(void *user, int n, const int *colptr, const int *rowind, const double *values,
+/* (A + shift I) x = b; rc_pcg_solve is shift 0 */
+static rc_status rc__pcg_solve(void *user, int n, const int *colptr, const int *rowind, const double *values, double shift,
                                            const int *block_ptr, int num_blocks, const double *b, double *x,
                                            double rel_tol, int max_iter, int *iterations, double *rel_residual)
 {
@@ -3730,11 +3732,11 @@ static rc_status rc__pcg_solve(void *user, int n, const int *colptr, const int *
     blk = (double *)rc__alloc(user, total, sizeof(double));
     work = (double *)rc__alloc(user, 6 * (size_t)n, sizeof(double));   /* CG's 5 vectors + the initial guess */
     if (!blk || !work) goto done;
-    st = rc__pcg_precond_setup(colptr, rowind, values, bp, nb, blk, boff);
+    st = rc__pcg_precond_setup(colptr, rowind, values, shift, bp, nb, blk, boff);
     if (st != RC_OK) goto done;
     jac.bp = bp; jac.nb = nb; jac.blk = blk; jac.boff = boff;
     memcpy(work + 5 * (size_t)n, x, (size_t)n * sizeof(double));
-    st = rc__pcg_core(n, colptr, rowind, values, 0.0, rc__pcg_jacobi_apply, &jac, b, x, rel_tol, max_iter, work, iterations, rel_residual);
+    st = rc__pcg_core(n, colptr, rowind, values, shift, rc__pcg_jacobi_apply, &jac, b, x, rel_tol, max_iter, work, iterations, rel_residual);
     /* a breakdown (p^T A p <= 0: A is not SPD) gives the caller's guess back, as every other error
        does; only RC_ERR_NOT_CONVERGED returns an iterate */
     if (st != RC_OK && st != RC_ERR_NOT_CONVERGED) memcpy(x, work + 5 * (size_t)n, (size_t)n * sizeof(double));
@@ -3747,7 +3749,7 @@ RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, co
                                  const int *block_ptr, int num_blocks, const double *b, double *x,
                                  double rel_tol, int max_iter, int *iterations, double *rel_residual)
 {
-    return rc__pcg_solve(NULL, n, colptr, rowind, values, block_ptr, num_blocks, b, x, rel_tol, max_iter, iterations, rel_residual);
+    return rc__pcg_solve(NULL, n, colptr, rowind, values, 0.0, block_ptr, num_blocks, b, x, rel_tol, max_iter, iterations, rel_residual);
 }
 
 #ifdef __cplusplus
@@ -4131,6 +4133,10 @@ static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref
         }
     }
     box = (hi[0] - lo[0]) * (hi[1] - lo[1]);
+    if (!rc__isfinite(box)) {   /* finite uv whose extent overflows (1e300): every area test below would fail as "zero" */
+        rc__mesh_msg(msg, msg_len, "the reference domain is too large: its bounding box's area overflows a double (rescale the uv)", -1);
+        return RC_ERR_NON_FINITE;
+    }
     for (t = 0; t < nt; ++t) {
         /* signed area A = det[b-a, c-a]/2; degenerate when |A| <= 1e-12 * bbox area, a scale-free
            threshold well below any usable element and well above round-off of the determinant */
@@ -12667,21 +12673,29 @@ static rc_status rc__system_direction(rc_sim *s, rc__system *y, rc_step_stats *s
     rc_status rs = RC_OK;
     s->dir_fallback = 0;
     if (y->ndof == 0) return RC_OK;
+    for (i = 0; i < y->ndof; ++i) diag += fabs(y->val[y->colptr[i + 1] - 1]);   /* diagonal is last in each column */
+    diag /= y->ndof;
+    if (!(diag > 0.0)) diag = 1.0;
     if (s->def.linear_solver == RC_SOLVER_PCG) {
         /* Jacobi-preconditioned CG from zero: every iterate of CG on a PSD system is a descent
-           direction, so a capped or loose solve still serves the line search */
-        int iters = 0;
-        double res = 0.0;
-        for (i = 0; i < y->ndof; ++i) { y->d[i] = 0.0; y->rhs_scratch[i] = -y->g[i]; }
-        rs = rc__pcg_solve(s->user, y->ndof, y->colptr, y->rowind, y->val, NULL, 0, y->rhs_scratch, y->d, s->def.pcg_tol, 10 * y->ndof + 100, &iters, &res);
-        if (st) { st->t_solve += rc__now() - t0; st->linear_solves++; }
+           direction, so a capped or loose solve still serves the line search. A singular system
+           (with bending_scale = 0 no energy holds the director angles: their rows are zero) is
+           retried with the shifts of the LDL^T below; an angle no energy sees then gets a zero step
+           (an adversarial probe, session 54: PCG refused every step of such a sheet). */
+        for (attempt = 0; attempt < 8; ++attempt) {
+            int iters = 0;
+            double res = 0.0, shift = attempt == 0 ? 0.0 : diag * pow(10.0, -10.0 + 1.5 * attempt);
+            for (i = 0; i < y->ndof; ++i) { y->d[i] = 0.0; y->rhs_scratch[i] = -y->g[i]; }
+            rs = rc__pcg_solve(s->user, y->ndof, y->colptr, y->rowind, y->val, shift, NULL, 0, y->rhs_scratch, y->d, s->def.pcg_tol,
+                               10 * y->ndof + 100, &iters, &res);
+            if (st) st->linear_solves++;
+            if (rs != RC_ERR_NOT_SPD) break;
+        }
+        if (st) st->t_solve += rc__now() - t0;
         if (rs != RC_OK && rs != RC_ERR_NOT_CONVERGED) return rc__sim_fail(s, rs, "PCG failed on the Newton system");
         if (!rc__all_finite(y->d, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "Newton direction is not finite");
         return RC_OK;
     }
-    for (i = 0; i < y->ndof; ++i) diag += fabs(y->val[y->colptr[i + 1] - 1]);   /* diagonal is last in each column */
-    diag /= y->ndof;
-    if (!(diag > 0.0)) diag = 1.0;
     for (attempt = 0; attempt < 8; ++attempt) {
         double shift = attempt == 0 ? 0.0 : diag * pow(10.0, -10.0 + 1.5 * attempt);
         rs = shift == 0.0 ? rc_ldlt_factor(y->ldlt, y->val) : rc_ldlt_factor_shifted(y->ldlt, y->val, shift);
@@ -16411,6 +16425,7 @@ static void rc__sim_restore_state(rc_sim *s, const double *b)
    an obstacle was added) is refused without reading past its end. Everything the next step depends
    on is restored or reset: the derivative cache and the joint factor that the next step's first
    outer directions would reuse (rc__sim_outer_direction) are dropped, as at every step's start. */
+#define RC__PHI_MAX 1e4   /* the largest director angle a loaded state may hold, rad */
 RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
 {
     int o;
@@ -16421,10 +16436,10 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
     if (b[0] != RC__STATE_TAG || b[1] != RC__STATE_VERSION)
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: not a state saved by rc_sim_save_state (or of another version)");
     if (b[2] != (double)size || b[3] != s->nv || b[4] != s->ne || b[5] != s->nobs || b[6] != (double)rc__sim_state_mesh_verts(s)) {
-        char msg[300];
+        char msg[360];
         snprintf(msg, sizeof msg, "rc_sim_load_state: the state was saved by a sim with %.6g vertices, %.6g edges, %.6g obstacles "
-                 "(%.6g mesh obstacle vertices); this one has %d, %d, %d (%d)",
-                 b[3], b[4], b[5], b[6], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s));
+                 "(%.6g mesh obstacle vertices), %.6g doubles in all; this one has %d, %d, %d (%d), %.6g",
+                 b[3], b[4], b[5], b[6], b[2], s->nv, s->ne, s->nobs, (int)rc__sim_state_mesh_verts(s), (double)size);
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
     if (b[7] != rc__sim_state_signature(s))
@@ -16442,6 +16457,18 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative barrier stiffness, contact distance or solver shift");
         if (!(q[8 * nv + s->ne] >= 0.0))   /* the simulated time (before kappa) starts at 0 and only grows */
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative simulated time");
+        /* Director angles: a step keeps them within a few radians (their energy grows without
+           bound past the fold profile's psi0; measured at most 7.5 rad over 100-400 steps of the
+           CLI scenes). At 1e12 rad the hinge angle, psi = theta/2 + s phi, is lost to round-off
+           (the ulp of phi is 1e-4 rad): an adversarial probe (session 54) loaded such a state and
+           the steps returned RC_OK with the sheet crumpled, its energy at 1e8-1e18 J. The bound
+           1e4 rad keeps round-off at 2e-12 rad and is 1000 times what any step reached. */
+        for (v = 0; v < s->ne; ++v)
+            if (!(fabs(q[8 * nv + (size_t)v]) <= RC__PHI_MAX)) {
+                snprintf(msg, sizeof msg, "rc_sim_load_state: the director angle of edge %d is %.3g rad in the state (a step keeps "
+                         "them within a few radians; the bound is %g)", v, q[8 * nv + (size_t)v], RC__PHI_MAX);
+                return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+            }
         for (t = 0; t < s->nt; ++t) {
             const double *a = uu + 2 * s->tris[3 * t], *bb = uu + 2 * s->tris[3 * t + 1], *c = uu + 2 * s->tris[3 * t + 2];
             if (!(rc__mesh_orient2(a, bb, c) > 0.0)) {

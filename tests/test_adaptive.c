@@ -1473,7 +1473,9 @@ static void test_adaptive_state_replay(void)
    1e4, which the regulariser never lets a step reach; a sim without it accepts the state); (4) a tangled state loaded into a sim that had stepped (its crossing check was done once
    per sim, so the sheet stepped on with a vertex through the plate); (5) a barrier stiffness of
    1e300 (every step unconverged for good; now lowered to the cap); (6) the pin reactions of the
-   state before the load. */
+   state before the load; (7, session 54's probe) a director angle of 1e12 rad (the steps returned
+   RC_OK with the sheet crumpled, its energy at 1e8 J and more); and the size message names the
+   total size when only it differs. */
 static void test_adaptive_state_load_refuses(void)
 {
     static const int plate_t[6] = { 0, 1, 2, 0, 2, 3 };
@@ -1539,6 +1541,26 @@ static void test_adaptive_state_load_refuses(void)
     CHECKF(s->kappa <= 100.0 * rc__sim_kappa_min(s), "kappa %g after loading 1e300 (cap %g)", s->kappa, 100.0 * rc__sim_kappa_min(s));
     CHECK_OK(rc_sim_load_state(s, state));
     CHECK_OK(rc_sim_step(s, NULL));
+    /* (7), from the state saved at the start */
+    CHECK_OK(rc_sim_load_state(s, state));
+    memcpy(bad, state, sizeof(double) * n);
+    bad[RC_SIM_STATE_HEADER + 8 * nv + 5] += 1e12;
+    st = rc_sim_load_state(s, bad);
+    CHECKF(st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "director angle of edge 5"), "phi 1e12: %s (%s)",
+           rc_status_string(st), rc_sim_last_error(s));
+    memcpy(bad, state, sizeof(double) * n);
+    bad[2] += 1.0;
+    st = rc_sim_load_state(s, bad);
+    {
+        char want[64];
+        snprintf(want, sizeof want, "%.6g doubles in all; this one has", (double)n + 1.0);
+        CHECKF(st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), want), "size + 1: %s (%s)", rc_status_string(st), rc_sim_last_error(s));
+    }
+    CHECK_OK(rc_sim_save_state(s, bad));   /* refused: unchanged */
+    CHECK(memcmp(bad, state, sizeof(double) * n) == 0);
+    memcpy(bad, state, sizeof(double) * n);
+    bad[RC_SIM_STATE_HEADER + 8 * nv + 5] += 9e3;   /* within the bound: loads */
+    CHECK_OK(rc_sim_load_state(s, bad));
     free(state); free(bad);
     rc_sim_destroy(s); rc_sim_destroy(s2);
 }

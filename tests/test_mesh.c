@@ -458,6 +458,12 @@ static void test_mesh_validate_failures(void)
     CHECK(strstr(msg, "vertex 2") != NULL);
     uvn[5] = INFINITY;
     CHECK(rc_mesh_validate(4, 2, uvn, ok, &flipped, NULL, 0) == RC_ERR_NON_FINITE);
+    {   /* finite uv whose area overflows: said so, not "zero-area" (session 54's probe) */
+        int k;
+        for (k = 0; k < 8; ++k) uvn[k] = 1e300 * uv[k];
+        CHECK(rc_mesh_validate(4, 2, uvn, ok, &flipped, msg, sizeof(msg)) == RC_ERR_NON_FINITE);
+        CHECKF(strstr(msg, "overflows") != NULL, "1e300 uv: %s", msg);
+    }
     CHECK(rc_mesh_validate(4, 2, uvz, zero, &flipped, msg, sizeof(msg)) == RC_ERR_MESH_DEGENERATE);
     CHECK(strstr(msg, "triangle 0") != NULL);
     CHECK(rc_mesh_validate(5, 2, uv5, fold, &flipped, msg, sizeof(msg)) == RC_ERR_MESH_ORIENTATION);
