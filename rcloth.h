@@ -7998,8 +7998,8 @@ struct rc_sim {
     int start_pushed;                     /* this step's start pushed cloth out of an obstacle (rc__sim_push_out) */
     int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, other obstacles: rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
-    double ls_bound;                      /* its first trial: min(1, the CCD bound, the reference-inversion bound) */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
+    double ls_bound;                      /* its first trial: min(1, the CCD bound, the reference-inversion bound) */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
     int nfm, cap_fm;                      /* lagged friction pairs of cloth vertices with mesh obstacles' triangles: */
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
@@ -13093,8 +13093,8 @@ static int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__te
    inversion filter, 164 of 450 joint line searches were such bound-limited steps, and tripling
    the shift on each drove it to the diagonal's scale (the grind of session 53); keeping it there
    halved the scene's 100 adaptive steps (9.7 -> 4.8 s CPU). In healthy scenes such steps are
-   ~2% of the joint line searches: the same 20 step problems of eight 1k scenes took 2,637 ->
-   2,621 outer + inner iterations, every one converged. */
+   ~2% of the joint line searches: the same 20 step problems of eight 1k scenes took 2,631 ->
+   2,628 outer + inner iterations, every one converged (bench/RESULTS.md section 24). */
 static void rc__sim_update_shift(const rc_sim *s, double *mu, int ok, double alpha)
 {
     if (ok && alpha < 1.0 && alpha >= s->ls_bound) return;
