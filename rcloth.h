@@ -885,7 +885,10 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
    large: see rc_sim_add_trimesh), RC_ERR_NON_FINITE; the obstacle unchanged then. */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
 /* pose at the end of the next step: x -> R x + t applied to the shape as added. The step follows
-   the motion from the previous pose (translation linear, rotation along the shortest arc), and
+   the motion from the previous pose as a screw: the rotation along the shortest arc, about the
+   axis the two poses leave fixed (plus a slide along it), so a shape turned about any point (its
+   own centre: t = c - R c; a hinge) turns about that point all through the step, and a pure
+   translation is linear; the result does not depend on where the shape's frame has its origin. And
    the cloth the obstacle runs over on the way is carried to its end pose, so a thin obstacle may
    move further than its own thickness in one step without passing through the cloth. Cloth the
    carry cannot take along (held by pins on all sides, a sphere faster than the cloth can stretch)
@@ -10159,9 +10162,10 @@ static void rc__obs_from_rest(const double *R, const double *t, const double *r,
    pose of a substep): Q = Rb Ra^T is a rotation by theta about n, with
    2 sin(theta) n = (Q32 - Q23, Q13 - Q31, Q21 - Q12) and cos(theta) = (tr Q - 1)/2;
    Rf = Rot(n, f theta) Ra by Rodrigues, Rot(n, a) = cos(a) I + sin(a) [n]x + (1 - cos(a)) n n^T.
-   Returns theta. Near theta = pi the axis comes from the symmetric part of Q (the skew part
-   vanishes there); a rotation below 1e-9 rad is not resolved: Rf is then the nearer of Ra, Rb. */
-static double rc__sim_rot_frac(const double *Ra, const double *Rb, double f, double *Rf)
+   Returns theta, and the axis n in axis (may be NULL). Near theta = pi the axis comes from the
+   symmetric part of Q (the skew part vanishes there); a rotation below 1e-9 rad is not resolved:
+   Rf is then the nearer of Ra, Rb, and the axis zero. */
+static double rc__sim_rot_frac(const double *Ra, const double *Rb, double f, double *Rf, double *axis)
 {
     double Q[9], w[3], c, sn, th, n[3], ch, sh, Rh[9];
     int i, j, k;
@@ -10176,6 +10180,7 @@ static double rc__sim_rot_frac(const double *Ra, const double *Rb, double f, dou
     w[0] = Q[7] - Q[5]; w[1] = Q[2] - Q[6]; w[2] = Q[3] - Q[1];
     sn = 0.5 * rc__norm3(w);
     th = atan2(sn, c);
+    if (axis) axis[0] = axis[1] = axis[2] = 0.0;
     if (!(sn > 1e-9) && th < 1.0) {   /* too small to resolve: the nearer end (the midpoint: Ra) */
         memcpy(Rf, f > 0.5 ? Rb : Ra, 9 * sizeof(double));
         return th;
@@ -10190,6 +10195,7 @@ static double rc__sim_rot_frac(const double *Ra, const double *Rb, double f, dou
         len = rc__norm3(n);
         rc__scale3(n, (rc__dot3(n, w) < 0.0 ? -1.0 : 1.0) / len, n);
     }
+    if (axis) memcpy(axis, n, sizeof n);
     ch = cos(f * th); sh = sin(f * th);
     Rh[0] = ch + (1.0 - ch) * n[0] * n[0];        Rh[1] = -sh * n[2] + (1.0 - ch) * n[0] * n[1]; Rh[2] = sh * n[1] + (1.0 - ch) * n[0] * n[2];
     Rh[3] = sh * n[2] + (1.0 - ch) * n[1] * n[0];  Rh[4] = ch + (1.0 - ch) * n[1] * n[1];        Rh[5] = -sh * n[0] + (1.0 - ch) * n[1] * n[2];
@@ -14712,9 +14718,10 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
    on its far side, and the push-out below then put that cloth there for good: measured, a 1 cm
    thick box swept at 2 m/s (2 cm per 10 ms step) through a hanging sheet crossed it in one step,
    every step reported converged. So each free vertex is followed in the obstacle's frame. With the
-   pose interpolated over the step, R(tau) = Rot(n, tau theta) R_prev and
-   t(tau) = t_prev + tau (t - t_prev), a world point x held still moves in the rest frame along
-   r(tau) = R(tau)^T (x - t(tau)), an arc, followed as chords of at most 0.05 rad (a sphere's shape
+   pose interpolated over the step as a screw motion (rc__sim_obs_pose_at: R(tau) = Rot(n, tau
+   theta) R_prev, turning about a fixed axis while sliding along it), a world point x held still
+   moves in the rest frame along r(tau) = R(tau)^T (x - t(tau)), an arc of a helix, followed as
+   chords of at most 0.05 rad (a sphere's shape
    does not turn: r(tau) = R^T (x - c(tau)) + p with its centre c(tau) = R(tau) p + t(tau)). On a
    chord, the shape CCD finds the first stop a; the vertex was run over if the obstacle at its
    true pose comes within the thickness xi of it after that (the smallest distance over the rest
@@ -14726,13 +14733,54 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
    whose distance to a chord of the centre's path falls to r + xi is carried with the centre from
    the CCD stop, its free vertices translated by c - c(tau*). Returns whether any vertex moved;
    carried[i] marks the vertices. */
-/* the obstacle's pose a fraction tau of the way through the step: R(tau) = Rot(n, tau theta) R_prev,
-   t(tau) = t_prev + tau (t - t_prev) (also the substeps' midpoint pose, tau = 1/2) */
+/* The obstacle's pose a fraction tau of the way through the step (also the substeps' midpoint
+   pose, tau = 1/2): the screw motion from (R_prev, t_prev) to (R, t), the rigid motion of constant
+   velocity between them, which depends on no choice of origin. The step's relative motion
+   D x = Q x + d (Q = R R_prev^T, a rotation by theta about n; d = t - Q t_prev) is a rotation about
+   an axis along n through some point q plus a slide a n along it (Chasles): d = (I - Q) q + a n.
+   At tau it has turned by tau theta about that axis and slid tau a n:
+       R(tau) = Rot(n, tau theta) R_prev,   t(tau) = Rot(n, tau theta) t_prev + D_tau,
+       D_tau = (I - Rot(n, tau theta)) q + tau a n = A p + B (n x p) + tau a n,
+   p = d - a n (the part across the axis), with q = (p + cot(theta/2) n x p)/2 (the inverse of
+   I - Q across n) worked out into A = ((1 - cos tau theta) + cot(theta/2) sin tau theta)/2 and
+   B = ((1 - cos tau theta) cot(theta/2) - sin tau theta)/2: A = 1, B = 0 at tau = 1, and A -> tau,
+   B -> 0 as theta -> 0 (a translation stays linear). Why (session 54's probe): with t(tau)
+   interpolated linearly the rotation turned about the origin of the shape's frame, which for a
+   shape added where it stands is the world origin: a capsule turned 179 degrees about its own
+   midpoint (t = c - R c) swung round the world origin within the step, missed the sheet draped on
+   it, and the step carried 4 of the 11 vertices its true path runs through; a box turned 90
+   degrees moved the cloth 2 cm where its path sweeps 48 cm. A leg kicking about its hip likewise
+   left the hip. */
 static void rc__sim_obs_pose_at(const rc__obstacle *ob, double tau, double *R, double *t)
 {
-    int k;
-    (void)rc__sim_rot_frac(ob->R_prev, ob->R, tau, R);
-    for (k = 0; k < 3; ++k) t[k] = ob->t_prev[k] + tau * (ob->t[k] - ob->t_prev[k]);
+    double n[3], Q[9], d[3], p[3], nxp[3], a, th, A, B, ct, half, c;
+    int i, j, k;
+    th = rc__sim_rot_frac(ob->R_prev, ob->R, tau, R, n);
+    if (!(rc__dot3(n, n) > 0.0)) {   /* no resolved rotation: translation linear */
+        for (k = 0; k < 3; ++k) t[k] = ob->t_prev[k] + tau * (ob->t[k] - ob->t_prev[k]);
+        return;
+    }
+    for (i = 0; i < 3; ++i)   /* Q = R R_prev^T and d = t - Q t_prev */
+        for (j = 0; j < 3; ++j) {
+            Q[3 * i + j] = 0.0;
+            for (k = 0; k < 3; ++k) Q[3 * i + j] += ob->R[3 * i + k] * ob->R_prev[3 * j + k];
+        }
+    for (i = 0; i < 3; ++i) d[i] = ob->t[i] - (Q[3 * i] * ob->t_prev[0] + Q[3 * i + 1] * ob->t_prev[1] + Q[3 * i + 2] * ob->t_prev[2]);
+    a = rc__dot3(d, n);
+    for (k = 0; k < 3; ++k) p[k] = d[k] - a * n[k];
+    rc__cross3(nxp, n, p);
+    half = 0.5 * tau * th;
+    ct = cos(0.5 * th) / sin(0.5 * th);                     /* theta in (0, pi]: finite */
+    c = 2.0 * sin(half) * sin(half);                        /* 1 - cos(tau theta), without cancellation */
+    A = 0.5 * (c + ct * sin(tau * th));
+    B = 0.5 * (c * ct - sin(tau * th));
+    /* Rot(n, tau theta) t_prev = R(tau) R_prev^T t_prev */
+    for (i = 0; i < 3; ++i) {
+        double rt = 0.0;
+        for (j = 0; j < 3; ++j)
+            for (k = 0; k < 3; ++k) rt += R[3 * i + j] * ob->R_prev[3 * k + j] * ob->t_prev[k];
+        t[i] = rt + A * p[i] + B * nxp[i] + tau * a * n[i];
+    }
 }
 /* world point x in the obstacle's frame at pose (R, t): r = R^T (x - t); a sphere's shape does not
    turn, so only its centre c = R p + t counts: r = R_end^T (x - c) + p */
@@ -14845,7 +14893,7 @@ static int rc__sim_carry_analytic(rc_sim *s, unsigned char *carried)
             dest = when + s->nv;
         }
         for (i = 0; i < s->nv; ++i) when[i] = HUGE_VAL;
-        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);   /* the angle */
+        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0], NULL);   /* the angle */
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
         if (K > MAXK) K = MAXK;
         for (k = 0; k <= K; ++k) rc__sim_obs_pose_at(ob, (double)k / K, pose[k], pose[k] + 9);   /* the chords' ends */
@@ -15593,7 +15641,7 @@ static int rc__sim_obstacle_passed_through(rc_sim *s, const double *x0, int *tri
                 hi[c] = fmax(hi[c], fmax(seg[6 * j + c], seg[6 * j + 3 + c]));
             }
         }
-        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0]);
+        th = rc__sim_rot_frac(ob->R_prev, ob->R, 1.0, pose[0], NULL);
         K = th > 0.05 ? (int)ceil(th / 0.05) : 1;
         if (K > MAXK) K = MAXK;
         for (k = 0; k <= K; ++k) rc__sim_obs_pose_at(ob, (double)k / K, pose[k], pose[k] + 9);   /* the chords' ends */

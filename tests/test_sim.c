@@ -3699,7 +3699,7 @@ static void test_sim_rot_frac(void)
             double th;
             t_rot(n, thetas[k], Rq); t_mat_mul(Rq, Ra, Rb);
             t_rot(n, fracs[f] * thetas[k], Rh); t_mat_mul(Rh, Ra, Re);
-            th = rc__sim_rot_frac(Ra, Rb, fracs[f], Rm);
+            th = rc__sim_rot_frac(Ra, Rb, fracs[f], Rm, NULL);
             if (fabs(th - thetas[k]) > aerr) aerr = fabs(th - thetas[k]);
             for (i = 0; i < 9; ++i) if (fabs(Rm[i] - Re[i]) > err) err = fabs(Rm[i] - Re[i]);
             for (i = 0; i < 3; ++i)
@@ -3713,18 +3713,124 @@ static void test_sim_rot_frac(void)
     CHECKF(err < 1e-9, "max entry error %.3g", err);
     CHECKF(orth < 1e-12, "orthonormality error %.3g", orth);
     CHECKF(aerr < 1e-9, "angle error %.3g", aerr);
-    (void)rc__sim_rot_frac(Ra, Ra, 0.5, Rm);
+    (void)rc__sim_rot_frac(Ra, Ra, 0.5, Rm, NULL);
     for (i = 0; i < 9; ++i) CHECK(Rm[i] == Ra[i]);
     {
         /* exactly pi (the skew part is zero, the axis comes from the symmetric part): the half
            rotation applied twice gives the whole one, (Rh Ra^T)^2 = Rb Ra^T */
         double Q[9], Q2[9], RaT[9], P[9], e2 = 0.0;
         t_rot(n, 3.14159265358979323846, Rq); t_mat_mul(Rq, Ra, Rb);
-        (void)rc__sim_rot_frac(Ra, Rb, 0.5, Rh);
+        (void)rc__sim_rot_frac(Ra, Rb, 0.5, Rh, NULL);
         for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) RaT[3 * i + j] = Ra[3 * j + i];
         t_mat_mul(Rh, RaT, Q); t_mat_mul(Q, Q, Q2); t_mat_mul(Rb, RaT, P);
         for (i = 0; i < 9; ++i) if (fabs(Q2[i] - P[i]) > e2) e2 = fabs(Q2[i] - P[i]);
         CHECKF(e2 < 1e-9, "half of a pi rotation, squared: error %.3g", e2);
+    }
+}
+
+/* rc__sim_obs_pose_at interpolates an obstacle's step as a screw motion. (a) A pose pair turning
+   by theta about an axis through a pivot q (t = q - R q, the shape's frame anywhere) keeps q fixed
+   at every fraction and moves every shape point along its true arc; with a slide along the axis
+   the pivot moves linearly along it; theta -> 0 and a pure translation are linear. (b) Session 54's
+   probe: a capsule under a draped sheet, turned 179 degrees about its own midpoint in one step
+   (added where it stands, so its frame's origin is the world's), swung round the world origin
+   with the old linear translation, and 11 vertices its true path runs through were left where
+   they were: now every one of them is carried, as when the same capsule is added at the origin
+   and teleported (where both interpolations agree). */
+static void t_seg_dist(const double *x, const double *a, const double *b, double *d)
+{
+    double ab[3], ax[3], f, q[3];
+    rc__sub3(ab, b, a); rc__sub3(ax, x, a);
+    f = rc__dot3(ax, ab) / rc__dot3(ab, ab);
+    if (f < 0.0) f = 0.0;
+    if (f > 1.0) f = 1.0;
+    q[0] = a[0] + f * ab[0]; q[1] = a[1] + f * ab[1]; q[2] = a[2] + f * ab[2];
+    rc__sub3(q, x, q);
+    *d = rc__norm3(q);
+}
+static void test_sim_obstacle_screw_path(void)
+{
+    static const double thetas[5] = { 1e-12, 1e-5, 0.3, 2.0, 3.1 }, taus[5] = { 0.0, 0.1, 0.5, 0.9, 1.0 };
+    double n0[3] = { 0.3, -0.4, 0.85 }, n[3], m[3] = { 0.0, 0.6, 0.8 }, q[3] = { 0.7, -1.3, 0.4 }, y[3] = { 0.25, 0.1, -0.4 };
+    double err = 0.0;
+    int k, f, i, j, slide;
+    rc__obstacle ob;
+    memset(&ob, 0, sizeof ob);
+    rc__scale3(n, 1.0 / rc__norm3(n0), n0);
+    t_rot(m, 0.7, ob.R_prev);
+    ob.t_prev[0] = 0.2; ob.t_prev[1] = 0.5; ob.t_prev[2] = -0.1;
+    for (slide = 0; slide < 2; ++slide)
+        for (k = 0; k < 5; ++k) {
+            double Rq[9], y0[3];
+            /* end pose: the start pose turned by theta about the axis n through q, slid 0.2 slide n */
+            t_rot(n, thetas[k], Rq);
+            t_mat_mul(Rq, ob.R_prev, ob.R);
+            for (i = 0; i < 3; ++i) {
+                double r = 0.0;
+                for (j = 0; j < 3; ++j) r += Rq[3 * i + j] * (ob.t_prev[j] - q[j]);
+                ob.t[i] = r + q[i] + 0.2 * slide * n[i];
+            }
+            rc__obs_from_rest(ob.R_prev, ob.t_prev, y, y0);   /* a shape point at the start */
+            for (f = 0; f < 5; ++f) {
+                double R[9], t[3], Rf[9], want[3], got[3], v[3];
+                rc__sim_obs_pose_at(&ob, taus[f], R, t);
+                t_rot(n, taus[f] * thetas[k], Rf);
+                rc__sub3(v, y0, q);
+                for (i = 0; i < 3; ++i) want[i] = Rf[3 * i] * v[0] + Rf[3 * i + 1] * v[1] + Rf[3 * i + 2] * v[2] + q[i] + 0.2 * slide * taus[f] * n[i];
+                rc__obs_from_rest(R, t, y, got);
+                for (i = 0; i < 3; ++i) if (fabs(got[i] - want[i]) > err) err = fabs(got[i] - want[i]);
+            }
+        }
+    printf("    screw interpolation: largest deviation from the true arc %.3g m\n", err);
+    CHECKF(err < 1e-9, "a shape point left its arc by %.3g m", err);
+    {   /* (b) */
+        rc_mesh mesh;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats ss;
+        double a[3] = { 0.05, 0.3, -0.1 }, b[3] = { 0.55, 0.3, -0.1 }, c[3] = { 0.3, 0.3, -0.1 }, r = 0.04, R[9], t[3], ny[3] = { 0, 1, 0 };
+        double *x0 = NULL;
+        int id = -1, nv, swept = 0, left = 0, st;
+        CHECK_OK(rc_mesh_grid(&mesh, 0.6, 0.6, 13, 13, RC_DIAG_ALTERNATING));
+        def.mesh = rc_mesh_describe(&mesh);
+        def.num_threads = 1;
+        CHECK_OK(rc_sim_create(&def, &s));
+        rc_mesh_free(&mesh);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_capsule(s, a, b, r, &id));
+        for (st = 0; st < 15; ++st) CHECK_OK(rc_sim_step(s, NULL));
+        nv = rc_sim_num_verts(s);
+        x0 = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+        if (!x0) { rc_sim_destroy(s); return; }
+        memcpy(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv);
+        t_rot(ny, 179.0 * 3.14159265358979323846 / 180.0, R);
+        for (i = 0; i < 3; ++i) t[i] = c[i] - (R[3 * i] * c[0] + R[3 * i + 1] * c[1] + R[3 * i + 2] * c[2]);
+        CHECK_OK(rc_sim_move_obstacle(s, id, t, R));
+        CHECK_OK(rc_sim_step(s, &ss));
+        for (i = 0; i < nv; ++i) {
+            double depth = 0.0, d[3];
+            for (f = 0; f <= 2000; ++f) {   /* how deep the capsule's true path runs through x0_i */
+                double Rf[9], ea[3], eb[3], dist;
+                int cc;
+                t_rot(ny, 179.0 * 3.14159265358979323846 / 180.0 * f / 2000.0, Rf);
+                for (cc = 0; cc < 3; ++cc) {
+                    ea[cc] = c[cc] + Rf[3 * cc] * (a[0] - c[0]) + Rf[3 * cc + 1] * (a[1] - c[1]) + Rf[3 * cc + 2] * (a[2] - c[2]);
+                    eb[cc] = c[cc] + Rf[3 * cc] * (b[0] - c[0]) + Rf[3 * cc + 1] * (b[1] - c[1]) + Rf[3 * cc + 2] * (b[2] - c[2]);
+                }
+                t_seg_dist(x0 + 3 * i, ea, eb, &dist);
+                if (r - dist > depth) depth = r - dist;
+            }
+            if (depth < 0.005) continue;
+            swept++;
+            rc__sub3(d, rc_sim_positions(s) + 3 * i, x0 + 3 * i);
+            left += rc__norm3(d) < 0.5 * depth;
+        }
+        printf("    capsule turned 179 degrees about its midpoint: its path runs through %d vertices, %d of them left behind (%d substeps)\n",
+               swept, left, ss.substeps);
+        CHECK(swept >= 5);
+        CHECKF(left == 0, "%d vertices the capsule's path runs through were not carried", left);
+        free(x0);
+        rc_sim_destroy(s);
     }
 }
 
@@ -6185,6 +6291,7 @@ static void suite_sim(void)
     RUN(test_sim_teleport_obstacle);
     RUN(test_sim_static_placement_self_ccd);
     RUN(test_sim_rot_frac);
+    RUN(test_sim_obstacle_screw_path);
     RUN(test_sim_thin_plate_lifts_sheet);
     RUN(test_sim_fast_plate);
     RUN(test_sim_fast_plate_adaptive);
