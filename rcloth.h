@@ -8002,7 +8002,6 @@ struct rc_sim {
     int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, other obstacles: rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
-    double ls_bound;                      /* its first trial: min(1, the CCD bound, the reference-inversion bound) */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
     int nfm, cap_fm;                      /* lagged friction pairs of cloth vertices with mesh obstacles' triangles: */
     double *fm;                           /* RC__FM_STRIDE doubles each (rc__sim_lag_mesh_friction) */
@@ -12771,8 +12770,8 @@ static int rc__system_solve_stale(rc__system *y, double mu, double eta, int max_
    with a shift mu the LDL^T accepts as positive definite (Levenberg-Marquardt). All unknowns are
    lengths (x, u in m, s = l phi in m), so mu I is dimensionally one stiffness for all of them.
    *mu is the caller's running shift, kept across iterations and steps (x 0.3 after a full
-   line-search step, x 3 after a shortened one, rc__sim_update_shift: rc__sim_ritr for the outer
-   joint system, rc__sim_newton_xp for the inner one), never below 1e-8 of the mean diagonal (from 1e-12, a
+   line-search step, x 3 after a shortened one: rc__sim_ritr for the outer joint system,
+   rc__sim_newton_xp for the inner one), never below 1e-8 of the mean diagonal (from 1e-12, a
    failed factorization climbed x 4 twenty times at the first adaptive step of the 4k and 16k
    benches); it grows x 4 until the factorization succeeds. *mu_fail remembers the last shift
    that was rejected: while the Hessian's most negative eigenvalue barely moves between
@@ -13058,7 +13057,6 @@ static int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__te
     if (!(gTd < 0.0)) { if (st) st->t_line_search += rc__now() - t0; return 0; }
     alpha = rc__sim_ccd_bound(s, y, s->ls_x);
     if (y->with_u) { double ai = rc__sim_inversion_bound(s, y, s->ls_u); if (ai < alpha) alpha = ai; }
-    s->ls_bound = alpha;
     /* the bound itself is always tried, however small: a CCD bound below the 1e-14 floor (a
        direction ~1e98 m long from a force of 1e100 N, stopped by a sphere at ~1e-92 of it) used
        to leave the loop without a trial, which the caller took for a round-off stall: RC_OK,
@@ -13090,22 +13088,6 @@ static int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__te
     return ok;
 }
 
-
-/* The Levenberg-Marquardt shift after a line search along a shifted direction, as a trust radius:
-   x 0.3 after a full step (trust the quadratic model more), x 3 after a step the line search had
-   to shorten (less); unchanged when the only cut was the CCD's or the reference-inversion bound's
-   and the step at that bound was accepted, since the model was never tried beyond it. Measured
-   (session 54): on the didactic drape without the regulariser, its elements collapsed against the
-   inversion filter, 164 of 450 joint line searches were such bound-limited steps, and tripling
-   the shift on each drove it to the diagonal's scale (the grind of session 53); keeping it there
-   halved the scene's 100 adaptive steps (9.7 -> 4.8 s CPU). In healthy scenes such steps are
-   ~2% of the joint line searches: the same 20 step problems of eight 1k scenes took 2,631 ->
-   2,628 outer + inner iterations, every one converged (bench/RESULTS.md section 24). */
-static void rc__sim_update_shift(const rc_sim *s, double *mu, int ok, double alpha)
-{
-    if (ok && alpha < 1.0 && alpha >= s->ls_bound) return;
-    *mu *= ok && alpha >= 1.0 ? 0.3 : 3.0;
-}
 
 static rc_status rc__sim_ensure_systems(rc_sim *s)
 {
@@ -13313,7 +13295,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
            H itself when the LDL^T finds it positive definite; else H + mu I with the
            Levenberg-Marquardt shift mu of rc__system_direction_shifted_mu, mu kept across
            iterations and steps in s->newton_mu (x 0.3 after a full step, x 3 after a shortened
-           one, as a trust radius: rc__sim_update_shift); only if no shift works, after a shortened step (the model
+           one, as a trust radius); only if no shift works, after a shortened step (the model
            was not trusted), or at the first iteration when the caller says so (exact_first = 0:
            r-ITR's iteration from the predictor), the convex model: per-stencil projected Hessians, with the bending
            stencils' Gauss-Newton Hessian in place of their projection (rc__sim_kernel_B).
@@ -13375,7 +13357,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
             *conv = 1;
             break;
         }
-        if (used_shift) rc__sim_update_shift(s, &s->newton_mu, ok, alpha);
+        if (used_shift) s->newton_mu *= ok && alpha >= 1.0 ? 0.3 : 3.0;   /* trust the model more / less */
         /* a failed line search on an exact-Hessian direction: that Hessian was positive definite
            but nearly singular in the soft director angles, so the direction's angle part was huge
            (thousands of times the bound) and only round-off-sized steps along it were tried.
@@ -13741,7 +13723,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
             int moved = rc__sim_line_search(s, y, E, T, &alpha, st);
             small_unhealthy = 0;
             if (moved && !exact) last_dx = alpha * rc__sim_material_step(s, y);
-            if (moved && exact) rc__sim_update_shift(s, &s->itr_mu, 1, alpha);
+            if (moved && exact) s->itr_mu *= alpha >= 1.0 ? 0.3 : 3.0;   /* trust the quadratic model more / less */
             /* Handle locks inside the step (rc__sim_update_handle_locks, u not moved), where a
                material handle's point meets the kinks of X(u): (a) the line search stalled at a
                point that reached an edge or a vertex during this step; measured on session 43's
