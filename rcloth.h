@@ -14730,39 +14730,31 @@ static void rc__sim_resolve_start_mesh(rc_sim *s)
    interpolated linearly the rotation turned about the origin of the shape's frame, which for a
    shape added where it stands is the world origin: a capsule turned 179 degrees about its own
    midpoint (t = c - R c) swung round the world origin within the step, missed the sheet draped on
-   it, and the step carried 4 of the 11 vertices its true path runs through; a box turned 90
+   it, and the step carried none of the 11 vertices its true path runs through; a box turned 90
    degrees moved the cloth 2 cm where its path sweeps 48 cm. A leg kicking about its hip likewise
    left the hip. */
 static void rc__sim_obs_pose_at(const rc__obstacle *ob, double tau, double *R, double *t)
 {
-    double n[3], Q[9], d[3], p[3], nxp[3], a, th, A, B, ct, half, c;
-    int i, j, k;
+    double n[3], z[3] = { 0.0, 0.0, 0.0 }, r[3], d[3], rt[3], p[3], nxp[3], a, th, A, B, ct, half, c;
+    int k;
     th = rc__sim_rot_frac(ob->R_prev, ob->R, tau, R, n);
     if (!(rc__dot3(n, n) > 0.0)) {   /* no resolved rotation: translation linear */
         for (k = 0; k < 3; ++k) t[k] = ob->t_prev[k] + tau * (ob->t[k] - ob->t_prev[k]);
         return;
     }
-    for (i = 0; i < 3; ++i)   /* Q = R R_prev^T and d = t - Q t_prev */
-        for (j = 0; j < 3; ++j) {
-            Q[3 * i + j] = 0.0;
-            for (k = 0; k < 3; ++k) Q[3 * i + j] += ob->R[3 * i + k] * ob->R_prev[3 * j + k];
-        }
-    for (i = 0; i < 3; ++i) d[i] = ob->t[i] - (Q[3 * i] * ob->t_prev[0] + Q[3 * i + 1] * ob->t_prev[1] + Q[3 * i + 2] * ob->t_prev[2]);
+    rc__obs_to_rest(ob->R_prev, z, ob->t_prev, r);   /* r = R_prev^T t_prev */
+    rc__obs_from_rest_vec(ob->R, r, d);              /* d = t - Q t_prev */
+    rc__sub3(d, ob->t, d);
+    rc__obs_from_rest_vec(R, r, rt);                 /* Rot(n, tau theta) t_prev = R(tau) r */
     a = rc__dot3(d, n);
     for (k = 0; k < 3; ++k) p[k] = d[k] - a * n[k];
     rc__cross3(nxp, n, p);
     half = 0.5 * tau * th;
-    ct = cos(0.5 * th) / sin(0.5 * th);                     /* theta in (0, pi]: finite */
-    c = 2.0 * sin(half) * sin(half);                        /* 1 - cos(tau theta), without cancellation */
+    ct = cos(0.5 * th) / sin(0.5 * th);              /* theta in (0, pi]: finite */
+    c = 2.0 * sin(half) * sin(half);                 /* 1 - cos(tau theta), without cancellation */
     A = 0.5 * (c + ct * sin(tau * th));
     B = 0.5 * (c * ct - sin(tau * th));
-    /* Rot(n, tau theta) t_prev = R(tau) R_prev^T t_prev */
-    for (i = 0; i < 3; ++i) {
-        double rt = 0.0;
-        for (j = 0; j < 3; ++j)
-            for (k = 0; k < 3; ++k) rt += R[3 * i + j] * ob->R_prev[3 * k + j] * ob->t_prev[k];
-        t[i] = rt + A * p[i] + B * nxp[i] + tau * a * n[i];
-    }
+    for (k = 0; k < 3; ++k) t[k] = rt[k] + A * p[k] + B * nxp[k] + tau * a * n[k];
 }
 /* world point x in the obstacle's frame at pose (R, t): r = R^T (x - t); a sphere's shape does not
    turn, so only its centre c = R p + t counts: r = R_end^T (x - c) + p */
