@@ -1305,6 +1305,90 @@ static void test_energy_bend_sliver_height(void)
     CHECK(rc__isfinite(E.II) && rc__isfinite(E.h) && E.h > 0.0);
 }
 
+/* The material law on sliver reference triangles, against an independent evaluation. The kernels
+   once wrote the isotropic law over abar = D_u^T D_u, whose det abar = p s - r^2 cancels to round-off
+   once the height falls below ~1e-8 of the edge: on 1e5 random slivers (heights 1e-2 .. 1e-9 of
+   the edge) 25% were off by more than 1e-3, 4% infinite and 3% NaN, and a collapsed drape's
+   bending energy reached -2e177 J. The reference here puts the (rounded) triangle in its own
+   frame in long double: e1 along the first axis, D_c = [[L, s], [0, h]] with h = (e1 x e2)/L,
+   X = D_c^-T m D_c^-1 (frame-invariant: tr X and |X|_F are what the isotropic law reads),
+   W = c A [alpha/2 (tr X)^2 + beta |X|_F^2], A = L h / 2 -- no adjugate, no |J|^-3, and the
+   material constants taken from rc_material, not from rc__sh_coef. What double precision allows
+   the kernel: J = det D_u carries ~1e-16 of the edge^2 of round-off, which is 1e-16/h_rel of J
+   and 3x that of W ~ |J|^-3; the bar is 1e-14/h_rel relative (measured worst 4.6e-16/h_rel; the
+   abar form fails it by orders of magnitude, and with NaN and inf values). */
+static void test_energy_law_sliver(void)
+{
+    rc_material m = t_mat();
+    rc__sh_coef c = rc__sh_make_coef(&m, 0.7);
+    long double al = (long double)m.young * m.poisson / (1.0L - (long double)m.poisson * m.poisson);
+    long double be = (long double)m.young / (2.0L * (1.0L + m.poisson));
+    long double tau = m.thickness, cst = tau / 4.0L, cbd = 0.7L * tau * tau * tau / 12.0L;
+    double worst = 0.0;   /* max over trials of relerr * h_rel */
+    int trial, finite = 1, k;
+    for (trial = 0; trial < 4000; ++trial) {
+        double hrel = pow(10.0, -2.0 - 7.0 * t_rand()), Lq = 0.5 + t_rand(), sq = (0.2 + 0.6 * t_rand()) * Lq;
+        double th = 6.283185307179586 * t_rand(), ct = cos(th), st = sin(th), ox = t_rand() - 0.5, oy = t_rand() - 0.5;
+        double u[6], x[9], q[27], g[27], H[27 * 27], bb[3], vb, vs;
+        long double e1[2], e2[2], L, s, h, Di[4], a[3], X[3], val[2];
+        int mask, w;
+        double loc[6] = {0.0, 0.0, Lq, 0.0, sq, hrel * Lq};
+        for (k = 0; k < 3; ++k) {
+            u[2 * k] = ox + ct * loc[2 * k] - st * loc[2 * k + 1];
+            u[2 * k + 1] = oy + st * loc[2 * k] + ct * loc[2 * k + 1];
+        }
+        /* the reference frame of the rounded u */
+        e1[0] = (long double)u[2] - u[0]; e1[1] = (long double)u[3] - u[1];
+        e2[0] = (long double)u[4] - u[0]; e2[1] = (long double)u[5] - u[1];
+        L = sqrtl(e1[0] * e1[0] + e1[1] * e1[1]);
+        s = (e1[0] * e2[0] + e1[1] * e2[1]) / L;
+        h = (e1[0] * e2[1] - e1[1] * e2[0]) / L;
+        Di[0] = 1.0L / L; Di[1] = -s / (L * h); Di[2] = 0.0L; Di[3] = 1.0L / h;   /* D_c^-1, row-major */
+        /* stretch: a random world triangle; bending: a random second fundamental form */
+        t_rand_tri(q + 21, x);
+        for (k = 0; k < 3; ++k) bb[k] = 2.0 * t_rand() - 1.0;
+        for (w = 0; w < 2; ++w) {
+            long double mm[3], P, Q, R, tr, fro;
+            if (w == 0) {
+                long double f1[3], f2[3];
+                for (k = 0; k < 3; ++k) { f1[k] = (long double)x[3 + k] - x[k]; f2[k] = (long double)x[6 + k] - x[k]; }
+                a[0] = f1[0] * f1[0] + f1[1] * f1[1] + f1[2] * f1[2];
+                a[1] = f1[0] * f2[0] + f1[1] * f2[1] + f1[2] * f2[2];
+                a[2] = f2[0] * f2[0] + f2[1] * f2[1] + f2[2] * f2[2];
+                for (k = 0; k < 3; ++k) mm[k] = a[k];
+            } else {
+                for (k = 0; k < 3; ++k) mm[k] = bb[k];
+            }
+            /* X = Di^T mm Di (- I for stretch): Di = [[Di0, Di1], [0, Di3]] */
+            P = Di[0] * Di[0] * mm[0];
+            Q = Di[0] * (Di[1] * mm[0] + Di[3] * mm[1]);
+            R = Di[1] * Di[1] * mm[0] + 2.0L * Di[1] * Di[3] * mm[1] + Di[3] * Di[3] * mm[2];
+            X[0] = P - (w == 0 ? 1.0L : 0.0L); X[1] = Q; X[2] = R - (w == 0 ? 1.0L : 0.0L);
+            tr = X[0] + X[2];
+            fro = X[0] * X[0] + 2.0L * X[1] * X[1] + X[2] * X[2];
+            val[w] = (w == 0 ? cst : cbd) * (L * h / 2.0L) * (al / 2.0L * tr * tr + be * fro);
+        }
+        vs = rc__sh_stretch_tri(x, u, &c, RC__SH_GRAD | RC__SH_HESS, g, H);
+        finite &= rc__isfinite(vs) && rc__all_finite(g, 15) && rc__all_finite(H, 225);
+        /* bending through its own kernel needs b: the law's value at b is Wo(u, b) */
+        {
+            rc__sh_wo W;
+            rc__sh_Wo(u, bb, 1.0, 0.0, c.Cb, 2, &W);
+            vb = W.v;
+            finite &= rc__isfinite(W.v) && rc__all_finite(W.g, 7) && rc__all_finite(W.h, 49);
+        }
+        for (w = 0; w < 2; ++w) {
+            double v = w == 0 ? vs : vb, ref = (double)val[w], err = fabs(v - ref) / ref;
+            if (!(v >= 0.0)) finite = 0;
+            if (!(err * hrel <= worst)) worst = err * hrel;   /* NaN propagates into worst */
+        }
+        (void)mask;
+    }
+    printf("    material law on slivers (h/edge 1e-2 .. 1e-9): worst relative error x h/edge %.3g\n", worst);
+    CHECK(finite);
+    CHECKF(worst < 1e-14, "law on slivers: relative error x h_rel %.3g (bar 1e-14)", worst);
+}
+
 static void suite_energy(void)
 {
     RUN(test_energy_fast_projection);
@@ -1315,6 +1399,7 @@ static void suite_energy(void)
     RUN(test_energy_bend_flat_fold_director);
     RUN(test_energy_bend_vector_form);
     RUN(test_energy_bend_sliver_height);
+    RUN(test_energy_law_sliver);
     RUN(test_energy_fd_mips);
     RUN(test_energy_fd_inertia);
     RUN(test_energy_inertia_exact);
