@@ -4927,6 +4927,15 @@ static rc__sh_coef rc__sh_make_coef(const rc_material *mat, double bending_scale
     return c;
 }
 
+/* The largest eigenvalue of a law psi_C as a quadratic form in (X11, X22, sqrt(2) X12): the
+   2 x 2 block [[C11, C12], [C12, C22]] and 2 C33. Its stiffest mode, in N/m (membrane) or N m
+   (bending); 1.43 E tau for an isotropic sheet at nu = 0.3. */
+static double rc__sh_law_stiffness(const double C[4])
+{
+    double m = 0.5 * (C[0] + C[2]), r = hypot(0.5 * (C[0] - C[2]), C[1]);
+    return fmax(m + r, 2.0 * C[3]);
+}
+
 /* ---- first fundamental form of a triangle p0 p1 p2 in dimension d (2 for u, 3 for x):
    m = (e1.e1, e1.e2, e2.e2), e1 = p1 - p0, e2 = p2 - p0; J (3 x 3d) = dm/dp. */
 static void rc__sh_fff(const double *p, int d, double m[3], double *J)
@@ -8117,13 +8126,14 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
      (bending_scale 0 turns it off): a subnormal bending stiffness left the director angles'
      pivots zero.
    - The elastic stiffness against the inertia at the mesh's scale, membrane K_m h^2 / (sigma l^2)
-     and bending K_b h^2 / (sigma l^4) (K_m ~ E tau in N/m, K_b ~ E tau^3/12 in N m, sigma = rho
-     tau, l the mean reference edge), at most 1e12: beyond, the inertia's share of the Hessian
-     nears round-off and rigid motions are lost. Measured (probes, a free-falling
-     cotton square, 3 steps at dt 0.01): E = 1e22 Pa (membrane ratio ~1e18) or density 1e-20 stayed
-     put, every step "converged"; on an 8 x 8 grid membrane ratios of 3e13 fell exactly and 3e14
-     were frozen, bending ratios of 4e12 fell and 1e13 were frozen (bending_scale 3e17). The
-     material presets reach at most 2e7 (dt 1e-3 to 0.1, edges of 3 mm and more). */
+     and bending K_b h^2 / (sigma l^4) (K_m, K_b the stiffest modes of the membrane and bending
+     laws, rc__sh_law_stiffness: ~1.43 E tau and 1.43 E tau^3/12 at nu = 0.3; sigma = rho tau, l the mean
+     reference edge), at most 1e12: beyond, the inertia's share of the Hessian nears round-off and
+     rigid motions are lost. Measured (probes, a free-falling cotton square, 3 steps at dt 0.01,
+     with K_m = E tau then): E = 1e22 Pa (membrane ratio ~1e18) or density 1e-20 stayed put, every
+     step "converged"; on an 8 x 8 grid membrane ratios of 3e13 fell exactly and 3e14 were frozen,
+     bending ratios of 4e12 fell and 1e13 were frozen (bending_scale 3e17). The material presets
+     reach at most 2e7 (dt 1e-3 to 0.1, edges of 3 mm and more). */
 static rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
 {
     const rc_mesh_desc *m = &d->mesh;
@@ -8148,12 +8158,14 @@ static rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
             l += hypot(b[0] - a[0], b[1] - a[1]);
         }
     l /= 3.0 * m->num_tris;
-    if (mat->model == RC_MATERIAL_ORTHOTROPIC) {
-        km = fmax(fmax(mat->warp_stiffness, mat->weft_stiffness), mat->shear_stiffness);
-        kb = d->bending_scale * fmax(fmax(mat->bend_warp, mat->bend_weft), mat->bend_bias);
-    } else {
-        km = mat->young * mat->thickness;
-        kb = d->bending_scale * mat->young * mat->thickness * mat->thickness * mat->thickness / 12.0;
+    {
+        /* the stiffest mode of the law itself, not the engineering constants: near its Poisson
+           limit a material is far stiffer than E tau (shear E tau / (2 (1 + nu)) as nu -> -1; an
+           orthotropic C11 = E1 / (1 - nu12^2 E2/E1)). A probe's sheet at nu = -1 + 1e-13, or
+           nu12 within 1e-13 of its limit, stayed put in free fall, every step "converged". */
+        rc__sh_coef law = rc__sh_make_coef(mat, d->bending_scale);
+        km = rc__sh_law_stiffness(law.Cs);
+        kb = rc__sh_law_stiffness(law.Cb);
     }
     /* lower bounds, each far below any real use (session 50 probe: the values below them were
        accepted and then failed every step, or ran for minutes, with messages that blamed

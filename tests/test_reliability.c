@@ -1586,6 +1586,17 @@ static void test_rel_contracts_s20(void)
             CHECKF(fabs(z + 9.81 * 1e-4 * 6.0) < 1e-9, "stiff sheet after 3 steps: mean z %.9g", z);
             rc_sim_destroy(s);
         }
+        /* the stiffest mode of the law, not E tau: near its Poisson limit a sheet is far stiffer
+           (a probe, session 55: nu = -1 + 1e-13, or an orthotropic nu12 within 1e-13 of its limit,
+           was accepted and stayed put in free fall, every step "converged") */
+        d.material.young = 1e6; d.material.poisson = -1.0 + 1e-13;
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_BAD_MATERIAL && strstr(why, "stiffness over inertia") != NULL);
+        d.material.poisson = -1.0 + 1e-6;   /* shear stiffness 5e5 E tau: ratio ~1e8, accepted */
+        CHECK_OK(rc_sim_def_check(&d, why, (int)sizeof why));
+        d.material = rc_material_fabric_denim();
+        CHECK_OK(rc_sim_def_check(&d, why, (int)sizeof why));
+        d.material.warp_poisson = sqrt(d.material.warp_stiffness / d.material.weft_stiffness) * (1.0 - 1e-13);
+        CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_BAD_MATERIAL && strstr(why, "stiffness over inertia") != NULL);
     }
     {   /* PCG on an indefinite matrix [[1 2 0] [2 1 0] [0 0 1]]: x stays the caller's guess */
         static const int cp[4] = { 0, 1, 3, 5 }, ri[5] = { 0, 0, 1, 1, 2 };
