@@ -463,7 +463,8 @@ typedef struct rc_trimesh {
        u alone; the gradients are then those at the minimising angles (envelope theorem).
      stretch, bend: outputs (either may be NULL); grad_x (3*nv) and grad_u (2*nv) may be NULL
        and receive the gradient of stretch + bend.
-   Errors: RC_ERR_INVALID_ARGUMENT, RC_ERR_MESH_INDEX, RC_ERR_MESH_NON_MANIFOLD,
+   Errors: RC_ERR_INVALID_ARGUMENT (also a reference domain outside 1e-20 to 1e20 m across, the
+   range the kernels compute in double precision), RC_ERR_MESH_INDEX, RC_ERR_MESH_NON_MANIFOLD,
    RC_ERR_MESH_DEGENERATE (zero-area reference triangle), RC_ERR_INVERTED (clockwise reference
    triangle), RC_ERR_BAD_MATERIAL, RC_ERR_NON_FINITE (NaN/inf inputs or results, e.g. a world
    triangle collapsed to a segment), RC_ERR_OUT_OF_MEMORY, RC_ERR_NOT_CONVERGED (angle
@@ -5147,16 +5148,23 @@ static void rc__sh_chain_o(const rc__sh_wo *W, int nw, const double *Jm, int wit
     }
 }
 
-/* d2W/dm2 (3 x 3) of the bending law at reference u (constant in m): what the director-angle
-   minimisation needs, for either material model */
+/* d2W/dm2 (3 x 3) of the bending law at reference u (constant in m: W is quadratic in b), what the
+   director-angle minimisation needs: W_mm = (1/2) |J|^-3 dY^T Q dY (rc__sh_Wo with c = 1, shift = 0,
+   whose other Hessian terms vanish in the m block). Written out rather than read off rc__sh_Wo's
+   full Hessian at m = 0: that one also forms f'' = 12 |J|^-5, which overflows first as the
+   triangle shrinks (a probe's sheet scaled by 1e-30), and N f'' dJ dJ^T = 0 * inf poisoned the
+   m block with NaN; the minimisation then skipped every angle and returned phi = 0 as minimal. */
 static void rc__sh_bend_Wmm(const double u[6], const rc__sh_coef *c, double Wmm[9])
 {
-    static const double zero[3] = {0, 0, 0};
-    rc__sh_wo W;
+    const double w1 = u[5] - u[1], w2 = u[1] - u[3], w3 = u[0] - u[4], w4 = u[2] - u[0];
+    const double aJ = fabs(w1 * w4 - w2 * w3), f = 0.5 / (aJ * aJ * aJ), *C = c->Cb;
+    const double d0[3] = { w1 * w1, 2.0 * w1 * w2, w2 * w2 }, d1[3] = { w3 * w3, 2.0 * w3 * w4, w4 * w4 };
+    const double d2[3] = { w1 * w3, w1 * w4 + w2 * w3, w2 * w4 };   /* dY11/dm, dY22/dm, dY12/dm */
     int k, l;
-    rc__sh_Wo(u, zero, 1.0, 0.0, c->Cb, 2, &W);
     for (k = 0; k < 3; ++k)
-        for (l = 0; l < 3; ++l) Wmm[3 * k + l] = W.h[7 * (4 + k) + 4 + l];
+        for (l = 0; l < 3; ++l)
+            Wmm[3 * k + l] = f * (C[0] * d0[k] * d0[l] + C[1] * (d0[k] * d1[l] + d1[k] * d0[l]) + C[2] * d1[k] * d1[l] +
+                                  4.0 * C[3] * d2[k] * d2[l]);
 }
 
 /* PSD projection of a 21-DOF stencil Hessian [x (18) | phi (3)] (bending or shell, fixed u)
@@ -6049,7 +6057,8 @@ static void rc__sh_gather(const rc_trimesh *m, const rc__sh_edges *E, const doub
    triangle (like a mass matrix), so the sweep count does not grow with the mesh size. Steps are
    over-relaxed by 1.2 (measured: 1.0 -> 54 sweeps, 1.2 -> 31, 1.4 -> 41, 1.6 -> 66).
    Stops when no angle moved more than 1e-12 rad in a sweep (returns the number of sweeps, >= 1)
-   or after 1000 sweeps (returns 0). phi holds the starting angles (warm start) on entry. */
+   or after 1000 sweeps (returns 0), or at once (returns -1) when a stencil's h, theta or Q is not
+   finite. phi holds the starting angles (warm start) on entry. */
 static int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const double *x, const double *u,
                                const rc__sh_coef *c, double *geo /* 18 per triangle */, double *phi)
 {
@@ -6072,6 +6081,8 @@ static int rc__sh_minimise_phi(const rc_trimesh *m, const rc__sh_edges *E, const
                     for (l = 0; l < 3; ++l) s += L[k][i] * Wmm[3 * k + l] * L[l][j];
                 G[9 + 3 * i + j] = 0.5 * s;
             }
+        /* a stencil out of double's range: report it, never skip its angles as if minimal */
+        if (!rc__all_finite(G, 18)) return -1;
     }
     for (sweep = 0; sweep < 1000; ++sweep) {
         double maxd = 0.0;
@@ -6130,6 +6141,18 @@ RCLOTHDEF rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const 
     nt = m->num_tris;
     nv = m->num_verts;
     if (!rc__all_finite(x, (size_t)3 * (size_t)nv) || !rc__all_finite(u, (size_t)2 * (size_t)nv)) return RC_ERR_NON_FINITE;
+    if (nt > 0) {
+        /* the kernels' range: the law's rational terms reach |J|^-5 (J = det D_u ~ size^2) and
+           psi(Y) ~ size^8 stiffness^2, inside double's range for reference domains of 1e-20 to
+           1e20 m. Outside it the energy underflowed to 0 (a sheet scaled to 1e-40 m: 0 J for
+           3e-83 J) or overflowed, with RC_OK (a probe, session 55). */
+        double lo[2] = { DBL_MAX, DBL_MAX }, hi[2] = { -DBL_MAX, -DBL_MAX }, size;
+        int i, cc;
+        for (i = 0; i < nv; ++i)
+            for (cc = 0; cc < 2; ++cc) { lo[cc] = fmin(lo[cc], u[2 * i + cc]); hi[cc] = fmax(hi[cc], u[2 * i + cc]); }
+        size = fmax(hi[0] - lo[0], hi[1] - lo[1]);
+        if (!(size >= 1e-20 && size <= 1e20)) return RC_ERR_INVALID_ARGUMENT;
+    }
     if (nt == 0) {   /* no triangles: no energy (rc__topo wants at least one) */
         if (stretch) *stretch = 0.0;
         if (bend) *bend = 0.0;
@@ -6159,6 +6182,11 @@ RCLOTHDEF rc_status rc_shell_energy(const rc_trimesh *m, const double *x, const 
         }
         converged = rc__sh_minimise_phi(m, &E, x, u, &c, geo, ph);
         rc__free(NULL, geo);
+        if (converged < 0) {
+            rc__free(NULL, ph);
+            rc__sh_free_edges(NULL, &E);
+            return RC_ERR_NON_FINITE;
+        }
         phi = ph;
     }
     /* the gradients are summed in scratch and copied out only on success: on an error the

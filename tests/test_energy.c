@@ -1389,6 +1389,54 @@ static void test_energy_law_sliver(void)
     CHECKF(worst < 1e-14, "law on slivers: relative error x h_rel %.3g (bar 1e-14)", worst);
 }
 
+/* rc_shell_energy over the range of scales: the energy of a bent, stretched sheet is the same at
+   every scale (bending exactly scale-free, stretch ~ size^2), phi minimised or given; outside
+   1e-20 to 1e20 m the call is refused and the outputs untouched. A probe (session 55) found a
+   sheet scaled by 1e-30 returned with RC_OK the bending energy at phi = 0 (the minimisation's
+   stencil matrix NaN from 0 * inf, every angle skipped as minimal; rc__sh_bend_Wmm) and at 1e-40
+   a stretch energy of 0 for 3e-83 J (underflow). */
+static void test_energy_shell_scale_range(void)
+{
+    t_mesh M = t_grid(4, 4, 0, 0, 0.3, 0.3, 1, 0.0);
+    rc_trimesh m = t_tm(&M);
+    rc_material mats[2];
+    double x[75], xs[75], us[50], R = 0.2, worst = 0.0;
+    static const double scales[6] = { 1e-18, 1e-12, 1e-3, 1e3, 1e12, 1e18 };
+    int i, k, mi;
+    mats[0] = rc_material_cotton();
+    mats[1] = rc_material_fabric_denim();
+    for (i = 0; i < M.nv; ++i) {
+        double a = M.u[2 * i], b = M.u[2 * i + 1];
+        x[3 * i] = R * sin(1.02 * a / R); x[3 * i + 1] = 0.99 * b; x[3 * i + 2] = R * (1 - cos(1.02 * a / R));
+    }
+    for (mi = 0; mi < 2; ++mi) {
+        double S0, B0;
+        CHECK_OK(rc_shell_energy(&m, x, M.u, NULL, &mats[mi], &S0, &B0, NULL, NULL));
+        CHECK(B0 > 0.0 && S0 > 0.0);
+        for (k = 0; k < 6; ++k) {
+            double S = -1.0, B = -1.0;
+            for (i = 0; i < 3 * M.nv; ++i) xs[i] = x[i] * scales[k];
+            for (i = 0; i < 2 * M.nv; ++i) us[i] = M.u[i] * scales[k];
+            CHECK_OK(rc_shell_energy(&m, xs, us, NULL, &mats[mi], &S, &B, NULL, NULL));
+            worst = fmax(worst, fabs(B / B0 - 1.0));
+            worst = fmax(worst, fabs(S / (scales[k] * scales[k]) / S0 - 1.0));
+        }
+        for (k = 0; k < 2; ++k) {
+            double sc = k ? 1e21 : 1e-21, S = -1.0, B = -1.0, gx[75], gu[50];
+            int same = 1;
+            for (i = 0; i < 3 * M.nv; ++i) { xs[i] = x[i] * sc; gx[i] = 5.0; }
+            for (i = 0; i < 2 * M.nv; ++i) { us[i] = M.u[i] * sc; gu[i] = 6.0; }
+            CHECK(rc_shell_energy(&m, xs, us, NULL, &mats[mi], &S, &B, gx, gu) == RC_ERR_INVALID_ARGUMENT);
+            for (i = 0; i < 3 * M.nv; ++i) same &= gx[i] == 5.0;
+            for (i = 0; i < 2 * M.nv; ++i) same &= gu[i] == 6.0;
+            CHECK(same && S == -1.0 && B == -1.0);
+        }
+    }
+    printf("    bent sheet scaled by 1e-18 .. 1e18: energies off the unit sheet's by %.3g (relative)\n", worst);
+    CHECKF(worst < 1e-9, "scale dependence %.3g", worst);
+    t_mesh_free(&M);
+}
+
 static void suite_energy(void)
 {
     RUN(test_energy_fast_projection);
@@ -1400,6 +1448,7 @@ static void suite_energy(void)
     RUN(test_energy_bend_vector_form);
     RUN(test_energy_bend_sliver_height);
     RUN(test_energy_law_sliver);
+    RUN(test_energy_shell_scale_range);
     RUN(test_energy_fd_mips);
     RUN(test_energy_fd_inertia);
     RUN(test_energy_inertia_exact);
