@@ -4937,46 +4937,6 @@ static double rc__sh_law_stiffness(const double C[4])
     return fmax(m + r, 2.0 * C[3]);
 }
 
-/* ---- first fundamental form of a triangle p0 p1 p2 in dimension d (2 for u, 3 for x):
-   m = (e1.e1, e1.e2, e2.e2), e1 = p1 - p0, e2 = p2 - p0; J (3 x 3d) = dm/dp. */
-static void rc__sh_fff(const double *p, int d, double m[3], double *J)
-{
-    double e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
-    int k, nd = 3 * d;
-    for (k = 0; k < d; ++k) {
-        e1[k] = p[d + k] - p[k];
-        e2[k] = p[2 * d + k] - p[k];
-    }
-    m[0] = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
-    m[1] = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
-    m[2] = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
-    if (!J) return;
-    for (k = 0; k < d; ++k) {
-        J[0 * nd + k] = -2.0 * e1[k];
-        J[0 * nd + d + k] = 2.0 * e1[k];
-        J[0 * nd + 2 * d + k] = 0.0;
-        J[1 * nd + k] = -(e1[k] + e2[k]);
-        J[1 * nd + d + k] = e2[k];
-        J[1 * nd + 2 * d + k] = e1[k];
-        J[2 * nd + k] = -2.0 * e2[k];
-        J[2 * nd + d + k] = 0.0;
-        J[2 * nd + 2 * d + k] = 2.0 * e2[k];
-    }
-}
-/* H[off.., off..] += sum_c w_c d^2 m_c / dp^2 (constant): with vertex coefficient vectors
-   c1 = (-1, 1, 0), c2 = (-1, 0, 1) of e1, e2: K = 2 w11 c1 c1^T + w12 (c1 c2^T + c2 c1^T) + 2 w22 c2 c2^T,
-   block (v, w) = K_vw I_d. */
-static void rc__sh_fff_hess_add(int d, const double w[3], double *H, int ld, int off)
-{
-    static const double c1[3] = {-1, 1, 0}, c2[3] = {-1, 0, 1};
-    int v, q, k;
-    for (v = 0; v < 3; ++v)
-        for (q = 0; q < 3; ++q) {
-            double K = 2.0 * w[0] * c1[v] * c1[q] + w[1] * (c1[v] * c2[q] + c2[v] * c1[q]) + 2.0 * w[2] * c2[v] * c2[q];
-            for (k = 0; k < d; ++k) H[(off + d * v + k) * ld + off + d * q + k] += K;
-        }
-}
-
 /* H[0..nw, 0..nw] = Jm^T T (Jm, T: 3 x nw, T = W_mm Jm with W_mm symmetric): the upper triangle,
    then mirrored, so the block is exactly symmetric at half the products (its lower entries
    differed from the upper ones by rounding before) */
@@ -4991,41 +4951,39 @@ static void rc__sh_chain_mm(int nw, const double *Jm, const double *T, double *H
         for (j = 0; j < i; ++j) H[i * ld + j] = H[j * ld + i];
 }
 
-/* ---- the material law of one triangle, for both material models (rc__sh_coef): the one place
-   it is written; every kernel composes it with the geometry by the chain rule. It is written over
-   D_u = [u1 - u0, u2 - u0] itself, not over the reference metric abar = D_u^T D_u:
+/* ---- the material law of one triangle, for both material models (rc__sh_coef):
+       W = c A psi_C(X),  A = |J|/2,  J = det D_u,  D_u = [u1 - u0, u2 - u0],
+       psi_C(X) = 1/2 C11 X11^2 + C12 X11 X22 + 1/2 C22 X22^2 + 2 C33 X12^2,
+   X = D_u^-T (a - abar) D_u^-1 = 2 E_uv for stretch (c = 1/4, C = Cs), X = D_u^-T b D_u^-1 = K for
+   bending (c = 1, C = Cb). With adj(D_u) = [c1 c2] (columns; c1 = (w1, w2) = (D22, -D21),
+   c2 = (w3, w4) = (-D12, D11)) and Y = adj^T (.) adj, X = Y / J^2 and, psi_C being quadratic,
+       W = (c/2) psi_C(Y) |J|^-3.
+   It is written over D_u itself, never over the reference metric abar = D_u^T D_u:
    - an orthotropic energy depends on the triangle's orientation in the uv frame, not only on abar;
-   - forming abar squares the sliver's conditioning. A law over abar needs det abar = p s - r^2,
-     which cancels to round-off once the triangle's height h drops below ~1e-8 of its edges, and
-     tr(M^2) = (C1^2 + 2 C2 C3 + C4^2)/d^2 loses its sign the same way. Measured on 1e5 random
-     slivers (h = 1e-2 .. 1e-9 of the edge, random b): the abar form was off by more than 1e-3
-     in 25% of them, infinite in 4%, NaN in 3%; the sheet's bending energy reached -2e177 J on
-     a collapsed no-regulariser drape. Here J = det D_u is a difference of products of edge
-     components (no squaring) and psi_C(Y) is a sum of squares for every accepted material, so
-     W >= 0 to round-off at any aspect ratio.
-       W = c A psi_C(X),  X = D_u^-T (m - shift abar) D_u^-1,  A = |J|/2,  J = det D_u,
-       psi_C(X) = 1/2 C11 X11^2 + C12 X11 X22 + 1/2 C22 X22^2 + 2 C33 X12^2
-   stretch: c = 1/4, m = a, shift = 1 (X = 2 E_uv, so c psi_C(X) = psi_C(E_uv)); bending: c = 1,
-   m = b, shift = 0 (X = K). With adj(D_u) = [c1 c2] (columns) and Y = adj^T (m - shift abar) adj,
-   X = Y / J^2 and, psi_C being quadratic, W = (c/2) psi_C(Y) |J|^-3 -- a rational function of
-       z = (w1, w2, w3, w4, m11, m12, m22),  c1 = (w1, w2) = (D22, -D21),  c2 = (w3, w4) = (-D12, D11),
-   with Y11 = c1.m c1 - shift J^2, Y22 = c2.m c2 - shift J^2, Y12 = c1.m c2 (c_i^T abar c_j = J^2 delta_ij
-   since D adj = J I), J = w1 w4 - w2 w3. Closed-form derivatives (the Y_k are polynomials):
-     dZ11 = (2 M c1 | 0 | w1^2, 2 w1 w2, w2^2),  dZ22 = (0 | 2 M c2 | w3^2, 2 w3 w4, w4^2),
-     dZ12 = (M c2 | M c1 | w1 w3, w1 w4 + w2 w3, w2 w4)      (blocks c1 | c2 | m),
-     dJ = (w4, -w3, -w2, w1 | 0), d2J: (w1, w4) +1, (w2, w3) -1, d(J^2) = 2 J dJ,
-     d2(J^2) = 2 dJ dJ^T + 2 J d2J,
-     d2Z11: (c1, c1) 2M, (c1_a, m11) 2 w1 d_a0, (c1_a, m12) 2 (w2, w1)_a, (c1_a, m22) 2 w2 d_a1,
-     d2Z22: the same with c2, d2Z12: (c1, c2) M, (c1_a, m) as d2Z11/2 with c2's entries, and
-       (c2_a, m) with c1's.
+   - forming abar squares a sliver's conditioning. The isotropic law over abar (until session 55)
+     needed det abar = p s - r^2, which cancels to round-off once the triangle's height h drops
+     below ~1e-8 of its edges, and tr(M^2) = (C1^2 + 2 C2 C3 + C4^2)/d^2 lost its sign the same
+     way. Measured on 1e5 random slivers (h = 1e-2 .. 1e-9 of the edge, random b): that form was
+     off by more than 1e-3 in 25% of them, infinite in 4%, NaN in 3%; the sheet's bending energy
+     reached -2e177 J on a collapsed no-regulariser drape. Here J is a difference of products of
+     edge components (no squaring) and psi_C(Y) is a sum of squares for every accepted material,
+     so W >= 0 to round-off at any aspect ratio.
+   The stretch forms Y from the world edges (rc__sh_stretch_tri); the bending law below takes b:
+       W(w, b) = (1/2) psi_C(Y) |J|^-3,  Y11 = c1.b c1, Y22 = c2.b c2, Y12 = c1.b c2,
+   a rational function of z = (w1, w2, w3, w4, b11, b12, b22), J = w1 w4 - w2 w3. Closed-form
+   derivatives (the Y_k are polynomials):
+     dY11 = (2 b c1 | 0 | w1^2, 2 w1 w2, w2^2),  dY22 = (0 | 2 b c2 | w3^2, 2 w3 w4, w4^2),
+     dY12 = (b c2 | b c1 | w1 w3, w1 w4 + w2 w3, w2 w4)      (blocks c1 | c2 | b),
+     dJ = (w4, -w3, -w2, w1 | 0), d2J: (w1, w4) +1, (w2, w3) -1,
+     d2Y11: (c1, c1) 2b, (c1_a, b11) 2 w1 d_a0, (c1_a, b12) 2 (w2, w1)_a, (c1_a, b22) 2 w2 d_a1,
+     d2Y22: the same with c2, d2Y12: (c1, c2) b, (c1_a, b) as d2Y11/2 with c2's entries, and
+       (c2_a, b) with c1's.
    With N = psi_C(Y), N_Y = (C11 Y11 + C12 Y22, C12 Y11 + C22 Y22, 4 C33 Y12), Q = N_YY
    (constant): N_z = sum_k N_Yk dY_k, N_zz = dY^T Q dY + sum_k N_Yk d2Y_k; and with f = |J|^-3,
    f' = -3 sgn(J) |J|^-4, f'' = 12 |J|^-5:
-       W_z = (c/2) (f N_z + N f' dJ),
-       W_zz = (c/2) (f N_zz + f' (N_z dJ^T + dJ N_z^T) + N (f'' dJ dJ^T + f' d2J)).
-   The value of Y is taken from m - shift abar formed first, so the near-rest strain has no
-   cancellation (tr(M^2) = tr C^2 - 2 tr C + 2 would). w is linear in u (rc__sh_Bw), so the u-chain has no second-order
-   term. */
+       W_z = (1/2) (f N_z + N f' dJ),
+       W_zz = (1/2) (f N_zz + f' (N_z dJ^T + dJ N_z^T) + N (f'' dJ dJ^T + f' d2J)).
+   w is linear in u (rc__sh_Bw), so the u-chain has no second-order term. */
 
 /* dw/du (4 x 6), u = (u0x, u0y, u1x, u1y, u2x, u2y): w1 = u2y - u0y, w2 = u0y - u1y, w3 = u0x - u2x,
    w4 = u1x - u0x */
@@ -5035,20 +4993,16 @@ typedef struct rc__sh_wo {
     double v, g[7], h[49];   /* over z = (w1..w4, m11, m12, m22), h full row-major */
 } rc__sh_wo;
 
-/* order: 0 value, 1 + gradient, 2 + Hessian */
-static void rc__sh_Wo(const double u[6], const double mm[3], double c, double shift, const double C[4], int order,
-                      rc__sh_wo *W)
+/* the bending law W(w, b) above; order: 0 value, 1 + gradient, 2 + Hessian */
+static void rc__sh_Wo(const double u[6], const double mm[3], const double C[4], int order, rc__sh_wo *W)
 {
     const double w1 = u[5] - u[1], w2 = u[1] - u[3], w3 = u[0] - u[4], w4 = u[2] - u[0];
-    const double e1x = u[2] - u[0], e1y = u[3] - u[1], e2x = u[4] - u[0], e2y = u[5] - u[1];
-    /* m - shift abar, formed first */
-    const double x = mm[0] - shift * (e1x * e1x + e1y * e1y), y = mm[1] - shift * (e1x * e2x + e1y * e2y);
-    const double z = mm[2] - shift * (e2x * e2x + e2y * e2y);
+    const double x = mm[0], y = mm[1], z = mm[2];
     const double Y11 = x * w1 * w1 + 2.0 * y * w1 * w2 + z * w2 * w2, Y22 = x * w3 * w3 + 2.0 * y * w3 * w4 + z * w4 * w4;
     const double Y12 = x * w1 * w3 + y * (w1 * w4 + w2 * w3) + z * w2 * w4;
     const double J = w1 * w4 - w2 * w3, aJ = fabs(J), f = 1.0 / (aJ * aJ * aJ);
     const double N = 0.5 * C[0] * Y11 * Y11 + C[1] * Y11 * Y22 + 0.5 * C[2] * Y22 * Y22 + 2.0 * C[3] * Y12 * Y12;
-    const double m11 = mm[0], m12 = mm[1], m22 = mm[2], hc = 0.5 * c;
+    const double m11 = mm[0], m12 = mm[1], m22 = mm[2], hc = 0.5;
     double dY[3][7], dJ[7], NY[3], Nz[7], f1;
     int i, j;
     W->v = hc * N * f;
@@ -5061,10 +5015,6 @@ static void rc__sh_Wo(const double u[6], const double mm[3], double c, double sh
     dY[1][4] = w3 * w3; dY[1][5] = 2.0 * w3 * w4; dY[1][6] = w4 * w4;
     dY[2][0] = m11 * w3 + m12 * w4; dY[2][1] = m12 * w3 + m22 * w4; dY[2][2] = m11 * w1 + m12 * w2; dY[2][3] = m12 * w1 + m22 * w2;
     dY[2][4] = w1 * w3; dY[2][5] = w1 * w4 + w2 * w3; dY[2][6] = w2 * w4;
-    for (j = 0; j < 4; ++j) {
-        dY[0][j] -= 2.0 * shift * J * dJ[j];
-        dY[1][j] -= 2.0 * shift * J * dJ[j];
-    }
     NY[0] = C[0] * Y11 + C[1] * Y22;
     NY[1] = C[1] * Y11 + C[2] * Y22;
     NY[2] = 4.0 * C[3] * Y12;
@@ -5075,18 +5025,13 @@ static void rc__sh_Wo(const double u[6], const double mm[3], double c, double sh
     }
     if (order < 2) return;
     {
-        double Hn[49], f2 = 12.0 * f / (aJ * aJ), a = NY[0], b = NY[1], e = NY[2], sj = -shift * (a + b);
+        double Hn[49], f2 = 12.0 * f / (aJ * aJ), a = NY[0], b = NY[1], e = NY[2];
         /* dY^T Q dY */
         for (i = 0; i < 7; ++i)
             for (j = 0; j < 7; ++j)
                 Hn[7 * i + j] = C[0] * dY[0][i] * dY[0][j] + C[1] * (dY[0][i] * dY[1][j] + dY[1][i] * dY[0][j]) +
                                 C[2] * dY[1][i] * dY[1][j] + 4.0 * C[3] * dY[2][i] * dY[2][j];
-        /* sum_k N_Yk d2Y_k: the J^2 parts (-shift (a + b) d2(J^2)) ... */
-        for (i = 0; i < 4; ++i)
-            for (j = 0; j < 4; ++j) Hn[7 * i + j] += sj * 2.0 * dJ[i] * dJ[j];
-        Hn[7 * 0 + 3] += sj * 2.0 * J; Hn[7 * 3 + 0] += sj * 2.0 * J;
-        Hn[7 * 1 + 2] -= sj * 2.0 * J; Hn[7 * 2 + 1] -= sj * 2.0 * J;
-        /* ... and the Z parts: (c, c) blocks, then (c, m) */
+        /* sum_k N_Yk d2Y_k: the (c, c) blocks, then (c, m) */
 #define RC__WO_ADD(p, q, v) do { Hn[7 * (p) + (q)] += (v); if ((p) != (q)) Hn[7 * (q) + (p)] += (v); } while (0)
         RC__WO_ADD(0, 0, 2.0 * a * m11); RC__WO_ADD(0, 1, 2.0 * a * m12); RC__WO_ADD(1, 1, 2.0 * a * m22);
         RC__WO_ADD(2, 2, 2.0 * b * m11); RC__WO_ADD(2, 3, 2.0 * b * m12); RC__WO_ADD(3, 3, 2.0 * b * m22);
@@ -5221,22 +5166,147 @@ static void rc__sh_finish_hess(int n, double *H, int flags)
 }
 
 /* ---- stretch: S = A psi_Cs(E_uv), E_uv = D_u^-T (a - abar) D_u^-1 / 2 (isotropic: (tau/4) A
-   |abar^-1 a - I|^2_SV); DOFs [x0 x1 x2 | u0 u1 u2]. */
+   |abar^-1 a - I|^2_SV); DOFs [x0 x1 x2 | u0 u1 u2].
+   The law of rc__sh_Wo with m = a, shift = 1, c = 1/4, but written over the world edges themselves
+   rather than over the world metric a = D_x^T D_x: with adj(D_u) = [c1 c2] = [(w1, w2), (w3, w4)]
+   (rc__sh_Bw), G = D_x adj(D_u) = [g1 g2], g1 = w1 e1 + w2 e2, g2 = w3 e1 + w4 e2 (e1 = x1 - x0,
+   e2 = x2 - x0; G = J F, F the deformation gradient),
+       Y = adj^T (a - abar) adj = G^T G - J^2 I:  Y11 = g1.g1 - J^2, Y22 = g2.g2 - J^2, Y12 = g1.g2,
+       S = (1/8) psi_C(Y) |J|^-3.
+   Why not over a: on a sliver both metrics carry ~1e-16 of the edge^2 of round-off, and
+   c2^T (a - abar) c2 multiplies it by |c2|^2 ~ edge^2 where the true Y22 is ~ strain J^2, so the
+   thin direction's strain was off by ~1e-16 / h_rel^2 (h_rel = height / edge; a probe, session 55:
+   x = 1.01 u on a triangle of h_rel 1e-8 gave 8.3e-11 J for 2.2e-10 J). Here g2 ~ J is formed from
+   edge-sized terms, so that error is ~1e-16 / h_rel; at rest (x = u lifted) Y is exactly 0 as
+   before. Derivatives over z = (w1..w4, e1, e2) (10), with A_i = dg_i/dz (3 x 10):
+     dY11 = 2 g1^T A1 - 2 J dJ,  dY22 = 2 g2^T A2 - 2 J dJ,  dY12 = g2^T A1 + g1^T A2,
+     d2Y11 = 2 A1^T A1 + 2 (g1 at (w1, e1), (w2, e2)) - 2 dJ dJ^T - 2 J d2J, d2Y22 likewise with
+     g2 at (w3, e1), (w4, e2), d2Y12 = A1^T A2 + A2^T A1 + g2 at (w1, e1), (w2, e2) + g1 at (w3, e1),
+     (w4, e2) (symmetric pairs, one per component); N = psi_C(Y), W_z, W_zz as in rc__sh_Wo; and
+   z = P q is linear in the DOFs (e from x, w = Bw u), so the DOF Hessian is P^T W_zz P. */
 static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc__sh_coef *c, int flags,
                                  double *grad, double *hess)
 {
-    double a[3], Ja[27];
-    rc__sh_wo W;
-    int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9;
-    rc__sh_fff(x, 3, a, Ja);
-    rc__sh_Wo(u, a, 0.25, 1.0, c->Cs, (flags & RC__SH_HESS) ? 2 : (flags & RC__SH_GRAD) ? 1 : 0, &W);
-    if (!(flags & (RC__SH_GRAD | RC__SH_HESS))) return W.v;
-    rc__sh_chain_o(&W, 9, Ja, withu, (flags & RC__SH_GRAD) ? grad : NULL, (flags & RC__SH_HESS) ? hess : NULL, n);
-    if (flags & RC__SH_HESS) {
-        rc__sh_fff_hess_add(3, W.g + 4, hess, n, 0);   /* w is linear in u: no u second-order term */
-        rc__sh_finish_hess(n, hess, flags);
+    const double *C = c->Cs;
+    const double w[4] = { u[5] - u[1], u[1] - u[3], u[0] - u[4], u[2] - u[0] };
+    double e1[3], e2[3], g1[3], g2[3], J, aJ, f, Y11, Y22, Y12, N, v;
+    int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9, k;
+    for (k = 0; k < 3; ++k) {
+        e1[k] = x[3 + k] - x[k];
+        e2[k] = x[6 + k] - x[k];
+        g1[k] = w[0] * e1[k] + w[1] * e2[k];
+        g2[k] = w[2] * e1[k] + w[3] * e2[k];
     }
-    return W.v;
+    J = w[0] * w[3] - w[1] * w[2];
+    aJ = fabs(J);
+    f = 1.0 / (aJ * aJ * aJ);
+    Y11 = rc__dot3(g1, g1) - J * J;
+    Y22 = rc__dot3(g2, g2) - J * J;
+    Y12 = rc__dot3(g1, g2);
+    N = 0.5 * C[0] * Y11 * Y11 + C[1] * Y11 * Y22 + 0.5 * C[2] * Y22 * Y22 + 2.0 * C[3] * Y12 * Y12;
+    v = 0.125 * N * f;
+    if (!(flags & (RC__SH_GRAD | RC__SH_HESS))) return v;
+    {
+        /* z = (w1 w2 w3 w4 | e1 (4..6) | e2 (7..9)) */
+        double A1[3][10], A2[3][10], dJ[10], dY[3][10], NY[3], Nz[10], Wz[10], f1, hc = 0.125;
+        int i, j, r;
+        memset(A1, 0, sizeof A1); memset(A2, 0, sizeof A2); memset(dJ, 0, sizeof dJ);
+        for (k = 0; k < 3; ++k) {
+            A1[k][0] = e1[k]; A1[k][1] = e2[k]; A1[k][4 + k] = w[0]; A1[k][7 + k] = w[1];
+            A2[k][2] = e1[k]; A2[k][3] = e2[k]; A2[k][4 + k] = w[2]; A2[k][7 + k] = w[3];
+        }
+        dJ[0] = w[3]; dJ[1] = -w[2]; dJ[2] = -w[1]; dJ[3] = w[0];
+        for (j = 0; j < 10; ++j) {
+            double a11 = 0.0, a22 = 0.0, a12 = 0.0;
+            for (k = 0; k < 3; ++k) {
+                a11 += g1[k] * A1[k][j];
+                a22 += g2[k] * A2[k][j];
+                a12 += g2[k] * A1[k][j] + g1[k] * A2[k][j];
+            }
+            dY[0][j] = 2.0 * a11 - 2.0 * J * dJ[j];
+            dY[1][j] = 2.0 * a22 - 2.0 * J * dJ[j];
+            dY[2][j] = a12;
+        }
+        NY[0] = C[0] * Y11 + C[1] * Y22;
+        NY[1] = C[1] * Y11 + C[2] * Y22;
+        NY[2] = 4.0 * C[3] * Y12;
+        f1 = -3.0 * (J < 0.0 ? -1.0 : 1.0) * f / aJ;
+        for (j = 0; j < 10; ++j) {
+            Nz[j] = NY[0] * dY[0][j] + NY[1] * dY[1][j] + NY[2] * dY[2][j];
+            Wz[j] = hc * (f * Nz[j] + N * f1 * dJ[j]);
+        }
+        if (grad) {
+            for (k = 0; k < 3; ++k) {
+                grad[k] = -(Wz[4 + k] + Wz[7 + k]);
+                grad[3 + k] = Wz[4 + k];
+                grad[6 + k] = Wz[7 + k];
+            }
+            if (withu)
+                for (j = 0; j < 6; ++j)
+                    grad[9 + j] = Wz[0] * rc__sh_Bw[0][j] + Wz[1] * rc__sh_Bw[1][j] + Wz[2] * rc__sh_Bw[2][j] + Wz[3] * rc__sh_Bw[3][j];
+        }
+        if ((flags & RC__SH_HESS) && hess) {
+            double Hz[100], f2 = 12.0 * f / (aJ * aJ), sY = -2.0 * (NY[0] + NY[1]), T[10][15];
+            int nz0 = withu ? 0 : 4;   /* fixed u: only the e block reaches the DOFs */
+            /* dY^T Q dY + sum_k N_Yk d2Y_k, first the parts over the A's */
+            for (i = 0; i < 10; ++i)
+                for (j = i; j < 10; ++j) {
+                    double a11 = 0.0, a22 = 0.0, a12 = 0.0, h;
+                    for (k = 0; k < 3; ++k) {
+                        a11 += A1[k][i] * A1[k][j];
+                        a22 += A2[k][i] * A2[k][j];
+                        a12 += A1[k][i] * A2[k][j] + A2[k][i] * A1[k][j];
+                    }
+                    h = C[0] * dY[0][i] * dY[0][j] + C[1] * (dY[0][i] * dY[1][j] + dY[1][i] * dY[0][j]) +
+                        C[2] * dY[1][i] * dY[1][j] + 4.0 * C[3] * dY[2][i] * dY[2][j] +
+                        2.0 * NY[0] * a11 + 2.0 * NY[1] * a22 + NY[2] * a12 + sY * dJ[i] * dJ[j];
+                    Hz[10 * i + j] = Hz[10 * j + i] = h;
+                }
+            /* -2 J d2J (Y11 and Y22): (w1, w4) +1, (w2, w3) -1 */
+            Hz[3] += sY * J; Hz[30] += sY * J;
+            Hz[12] -= sY * J; Hz[21] -= sY * J;
+            /* the g terms of d2g: (w1, e1_k), (w2, e2_k) carry g1 in Y11 and g2 in Y12; (w3, e1_k),
+               (w4, e2_k) carry g2 in Y22 and g1 in Y12 */
+            for (k = 0; k < 3; ++k) {
+                double a = 2.0 * NY[0] * g1[k] + NY[2] * g2[k], b = 2.0 * NY[1] * g2[k] + NY[2] * g1[k];
+                Hz[10 * 0 + 4 + k] += a; Hz[10 * (4 + k) + 0] += a;
+                Hz[10 * 1 + 7 + k] += a; Hz[10 * (7 + k) + 1] += a;
+                Hz[10 * 2 + 4 + k] += b; Hz[10 * (4 + k) + 2] += b;
+                Hz[10 * 3 + 7 + k] += b; Hz[10 * (7 + k) + 3] += b;
+            }
+            /* W_zz = hc (f N_zz + f' (N_z dJ^T + dJ N_z^T) + N (f'' dJ dJ^T + f' d2J)) */
+            for (i = 0; i < 10; ++i)
+                for (j = 0; j < 10; ++j)
+                    Hz[10 * i + j] = hc * (f * Hz[10 * i + j] + f1 * (Nz[i] * dJ[j] + dJ[i] * Nz[j]) + N * f2 * dJ[i] * dJ[j]);
+            Hz[3] += hc * N * f1; Hz[30] += hc * N * f1;
+            Hz[12] -= hc * N * f1; Hz[21] -= hc * N * f1;
+            /* T = W_zz P (z rows from nz0, DOF columns), then H = P^T T */
+            for (i = nz0; i < 10; ++i) {
+                const double *h = Hz + 10 * i;
+                for (k = 0; k < 3; ++k) {
+                    T[i][3 + k] = h[4 + k];
+                    T[i][6 + k] = h[7 + k];
+                    T[i][k] = -(h[4 + k] + h[7 + k]);
+                }
+                if (withu)
+                    for (j = 0; j < 6; ++j)
+                        T[i][9 + j] = h[0] * rc__sh_Bw[0][j] + h[1] * rc__sh_Bw[1][j] + h[2] * rc__sh_Bw[2][j] + h[3] * rc__sh_Bw[3][j];
+            }
+            for (j = 0; j < n; ++j) {
+                for (k = 0; k < 3; ++k) {
+                    hess[(3 + k) * n + j] = T[4 + k][j];
+                    hess[(6 + k) * n + j] = T[7 + k][j];
+                    hess[k * n + j] = -(T[4 + k][j] + T[7 + k][j]);
+                }
+                if (withu)
+                    for (r = 0; r < 6; ++r)
+                        hess[(9 + r) * n + j] = T[0][j] * rc__sh_Bw[0][r] + T[1][j] * rc__sh_Bw[1][r] + T[2][j] * rc__sh_Bw[2][r] +
+                                                T[3][j] * rc__sh_Bw[3][r];
+            }
+            rc__sh_finish_hess(n, hess, flags);
+        }
+    }
+    return v;
 }
 
 /* ---- one edge's second-fundamental-form entry II = 2 h S(theta/2 + s phi) (DESIGN §2; S = sin up to
@@ -5614,7 +5684,7 @@ static double rc__sh_bend_tri_ref(const double x[9], const double xf[9], int fla
                          th_ref ? th_ref[i] : 0.0, order, &Ed[i]);
     }
     for (k = 0; k < 3; ++k) b[k] = L[k][0] * Ed[0].II + L[k][1] * Ed[1].II + L[k][2] * Ed[2].II;
-    rc__sh_Wo(u, b, 1.0, 0.0, c->Cb, order, &W);
+    rc__sh_Wo(u, b, c->Cb, order, &W);
     if (!need) return W.v;
     {
         /* dII_i/dq over the 21 world DOFs: A = -(e + a + c), B = e, q = a, p = c */

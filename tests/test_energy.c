@@ -1373,7 +1373,7 @@ static void test_energy_law_sliver(void)
         /* bending through its own kernel needs b: the law's value at b is Wo(u, b) */
         {
             rc__sh_wo W;
-            rc__sh_Wo(u, bb, 1.0, 0.0, c.Cb, 2, &W);
+            rc__sh_Wo(u, bb, c.Cb, 2, &W);
             vb = W.v;
             finite &= rc__isfinite(W.v) && rc__all_finite(W.g, 7) && rc__all_finite(W.h, 49);
         }
@@ -1387,6 +1387,45 @@ static void test_energy_law_sliver(void)
     printf("    material law on slivers (h/edge 1e-2 .. 1e-9): worst relative error x h/edge %.3g\n", worst);
     CHECK(finite);
     CHECKF(worst < 1e-14, "law on slivers: relative error x h_rel %.3g (bar 1e-14)", worst);
+    /* Small strain on a sliver: x = F u, F = R [[a, t], [0, b]] (R a random rotation, strains
+       eps ~ 1e-2), so the world triangle is a sliver too and the thin direction's strain is what
+       round-off can destroy. Exact: S = tau A [alpha/2 (tr E)^2 + beta |E|_F^2], E = (F^T F - I)/2
+       (long double, A from the rounded u). The rounding of x = F u itself puts ~1e-16/h_rel of
+       error into that strain, ~1e-16/(h_rel eps) into S: the bar is 1e-13/(h_rel eps) (measured
+       1.7e-15; the stretch over the world metric a = D_x^T D_x, session 55's first form, reached
+       6.5e-5 at h_rel 1e-7 and inf at 1e-8, ~1e-16/h_rel^2). */
+    {
+        long double tau = m.thickness;
+        double worst2 = 0.0;
+        rc__sh_coef c1 = rc__sh_make_coef(&m, 1.0);
+        for (trial = 0; trial < 4000; ++trial) {
+            double hrel = pow(10.0, -2.0 - 7.0 * t_rand()), Lq = 0.5 + t_rand(), sq = (0.2 + 0.6 * t_rand()) * Lq;
+            double th = 6.283185307179586 * t_rand(), ct = cos(th), st = sin(th), eps = 1e-2;
+            double a = 1.0 + eps * (2.0 * t_rand() - 1.0), b = 1.0 + eps * (2.0 * t_rand() - 1.0), t = eps * (2.0 * t_rand() - 1.0);
+            double loc[6] = { 0.0, 0.0, Lq, 0.0, sq, hrel * Lq }, u[6], x[9], R[9], v, err;
+            t_rot3(R);
+            for (k = 0; k < 3; ++k) {
+                double p0, p1;
+                int r;
+                u[2 * k] = 0.3 + ct * loc[2 * k] - st * loc[2 * k + 1];
+                u[2 * k + 1] = -0.2 + st * loc[2 * k] + ct * loc[2 * k + 1];
+                p0 = a * u[2 * k] + t * u[2 * k + 1];
+                p1 = b * u[2 * k + 1];
+                for (r = 0; r < 3; ++r) x[3 * k + r] = R[3 * r] * p0 + R[3 * r + 1] * p1;
+            }
+            {
+                long double E11 = ((long double)a * a - 1.0L) / 2.0L, E12 = (long double)a * t / 2.0L;
+                long double E22 = ((long double)t * t + (long double)b * b - 1.0L) / 2.0L, tr = E11 + E22;
+                long double A = (((long double)u[2] - u[0]) * ((long double)u[5] - u[1]) - ((long double)u[3] - u[1]) * ((long double)u[4] - u[0])) / 2.0L;
+                long double ref = tau * A * (al / 2.0L * tr * tr + be * (E11 * E11 + 2.0L * E12 * E12 + E22 * E22));
+                v = rc__sh_stretch_tri(x, u, &c1, 0, NULL, NULL);
+                err = fabs(v - (double)ref) / (double)ref;
+            }
+            if (!(err * hrel * eps <= worst2)) worst2 = err * hrel * eps;
+        }
+        printf("    stretch of slivers at small strain: worst relative error x h/edge x strain %.3g\n", worst2);
+        CHECKF(worst2 < 1e-13, "sliver stretch at small strain: %.3g (bar 1e-13)", worst2);
+    }
 }
 
 /* rc_shell_energy over the range of scales: the energy of a bent, stretched sheet is the same at
