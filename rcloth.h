@@ -6048,30 +6048,49 @@ RCLOTHDEF rc_material rc_material_fabric_ponte(void)   /* camel-ponte-roma */
 RCLOTHDEF rc_material rc_material_fabric_cotton_poly(void)   /* royal-target */
 { return rc__fabric(0.220, 2016.55456, 9.170511, 2034.97644, 104.759674, 125.409805e-6, 107.997696e-6, 125.409805e-6); }
 
-RCLOTHDEF rc_status rc_material_validate(const rc_material *mat)
+/* rc_material_validate with the reason: the first condition that fails, named with its value
+   (msg may be NULL) */
+static rc_status rc__material_check(const rc_material *mat, char *msg, size_t len)
 {
-    if (!mat) return RC_ERR_INVALID_ARGUMENT;
+#define RC__MATFAIL(st, ...) do { if (msg && len) snprintf(msg, len, __VA_ARGS__); return (st); } while (0)
+    if (!mat) RC__MATFAIL(RC_ERR_INVALID_ARGUMENT, "material is NULL");
     if (mat->model == RC_MATERIAL_ORTHOTROPIC) {
+        static const char *names[9] = { "density", "thickness", "warp_stiffness", "weft_stiffness", "shear_stiffness",
+                                        "bend_warp", "bend_weft", "bend_bias", "warp_poisson" };
         const double v[9] = {mat->density, mat->thickness, mat->warp_stiffness, mat->weft_stiffness, mat->shear_stiffness,
                              mat->bend_warp, mat->bend_weft, mat->bend_bias, mat->warp_poisson};
         int i;
         for (i = 0; i < 9; ++i)
-            if (!rc__isfinite(v[i])) return RC_ERR_NON_FINITE;
+            if (!rc__isfinite(v[i])) RC__MATFAIL(RC_ERR_NON_FINITE, "material (orthotropic): %s is not finite", names[i]);
         for (i = 0; i < 8; ++i)
-            if (!(v[i] > 0.0)) return RC_ERR_BAD_MATERIAL;
+            if (!(v[i] > 0.0)) RC__MATFAIL(RC_ERR_BAD_MATERIAL, "material (orthotropic): %s = %g must be > 0", names[i], v[i]);
         /* positive definite membrane (1 - nu12 nu21 > 0) and twist stiffness B33 > 0 */
-        if (!(mat->warp_poisson * mat->warp_poisson * mat->weft_stiffness < mat->warp_stiffness)) return RC_ERR_BAD_MATERIAL;
-        if (!(4.0 * mat->bend_bias > mat->bend_warp + mat->bend_weft)) return RC_ERR_BAD_MATERIAL;
+        if (!(mat->warp_poisson * mat->warp_poisson * mat->weft_stiffness < mat->warp_stiffness))
+            RC__MATFAIL(RC_ERR_BAD_MATERIAL, "material (orthotropic): warp_poisson = %g needs warp_poisson^2 weft_stiffness < "
+                        "warp_stiffness (|nu12| < %g) for a positive definite membrane", mat->warp_poisson,
+                        sqrt(mat->warp_stiffness / mat->weft_stiffness));
+        if (!(4.0 * mat->bend_bias > mat->bend_warp + mat->bend_weft))
+            RC__MATFAIL(RC_ERR_BAD_MATERIAL, "material (orthotropic): bend_bias = %g needs 4 bend_bias > bend_warp + bend_weft "
+                        "= %g (a positive twist stiffness)", mat->bend_bias, mat->bend_warp + mat->bend_weft);
         return RC_OK;
     }
-    if (mat->model != RC_MATERIAL_ISOTROPIC) return RC_ERR_BAD_MATERIAL;
+    if (mat->model != RC_MATERIAL_ISOTROPIC)
+        RC__MATFAIL(RC_ERR_BAD_MATERIAL, "material: model = %d; RC_MATERIAL_ISOTROPIC (0) or RC_MATERIAL_ORTHOTROPIC (1)", mat->model);
     if (!rc__isfinite(mat->density) || !rc__isfinite(mat->thickness) || !rc__isfinite(mat->young) ||
         !rc__isfinite(mat->poisson))
-        return RC_ERR_NON_FINITE;
-    if (!(mat->density > 0.0) || !(mat->thickness > 0.0) || !(mat->young > 0.0) || !(mat->poisson > -1.0) ||
-        !(mat->poisson < 0.5))
-        return RC_ERR_BAD_MATERIAL;
+        RC__MATFAIL(RC_ERR_NON_FINITE, "material: density, thickness, young or poisson is not finite (NaN or inf)");
+    if (!(mat->density > 0.0)) RC__MATFAIL(RC_ERR_BAD_MATERIAL, "material: density = %g must be > 0", mat->density);
+    if (!(mat->thickness > 0.0)) RC__MATFAIL(RC_ERR_BAD_MATERIAL, "material: thickness = %g must be > 0", mat->thickness);
+    if (!(mat->young > 0.0)) RC__MATFAIL(RC_ERR_BAD_MATERIAL, "material: young = %g must be > 0", mat->young);
+    if (!(mat->poisson > -1.0) || !(mat->poisson < 0.5))
+        RC__MATFAIL(RC_ERR_BAD_MATERIAL, "material: poisson = %g must be in (-1, 0.5)", mat->poisson);
+#undef RC__MATFAIL
     return RC_OK;
+}
+
+RCLOTHDEF rc_status rc_material_validate(const rc_material *mat)
+{
+    return rc__material_check(mat, NULL, 0);
 }
 
 /* index validation shared by the public kernels */
@@ -8196,9 +8215,11 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFCHECK(d->num_threads >= 0, "num_threads must be >= 0");
     RC__DEFCHECK(d->self_contact == 0 || d->self_contact == 1, "self_contact must be 0 or 1");
 #undef RC__DEFCHECK
-    st = rc_material_validate(&d->material);
-    if (st == RC_ERR_NON_FINITE) { snprintf(msg, len, "rc_sim_def.material: a parameter is not finite (NaN or inf)"); return st; }
-    if (st != RC_OK) { snprintf(msg, len, "%s", d->material.model == RC_MATERIAL_ORTHOTROPIC ? "rc_sim_def.material (orthotropic): density, thickness, stiffnesses must be > 0, nu12^2 E2/E1 < 1, 4 bend_bias > bend_warp + bend_weft" : "rc_sim_def.material: density, thickness, young must be > 0 and poisson in (-1, 0.5); model 0 or 1"); return st; }
+    {
+        char why[240];
+        st = rc__material_check(&d->material, why, sizeof why);
+        if (st != RC_OK) { snprintf(msg, len, "rc_sim_def.%s", why); return st; }
+    }
     if (!rc__all_finite(m->ref_uv, (size_t)2 * (size_t)m->num_verts) ||
         (m->pos && !rc__all_finite(m->pos, (size_t)3 * (size_t)m->num_verts))) {
         snprintf(msg, len, "mesh coordinates contain NaN or inf");

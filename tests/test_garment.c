@@ -271,6 +271,24 @@ static void test_garment_material_validate(void)
     b = m; b.bend_bias = 0.04; CHECK(rc_material_validate(&b) == RC_ERR_BAD_MATERIAL);     /* 0.16 < 0.17 */
     b = m; b.bend_weft = NAN; CHECK(rc_material_validate(&b) == RC_ERR_NON_FINITE);
     b = m; b.young = -1; CHECK_OK(rc_material_validate(&b));   /* ignored by the fabric model */
+    {   /* rc_sim_def_check names the condition that failed (it listed all of them: a probe) */
+        static const int tri[6] = { 0, 1, 2, 0, 2, 3 };
+        static const double uv[8] = { 0, 0, 1, 0, 1, 1, 0, 1 };
+        static const char *want[4] = { "shear_stiffness = -1", "warp_poisson = 2", "bend_bias = 0.04", "poisson = 0.7" };
+        rc_sim_def d = rc_default_sim_def();
+        char why[300];
+        d.mesh.num_verts = 4; d.mesh.num_tris = 2; d.mesh.ref_uv = uv; d.mesh.tris = tri;
+        for (i = 0; i < 4; ++i) {
+            b = m;
+            if (i == 0) b.shear_stiffness = -1;
+            if (i == 1) b.warp_poisson = 2.0;
+            if (i == 2) b.bend_bias = 0.04;
+            if (i == 3) { b = rc_material_cotton(); b.poisson = 0.7; }
+            d.material = b;
+            CHECK(rc_sim_def_check(&d, why, (int)sizeof why) == RC_ERR_BAD_MATERIAL);
+            CHECKF(strstr(why, want[i]) != NULL, "message \"%s\" does not name \"%s\"", why, want[i]);
+        }
+    }
     pre[0] = rc_material_fabric_denim(); pre[1] = rc_material_fabric_interlock();
     pre[2] = rc_material_fabric_ponte(); pre[3] = rc_material_fabric_cotton_poly();
     for (i = 0; i < 4; ++i) CHECK_OK(rc_material_validate(&pre[i]));
