@@ -4905,7 +4905,7 @@ static rc__sh_coef rc__sh_make_coef(const rc_material *mat, double bending_scale
         /* engineering constants -> stiffness (see rc_material): nu21 = nu12 E2/E1; no bending
            Poisson coupling (B12 = 0) */
         double E1 = mat->warp_stiffness, E2 = mat->weft_stiffness, n12 = mat->warp_poisson;
-        double den = 1.0 - n12 * n12 * E2 / E1;
+        double rr = n12 * sqrt(E2 / E1), den = (1.0 - rr) * (1.0 + rr);   /* 1 - nu12 nu21, without its cancellation */
         c.Cs[0] = E1 / den;
         c.Cs[2] = E2 / den;
         c.Cs[1] = n12 * c.Cs[2];
@@ -4916,7 +4916,8 @@ static rc__sh_coef rc__sh_make_coef(const rc_material *mat, double bending_scale
         c.Cb[3] = bending_scale * 0.25 * (4.0 * mat->bend_bias - mat->bend_warp - mat->bend_weft);
     } else {
         double E = mat->young, nu = mat->poisson, t = mat->thickness;
-        double alpha = E * nu / (1.0 - nu * nu), beta = E / (2.0 * (1.0 + nu));
+        /* (1 - nu)(1 + nu), not 1 - nu^2: a probe one ulp above nu = -1 got 1 - nu^2 wrong by 50% */
+        double alpha = E * nu / ((1.0 - nu) * (1.0 + nu)), beta = E / (2.0 * (1.0 + nu));
         double ts = t, tb = bending_scale * t * t * t / 12.0;
         c.Cs[0] = c.Cs[2] = ts * (alpha + 2.0 * beta);
         c.Cs[1] = ts * alpha;
