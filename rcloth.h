@@ -935,9 +935,10 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
    material handle with a spring on it, and no obstacle) under a nonzero net load (gravity,
    forces, material loads) is RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium:
    a pseudo step that moved less than tol L dt and left a residual force below 1e-3 of the weight
-   (|g|). Friction does not hold
-   cloth in statics (it is velocity-based and fades as the pseudo step grows): cloth held only by
-   friction slides off. */
+   (|g|). Friction holds cloth as Coulomb's static friction would: each vertex in frictional
+   contact carries its slip from pseudo step to pseudo step (up to the elastic slip eps_v dt,
+   beyond which it slides), so a sheet on a slope below the friction angle, or draped on a
+   sphere, stays; above the friction angle it slides off (converged = 0). */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats);
 
 RCLOTHDEF int           rc_sim_num_verts(const rc_sim *s);
@@ -7946,6 +7947,11 @@ struct rc_sim {
        once per step), and the offset G0 (u - u^t) of the material point's start x^t(u) from x^t
        at the current u (3*nv, with x~) */
     double *fr_G, *fr_off;
+    /* rc_sim_solve_static: each vertex's friction slip carried from pseudo step to pseudo step
+       (elastic part, |fr_acc| <= eps_v dt; 3*nv, zero in rc_sim_step), and the flag that makes the
+       friction's smoothing length eps_v dt instead of eps_v h (rc__sim_static_friction_carry) */
+    double *fr_acc;
+    int static_fric;
     double *fr_inv_A2;                    /* adaptive: 1 / A2sum_i(u^t) of each vertex (0: pinned), the mass weight of its friction (rc__sim_tri_friction) */
     /* derivative cache (r-ITR, DESIGN §6): the stencil Hessians in cacheA/cacheB (exact, or
        PSD-projected with itr_exact_hessian = 0) are kept with the stencil state they were computed
@@ -8139,7 +8145,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__system_free(&s->sys_xpu, user);
     rc__system_free(&s->sys_p, user);
     rc__free(user, s->xtil); rc__free(user, s->xtil_G); rc__free(user, s->x0_G);
-    rc__free(user, s->fr_G); rc__free(user, s->fr_off); rc__free(user, s->fr_inv_A2);
+    rc__free(user, s->fr_G); rc__free(user, s->fr_off); rc__free(user, s->fr_inv_A2); rc__free(user, s->fr_acc);
     rc__free(user, s->tri_e); rc__free(user, s->polish); rc__free(user, s->chunkA); rc__free(user, s->chunkB);
     rc__free(user, s->cacheA); rc__free(user, s->cacheB);
     rc__free(user, s->cache_state); rc__free(user, s->cache_valid); rc__free(user, s->cache_score); rc__free(user, s->active_hist);
@@ -8410,7 +8416,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char); RC__A(s->u_lock, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
-    RC__A(s->fr_G, 6 * nv, double); RC__A(s->fr_off, 3 * nv, double); RC__A(s->fr_inv_A2, nv, double);
+    RC__A(s->fr_G, 6 * nv, double); RC__A(s->fr_off, 3 * nv, double); RC__A(s->fr_inv_A2, nv, double); RC__A(s->fr_acc, 3 * nv, double);
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_dx, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
     RC__A(s->tri_e, (size_t)RC__SIM_TRI_E * nt, double);
     RC__A(s->polish, (size_t)RC__POLISH_W * nt + ne, double);
@@ -10279,6 +10285,14 @@ static double rc__sim_obs_ccd(const rc__obstacle *o, const double *x0, const dou
    also weighted by the vertex's mass as u moves (a triangle term of element A,
    rc__sim_tri_friction); here it is the fixed-mode vertex term.
    --------------------------------------------------------------------------------------------- */
+/* The friction's smoothing length (rc__ct_friction's eps): the slip eps_v h below which friction
+   is "static" in a time step; eps_v dt in rc_sim_solve_static, whose pseudo steps grow to 1e6 dt
+   (with eps_v h the friction faded as they grew, and cloth held by friction slid off) */
+static double rc__sim_fric_eps(const rc_sim *s)
+{
+    return s->def.friction_eps_v * (s->static_fric ? s->def.dt : s->h);
+}
+
 /* Q v = R R_prev^T v: a vector of the obstacle's start pose carried to its end pose */
 static void rc__sim_obs_carry(const rc__obstacle *ob, const double *v, double *q)
 {
@@ -10310,7 +10324,8 @@ static double rc__sim_vertex_friction(const rc_sim *s, int i, const double *xi, 
                 rc__sim_obs_carry(ob, s->fr_off + 3 * i, q);
                 rc__sub3(dx, dx, q);
             }
-            F += rc__ct_friction(1, &w, T, dx, ob->mu * lam, s->def.friction_eps_v * s->h, g ? gf : NULL, g ? Hf : NULL);
+            rc__add3(dx, dx, s->fr_acc + 3 * i);   /* statics: the slip carried from earlier pseudo steps */
+            F += rc__ct_friction(1, &w, T, dx, ob->mu * lam, rc__sim_fric_eps(s), g ? gf : NULL, g ? Hf : NULL);
             if (!g) continue;
             for (a = 0; a < 3; ++a) g[a] += gf[a];
             for (a = 0; a < 9; ++a) H[a] += Hf[a];   /* Hf is PSD */
@@ -12381,8 +12396,9 @@ static double rc__sim_self_friction(const rc_sim *s, const double *x, rc__system
             v[k] = (int)rec[k];
             for (c = 0; c < 3; ++c) dx[3 * k + c] = x[3 * v[k] + c] - s->x0[3 * v[k] + c];
             if (s->def.adaptive) for (c = 0; c < 3; ++c) dx[3 * k + c] -= s->fr_off[3 * v[k] + c];   /* material-point slip */
+            for (c = 0; c < 3; ++c) dx[3 * k + c] += s->fr_acc[3 * v[k] + c];   /* statics: carried slip */
         }
-        E += rc__ct_friction(4, rec + 4, rec + 9, dx, rec[8], s->def.friction_eps_v * s->h, y ? g : NULL, y ? H : NULL);
+        E += rc__ct_friction(4, rec + 4, rec + 9, dx, rec[8], rc__sim_fric_eps(s), y ? g : NULL, y ? H : NULL);
         if (y && y->dof_x) {
             if (y->with_u && s->def.adaptive) rc__sim_slip_scatter(s, y, 4, v, g, H);
             else rc__sim_scatter_x4(y, v, g, H);
@@ -14088,10 +14104,11 @@ static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *
             const double *Q = rec + 17, *off = s->fr_off + 3 * v;
             for (c = 0; c < 3; ++c) dx[3 * k + c] -= Q[3 * c] * off[0] + Q[3 * c + 1] * off[1] + Q[3 * c + 2] * off[2];
         }
+        for (c = 0; c < 3; ++c) dx[3 * k + c] += s->fr_acc[3 * v + c];   /* statics: carried slip (still meshes) */
     }
     w[n] = 1.0;
     for (c = 0; c < 3; ++c) dx[3 * n + c] = rec[14 + c];
-    E = rc__ct_friction(n + 1, w, rec + 8, dx, rec[7], s->def.friction_eps_v * s->h, g ? gl : NULL, H ? Hl : NULL);
+    E = rc__ct_friction(n + 1, w, rec + 8, dx, rec[7], rc__sim_fric_eps(s), g ? gl : NULL, H ? Hl : NULL);
     m = 3 * (n + 1);
     if (g) for (k = 0; k < 3 * n; ++k) g[k] = gl[k];
     if (H)
@@ -16703,6 +16720,49 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
    400 pseudo steps.
    Converged when a pseudo step moves no vertex more than tol * L * dt (and no u more than
    tol * l * dt). Velocities are zero afterwards. Accumulates into acc; *conv = 1 on equilibrium. */
+/* Friction in statics (DESIGN §1's pseudo steps): the lagged friction of a time step measures the
+   slip from the step's start, and each pseudo step starts where the last one ended, so a sheet held
+   by friction had its static friction reset to zero force at every pseudo step and crept, or (with
+   the smoothing length eps_v h growing with the pseudo step) slid off: the sphere drape's static
+   solve ended 3.7e6 m below the sphere. Here each vertex in frictional contact carries its slip
+   from pseudo step to pseudo step, elastic-plastically: fr_acc += this pseudo step's slip (of the
+   material point now at the vertex in adaptive mode: x - x^t - G0 (u - u^t)), then clamped to
+   |fr_acc| <= eps_v dt (beyond it friction is kinetic, and a vertex that slid on must be held anew
+   where it stops); a vertex out of contact forgets it. Every friction term adds fr_acc to its slip
+   (analytic shapes, round cores and meshes, which stand still after the first pseudo step, and
+   self contact, vertex by vertex). */
+static void rc__sim_static_friction_carry(rc_sim *s)
+{
+    const double eps = s->def.friction_eps_v * s->def.dt;
+    unsigned char *in = (unsigned char *)s->ls_u;   /* scratch: 2*nv doubles >= nv flags */
+    int i, o, q, k, c;
+    memset(in, 0, (size_t)s->nv);
+    for (o = 0; o < s->nobs; ++o)
+        if (s->obs[o].mu > 0.0)
+            for (i = 0; i < s->nv; ++i) if (s->fr_lambda[(size_t)o * s->nv + i] > 0.0) in[i] = 1;
+    for (q = 0; q < s->nfm + s->nft; ++q) {
+        const double *rec = q < s->nfm ? s->fm + (size_t)RC__FM_STRIDE * q : s->ft + (size_t)RC__FM_STRIDE * (q - s->nfm);
+        if (rec[7] > 0.0) for (k = 0; k < (int)rec[0]; ++k) in[(int)rec[1 + k]] = 1;
+    }
+    for (q = 0; q < s->nfs; ++q) {
+        const double *rec = s->fs + (size_t)15 * q;
+        if (rec[8] > 0.0) for (k = 0; k < 4; ++k) if (rec[4 + k] != 0.0) in[(int)rec[k]] = 1;
+    }
+    for (i = 0; i < s->nv; ++i) {
+        double *a = s->fr_acc + 3 * i, len;
+        if (!in[i] || s->pinned[i]) { a[0] = a[1] = a[2] = 0.0; continue; }
+        for (c = 0; c < 3; ++c) {
+            double slip = s->x[3 * i + c] - s->x0[3 * i + c];
+            if (s->def.adaptive)
+                slip -= s->fr_G[6 * i + 2 * c] * (s->u[2 * i] - s->u0_step[2 * i]) +
+                        s->fr_G[6 * i + 2 * c + 1] * (s->u[2 * i + 1] - s->u0_step[2 * i + 1]);
+            a[c] += slip;
+        }
+        len = rc__norm3(a);
+        if (len > eps) rc__scale3(a, eps / len, a);
+    }
+}
+
 static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *first, int *conv)
 {
     rc_step_stats st;
@@ -16710,6 +16770,8 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
     int k, i;
     rc_status rs = RC_OK;
     *conv = 0;
+    s->static_fric = 1;
+    memset(s->fr_acc, 0, sizeof(double) * 3 * (size_t)s->nv);
     for (k = 0; k < 400; ++k) {
         double move = 0.0, umove = 0.0;
         memset(s->v, 0, sizeof(double) * 3 * (size_t)s->nv);
@@ -16718,6 +16780,7 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
         rc__sim_set_step_size(s, h);
         rs = rc__sim_solve(s, &st);
         if (rs != RC_OK) break;
+        rc__sim_static_friction_carry(s);
         for (i = 0; i < 3 * s->nv; ++i) if (fabs(s->x[i] - s->x0[i]) > move) move = fabs(s->x[i] - s->x0[i]);
         for (i = 0; i < 2 * s->nv; ++i) if (fabs(s->u[i] - s->u0_step[i]) > umove) umove = fabs(s->u[i] - s->u0_step[i]);
         rc__sim_obstacles_arrive(s);   /* the obstacles' (and handles') motion is done after the first pseudo step */
@@ -16737,6 +16800,8 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
     }
     memset(s->v, 0, sizeof(double) * 3 * (size_t)s->nv);
     rc__sim_set_step_size(s, s->def.dt);
+    s->static_fric = 0;
+    memset(s->fr_acc, 0, sizeof(double) * 3 * (size_t)s->nv);
     return rs;
 }
 

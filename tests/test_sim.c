@@ -852,6 +852,85 @@ static void test_sim_friction_slope(void)
     }
 }
 
+/* Static friction in rc_sim_solve_static (session 55): the same sheets as t_slope, solved to
+   equilibrium instead of stepped. Below the friction angle (10 deg, mu 0.3: 16.7 deg) the solve
+   must converge with the sheet where it lay: the downhill move of its material points along the
+   surface at most 2e-5 m, the elastic slip (smoothed Coulomb at rest: mu lambda f1(s/eps) =
+   m g sin(theta), s = 0.36 eps_v dt = 3.6e-6 m here, at most eps_v dt = 1e-5 m) plus the sheet's
+   strain under its weight (~3e-6 m); measured 6.7e-6 m on the plane, 1.6e-5 m on the sphere,
+   whose slope under the sheet varies and whose friction acts on whole triangles. Above it (30 deg) the sheet slides and no
+   equilibrium exists: converged = 0 (RC_OK), the sheet well downhill. Until session 55 each pseudo
+   step measured the slip from its own start and smoothed it over eps_v h, h growing to 1e6 dt, so
+   the 10-degree sheet slid off too (1.6 km down a 0.2 slope in session 18's probe; the CLI's sphere
+   drape ended 3.7e6 m below the sphere, unconverged). */
+static double t_static_slope(double theta_deg, double sphere_r, int adaptive, int *converged, int *psteps)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    rc_step_stats st;
+    double th = theta_deg * 3.14159265358979323846 / 180.0, nrm[3], down[3], ey[3] = { 0, 1, 0 }, o[3], p0[3] = { 0, 0, 0 };
+    double c0 = 0.0, c1 = 0.0;
+    int nv, i;
+    nrm[0] = sin(th); nrm[1] = 0.0; nrm[2] = cos(th);
+    down[0] = cos(th); down[1] = 0.0; down[2] = -sin(th);
+    def.friction = 0.3;
+    def.adaptive = adaptive;
+    def.num_threads = 1;
+    for (i = 0; i < 3; ++i) o[i] = (sphere_r + def.contact_thickness + 0.5 * def.contact_dhat) * nrm[i];
+    s = t_sim_grid(&def, 5, 5, 0.1, 0.1, o, down, ey);
+    *converged = -1;
+    if (!s) return HUGE_VAL;
+    nv = rc_sim_num_verts(s);
+    if (sphere_r > 0.0) {
+        double *x = (double *)rc_sim_positions(s), c[3] = { 0, 0, 0 };
+        for (i = 0; i < nv; ++i) rc__scale3(x + 3 * i, (sphere_r + def.contact_thickness + 0.5 * def.contact_dhat) / rc__norm3(x + 3 * i), x + 3 * i);
+        CHECK_OK(rc_sim_add_sphere(s, c, sphere_r, NULL));
+    } else
+        CHECK_OK(rc_sim_add_plane(s, p0, nrm, NULL));
+    {
+        /* the material points at the vertices (adaptive vertices slide in the material), and their
+           downhill move along the surface: minus the part along the local normal (the barrier
+           settling) */
+        double *uv = (double *)malloc(sizeof(double) * 5 * (size_t)nv), *p = uv + 2 * (size_t)nv;
+        memcpy(uv, rc_sim_reference(s), sizeof(double) * 2 * (size_t)nv);
+        memcpy(p, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv);
+        CHECK_OK(rc_sim_solve_static(s, &st));
+        for (i = 0; i < nv; ++i) {
+            double q[3], d[3], nl[3];
+            CHECK_OK(rc_sim_material_point(s, uv + 2 * i, q));
+            rc__sub3(d, q, p + 3 * i);
+            if (sphere_r > 0.0) rc__scale3(nl, 1.0 / rc__norm3(q), q); else memcpy(nl, nrm, sizeof nl);
+            rc__axpy3(d, -rc__dot3(d, nl), nl);
+            c1 += rc__dot3(d, down) / nv;
+        }
+        free(uv);
+    }
+    (void)c0;
+    *converged = st.converged;
+    *psteps = st.substeps;
+    rc_sim_destroy(s);
+    return c1;
+}
+
+static void test_sim_static_friction(void)
+{
+    int ad, conv, ps;
+    for (ad = 0; ad < 2; ++ad) {
+        double d10 = t_static_slope(10.0, 0.0, ad, &conv, &ps), ds;
+        printf("    %s, 10 deg plane: converged %d after %d pseudo steps, the sheet moved %.3g m downhill\n", ad ? "adaptive" : "fixed", conv, ps, d10);
+        CHECK(conv == 1);
+        CHECKF(fabs(d10) < 2e-5, "held sheet moved %.3g m", d10);
+        ds = t_static_slope(10.0, 2.5, ad, &conv, &ps);
+        printf("    %s, 10 deg on a sphere (r 2.5 m): converged %d after %d pseudo steps, moved %.3g m\n", ad ? "adaptive" : "fixed", conv, ps, ds);
+        CHECK(conv == 1);
+        CHECKF(fabs(ds) < 2e-5, "held sheet on the sphere moved %.3g m", ds);
+        d10 = t_static_slope(30.0, 0.0, ad, &conv, &ps);
+        printf("    %s, 30 deg plane: converged %d after %d pseudo steps, the sheet moved %.3g m downhill\n", ad ? "adaptive" : "fixed", conv, ps, d10);
+        CHECK(conv == 0);
+        CHECKF(d10 > 1.0, "sliding sheet moved only %.3g m", d10);
+    }
+}
+
 /* The mass-weighted barrier of planes, boxes and capsules (rc__sim_tri_vertex_barriers, a triangle
    term in x and u): gradient and Hessian against central differences, in x and in u, on triangles
    whose vertices sit inside the barrier band of a plane, a box and a capsule at once. */
@@ -6251,6 +6330,7 @@ static void suite_sim(void)
     RUN(test_sim_cantilever);
     RUN(test_sim_roll);
     RUN(test_sim_friction_slope);
+    RUN(test_sim_static_friction);
     RUN(test_sim_vertex_barrier_fd);
     RUN(test_sim_element_A_sphere_fd);
     RUN(test_sim_element_A_capsule_core_fd);
