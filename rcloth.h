@@ -4869,8 +4869,9 @@ extern "C" {
               a boundary edge has no flap: its p_i rows/columns are zero.
      MIPS     rc__mips_tri         6: [u0 u1 u2]
      material point rc__mp_tri   15: [x0 x1 x2 (9) | u0 u1 u2 (6)]   (handles/loads at a uv point)
-   The stretch and bending kernels share one material law, rc__sh_Wo over (D_u, m) (the material
-   frame is the uv frame; the isotropic model is a coefficient set of it, rc__sh_coef).
+   The stretch and bending kernels share one material law psi_C over D_u (the material frame is the
+   uv frame; the isotropic model is a coefficient set of it, rc__sh_coef): bending through
+   rc__sh_Wo over (D_u, b), stretch over (D_u, the world edges) in rc__sh_stretch_tri.
      inertia  rc__inertia_tri     15: [x0 x1 x2 (9) | u0 u1 u2 (6)]
    Vectors are interleaved per vertex (x0.x x0.y x0.z x1.x ...). Hessians are dense n*n row-major.
    flags: RC__SH_GRAD / RC__SH_HESS ask for the gradient / Hessian (pointers may be NULL
@@ -4890,7 +4891,7 @@ enum {
 };
 
 /* Material constants as the kernels use them: both material models as one orthotropic coefficient
-   set over the uv frame (rc__sh_Wo). The isotropic law c A [alpha/2 (tr M)^2 + beta tr(M^2)] is
+   set over the uv frame (psi_C, the material law below). The isotropic law c A [alpha/2 (tr M)^2 + beta tr(M^2)] is
    psi_C with C11 = C22 = alpha + 2 beta, C12 = alpha, C33 = beta (tr X = X11 + X22,
    tr X^2 = X11^2 + X22^2 + 2 X12^2), alpha = E nu / (1 - nu^2), beta = E / (2 (1 + nu)); its
    stretch prefactor tau and bending prefactor bending_scale tau^3/12 are folded into C. */
