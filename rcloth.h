@@ -4996,6 +4996,37 @@ typedef struct rc__sh_wo {
     double v, g[7], h[49];   /* over z = (w1..w4, m11, m12, m22), h full row-major */
 } rc__sh_wo;
 
+/* The law's scalar parts, shared by the stretch and bending kernels: N = psi_C(Y) and, with NY,
+   dN/dY; and f = |J|^-3 with f', f'' (fd) */
+static double rc__sh_psi(const double C[4], const double Y[3], double NY[3])
+{
+    if (NY) {
+        NY[0] = C[0] * Y[0] + C[1] * Y[1];
+        NY[1] = C[1] * Y[0] + C[2] * Y[1];
+        NY[2] = 4.0 * C[3] * Y[2];
+    }
+    return 0.5 * C[0] * Y[0] * Y[0] + C[1] * Y[0] * Y[1] + 0.5 * C[2] * Y[1] * Y[1] + 2.0 * C[3] * Y[2] * Y[2];
+}
+static void rc__sh_jfactors(double J, double fd[3])
+{
+    double aJ = fabs(J);
+    fd[0] = 1.0 / (aJ * aJ * aJ);
+    fd[1] = -3.0 * (J < 0.0 ? -1.0 : 1.0) * fd[0] / aJ;
+    fd[2] = 12.0 * fd[0] / (aJ * aJ);
+}
+/* W_zz = hc (f N_zz + f' (N_z dJ^T + dJ N_z^T) + N (f'' dJ dJ^T + f' d2J)) over z = (w1..w4, ...)
+   (nz), in place: H holds N_zz on entry */
+static void rc__sh_law_hess(int nz, double hc, const double fd[3], double N, const double *Nz, const double *dJ, double *H)
+{
+    int i, j;
+    for (i = 0; i < nz; ++i)
+        for (j = 0; j < nz; ++j)
+            H[nz * i + j] = hc * (fd[0] * H[nz * i + j] + fd[1] * (Nz[i] * dJ[j] + dJ[i] * Nz[j]) + N * fd[2] * dJ[i] * dJ[j]);
+    /* d2J: (w1, w4) +1, (w2, w3) -1 */
+    H[3] += hc * N * fd[1]; H[3 * nz] += hc * N * fd[1];
+    H[nz + 2] -= hc * N * fd[1]; H[2 * nz + 1] -= hc * N * fd[1];
+}
+
 /* the bending law W(w, b) above; order: 0 value, 1 + gradient, 2 + Hessian */
 static void rc__sh_Wo(const double u[6], const double mm[3], const double C[4], int order, rc__sh_wo *W)
 {
@@ -5003,12 +5034,12 @@ static void rc__sh_Wo(const double u[6], const double mm[3], const double C[4], 
     const double x = mm[0], y = mm[1], z = mm[2];
     const double Y11 = x * w1 * w1 + 2.0 * y * w1 * w2 + z * w2 * w2, Y22 = x * w3 * w3 + 2.0 * y * w3 * w4 + z * w4 * w4;
     const double Y12 = x * w1 * w3 + y * (w1 * w4 + w2 * w3) + z * w2 * w4;
-    const double J = w1 * w4 - w2 * w3, aJ = fabs(J), f = 1.0 / (aJ * aJ * aJ);
-    const double N = 0.5 * C[0] * Y11 * Y11 + C[1] * Y11 * Y22 + 0.5 * C[2] * Y22 * Y22 + 2.0 * C[3] * Y12 * Y12;
+    const double J = w1 * w4 - w2 * w3, Y[3] = { Y11, Y22, Y12 };
     const double m11 = mm[0], m12 = mm[1], m22 = mm[2], hc = 0.5;
-    double dY[3][7], dJ[7], NY[3], Nz[7], f1;
+    double dY[3][7], dJ[7], NY[3], Nz[7], fd[3], N = rc__sh_psi(C, Y, NY);
     int i, j;
-    W->v = hc * N * f;
+    rc__sh_jfactors(J, fd);
+    W->v = hc * N * fd[0];
     if (order < 1) return;
     /* gradients of Y11, Y22, Y12 (rows) and J */
     dJ[0] = w4; dJ[1] = -w3; dJ[2] = -w2; dJ[3] = w1; dJ[4] = dJ[5] = dJ[6] = 0.0;
@@ -5018,17 +5049,13 @@ static void rc__sh_Wo(const double u[6], const double mm[3], const double C[4], 
     dY[1][4] = w3 * w3; dY[1][5] = 2.0 * w3 * w4; dY[1][6] = w4 * w4;
     dY[2][0] = m11 * w3 + m12 * w4; dY[2][1] = m12 * w3 + m22 * w4; dY[2][2] = m11 * w1 + m12 * w2; dY[2][3] = m12 * w1 + m22 * w2;
     dY[2][4] = w1 * w3; dY[2][5] = w1 * w4 + w2 * w3; dY[2][6] = w2 * w4;
-    NY[0] = C[0] * Y11 + C[1] * Y22;
-    NY[1] = C[1] * Y11 + C[2] * Y22;
-    NY[2] = 4.0 * C[3] * Y12;
-    f1 = -3.0 * (J < 0.0 ? -1.0 : 1.0) * f / aJ;
     for (j = 0; j < 7; ++j) {
         Nz[j] = NY[0] * dY[0][j] + NY[1] * dY[1][j] + NY[2] * dY[2][j];
-        W->g[j] = hc * (f * Nz[j] + N * f1 * dJ[j]);
+        W->g[j] = hc * (fd[0] * Nz[j] + N * fd[1] * dJ[j]);
     }
     if (order < 2) return;
     {
-        double Hn[49], f2 = 12.0 * f / (aJ * aJ), a = NY[0], b = NY[1], e = NY[2];
+        double *Hn = W->h, a = NY[0], b = NY[1], e = NY[2];
         /* dY^T Q dY */
         for (i = 0; i < 7; ++i)
             for (j = 0; j < 7; ++j)
@@ -5044,12 +5071,7 @@ static void rc__sh_Wo(const double u[6], const double mm[3], const double C[4], 
         RC__WO_ADD(0, 4, e * w3); RC__WO_ADD(0, 5, e * w4); RC__WO_ADD(1, 5, e * w3); RC__WO_ADD(1, 6, e * w4);
         RC__WO_ADD(2, 4, e * w1); RC__WO_ADD(2, 5, e * w2); RC__WO_ADD(3, 5, e * w1); RC__WO_ADD(3, 6, e * w2);
 #undef RC__WO_ADD
-        for (i = 0; i < 7; ++i)
-            for (j = 0; j < 7; ++j)
-                W->h[7 * i + j] = hc * (f * Hn[7 * i + j] + f1 * (Nz[i] * dJ[j] + dJ[i] * Nz[j]) + N * f2 * dJ[i] * dJ[j]);
-        /* N f' d2J */
-        W->h[7 * 0 + 3] += hc * N * f1; W->h[7 * 3 + 0] += hc * N * f1;
-        W->h[7 * 1 + 2] -= hc * N * f1; W->h[7 * 2 + 1] -= hc * N * f1;
+        rc__sh_law_hess(7, hc, fd, N, Nz, dJ, Hn);
     }
 }
 
@@ -5192,7 +5214,7 @@ static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc_
 {
     const double *C = c->Cs;
     const double w[4] = { u[5] - u[1], u[1] - u[3], u[0] - u[4], u[2] - u[0] };
-    double e1[3], e2[3], g1[3], g2[3], J, aJ, f, Y11, Y22, Y12, N, v;
+    double e1[3], e2[3], g1[3], g2[3], J, fd[3], Y[3], N, NY[3], v;
     int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9, k;
     for (k = 0; k < 3; ++k) {
         e1[k] = x[3 + k] - x[k];
@@ -5201,17 +5223,16 @@ static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc_
         g2[k] = w[2] * e1[k] + w[3] * e2[k];
     }
     J = w[0] * w[3] - w[1] * w[2];
-    aJ = fabs(J);
-    f = 1.0 / (aJ * aJ * aJ);
-    Y11 = rc__dot3(g1, g1) - J * J;
-    Y22 = rc__dot3(g2, g2) - J * J;
-    Y12 = rc__dot3(g1, g2);
-    N = 0.5 * C[0] * Y11 * Y11 + C[1] * Y11 * Y22 + 0.5 * C[2] * Y22 * Y22 + 2.0 * C[3] * Y12 * Y12;
-    v = 0.125 * N * f;
+    rc__sh_jfactors(J, fd);
+    Y[0] = rc__dot3(g1, g1) - J * J;
+    Y[1] = rc__dot3(g2, g2) - J * J;
+    Y[2] = rc__dot3(g1, g2);
+    N = rc__sh_psi(C, Y, NY);
+    v = 0.125 * N * fd[0];
     if (!(flags & (RC__SH_GRAD | RC__SH_HESS))) return v;
     {
         /* z = (w1 w2 w3 w4 | e1 (4..6) | e2 (7..9)) */
-        double A1[3][10], A2[3][10], dJ[10], dY[3][10], NY[3], Nz[10], Wz[10], f1, hc = 0.125;
+        double A1[3][10], A2[3][10], dJ[10], dY[3][10], Nz[10], Wz[10], hc = 0.125;
         int i, j, r;
         memset(A1, 0, sizeof A1); memset(A2, 0, sizeof A2); memset(dJ, 0, sizeof dJ);
         for (k = 0; k < 3; ++k) {
@@ -5230,13 +5251,9 @@ static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc_
             dY[1][j] = 2.0 * a22 - 2.0 * J * dJ[j];
             dY[2][j] = a12;
         }
-        NY[0] = C[0] * Y11 + C[1] * Y22;
-        NY[1] = C[1] * Y11 + C[2] * Y22;
-        NY[2] = 4.0 * C[3] * Y12;
-        f1 = -3.0 * (J < 0.0 ? -1.0 : 1.0) * f / aJ;
         for (j = 0; j < 10; ++j) {
             Nz[j] = NY[0] * dY[0][j] + NY[1] * dY[1][j] + NY[2] * dY[2][j];
-            Wz[j] = hc * (f * Nz[j] + N * f1 * dJ[j]);
+            Wz[j] = hc * (fd[0] * Nz[j] + N * fd[1] * dJ[j]);
         }
         if (grad) {
             for (k = 0; k < 3; ++k) {
@@ -5249,7 +5266,7 @@ static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc_
                     grad[9 + j] = Wz[0] * rc__sh_Bw[0][j] + Wz[1] * rc__sh_Bw[1][j] + Wz[2] * rc__sh_Bw[2][j] + Wz[3] * rc__sh_Bw[3][j];
         }
         if ((flags & RC__SH_HESS) && hess) {
-            double Hz[100], f2 = 12.0 * f / (aJ * aJ), sY = -2.0 * (NY[0] + NY[1]), T[10][15];
+            double Hz[100], sY = -2.0 * (NY[0] + NY[1]), T[10][15];
             int nz0 = withu ? 0 : 4;   /* fixed u: only the e block reaches the DOFs */
             /* dY^T Q dY + sum_k N_Yk d2Y_k, first the parts over the A's */
             for (i = 0; i < 10; ++i)
@@ -5277,12 +5294,7 @@ static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc_
                 Hz[10 * 2 + 4 + k] += b; Hz[10 * (4 + k) + 2] += b;
                 Hz[10 * 3 + 7 + k] += b; Hz[10 * (7 + k) + 3] += b;
             }
-            /* W_zz = hc (f N_zz + f' (N_z dJ^T + dJ N_z^T) + N (f'' dJ dJ^T + f' d2J)) */
-            for (i = 0; i < 10; ++i)
-                for (j = 0; j < 10; ++j)
-                    Hz[10 * i + j] = hc * (f * Hz[10 * i + j] + f1 * (Nz[i] * dJ[j] + dJ[i] * Nz[j]) + N * f2 * dJ[i] * dJ[j]);
-            Hz[3] += hc * N * f1; Hz[30] += hc * N * f1;
-            Hz[12] -= hc * N * f1; Hz[21] -= hc * N * f1;
+            rc__sh_law_hess(10, hc, fd, N, Nz, dJ, Hz);
             /* T = W_zz P (z rows from nz0, DOF columns), then H = P^T T */
             for (i = nz0; i < 10; ++i) {
                 const double *h = Hz + 10 * i;
