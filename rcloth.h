@@ -901,8 +901,10 @@ RCLOTHDEF rc_status rc_sim_move_obstacle(rc_sim *s, int id, const double transla
 /* Places the obstacle at the pose now, as if it had always been there: no motion within the next
    step, so nothing is carried. Cloth that ends up inside it is pushed out along its normal at the
    next step's start as a change of position, not of velocity (as for an obstacle added where the
-   cloth is). For a cut in an animation, or to take an obstacle out of play (teleport it far away;
-   there is no removal). A far rc_sim_move_obstacle instead drags the cloth it runs over along
+   cloth is). For a cut in an animation, or to take an obstacle out of play (teleport it far away,
+   a few of the cloth's sizes; there is no removal). Every obstacle coordinate and size, here and in
+   rc_sim_add_*, rc_sim_set/teleport_obstacle_vertices and rc_sim_load_state, is at most 1e12 m
+   (RC_ERR_INVALID_ARGUMENT beyond). A far rc_sim_move_obstacle instead drags the cloth it runs over along
    the whole way within one step (moved 100 m, a sheet is stretched to 1e12 J and the step takes
    minutes in adaptive mode). Analytic obstacles only (a mesh obstacle moves with
    rc_sim_set_obstacle_vertices and teleports with rc_sim_teleport_obstacle_vertices;
@@ -8863,6 +8865,25 @@ RCLOTHDEF rc_status rc_sim_pin_reaction(const rc_sim *s, int vertex, double forc
     return RC_OK;
 }
 
+/* The largest obstacle coordinate or size accepted, m: far beyond any scene (the cloth is at most
+   1e6 m across), far inside double's range for the contact and CCD polynomials (products of up to
+   six coordinates). An obstacle teleported 1e160 m away to take it out of play (a probe, session
+   55) overflowed the CCD: the adaptive step never returned (a root search at t = NaN), the fixed one
+   froze the cloth with RC_OK. */
+#define RC__WORLD_MAX 1e12
+/* 1 (with msg) if a coordinate or size among v[0..n) exceeds RC__WORLD_MAX */
+static int rc__sim_too_far(const double *v, size_t n, const char *who, char *msg, size_t len)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (fabs(v[i]) > RC__WORLD_MAX) {
+            snprintf(msg, len, "%s: a coordinate or size of %.3g m; supported: up to %.0e m (to take an obstacle out of play, a few of "
+                     "the cloth's sizes away is enough)", who, v[i], RC__WORLD_MAX);
+            return 1;
+        }
+    return 0;
+}
+
 static rc_status rc__sim_add_obstacle(rc_sim *s, const rc__obstacle *o, int *id)
 {
     if (s->nobs == s->cap_obs) {
@@ -8906,6 +8927,7 @@ RCLOTHDEF rc_status rc_sim_add_plane(rc_sim *s, const double point[3], const dou
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!point || !normal) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_plane: point or normal is NULL");
     if (!rc__all_finite(point, 3) || !rc__all_finite(normal, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_plane: non-finite input");
+    if (rc__sim_too_far(point, 3, "rc_sim_add_plane", s->err, sizeof s->err)) return RC_ERR_INVALID_ARGUMENT;
     /* any finite nonzero normal: divided by its largest component first, so |n| neither
        overflows (1e155: |n| = inf turned the normal into 0, and the plane into one no step
        could evaluate) nor underflows */
@@ -8925,6 +8947,8 @@ RCLOTHDEF rc_status rc_sim_add_sphere(rc_sim *s, const double center[3], double 
     if (!center) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_sphere: center is NULL");
     if (!rc__all_finite(center, 3) || !rc__isfinite(radius)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_sphere: non-finite input");
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_sphere: radius must be > 0");
+    if (rc__sim_too_far(center, 3, "rc_sim_add_sphere", s->err, sizeof s->err) || rc__sim_too_far(&radius, 1, "rc_sim_add_sphere", s->err, sizeof s->err))
+        return RC_ERR_INVALID_ARGUMENT;
     rc__obstacle_init(&o, RC__CT_SHAPE_SPHERE, s->def.friction);
     memcpy(o.shape.p, center, sizeof o.shape.p);
     o.shape.r = radius;
@@ -8938,6 +8962,8 @@ RCLOTHDEF rc_status rc_sim_add_box(rc_sim *s, const double center[3], const doub
     if (!center || !half) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_box: center or half is NULL");
     if (!rc__all_finite(center, 3) || !rc__all_finite(half, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_box: non-finite input");
     if (!(half[0] > 0.0 && half[1] > 0.0 && half[2] > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_box: half extents must be > 0");
+    if (rc__sim_too_far(center, 3, "rc_sim_add_box", s->err, sizeof s->err) || rc__sim_too_far(half, 3, "rc_sim_add_box", s->err, sizeof s->err))
+        return RC_ERR_INVALID_ARGUMENT;
     rc__obstacle_init(&o, RC__CT_SHAPE_BOX, s->def.friction);
     memcpy(o.shape.p, center, sizeof o.shape.p);
     memcpy(o.shape.half, half, sizeof o.shape.half);
@@ -8951,6 +8977,9 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
     if (!a || !b) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: an end point is NULL");
     if (!rc__all_finite(a, 3) || !rc__all_finite(b, 3) || !rc__isfinite(radius)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_capsule: non-finite input");
     if (!(radius > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_capsule: radius must be > 0");
+    if (rc__sim_too_far(a, 3, "rc_sim_add_capsule", s->err, sizeof s->err) || rc__sim_too_far(b, 3, "rc_sim_add_capsule", s->err, sizeof s->err) ||
+        rc__sim_too_far(&radius, 1, "rc_sim_add_capsule", s->err, sizeof s->err))
+        return RC_ERR_INVALID_ARGUMENT;
     {
         /* a straight cloth edge of rest length l between two vertices outside a cylinder of
            radius r can dip into it by up to l^2/(8r) (sagitta), down to the core at r/2
@@ -9272,7 +9301,8 @@ static rc_status rc__sim_set_mesh_vertices(rc_sim *s, int id, const double *pos,
         snprintf(msg, sizeof msg, "%s: non-finite vertex", who);
         return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
     }
-    if (rc__sim_mesh_too_large(s, pos, s->obs[id].mesh_nt, s->obs[id].mesh_tris, who, msg, sizeof msg))
+    if (rc__sim_mesh_too_large(s, pos, s->obs[id].mesh_nt, s->obs[id].mesh_tris, who, msg, sizeof msg) ||
+        rc__sim_too_far(pos, (size_t)3 * s->obs[id].mesh_nv, who, msg, sizeof msg))
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     memcpy(s->obs[id].mesh_x, pos, sizeof(double) * 3 * (size_t)s->obs[id].mesh_nv);
     if (teleport) {
@@ -9314,7 +9344,7 @@ static rc_status rc__sim_set_pose(rc_sim *s, int id, const double translation[3]
     static const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };   /* not "I": <complex.h> defines that macro */
     const double *R = rotation ? rotation : identity;
     const char *bad, *who = teleport ? "rc_sim_teleport_obstacle" : "rc_sim_move_obstacle";
-    char msg[160];
+    char msg[320];
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!translation) { snprintf(msg, sizeof msg, "%s: translation is NULL", who); return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg); }
     if (id < 0 || id >= s->nobs) { snprintf(msg, sizeof msg, "%s: no such obstacle", who); return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg); }
@@ -9323,6 +9353,7 @@ static rc_status rc__sim_set_pose(rc_sim *s, int id, const double translation[3]
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
     if (!rc__all_finite(translation, 3) || !rc__all_finite(R, 9)) { snprintf(msg, sizeof msg, "%s: non-finite pose", who); return rc__sim_fail(s, RC_ERR_NON_FINITE, msg); }
+    if (rc__sim_too_far(translation, 3, who, msg, sizeof msg)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     if ((bad = rc__rotation_problem(R)) != NULL) {
         snprintf(msg, sizeof msg, "%s: %s", who, bad);
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
@@ -16477,7 +16508,7 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
            barrier stiffness attracts, a scaled "rotation" moves a box's surface, an inverted
            reference triangle has no rest shape) */
         const double *q = b + RC_SIM_STATE_HEADER, *uu = q + 6 * nv, *sc = q + 8 * nv + s->ne + 1;
-        char msg[160];
+        char msg[320];
         int t, v;
         if (!(sc[0] >= 0.0) || !(sc[1] >= 0.0) || !(sc[2] >= 0.0) || !(sc[3] >= 0.0) || !(sc[4] >= 0.0) || !(sc[5] >= 0.0))
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative barrier stiffness, contact distance or solver shift");
@@ -16534,6 +16565,11 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
                 snprintf(msg, sizeof msg, "rc_sim_load_state: obstacle %d: %s", o, bad);
                 return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
             }
+            if (rc__sim_too_far(q + 9, 3, "rc_sim_load_state: an obstacle's translation", msg, sizeof msg) ||
+                rc__sim_too_far(q + 21, 3, "rc_sim_load_state: an obstacle's translation", msg, sizeof msg) ||
+                (s->obs[o].shape.kind == RC__OBS_TRIMESH &&
+                 rc__sim_too_far(q + 24, 6 * (size_t)s->obs[o].mesh_nv, "rc_sim_load_state: a mesh obstacle's vertex", msg, sizeof msg)))
+                return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
             q += 24 + (s->obs[o].shape.kind == RC__OBS_TRIMESH ? 6 * (size_t)s->obs[o].mesh_nv : 0);
         }
     }

@@ -3575,6 +3575,23 @@ static void test_sim_teleport_obstacle(void)
             ok = rc_sim_step(s, &st) == RC_OK;
             CHECK(ok && st.converged);
         }
+        {   /* "far away" has a bound (a probe, session 55: teleported 1e160 m, the next adaptive step
+               never returned, CCD at t = NaN; the fixed one froze the cloth with RC_OK) */
+            double far[3] = { 1e160, 0.0, 0.0 }, t0[3], *buf = (double *)malloc(sizeof(double) * rc_sim_state_size(s));
+            memcpy(t0, s->obs[id].t, sizeof t0);
+            CHECK(rc_sim_teleport_obstacle(s, id, far, NULL) == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(s), "supported") != NULL);
+            CHECK(memcmp(t0, s->obs[id].t, sizeof t0) == 0);
+            CHECK(rc_sim_add_sphere(s, c, 1e13, NULL) == RC_ERR_INVALID_ARGUMENT);
+            if (buf) {
+                double *tr = buf + RC_SIM_STATE_HEADER + 8 * (size_t)s->nv + s->ne + 1 + 6 + 9;   /* obstacle 0's translation */
+                CHECK_OK(rc_sim_save_state(s, buf));
+                CHECK(tr[0] == t0[0] && tr[1] == t0[1] && tr[2] == t0[2]);
+                tr[0] = 1e300;
+                CHECK(rc_sim_load_state(s, buf) == RC_ERR_INVALID_ARGUMENT);
+                CHECK(memcmp(t0, s->obs[id].t, sizeof t0) == 0);
+                free(buf);
+            }
+        }
         for (i = 0; i < s->nv; ++i) if (s->x[3 * i + 2] > ztop) ztop = s->x[3 * i + 2];
         /* (2): the sphere as added (centre z = -0.3, top -0.05) moved up by 0.08: its top 3 cm above the sheet */
         CHECK_OK(rc_sim_add_sphere(w, c, 0.25, &wid));
