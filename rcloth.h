@@ -4922,10 +4922,10 @@ static rc__sh_coef rc__sh_make_coef(const rc_material *mat, double bending_scale
         double E = mat->young, nu = mat->poisson, t = mat->thickness;
         /* (1 - nu)(1 + nu), not 1 - nu^2: a probe one ulp above nu = -1 got 1 - nu^2 wrong by 50% */
         double alpha = E * nu / ((1.0 - nu) * (1.0 + nu)), beta = E / (2.0 * (1.0 + nu));
-        double ts = t, tb = bending_scale * t * t * t / 12.0;
-        c.Cs[0] = c.Cs[2] = ts * (alpha + 2.0 * beta);
-        c.Cs[1] = ts * alpha;
-        c.Cs[3] = ts * beta;
+        double tb = bending_scale * t * t * t / 12.0;
+        c.Cs[0] = c.Cs[2] = t * (alpha + 2.0 * beta);
+        c.Cs[1] = t * alpha;
+        c.Cs[3] = t * beta;
         c.Cb[0] = c.Cb[2] = tb * (alpha + 2.0 * beta);
         c.Cb[1] = tb * alpha;
         c.Cb[3] = tb * beta;
@@ -5121,8 +5121,8 @@ static void rc__sh_chain_o(const rc__sh_wo *W, int nw, const double *Jm, int wit
 }
 
 /* d2W/dm2 (3 x 3) of the bending law at reference u (constant in m: W is quadratic in b), what the
-   director-angle minimisation needs: W_mm = (1/2) |J|^-3 dY^T Q dY (rc__sh_Wo with c = 1, shift = 0,
-   whose other Hessian terms vanish in the m block). Written out rather than read off rc__sh_Wo's
+   director-angle minimisation needs: W_mm = (1/2) |J|^-3 dY^T Q dY (rc__sh_Wo's m block: its
+   other Hessian terms vanish there). Written out rather than read off rc__sh_Wo's
    full Hessian at m = 0: that one also forms f'' = 12 |J|^-5, which overflows first as the
    triangle shrinks (a probe's sheet scaled by 1e-30), and N f'' dJ dJ^T = 0 * inf poisoned the
    m block with NaN; the minimisation then skipped every angle and returned phi = 0 as minimal. */
@@ -5194,8 +5194,8 @@ static void rc__sh_finish_hess(int n, double *H, int flags)
 
 /* ---- stretch: S = A psi_Cs(E_uv), E_uv = D_u^-T (a - abar) D_u^-1 / 2 (isotropic: (tau/4) A
    |abar^-1 a - I|^2_SV); DOFs [x0 x1 x2 | u0 u1 u2].
-   The law of rc__sh_Wo with m = a, shift = 1, c = 1/4, but written over the world edges themselves
-   rather than over the world metric a = D_x^T D_x: with adj(D_u) = [c1 c2] = [(w1, w2), (w3, w4)]
+   The law psi_C with X = D_u^-T (a - abar) D_u^-1 and c = 1/4, written over the world edges
+   themselves rather than over the world metric a = D_x^T D_x: with adj(D_u) = [c1 c2] = [(w1, w2), (w3, w4)]
    (rc__sh_Bw), G = D_x adj(D_u) = [g1 g2], g1 = w1 e1 + w2 e2, g2 = w3 e1 + w4 e2 (e1 = x1 - x0,
    e2 = x2 - x0; G = J F, F the deformation gradient),
        Y = adj^T (a - abar) adj = G^T G - J^2 I:  Y11 = g1.g1 - J^2, Y22 = g2.g2 - J^2, Y12 = g1.g2,
