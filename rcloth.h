@@ -740,6 +740,12 @@ typedef struct rc_step_stats {
        thickness. Later steps keep a crossing (contact cannot untangle one). rc_sim_solve_static:
        the same of its end state. */
     int self_crossed;
+    /* 1 if the step ended unconverged above the incremental potential of its feasible start x^t
+       (pins at their targets, cloth out of the obstacles, u^t) and ended there instead: that
+       potential is the state's kinetic plus potential energy, so a stalled solve does not add
+       energy (the free cloth stops for the step). Seen only on collapsed meshes (the regulariser
+       off); a hint that the step needs a smaller dt or the regulariser. */
+    int kept_start;
 } rc_step_stats;
 
 
@@ -7923,6 +7929,8 @@ struct rc_sim {
     double *edge_len0;                    /* ne initial rest edge lengths */
     double *hinge_ref;                    /* ne: each edge's hinge angle at the last accepted iterate, unwrapped
                                              (the same from both sides; rc__sim_track_hinges); part of the saved state */
+    double *start_x, *start_phi, *start_href;   /* the step's feasible start x^t (3 nv), its phi and hinge_ref (ne
+                                                   each) before the move toward the predictor (rc__sim_keep_start) */
     double *vert_len0;                    /* nv mean rest length of incident edges */
     double *mesh_tb;                      /* mesh obstacles: 91 nt scratch, each cloth triangle's summed weighted
                                              obstacle-vertex and edge-edge barriers: b, gradient (9), Hessian (81) */
@@ -8144,6 +8152,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->x0); rc__free(user, s->u0_step); rc__free(user, s->xt);
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
     rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->mesh_vb); rc__free(user, s->mesh_vneg); rc__free(user, s->mesh_tb); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
+    rc__free(user, s->start_x); rc__free(user, s->start_phi); rc__free(user, s->start_href);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -8428,6 +8437,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->x0, 3 * nv, double); RC__A(s->u0_step, 2 * nv, double); RC__A(s->xt, 3 * nv, double);
     RC__A(s->u_init, 2 * nv, double); RC__A(s->Dinv0, 4 * nt, double); RC__A(s->A0, nt, double);
     RC__A(s->edge_len0, ne, double); RC__A(s->vert_len0, nv, double); RC__A(s->travel_mass, nv, double); RC__A(s->hinge_ref, ne, double);
+    RC__A(s->start_x, 3 * nv, double); RC__A(s->start_phi, ne, double); RC__A(s->start_href, ne, double);
     RC__A(s->pinned, nv, unsigned char); RC__A(s->phi_fixed, ne, unsigned char); RC__A(s->u_fixed, nv, unsigned char); RC__A(s->u_lock, nv, unsigned char);
     RC__A(s->pin_target, 3 * nv, double); RC__A(s->force, 3 * nv, double); RC__A(s->reaction, 3 * nv, double);
     RC__A(s->xtil, 3 * nv, double); RC__A(s->xtil_G, 6 * nv, double); RC__A(s->x0_G, 6 * nv, double);
@@ -15774,21 +15784,22 @@ static void rc__sim_set_step_size(rc_sim *s, double h)
    whole turns (8 rad by step 96) and kept the energy of a multiple fold while lying flat; the
    reset changes the energy between steps, never inside a solve. */
 #define RC__HINGE_MEMORY (1.5 * RC__PI)
-static void rc__sim_track_hinges(rc_sim *s, int at_step_start)
+static void rc__sim_track_hinges_at(const rc_sim *s, const double *x, double *hinge_ref, int at_step_start)
 {
     int t, k;
     for (t = 0; t < s->nt; ++t)
         for (k = 0; k < 3; ++k) {
             const int *tri = s->tris + 3 * t;
             int f = s->topo.tri_flap[3 * t + k];
-            double h, th, *ref = s->hinge_ref + s->topo.tri_edge[3 * t + k];
+            double h, th, *ref = hinge_ref + s->topo.tri_edge[3 * t + k];
             /* once per interior edge: its two triangles traverse it in opposite directions */
             if (f < 0 || tri[(k + 1) % 3] > tri[(k + 2) % 3]) continue;
-            rc__sh_edge_geom(s->x + 3 * tri[k], s->x + 3 * tri[(k + 1) % 3], s->x + 3 * tri[(k + 2) % 3], s->x + 3 * f, &h, &th);
+            rc__sh_edge_geom(x + 3 * tri[k], x + 3 * tri[(k + 1) % 3], x + 3 * tri[(k + 2) % 3], x + 3 * f, &h, &th);
             *ref = rc__angle_near(th, *ref);
             if (at_step_start && fabs(*ref) > RC__HINGE_MEMORY) *ref = th;
         }
 }
+static void rc__sim_track_hinges(rc_sim *s, int at_step_start) { rc__sim_track_hinges_at(s, s->x, s->hinge_ref, at_step_start); }
 
 /* The error of a step whose start is inside a contact offset, naming what is closest: the nearest
    cloth vertex to an analytic obstacle (its id is the index rc_sim_add_* returned), the closest
@@ -16120,6 +16131,43 @@ static int rc__sim_snap_to_handle(rc_sim *s, double *E, rc__terms *T)
     return 0;
 }
 
+/* A step that ended unconverged at (x, u, phi) with incremental potential E: if its feasible start
+   A = (x^t with the pins at their targets and the cloth out of the obstacles, u^t, phi^t) has a
+   lower one, the step ends at A instead. Why: with x~ = x^t + h v^t,
+       IP(A) ~ (1/2) |v^t|_M^2 + V(x^t)          (the state's kinetic plus potential energy),
+   and IP(x) = (1/2) |v - v^t|_M^2 + V(x) for the end's velocity v = (x - x^t)/h, so ending at or
+   below IP(A) bounds V(x^{t+1}) by the energy at t whether or not the solve converged. A solve
+   started from the predictor x^t + h v^t that stalls can end above it: on a collapsed mesh (the
+   didactic drape with the regulariser off, 100 vertices) every step from ~200 on ended after three
+   outer iterations with x at the predictor, one vertex coasting at 0.012 m/s through a sliver of
+   area ratio 6e-8, and the stretch energy climbed 0.002 -> 9.1 J over 400 steps while the kinetic
+   energy stayed ~1e-7 J. A converged step is left alone (a stationary point above IP(A) is the
+   dynamics: say, cloth starting to fall from rest). Sets st->kept_start. */
+static rc_status rc__sim_keep_start(rc_sim *s, double *E, rc__terms *T, rc_step_stats *st)
+{
+    rc__terms TA;
+    double EA, *href = s->hinge_ref;
+    rc__sim_track_hinges_at(s, s->start_x, s->start_href, 1);
+    s->hinge_ref = s->start_href;   /* the bending energy reads the hinge references of the sim */
+    EA = rc__sim_energy(s, s->start_x, s->u0_step, s->start_phi, &TA);
+    s->hinge_ref = href;
+    if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
+    if (!(EA < *E)) {
+        if (s->def.adaptive) rc__sim_update_xtil(s, s->u);   /* the evaluation at u^t moved x~ there */
+        return RC_OK;
+    }
+    memcpy(s->x, s->start_x, sizeof(double) * 3 * (size_t)s->nv);
+    memcpy(s->u, s->u0_step, sizeof(double) * 2 * (size_t)s->nv);
+    memcpy(s->phi, s->start_phi, sizeof(double) * (size_t)s->ne);
+    memcpy(s->hinge_ref, s->start_href, sizeof(double) * (size_t)s->ne);
+    snprintf(s->warn, sizeof s->warn, "t = %.6g s: a step unconverged at IP %.4g J, above its start's %.4g J, ended at its start "
+             "(free cloth stopped); lower dt, raise the iteration caps or (adaptive) use the regulariser", s->time, *E, EA);
+    *E = EA;
+    *T = TA;
+    st->kept_start = 1;
+    return RC_OK;
+}
+
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
 static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 {
@@ -16225,6 +16273,9 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         for (i = 0; i < s->nv; ++i)
             for (c = 0; c < 3; ++c) if (y->dof_x[3 * i + c] >= 0) y->d[y->dof_x[3 * i + c]] = s->xt[3 * i + c] - s->x[3 * i + c];
         memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
+        memcpy(s->start_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
+        memcpy(s->start_phi, s->phi, sizeof(double) * (size_t)s->ne);
+        memcpy(s->start_href, s->hinge_ref, sizeof(double) * (size_t)s->ne);
         alpha = rc__sim_ccd_bound(s, y, s->ls_x);
         rc__sim_apply(s, y, alpha, s->ls_x, s->u, s->phi, s->x, s->u, s->phi);
     }
@@ -16263,6 +16314,10 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (s->def.adaptive) rs = rc__sim_ritr(s, &E, &T, st, &conv);
     else { rs = rc__sim_newton_xp(s, s->def.tol, 0.0, s->def.max_newton_iters, 1, &E, &T, &iters, &conv, st); st->newton_iters += iters; }
     if (rs != RC_OK) return rs;
+    if (!conv) {
+        rs = rc__sim_keep_start(s, &E, &T, st);
+        if (rs != RC_OK) return rs;
+    }
     st->newton_iters += st->inner_iters;
     st->converged = conv;
     st->ip_end = E;
@@ -16617,6 +16672,7 @@ static void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st, int first
     acc->pattern_rebuilds += st->pattern_rebuilds;
     acc->factor_reuses += st->factor_reuses; acc->cg_iters += st->cg_iters;
     acc->inner_relative_stops += st->inner_relative_stops;
+    acc->kept_start |= st->kept_start;
 }
 
 /* advance by h; on error restore and, while levels remain, do two half steps with pin targets,

@@ -191,6 +191,77 @@ static void test_sim_free_fall(void)
    same bits. Thrown at a floor at 8 m/s (8 cm per step: its predictor is 3 cm below the floor
    after the first step) it stops above the floor, every step a descent. NULL and a NaN are
    refused with the velocities unchanged. */
+/* A step that ends unconverged never ends above the incremental potential of its feasible start
+   x^t, which is the state's kinetic plus potential energy (rc__sim_keep_start): a flat sheet
+   thrown apart radially, the solves capped at one iteration. At 1000 m/s per metre the predictor
+   is stretched eleven-fold and one Newton iteration leaves the IP far above the kinetic energy:
+   the step ends at x^t with the cloth at rest. At 10 m/s per metre over five steps, every
+   unconverged step's end stays within the energy at its start, kept or not. With the default
+   caps the same throw converges and is left alone. */
+static void test_sim_unconverged_step_keeps_start(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        double speed[3] = { 1000.0, 10.0, 1000.0 };
+        int run;
+        for (run = 0; run < 3; ++run) {
+            rc_mesh m;
+            rc_sim_def def = rc_default_sim_def();
+            rc_sim *s = NULL;
+            rc_step_stats st;
+            double *v, *x0, *u0, *mass, worst = -HUGE_VAL;
+            int nv, i, k, kept = 0, unconv = 0, steps = run == 1 ? 5 : 1;
+            CHECK_OK(rc_mesh_square(&m, 1.0, 49, 1u));
+            def.mesh = rc_mesh_describe(&m);
+            def.adaptive = mode; def.num_threads = 1; def.gravity[2] = 0.0;
+            if (run < 2) def.max_newton_iters = def.itr_max_outer = 1;
+            CHECK_OK(rc_sim_create(&def, &s));
+            rc_mesh_free(&m);
+            if (!s) return;
+            nv = rc_sim_num_verts(s);
+            v = (double *)malloc(sizeof(double) * 3 * nv); x0 = (double *)malloc(sizeof(double) * 3 * nv);
+            u0 = (double *)malloc(sizeof(double) * 2 * nv);
+            for (i = 0; i < nv; ++i) {
+                const double *x = rc_sim_positions(s) + 3 * i;
+                v[3 * i] = speed[run] * (x[0] - 0.5); v[3 * i + 1] = speed[run] * (x[1] - 0.5); v[3 * i + 2] = 0.0;
+            }
+            CHECK_OK(rc_sim_set_velocities(s, v));
+            for (k = 0; k < steps; ++k) {
+                double ke = 0.0, es, eb, eg;
+                mass = t_masses(s, &def.material);
+                for (i = 0; i < 3 * nv; ++i) ke += 0.5 * mass[i / 3] * rc_sim_velocities(s)[i] * rc_sim_velocities(s)[i];
+                free(mass);
+                CHECK_OK(rc_sim_potential(s, &es, &eb, &eg));
+                memcpy(x0, rc_sim_positions(s), sizeof(double) * 3 * nv);
+                memcpy(u0, rc_sim_reference(s), sizeof(double) * 2 * nv);
+                CHECK_OK(rc_sim_step(s, &st));
+                kept += st.kept_start;
+                unconv += !st.converged;
+                CHECKF(!st.kept_start || !st.converged, "a converged step kept its start");
+                if (!st.converged) worst = fmax(worst, (st.ip_end - (ke + es + eb + eg)) / (ke + es + eb + eg));
+                if (st.kept_start) {
+                    double vmax = 0.0;
+                    for (i = 0; i < 3 * nv; ++i) vmax = fmax(vmax, fabs(rc_sim_velocities(s)[i]));
+                    CHECKF(memcmp(x0, rc_sim_positions(s), sizeof(double) * 3 * nv) == 0 &&
+                           memcmp(u0, rc_sim_reference(s), sizeof(double) * 2 * nv) == 0 && vmax == 0.0,
+                           "the kept start is not the step's start at rest (max |v| %.3g)", vmax);
+                    CHECKF(fabs(st.ip_end - (ke + es + eb + eg)) <= 1e-9 * (ke + es + eb + eg),
+                           "the kept start's IP %.9g J is not the kinetic plus potential energy %.9g J", st.ip_end, ke + es + eb + eg);
+                    CHECKF(strstr(rc_sim_last_warning(s), "ended at its start") != NULL, "no warning: \"%s\"", rc_sim_last_warning(s));
+                }
+            }
+            printf("    %s, %g m/s per m, %s: %d steps, %d unconverged, %d kept their start; worst end IP over the start's energy %+.3g\n",
+                   mode ? "adaptive" : "fixed", speed[run], run < 2 ? "one iteration per solve" : "default caps", steps, unconv, kept,
+                   unconv ? worst : 0.0);
+            if (run == 0) CHECKF(kept == 1, "the three-fold stretched predictor did not keep its start");
+            if (run == 1) CHECKF(unconv >= 2 && worst <= 1e-12, "%d unconverged steps, worst end %.3g above the start's energy", unconv, worst);
+            if (run == 2) CHECKF(unconv == 0 && kept == 0, "the default solve did not converge (%d) or kept its start (%d)", unconv, kept);
+            free(v); free(x0); free(u0);
+            rc_sim_destroy(s);
+        }
+    }
+}
+
 static void test_sim_set_velocities(void)
 {
     int mode;
@@ -6336,6 +6407,7 @@ static void suite_sim(void)
     RUN(test_sim_defaults);
     RUN(test_sim_free_fall);
     RUN(test_sim_set_velocities);
+    RUN(test_sim_unconverged_step_keeps_start);
     RUN(test_sim_scatter_table_matches_search);
     RUN(test_sim_momentum);
     RUN(test_sim_resting_on_plane);
