@@ -5275,9 +5275,9 @@ static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc_
         }
         if ((flags & RC__SH_HESS) && hess) {
             double Hz[100], sY = -2.0 * (NY[0] + NY[1]), T[10][15];
-            int nz0 = withu ? 0 : 4;   /* fixed u: only the e block reaches the DOFs */
+            int nz0 = withu ? 0 : 4;   /* fixed u: only the e block reaches the DOFs, and only it is formed */
             /* dY^T Q dY + sum_k N_Yk d2Y_k, first the parts over the A's */
-            for (i = 0; i < 10; ++i)
+            for (i = nz0; i < 10; ++i)
                 for (j = i; j < 10; ++j) {
                     double a11 = 0.0, a22 = 0.0, a12 = 0.0, h;
                     for (k = 0; k < 3; ++k) {
@@ -5290,19 +5290,23 @@ static double rc__sh_stretch_tri(const double x[9], const double u[6], const rc_
                         2.0 * NY[0] * a11 + 2.0 * NY[1] * a22 + NY[2] * a12 + sY * dJ[i] * dJ[j];
                     Hz[10 * i + j] = Hz[10 * j + i] = h;
                 }
-            /* -2 J d2J (Y11 and Y22): (w1, w4) +1, (w2, w3) -1 */
-            Hz[3] += sY * J; Hz[30] += sY * J;
-            Hz[12] -= sY * J; Hz[21] -= sY * J;
-            /* the g terms of d2g: (w1, e1_k), (w2, e2_k) carry g1 in Y11 and g2 in Y12; (w3, e1_k),
-               (w4, e2_k) carry g2 in Y22 and g1 in Y12 */
-            for (k = 0; k < 3; ++k) {
-                double a = 2.0 * NY[0] * g1[k] + NY[2] * g2[k], b = 2.0 * NY[1] * g2[k] + NY[2] * g1[k];
-                Hz[10 * 0 + 4 + k] += a; Hz[10 * (4 + k) + 0] += a;
-                Hz[10 * 1 + 7 + k] += a; Hz[10 * (7 + k) + 1] += a;
-                Hz[10 * 2 + 4 + k] += b; Hz[10 * (4 + k) + 2] += b;
-                Hz[10 * 3 + 7 + k] += b; Hz[10 * (7 + k) + 3] += b;
-            }
-            rc__sh_law_hess(10, hc, fd, N, Nz, dJ, Hz);
+            if (withu) {
+                /* -2 J d2J (Y11 and Y22): (w1, w4) +1, (w2, w3) -1 */
+                Hz[3] += sY * J; Hz[30] += sY * J;
+                Hz[12] -= sY * J; Hz[21] -= sY * J;
+                /* the g terms of d2g: (w1, e1_k), (w2, e2_k) carry g1 in Y11 and g2 in Y12; (w3, e1_k),
+                   (w4, e2_k) carry g2 in Y22 and g1 in Y12 */
+                for (k = 0; k < 3; ++k) {
+                    double a = 2.0 * NY[0] * g1[k] + NY[2] * g2[k], b = 2.0 * NY[1] * g2[k] + NY[2] * g1[k];
+                    Hz[10 * 0 + 4 + k] += a; Hz[10 * (4 + k) + 0] += a;
+                    Hz[10 * 1 + 7 + k] += a; Hz[10 * (7 + k) + 1] += a;
+                    Hz[10 * 2 + 4 + k] += b; Hz[10 * (4 + k) + 2] += b;
+                    Hz[10 * 3 + 7 + k] += b; Hz[10 * (7 + k) + 3] += b;
+                }
+                rc__sh_law_hess(10, hc, fd, N, Nz, dJ, Hz);
+            } else   /* on the e block dJ = 0, so the law's chain rule is the factor hc |J|^-3 alone */
+                for (i = 4; i < 10; ++i)
+                    for (j = 4; j < 10; ++j) Hz[10 * i + j] = hc * (fd[0] * Hz[10 * i + j]);   /* rc__sh_law_hess's rounding */
             /* T = W_zz P (z rows from nz0, DOF columns), then H = P^T T */
             for (i = nz0; i < 10; ++i) {
                 const double *h = Hz + 10 * i;

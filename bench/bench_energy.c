@@ -54,8 +54,8 @@ int main(void)
     if (rc__sh_build_edges(NULL, &m, &E) != RC_OK) return 1;
     printf("ENERGY kernels, %d triangles, ns per stencil (projected: first 10000 triangles)\n", nt);
     printf("%-22s %10s %10s %10s %10s\n", "kernel", modes[0], modes[1], modes[2], modes[3]);
-    for (i = 0; i < 5; ++i) {
-        const char *names[5] = {"stretch (15 dof)", "bend (27 dof)", "bend fixed-u (21 dof)", "mips (6 dof)", "inertia (15 dof)"};
+    for (i = 0; i < 6; ++i) {
+        const char *names[6] = {"stretch (15 dof)", "stretch fixed-u (9)", "bend (27 dof)", "bend fixed-u (21 dof)", "mips (6 dof)", "inertia (15 dof)"};
         printf("%-22s", names[i]);
         for (mode = 0; mode < 4; ++mode) {
             int cnt = mode == 3 ? 10000 : nt;
@@ -66,9 +66,10 @@ int main(void)
                 rc__sh_gather(&m, &E, x, u, t, xl, xf, ul, &mask);
                 switch (i) {
                 case 0: sink += rc__sh_stretch_tri(xl, ul, &c, flags[mode], g, H); break;
-                case 1: sink += rc__sh_bend_tri(xl, xf, mask, pl, tris + 3 * t, ul, &c, flags[mode], g, H); break;
-                case 2: sink += rc__sh_bend_tri(xl, xf, mask, pl, tris + 3 * t, ul, &c, flags[mode] | RC__SH_NO_U, g, H); break;
-                case 3:
+                case 1: sink += rc__sh_stretch_tri(xl, ul, &c, flags[mode] | RC__SH_NO_U, g, H); break;
+                case 2: sink += rc__sh_bend_tri(xl, xf, mask, pl, tris + 3 * t, ul, &c, flags[mode], g, H); break;
+                case 3: sink += rc__sh_bend_tri(xl, xf, mask, pl, tris + 3 * t, ul, &c, flags[mode] | RC__SH_NO_U, g, H); break;
+                case 4:
                     for (k = 0; k < 3; ++k) { u0l[2 * k] = u0[2 * tris[3 * t + k]]; u0l[2 * k + 1] = u0[2 * tris[3 * t + k] + 1]; }
                     rc__mips_dminv(u0l, Dm);
                     sink += rc__mips_tri(ul, Dm, 1.0, 2.05, flags[mode], g, H);
