@@ -258,6 +258,14 @@ typedef struct rc_mesh {
    NULL and an already freed / zeroed mesh are fine. */
 RCLOTHDEF void rc_mesh_free(rc_mesh *m);
 
+/* Drops the vertices no triangle uses (a simulation needs every vertex in a triangle; OBJ files
+   often carry loose ones, which rc_mesh_read_obj keeps), renumbering the triangles; the kept
+   vertices stay in their order. *removed (may be NULL) gets how many went. The arrays are compacted
+   in place (not reallocated). Errors: RC_ERR_INVALID_ARGUMENT (m NULL, or its arrays NULL with
+   num_verts > 0), RC_ERR_MESH_INDEX (a triangle index outside [0, num_verts)), RC_ERR_OUT_OF_MEMORY;
+   m is unchanged then. */
+RCLOTHDEF rc_status rc_mesh_remove_unreferenced(rc_mesh *m, int *removed);
+
 /* Diagonal patterns for rc_mesh_grid. RC_DIAG_RANDOM uses seed 0; RC_DIAG_RANDOM + s (s > 0)
    uses seed s, so any int >= RC_DIAG_RANDOM is a seeded random pattern. */
 enum {
@@ -615,7 +623,13 @@ typedef struct rc_sim_def {
                                    time steps: without the mass term CG converges slowly, and
                                    rc_sim_solve_static's late pseudo steps have almost none: an
                                    adaptive static solve of a 100-vertex sheet took 88 s against
-                                   LDL^T's 1.7 s) */
+                                   LDL^T's 1.7 s). CG needs a positive definite matrix, so PCG
+                                   always takes the convex model (per-stencil projected Hessians,
+                                   as newton_exact_hessian = 0 and itr_exact_hessian = 0): where
+                                   the exact Hessian's steps and the convex model's part (a
+                                   buckling sheet), its trajectories follow the convex model's; in
+                                   adaptive mode its outer steps are the projected ones, far slower
+                                   (a probe: 625-vertex sphere drape, 75 s against LDL^T's 5.7 s) */
     double pcg_tol;             /* relative residual of the PCG solves, default 1e-4 */
 
     /* r-ITR (adaptive = 1), DESIGN §4-6 */
@@ -665,7 +679,8 @@ typedef struct rc_sim_def {
     int self_contact;           /* 1: cloth self-contact (IPC barrier + CCD between non-adjacent cloth
                                    vertex-triangle and edge-edge pairs, same xi / dhat / kappa as the
                                    obstacles, lagged friction with mu = friction); 0: off. Default 0
-                                   (opt-in; rc_default_sim_def says why). Pairs sharing a vertex are never in
+                                   (opt-in: it changes what scenes do wherever cloth touches itself, and
+                                   a fold's layer pairs add a 12x12 Hessian each). Pairs sharing a vertex are never in
                                    contact, nor pairs of one connected piece closer than xi + dhat in
                                    the flat reference (u at the step start): those would be in the
                                    barrier band at rest; nor pairs within two rings of each other that
@@ -760,7 +775,8 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out);
    bytes, may be 0): where create fails without a sim to ask, this says why ("" when RC_OK) */
 RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_len);
 RCLOTHDEF void      rc_sim_destroy(rc_sim *s);
-/* the message of the last error of this sim ("" if none) */
+/* the message of the last error of this sim ("" if none); calls that succeed leave it as it was,
+   except rc_sim_step and rc_sim_solve_static, which clear it when they start */
 RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
 /* the last warning of this sim ("" if none): e.g. rc_sim_add_capsule warns when an edge of the
    cloth can dip into the capsule between two vertices by more than the contact thickness,
@@ -780,7 +796,14 @@ RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
    while the pins' path would cross it); cloth that cannot give way is refused. */
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);
 RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex);
-RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]);  /* external force, N; zero removes */
+/* External force on a vertex, N (zero removes it). In adaptive mode a vertex carrying a force keeps
+   its reference position u (DESIGN §5: the force belongs to that material point, and a sliding
+   vertex would carry it through the material): forces on every vertex make the mesh as fixed as
+   def.adaptive = 0. For loads spread over the cloth (wind, pressure) that the mesh may adapt
+   under, use material loads at points inside triangles (rc_sim_add_material_load), which stay
+   on their material while vertices slide past; a load exactly at a vertex's uv locks that vertex
+   too (the handle locks below). */
+RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]);
 /* Sets every vertex's velocity (v: 3*nv, m/s), e.g. to throw the cloth or to start it with the
    motion of an animated character; rc_sim_velocities reads them. The next step predicts
    x + h v and follows the contacts as for any velocity. A pinned vertex still ends the step at its
@@ -841,8 +864,12 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
    normal points to (any finite nonzero length); a box is axis-aligned in its own frame (rotate it
    with rc_sim_move_obstacle), half extents > 0; radii > 0. *id (may be NULL) gets the obstacle's
    index, shared with the triangle meshes. Errors: RC_ERR_INVALID_ARGUMENT (NULL, a zero normal, a
-   size <= 0, no such id), RC_ERR_NON_FINITE, RC_ERR_OUT_OF_MEMORY. Cloth already inside a new
-   obstacle is pushed out at the next step's start (a placement, no velocity). The barrier acts as
+   size <= 0, no such id), RC_ERR_NON_FINITE, RC_ERR_OUT_OF_MEMORY. Cloth vertices already inside a
+   new obstacle are pushed out at the next step's start (a placement, no velocity); a sheet laid
+   through a box or a capsule (part of it inside, part outside, or a triangle across an edge or
+   the axis) is lifted where it can be, and where the vertex push and that lift disagree the step
+   fails with RC_ERR_INTERSECTING naming the triangle: add obstacles clear of the cloth (below it,
+   and let it fall). The barrier acts as
    a pressure: each cloth vertex's (planes, boxes, capsules: their exact surface) weighted by its
    mass, each cloth triangle's by its area: spheres, a capsule's core (its axis, half its radius)
    and a box's edges act on whole triangles, so none can slip between cloth vertices and through
@@ -4241,6 +4268,34 @@ RCLOTHDEF void rc_mesh_free(rc_mesh *m)
     rc__free(NULL, m->pos);
     rc__free(NULL, m->tris);
     memset(m, 0, sizeof(*m));
+}
+
+RCLOTHDEF rc_status rc_mesh_remove_unreferenced(rc_mesh *m, int *removed)
+{
+    int *map, i, k = 0;
+    if (removed) *removed = 0;
+    if (!m || m->num_verts < 0 || m->num_tris < 0 || (m->num_verts > 0 && !m->ref_uv) || (m->num_tris > 0 && !m->tris))
+        return RC_ERR_INVALID_ARGUMENT;
+    for (i = 0; i < 3 * m->num_tris; ++i)
+        if (m->tris[i] < 0 || m->tris[i] >= m->num_verts) return RC_ERR_MESH_INDEX;
+    map = (int *)rc__alloc(NULL, (size_t)m->num_verts + 1, sizeof(int));
+    if (!map) return RC_ERR_OUT_OF_MEMORY;
+    for (i = 0; i < m->num_verts; ++i) map[i] = -1;
+    for (i = 0; i < 3 * m->num_tris; ++i) map[m->tris[i]] = 0;
+    for (i = 0; i < m->num_verts; ++i) {
+        if (map[i] < 0) continue;
+        map[i] = k;
+        if (k != i) {
+            m->ref_uv[2 * k] = m->ref_uv[2 * i]; m->ref_uv[2 * k + 1] = m->ref_uv[2 * i + 1];
+            if (m->pos) { m->pos[3 * k] = m->pos[3 * i]; m->pos[3 * k + 1] = m->pos[3 * i + 1]; m->pos[3 * k + 2] = m->pos[3 * i + 2]; }
+        }
+        ++k;
+    }
+    for (i = 0; i < 3 * m->num_tris; ++i) m->tris[i] = map[m->tris[i]];
+    if (removed) *removed = m->num_verts - k;
+    m->num_verts = k;
+    rc__free(NULL, map);
+    return RC_OK;
 }
 
 RCLOTHDEF rc_mesh_desc rc_mesh_describe(const rc_mesh *m)
@@ -8255,10 +8310,13 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
         st = rc__material_check(&d->material, why, sizeof why);
         if (st != RC_OK) { snprintf(msg, len, "rc_sim_def.%s", why); return st; }
     }
-    if (!rc__all_finite(m->ref_uv, (size_t)2 * (size_t)m->num_verts) ||
-        (m->pos && !rc__all_finite(m->pos, (size_t)3 * (size_t)m->num_verts))) {
-        snprintf(msg, len, "mesh coordinates contain NaN or inf");
-        return RC_ERR_NON_FINITE;
+    {
+        int i;
+        for (i = 0; i < m->num_verts; ++i)
+            if (!rc__all_finite(m->ref_uv + 2 * i, 2) || (m->pos && !rc__all_finite(m->pos + 3 * i, 3))) {
+                snprintf(msg, len, "rc_sim_def.mesh: vertex %d has a non-finite %s", i, rc__all_finite(m->ref_uv + 2 * i, 2) ? "position (pos)" : "reference uv");
+                return RC_ERR_NON_FINITE;
+            }
     }
     return RC_OK;
 }
@@ -8379,8 +8437,28 @@ static rc_status rc__sim_def_checks(const rc_sim_def *def, char *msg, size_t len
     if (!used) { snprintf(msg, len, "out of memory checking the mesh"); return RC_ERR_OUT_OF_MEMORY; }
     for (i = 0; i < 3 * def->mesh.num_tris; ++i) used[def->mesh.tris[i]] = 1;
     for (i = 0; i < def->mesh.num_verts && st == RC_OK; ++i)
-        if (!used[i]) { snprintf(msg, len, "rc_sim_def.mesh: vertex %d is in no triangle", i); st = RC_ERR_INVALID_ARGUMENT; }
+        if (!used[i]) {
+            snprintf(msg, len, "rc_sim_def.mesh: vertex %d is in no triangle (rc_mesh_remove_unreferenced drops such vertices)", i);
+            st = RC_ERR_INVALID_ARGUMENT;
+        }
     rc__free(def->alloc_user, used);
+    /* The world triangles must have a plane: the shell's normals, hinge angles and directors are
+       undefined on a triangle whose world vertices are collinear or coincide, and the first step
+       failed on it (a probe: "the energy of the step's start is not finite (bending NaN)"). The
+       bound is round-off's: twice the area below 1e-14 of the longest edge squared. */
+    for (i = 0; i < def->mesh.num_tris && st == RC_OK && def->mesh.pos; ++i) {
+        const int *t = def->mesh.tris + 3 * i;
+        const double *a = def->mesh.pos + 3 * t[0], *b = def->mesh.pos + 3 * t[1], *c = def->mesh.pos + 3 * t[2];
+        double e1[3], e2[3], e3[3], n[3], l2;
+        rc__sub3(e1, b, a); rc__sub3(e2, c, a); rc__sub3(e3, c, b);
+        rc__cross3(n, e1, e2);
+        l2 = fmax(rc__dot3(e1, e1), fmax(rc__dot3(e2, e2), rc__dot3(e3, e3)));
+        if (!(rc__norm3(n) > 1e-14 * l2)) {
+            snprintf(msg, len, "rc_sim_def.mesh: triangle %d (vertices %d %d %d) is degenerate in the world positions (pos): its "
+                     "vertices coincide or are collinear, so its normal is undefined", i, t[0], t[1], t[2]);
+            st = RC_ERR_MESH_DEGENERATE;
+        }
+    }
     return st;
 }
 
@@ -8506,6 +8584,24 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     s->proj = RC__PROJECT_CLAMP;
     s->kappa = 0.0;   /* set from the mass scale when the first contact appears */
     s->kappa_prev_dist = 1e300;
+    {
+        /* uv is the rest shape in metres: an OBJ's texture coordinates (vt in [0, 1] on a 2 m
+           plane) or uv in other units than pos are a valid but surely unintended pre-stretch (a
+           probe: 964 J of stretch in a 0.15 kg cloth, which snapped to its uv size in a step). Not
+           an error (a cloth may start stretched); a warning when the world edges are on average
+           more than twice, or less than half, their rest lengths. */
+        double lw = 0.0, lu = 0.0;
+        for (e = 0; e < ne; ++e) {
+            double d[3];
+            rc__sub3(d, s->x + 3 * s->topo.edge_v[2 * e], s->x + 3 * s->topo.edge_v[2 * e + 1]);
+            lw += rc__norm3(d);
+            lu += s->edge_len0[e];
+        }
+        if (!(lw <= 2.0 * lu && lw >= 0.5 * lu))
+            snprintf(s->warn, sizeof s->warn, "rc_sim_create: the world edges (pos) are on average %.3g times their rest lengths "
+                     "(uv): uv is the rest shape in metres, not texture coordinates; the cloth starts %s", lw / lu,
+                     lw > lu ? "stretched" : "compressed");
+    }
     *out = s;
     return RC_OK;
 oom:
@@ -13609,7 +13705,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
        the step length there is arbitrary and the length test alone would never pass) */
     double decrement_strict = s->total_mass * (d->tol * s->L) * (d->tol * s->L);
     int exact = d->itr_exact_hessian && d->linear_solver == RC_SOLVER_LDLT;
-    int j, inner_it, inner_conv, nactive = 0, stale = 0, small, small_unhealthy = 0;
+    int j, inner_it, inner_conv, nactive = 0, stale = 0, small, small_unhealthy = 0, flat_moves = 0;
     double E_start = *E, etol = d->itr_energy_tol;
     rc_status rs;
     *conv = 0;
@@ -13773,8 +13869,15 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
             } else small_unhealthy = 0;
             last_dx = 0.0;
         } else {
+            double E_ls = *E;
             int moved = rc__sim_line_search(s, y, E, T, &alpha, st);
             small_unhealthy = 0;
+            /* A line search that moved, by a step too short to change E, three times in a row is
+               stalled too (below). Measured (session 56): the didactic drape without the
+               regulariser at 225 vertices met collapsed states where every joint step was cut by
+               the inversion filter to alpha ~1e-12, E unchanged to the bit, and 291 of its 600
+               steps repeated that to the outer cap of 300 (810 s in all). */
+            flat_moves = moved && !(E_ls - *E > 1e-12 * rc__terms_scale(*E, T)) ? flat_moves + 1 : 0;
             if (moved && !exact) last_dx = alpha * rc__sim_material_step(s, y);
             if (moved && exact) s->itr_mu *= alpha >= 1.0 ? 0.3 : 3.0;   /* trust the quadratic model more / less */
             /* Handle locks inside the step (rc__sim_update_handle_locks, u not moved), where a
@@ -13793,7 +13896,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
                 stale = 0;
                 last_dx = HUGE_VAL;
                 if (!moved) continue;
-            } else if (!moved) {
+            } else if (!moved || flat_moves >= 3) {
                 /* stalled at round-off: finish with a strict inner solve */
                 rs = rc__sim_newton_xp(s, d->tol, etol * (E_start - *E), d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
                 if (rs != RC_OK) return rs;

@@ -801,6 +801,78 @@ static void test_mesh_describe(void)
     rc_sim_destroy(sh);
 }
 
+/* rc_mesh_remove_unreferenced: loose vertices (as OBJ files carry them) dropped, triangles
+   renumbered, kept vertices in order; the compacted mesh makes a sim that the loose one could not.
+   Bad input leaves the mesh alone. Also rc_sim_create's checks of what rc_mesh_validate does not
+   look at: a world triangle without a plane, a non-finite vertex named, and the warning for uv at
+   another scale than pos. */
+static void test_mesh_remove_unreferenced_and_create_checks(void)
+{
+    rc_mesh g, m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    char msg[256];
+    int i, removed = -1, nv, nt;
+    CHECK_OK(rc_mesh_grid(&g, 1.0, 1.0, 4, 4, RC_DIAG_ALTERNATING));
+    nv = g.num_verts; nt = g.num_tris;
+    /* m: a loose vertex before every third grid vertex and one at the end */
+    memset(&m, 0, sizeof m);
+    m.ref_uv = (double *)malloc(sizeof(double) * 2 * (size_t)(2 * nv));
+    m.pos = (double *)malloc(sizeof(double) * 3 * (size_t)(2 * nv));
+    m.tris = (int *)malloc(sizeof(int) * 3 * (size_t)nt);
+    {
+        int *idx = (int *)malloc(sizeof(int) * (size_t)nv), k = 0;
+        for (i = 0; i < nv; ++i) {
+            if (i % 3 == 0) { m.ref_uv[2 * k] = 9.0; m.ref_uv[2 * k + 1] = -9.0; m.pos[3 * k] = m.pos[3 * k + 1] = m.pos[3 * k + 2] = 7.0; ++k; }
+            idx[i] = k;
+            memcpy(m.ref_uv + 2 * k, g.ref_uv + 2 * i, 2 * sizeof(double));
+            memcpy(m.pos + 3 * k, g.pos + 3 * i, 3 * sizeof(double));
+            ++k;
+        }
+        m.ref_uv[2 * k] = 5.0; m.ref_uv[2 * k + 1] = 5.0; m.pos[3 * k] = m.pos[3 * k + 1] = m.pos[3 * k + 2] = 5.0; ++k;
+        for (i = 0; i < 3 * nt; ++i) m.tris[i] = idx[g.tris[i]];
+        m.num_verts = k; m.num_tris = nt;
+        free(idx);
+    }
+    def.mesh = rc_mesh_describe(&m);
+    CHECK(rc_sim_def_check(&def, msg, sizeof msg) == RC_ERR_INVALID_ARGUMENT && strstr(msg, "rc_mesh_remove_unreferenced") != NULL);
+    /* bad input: unchanged */
+    {
+        int keep = m.tris[4];
+        m.tris[4] = m.num_verts;
+        CHECK(rc_mesh_remove_unreferenced(&m, &removed) == RC_ERR_MESH_INDEX && removed == 0 && m.num_verts == nv + (nv + 2) / 3 + 1);
+        m.tris[4] = keep;
+    }
+    CHECK(rc_mesh_remove_unreferenced(NULL, &removed) == RC_ERR_INVALID_ARGUMENT);
+    CHECK_OK(rc_mesh_remove_unreferenced(&m, &removed));
+    CHECK(removed == (nv + 2) / 3 + 1 && m.num_verts == nv && m.num_tris == nt);
+    CHECK(memcmp(m.ref_uv, g.ref_uv, sizeof(double) * 2 * (size_t)nv) == 0 && memcmp(m.pos, g.pos, sizeof(double) * 3 * (size_t)nv) == 0 &&
+          memcmp(m.tris, g.tris, sizeof(int) * 3 * (size_t)nt) == 0);
+    def.mesh = rc_mesh_describe(&m);
+    CHECK_OK(rc_sim_create(&def, &s));
+    CHECK(s && rc_sim_last_warning(s)[0] == 0);
+    rc_sim_destroy(s); s = NULL;
+    CHECK_OK(rc_mesh_remove_unreferenced(&m, &removed));
+    CHECK(removed == 0 && m.num_verts == nv);
+    /* a world triangle without a plane: vertex 5 moved onto vertex 4 */
+    memcpy(m.pos + 3 * 5, m.pos + 3 * 4, 3 * sizeof(double));
+    CHECK(rc_sim_def_check(&def, msg, sizeof msg) == RC_ERR_MESH_DEGENERATE && strstr(msg, "world positions") != NULL);
+    printf("    %s\n", msg);
+    memcpy(m.pos + 3 * 5, g.pos + 3 * 5, 3 * sizeof(double));
+    /* a non-finite position, named */
+    m.pos[3 * 7 + 1] = NAN;
+    CHECK(rc_sim_def_check(&def, msg, sizeof msg) == RC_ERR_NON_FINITE && strstr(msg, "vertex 7 has a non-finite position") != NULL);
+    m.pos[3 * 7 + 1] = g.pos[3 * 7 + 1];
+    /* pos at three times the uv scale (texture coordinates for a 3 m cloth): created, with a warning */
+    for (i = 0; i < 3 * nv; ++i) m.pos[i] = 3.0 * g.pos[i];
+    CHECK_OK(rc_sim_create(&def, &s));
+    CHECK(s && strstr(rc_sim_last_warning(s), "not texture coordinates") != NULL);
+    if (s) printf("    %s\n", rc_sim_last_warning(s));
+    rc_sim_destroy(s);
+    free(m.ref_uv); free(m.pos); free(m.tris);
+    rc_mesh_free(&g);
+}
+
 static void suite_mesh(void)
 {
     RUN(test_mesh_edges_hand);
@@ -821,4 +893,5 @@ static void suite_mesh(void)
     RUN(test_mesh_bad_input);
     RUN(test_mesh_generators_validate_output);
     RUN(test_mesh_describe);
+    RUN(test_mesh_remove_unreferenced_and_create_checks);
 }
