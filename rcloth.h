@@ -8054,6 +8054,7 @@ struct rc_sim {
     int start_pushed;                     /* this step's start pushed cloth out of an obstacle (rc__sim_push_out) */
     int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, other obstacles: rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
+    int ls_halvings;                      /* the halvings of its first trial (1 or the CCD / inversion bound) it accepted after */
     int ls_nodescent;                     /* ... or halved the step to 1e-14 without a decrease above round-off */
     int crossings_checked;                /* 1 once the state was checked for cloth through cloth / mesh (rc__sim_find_crossing) */
     int nfm, cap_fm;                      /* lagged friction pairs of cloth vertices with mesh obstacles' triangles: */
@@ -13188,7 +13189,7 @@ static int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__te
     double gTd = 0.0, alpha, E0 = *E, t0 = rc__now();
     int i, ok = 0, tried = 0, finite = 0, roundoff = 0;
     double scale = rc__terms_scale(E0, T);
-    s->ls_nonfinite = s->ls_nodescent = 0;
+    s->ls_nonfinite = s->ls_nodescent = s->ls_halvings = 0;
     for (i = 0; i < y->ndof; ++i) gTd += y->g[i] * y->d[i];
     memcpy(s->ls_x, s->x, sizeof(double) * 3 * (size_t)s->nv);
     memcpy(s->ls_u, s->u, sizeof(double) * 2 * (size_t)s->nv);
@@ -13210,6 +13211,7 @@ static int rc__sim_line_search(rc_sim *s, const rc__system *y, double *E, rc__te
         if (rc__isfinite(En)) finite = 1;
         if (rc__isfinite(En) && En <= E0 + 1e-4 * alpha * gTd) {
             *E = En; *T = Tn; *alpha_out = alpha; ok = 1;
+            s->ls_halvings = i;
             if (i == 0 && alpha == 1.0 && !y->with_u && E0 - En > -0.75 * gTd) *alpha_out = rc__sim_extrapolate(s, y, E, T);
             rc__sim_track_hinges(s, 0);
             if (s->def.iterate_hook) s->def.iterate_hook(s, s->def.iterate_user);
@@ -13414,6 +13416,29 @@ static rc_status rc__sim_polish_phi(rc_sim *s, double bound, double *E, rc__term
    final IPs within 1.04% of each step's decrease of the old ones (mean within 0.07%), every
    problem converged; the 1k ablation: the unaccelerated solve 135.6 -> 52.4 inner iterations per
    step, the accelerated one 35.6 -> 6.4 (bench/RESULTS.md section 17). */
+/* A non-finite gradient, explained where the cause is visible: a world triangle without a plane
+   (its normal, hinge angles and directors undefined), which pins can make by moving a vertex onto
+   a neighbour's position or line (a probe: the bare "gradient is not finite" left the user guessing) */
+static rc_status rc__sim_fail_gradient(rc_sim *s)
+{
+    char msg[200];
+    int t;
+    for (t = 0; t < s->nt; ++t) {
+        const int *v = s->tris + 3 * t;
+        double e1[3], e2[3], n[3];
+        rc__sub3(e1, s->x + 3 * v[1], s->x + 3 * v[0]);
+        rc__sub3(e2, s->x + 3 * v[2], s->x + 3 * v[0]);
+        rc__cross3(n, e1, e2);
+        if (!(rc__norm3(n) > 1e-14 * fmax(rc__dot3(e1, e1), rc__dot3(e2, e2)))) {
+            snprintf(msg, sizeof msg, "the gradient is not finite: world triangle %d (vertices %d %d %d) has collapsed to a line or a "
+                     "point%s", t, v[0], v[1], v[2], s->pinned[v[0]] || s->pinned[v[1]] || s->pinned[v[2]] ?
+                     " (a pin moved a vertex onto its neighbours?)" : "");
+            return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
+        }
+    }
+    return rc__sim_fail(s, RC_ERR_NON_FINITE, "the gradient is not finite (loads, velocities or stiffnesses far too large?)");
+}
+
 static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int max_iter, int exact_first, double *E, rc__terms *T, int *iters,
                                    int *conv, rc_step_stats *st)
 {
@@ -13424,6 +13449,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
     int exact = exact_first;   /* try the exact Hessian at this iteration (0: the convex model first) */
     int flat = 0;       /* consecutive accepted iterations that left E unchanged */
     int crawl = 0;      /* iterations on the scaled-gradient fallback (rc__system_direction) */
+    int cut = 0;        /* consecutive iterations whose line search halved its first trial 4+ times */
     double E_before, gTd;
     *conv = 0;
     *iters = 0;
@@ -13452,7 +13478,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
         s->proj = saved_proj;
         if (st) st->t_assemble += rc__now() - t0;
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-        if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
+        if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail_gradient(s);
         if (used_exact) {
             t0 = rc__now();
             rs = rc_ldlt_factor(y->ldlt, y->val);
@@ -13549,6 +13575,16 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
            ~1e-6 J; at 121 vertices up to 301 inner iterations per step from step ~220. No other CLI
            scene ever takes that direction (their trajectories are bit-identical with the rule). */
         if (s->dir_fallback && ++crawl >= 10) break;
+        /* ten iterations in a row whose line search had to halve its first trial four times or more:
+           the model (exact or convex) is far from the energy along its own direction and Newton
+           only crawls; end the solve unconverged. (Halvings, not alpha: a step cut short by the CCD
+           or the inversion bound is the contact's doing, not the model's.) Measured (session 56):
+           the no-regulariser drape at 100 vertices, collapsed, whose confirming inner solves ran
+           to the cap of 100 iterations on convex-model directions with director-angle parts
+           1e4-5e5 times the bound, halved 6-9 times and gaining ~1e-8 J each: 170 of 600 steps
+           took 100-301 inner iterations (386 s in all). */
+        cut = ok && s->ls_halvings >= 4 ? cut + 1 : 0;
+        if (cut >= 10) break;
     }
     return RC_OK;
 }
@@ -13605,7 +13641,7 @@ static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, in
     st->t_assemble += rc__now() - t0;
     if (rate) *rate = r;
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-    if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "gradient is not finite");
+    if (!rc__all_finite(y->g, (size_t)y->ndof)) return rc__sim_fail_gradient(s);
     if (!exact) return rc__system_direction(s, y, st);
     /* The CG iterations a reused factor needs grow with every outer iteration since it was made
        (a trace of the 1k ablation: 4, 6, 15, then 20 and a failure; 5, 9, 11, 15, 20 and a

@@ -262,6 +262,45 @@ static void test_sim_unconverged_step_keeps_start(void)
     }
 }
 
+/* Pins that put a triangle's three vertices on one line leave it without a normal; the step fails
+   with RC_ERR_NON_FINITE naming the triangle and the likely cause (a probe got a bare "gradient is
+   not finite"), the state unchanged. */
+static void test_sim_pins_collapse_triangle_named(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        rc_mesh m;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        double p0[3] = { 0.0, 0.0, 0.0 }, p1[3] = { 0.1, 0.0, 0.0 }, p2[3] = { 0.2, 0.0, 0.0 }, *x0;
+        const int *T;
+        rc_status r = RC_OK;
+        int k, nv;
+        CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, 6, 6, RC_DIAG_REGULAR));
+        def.mesh = rc_mesh_describe(&m);
+        def.adaptive = mode; def.num_threads = 1;
+        CHECK_OK(rc_sim_create(&def, &s));
+        rc_mesh_free(&m);
+        if (!s) return;
+        nv = rc_sim_num_verts(s);
+        T = rc_sim_tris(s);
+        CHECK_OK(rc_sim_pin(s, T[0], p0)); CHECK_OK(rc_sim_pin(s, T[1], p1)); CHECK_OK(rc_sim_pin(s, T[2], p2));
+        x0 = (double *)malloc(sizeof(double) * 3 * (size_t)nv);
+        for (k = 0; k < 3 && r == RC_OK; ++k) {
+            memcpy(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv);
+            r = rc_sim_step(s, &st);
+        }
+        printf("    %s: %s: %s\n", mode ? "adaptive" : "fixed", rc_status_string(r), rc_sim_last_error(s));
+        CHECK(r == RC_ERR_NON_FINITE);
+        CHECKF(strstr(rc_sim_last_error(s), "world triangle 0") != NULL && strstr(rc_sim_last_error(s), "pin") != NULL,
+               "message: %s", rc_sim_last_error(s));
+        CHECK(memcmp(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv) == 0);
+        free(x0);
+        rc_sim_destroy(s);
+    }
+}
+
 static void test_sim_set_velocities(void)
 {
     int mode;
@@ -6408,6 +6447,7 @@ static void suite_sim(void)
     RUN(test_sim_free_fall);
     RUN(test_sim_set_velocities);
     RUN(test_sim_unconverged_step_keeps_start);
+    RUN(test_sim_pins_collapse_triangle_named);
     RUN(test_sim_scatter_table_matches_search);
     RUN(test_sim_momentum);
     RUN(test_sim_resting_on_plane);
