@@ -261,8 +261,8 @@ RCLOTHDEF void rc_mesh_free(rc_mesh *m);
 /* Drops the vertices no triangle uses (a simulation needs every vertex in a triangle; OBJ files
    often carry loose ones, which rc_mesh_read_obj keeps), renumbering the triangles; the kept
    vertices stay in their order. *removed (may be NULL) gets how many went. The arrays are compacted
-   in place (not reallocated). Errors: RC_ERR_INVALID_ARGUMENT (m NULL, or its arrays NULL with
-   num_verts > 0), RC_ERR_MESH_INDEX (a triangle index outside [0, num_verts)), RC_ERR_OUT_OF_MEMORY;
+   in place (not reallocated; pos may be NULL). Errors: RC_ERR_INVALID_ARGUMENT (m NULL, ref_uv or
+   tris NULL while there are vertices or triangles), RC_ERR_MESH_INDEX (a triangle index outside [0, num_verts)), RC_ERR_OUT_OF_MEMORY;
    m is unchanged then. */
 RCLOTHDEF rc_status rc_mesh_remove_unreferenced(rc_mesh *m, int *removed);
 
@@ -756,10 +756,13 @@ typedef struct rc_step_stats {
        the same of its end state. */
     int self_crossed;
     /* 1 if the step ended unconverged above the incremental potential of its feasible start x^t
-       (pins at their targets, cloth out of the obstacles, u^t) and ended there instead: that
-       potential is the state's kinetic plus potential energy, so a stalled solve does not add
-       energy (the free cloth stops for the step). Seen only on collapsed meshes (the regulariser
-       off); a hint that the step needs a smaller dt or the regulariser. */
+       (pins at their targets, cloth out of the obstacles, u^t) and ended there instead (the free
+       cloth stops for the step; a warning says so). That potential is the state's kinetic plus
+       potential energy, so no step ends with more potential energy than the state had energy
+       at its start, converged or not. Seen on collapsed meshes (the regulariser off) and with
+       iteration caps far below what a step needs; a smaller dt, higher caps or the regulariser
+       avoid it. rc_sim_solve_static: 1 if a pseudo step did (its pseudo steps start at rest, at
+       A itself, so practically never). */
     int kept_start;
 } rc_step_stats;
 
@@ -13577,13 +13580,14 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
         if (s->dir_fallback && ++crawl >= 10) break;
         /* ten iterations in a row whose line search had to halve its first trial four times or more:
            the model (exact or convex) is far from the energy along its own direction and Newton
-           only crawls; end the solve unconverged. (Halvings, not alpha: a step cut short by the CCD
-           or the inversion bound is the contact's doing, not the model's.) Measured (session 56):
+           only crawls; end the solve unconverged. (Halvings, not alpha: a first trial cut short by
+           the CCD bound is the contact's doing; a barrier rising steeply inside it can still need
+           halvings, but not for ten iterations in a row in any CLI scene.) Measured (session 56):
            the no-regulariser drape at 100 vertices, collapsed, whose confirming inner solves ran
            to the cap of 100 iterations on convex-model directions with director-angle parts
            1e4-5e5 times the bound, halved 6-9 times and gaining ~1e-8 J each: 170 of 600 steps
            took 100-301 inner iterations (386 s in all). */
-        cut = ok && s->ls_halvings >= 4 ? cut + 1 : 0;
+        cut = s->ls_halvings >= 4 ? cut + 1 : 0;   /* ok here: a failed line search ended the loop above */
         if (cut >= 10) break;
     }
     return RC_OK;
@@ -13904,6 +13908,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
                 if (++small_unhealthy >= 3) break;
             } else small_unhealthy = 0;
             last_dx = 0.0;
+            flat_moves = 0;   /* "in a row": line searches of consecutive outer iterations */
         } else {
             double E_ls = *E;
             int moved = rc__sim_line_search(s, y, E, T, &alpha, st);
@@ -13931,6 +13936,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double *E, rc__terms *T, rc_step_stats 
                 if (rs != RC_OK) return rs;
                 stale = 0;
                 last_dx = HUGE_VAL;
+                flat_moves = 0;   /* a new layout: its line searches count afresh */
                 if (!moved) continue;
             } else if (!moved || flat_moves >= 3) {
                 /* stalled at round-off: finish with a strict inner solve */
@@ -16284,8 +16290,9 @@ static int rc__sim_snap_to_handle(rc_sim *s, double *E, rc__terms *T)
    didactic drape with the regulariser off, 100 vertices) every step from ~200 on ended after three
    outer iterations with x at the predictor, one vertex coasting at 0.012 m/s through a sliver of
    area ratio 6e-8, and the stretch energy climbed 0.002 -> 9.1 J over 400 steps while the kinetic
-   energy stayed ~1e-7 J. A converged step is left alone (a stationary point above IP(A) is the
-   dynamics: say, cloth starting to fall from rest). Sets st->kept_start. */
+   energy stayed ~1e-7 J. A converged step is left alone: a stationary point above IP(A), reached
+   from a predictor above it, is the dynamics (backward Euler's answer), and A is not stationary.
+   Sets st->kept_start. */
 static rc_status rc__sim_keep_start(rc_sim *s, double *E, rc__terms *T, rc_step_stats *st)
 {
     rc__terms TA;
@@ -16928,6 +16935,7 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
 {
     rc_step_stats st;
     double *saved, t0 = rc__now();
+    char warn[sizeof(((rc_sim *)0)->warn)];
     rc_status rs;
     if (stats) memset(stats, 0, sizeof *stats);   /* zero on every error return */
     if (!s) return RC_ERR_INVALID_ARGUMENT;
@@ -16942,10 +16950,14 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     rc_sim_save_state(s, saved);
     memcpy(saved + 2 * rc_sim_state_size(s), s->reaction, sizeof(double) * 3 * (size_t)s->nv);
     rc__sim_handles_start(s, saved + 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, 0);
+    memcpy(warn, s->warn, sizeof warn);
     rs = rc__sim_advance(s, s->def.dt, s->def.max_substeps, saved + rc_sim_state_size(s), &st);
     if (rs != RC_OK) {
-        /* a failed second half step leaves the midpoint: restore the state of the step start */
+        /* a failed second half step leaves the midpoint: restore the state of the step start,
+           and the warning (a half step that kept its start, then failed, set one about a step
+           that never happened) */
         rc__sim_restore_state(s, saved);
+        memcpy(s->warn, warn, sizeof warn);
         memcpy(s->reaction, saved + 2 * rc_sim_state_size(s), sizeof(double) * 3 * (size_t)s->nv);
         rc__sim_handles_start(s, saved + 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, 1);
         rc__free(s->user, saved);

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
     double cpu = 0.0, wall = 0.0, late = 0.0, *times, by_iter[16] = { 0 };   /* active rate by outer iteration */
     int n_iter[16] = { 0 };
     long outer = 0, inner = 0;
-    int k, done = 0, unconverged = 0, nlate = 0, crossed = 0;
+    int k, done = 0, unconverged = 0, nlate = 0, crossed = 0, kept = 0;
     if (!info || steps < 1 || verts < 0 || threads < 1 || !(thickness >= 0.0) || !(dt >= 0.0)) {
         fprintf(stderr, "usage: %s [scene] [steps >= 1] [verts >= 0] [adaptive 0/1] [threads >= 1] [thickness m >= 0] [quality weight, 0 = regulariser off, < 0 default] [dt s, 0 = default] [travel weight, 0 = off, < 0 default]\n", argv[0]);
         return 2;
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         }
         times[done++] = c;
         cpu += c; outer += adaptive ? st.outer_iters : st.newton_iters; inner += adaptive ? st.inner_iters : 0;
-        unconverged += !st.converged; late += l; nlate += nl; crossed += st.self_crossed;
+        unconverged += !st.converged; late += l; nlate += nl; crossed += st.self_crossed; kept += st.kept_start;
         printf("step %3d: %.3f s cpu, IP %.9e -> %.9e, %s %3d, inner %3d, conv %d, active %.2f, after 5 outer its %s%.2f | asm %.2f fac %.2f sol %.2f ls %.2f lin %d cg %d reuse %d%s%s\n", k + 1, c,
                st.ip_start, st.ip_end, adaptive ? "outer" : "newton", adaptive ? st.outer_iters : st.newton_iters, st.inner_iters,
                st.converged, st.active_rate, nl ? "" : "(none) ", nl ? l / nl : 0.0, st.t_assemble, st.t_factor, st.t_solve,
@@ -88,9 +88,9 @@ int main(int argc, char **argv)
     if (done) {
         qsort(times, (size_t)done, sizeof(double), cmp_double);
         double median = done % 2 ? times[done / 2] : 0.5 * (times[done / 2 - 1] + times[done / 2]);
-        printf("TOTAL %d steps: %.2f s cpu (%.3f s/step, median %.3f, slowest %.3f), %s %ld, inner %ld, unconverged %d, self-crossed %d, final IP %.9e,"
+        printf("TOTAL %d steps: %.2f s cpu (%.3f s/step, median %.3f, slowest %.3f), %s %ld, inner %ld, unconverged %d (%d kept their start), self-crossed %d, final IP %.9e,"
                " active rate after the 5th outer iteration %.3f over %d iterations; wall %.2f s (%.3f s/step)\n",
-               done, cpu, cpu / done, median, times[done - 1], adaptive ? "outer" : "newton", outer, inner, unconverged, crossed,
+               done, cpu, cpu / done, median, times[done - 1], adaptive ? "outer" : "newton", outer, inner, unconverged, kept, crossed,
                st.ip_end, nlate ? late / nlate : 0.0, nlate, wall, wall / done);
         if (adaptive) {
             int j;

@@ -838,10 +838,17 @@ static void test_mesh_remove_unreferenced_and_create_checks(void)
     CHECK(rc_sim_def_check(&def, msg, sizeof msg) == RC_ERR_INVALID_ARGUMENT && strstr(msg, "rc_mesh_remove_unreferenced") != NULL);
     /* bad input: unchanged */
     {
-        int keep = m.tris[4];
+        int keep = m.tris[4], n0 = m.num_verts;
+        double *uv0 = (double *)malloc(sizeof(double) * 2 * (size_t)n0);
+        int *t0 = (int *)malloc(sizeof(int) * 3 * (size_t)nt);
         m.tris[4] = m.num_verts;
-        CHECK(rc_mesh_remove_unreferenced(&m, &removed) == RC_ERR_MESH_INDEX && removed == 0 && m.num_verts == nv + (nv + 2) / 3 + 1);
+        memcpy(uv0, m.ref_uv, sizeof(double) * 2 * (size_t)n0);
+        memcpy(t0, m.tris, sizeof(int) * 3 * (size_t)nt);
+        CHECK(rc_mesh_remove_unreferenced(&m, &removed) == RC_ERR_MESH_INDEX && removed == 0 && m.num_verts == n0 &&
+              n0 == nv + (nv + 2) / 3 + 1);
+        CHECK(memcmp(uv0, m.ref_uv, sizeof(double) * 2 * (size_t)n0) == 0 && memcmp(t0, m.tris, sizeof(int) * 3 * (size_t)nt) == 0);
         m.tris[4] = keep;
+        free(uv0); free(t0);
     }
     CHECK(rc_mesh_remove_unreferenced(NULL, &removed) == RC_ERR_INVALID_ARGUMENT);
     CHECK_OK(rc_mesh_remove_unreferenced(&m, &removed));
