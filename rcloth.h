@@ -320,6 +320,10 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
    corners, no faces at all), RC_ERR_NON_FINITE (inf/nan coordinates). The result is not
    validated: call rc_mesh_validate. */
 RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path);
+/* The same, with the reason for a failure written to msg (msg_len bytes, may be 0; "" when RC_OK):
+   the line and what was wrong on it ("cloth.obj:12: a 'v' line needs three numbers"), or what was
+   wrong with the file as a whole. */
+RCLOTHDEF rc_status rc_mesh_read_obj_msg(rc_mesh *out, const char *path, char *msg, int msg_len);
 
 /* Writes v (pos), vt (ref_uv; omitted if ref_uv is NULL) and "f a/a b/b c/c" lines, 17
    significant digits (exact round trip; "%.17g", so the C locale is expected, as by the reader).
@@ -4680,6 +4684,9 @@ typedef struct rc__mesh_objbuf {
     int nv, cv, nvt, cvt;
     int *cv_idx, *cvt_idx, nc, cc;   /* face corners: v and vt (-1 if none), 0-based */
     int *fsize, nf, cf;              /* corners per face */
+    int *fline, cfl;                 /* each face's line (for messages) */
+    int err_line;                    /* on RC_ERR_PARSE: the 1-based line, 0 if the file as a whole */
+    const char *err_what;            /* ... and what was wrong there */
 } rc__mesh_objbuf;
 
 /* returns p grown to hold need elements (capacity doubling), or NULL (p still valid) */
@@ -4747,9 +4754,12 @@ static int rc__mesh_parse_index(const char **ps, const char *end, int count, int
 static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t len)
 {
     const char *p = buf, *end = buf + len;
+    int line = 0;
+#define RC__OBJ_FAIL(what) do { B->err_line = line; B->err_what = (what); return RC_ERR_PARSE; } while (0)
     while (p < end) {
         const char *le = (const char *)memchr(p, '\n', (size_t)(end - p)), *s = p, *kw;
         size_t kl;
+        ++line;
         if (!le) le = end;
         p = le + 1;
         while (s < le && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
@@ -4759,13 +4769,13 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
         kl = (size_t)(s - kw);
         if (kl == 1 && kw[0] == 'v') {
             double x[3];
-            if (rc__mesh_parse_nums(&s, le, x, 3) < 3) return RC_ERR_PARSE;
+            if (rc__mesh_parse_nums(&s, le, x, 3) < 3) RC__OBJ_FAIL("a 'v' line needs three numbers");
             RC__MESH_GROW(B->v, double, &B->cv, 3 * (B->nv + 1));
             memcpy(B->v + 3 * B->nv, x, sizeof(x));
             B->nv++;
         } else if (kl == 2 && kw[0] == 'v' && kw[1] == 't') {
             double x[3];
-            if (rc__mesh_parse_nums(&s, le, x, 3) < 2) return RC_ERR_PARSE;
+            if (rc__mesh_parse_nums(&s, le, x, 3) < 2) RC__OBJ_FAIL("a 'vt' line needs two numbers");
             RC__MESH_GROW(B->vt, double, &B->cvt, 2 * (B->nvt + 1));
             B->vt[2 * B->nvt] = x[0];
             B->vt[2 * B->nvt + 1] = x[1];
@@ -4777,19 +4787,19 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
                 while (s < le && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
                 if (s >= le || *s == '#') break;
                 vi = rc__mesh_parse_index(&s, le, B->nv, &pr);
-                if (vi < 0) return RC_ERR_PARSE;
+                if (vi < 0) RC__OBJ_FAIL("a face corner's vertex index is missing, malformed, 0 or out of range");
                 if (s < le && *s == '/') {
                     ++s;
                     ti = rc__mesh_parse_index(&s, le, B->nvt, &pr);
-                    if (ti == -2) return RC_ERR_PARSE;
+                    if (ti == -2) RC__OBJ_FAIL("a face corner's texture index is malformed, 0 or out of range");
                     if (s < le && *s == '/') {   /* normal index: parsed for syntax, unused */
                         int ni;
                         ++s;
                         ni = rc__mesh_parse_index(&s, le, 0x7fffffff, &pr);
-                        if (ni == -2 || !pr) return RC_ERR_PARSE;
-                    } else if (!pr) return RC_ERR_PARSE;   /* "v/" alone */
+                        if (ni == -2 || !pr) RC__OBJ_FAIL("a face corner's normal index is malformed");
+                    } else if (!pr) RC__OBJ_FAIL("a face corner 'v/' has nothing after its '/'");
                 }
-                if (s < le && !(*s == ' ' || *s == '\t' || *s == '\r' || *s == '#')) return RC_ERR_PARSE;
+                if (s < le && !(*s == ' ' || *s == '\t' || *s == '\r' || *s == '#')) RC__OBJ_FAIL("a face corner is followed by garbage");
                 if (B->nc + 1 > B->cc) {   /* cv_idx and cvt_idx grow together */
                     int cap = B->cc, cap2 = B->cc;
                     RC__MESH_GROW(B->cv_idx, int, &cap, B->nc + 1);
@@ -4801,24 +4811,37 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
                 B->nc++;
                 ++n;
             }
-            if (n < 3) return RC_ERR_PARSE;
+            if (n < 3) RC__OBJ_FAIL("a face needs at least three corners");
             RC__MESH_GROW(B->fsize, int, &B->cf, B->nf + 1);
+            RC__MESH_GROW(B->fline, int, &B->cfl, B->nf + 1);
+            B->fline[B->nf] = line;
             B->fsize[B->nf++] = n;
         }
         /* anything else (vn, vp, o, g, s, usemtl, mtllib, l, ...) is ignored */
     }
+#undef RC__OBJ_FAIL
     return RC_OK;
 }
 
-static rc_status rc__mesh_obj_build(rc_mesh *out, const rc__mesh_objbuf *B)
+static rc_status rc__mesh_obj_build(rc_mesh *out, rc__mesh_objbuf *B)
 {
     int c, f, nt = 0, nx = 0, nvout, t = 0, *assigned = NULL, *head = NULL, *xvt = NULL, *xnext = NULL, *cvert = NULL;
     rc_status st = RC_OK;
-    if (B->nf == 0 || B->nv == 0) return RC_ERR_PARSE;
-    for (c = 0; c < B->nc; ++c)
-        if (B->cv_idx[c] >= B->nv || B->cvt_idx[c] >= B->nvt) return RC_ERR_PARSE;
-    if (!rc__all_finite(B->v, (size_t)3 * (size_t)B->nv) || (B->nvt && !rc__all_finite(B->vt, (size_t)2 * (size_t)B->nvt)))
+    if (B->nf == 0 || B->nv == 0) { B->err_what = "no faces ('f' lines) or no vertices ('v' lines)"; return RC_ERR_PARSE; }
+    for (f = 0, c = 0; f < B->nf; ++f) {   /* forward references were allowed while parsing: now all must exist */
+        int k;
+        for (k = 0; k < B->fsize[f]; ++k, ++c)
+            if (B->cv_idx[c] >= B->nv || B->cvt_idx[c] >= B->nvt) {
+                B->err_line = B->fline[f];
+                B->err_what = B->cv_idx[c] >= B->nv ? "a face refers to a vertex the file does not define"
+                                                    : "a face refers to a texture coordinate ('vt') the file does not define";
+                return RC_ERR_PARSE;
+            }
+    }
+    if (!rc__all_finite(B->v, (size_t)3 * (size_t)B->nv) || (B->nvt && !rc__all_finite(B->vt, (size_t)2 * (size_t)B->nvt))) {
+        B->err_what = "a 'v' or 'vt' coordinate is inf or nan";
         return RC_ERR_NON_FINITE;
+    }
     for (f = 0; f < B->nf; ++f) nt += B->fsize[f] - 2;
     assigned = (int *)rc__alloc(NULL, (size_t)B->nv, sizeof(int));
     head = (int *)rc__alloc(NULL, (size_t)B->nv, sizeof(int));
@@ -4873,24 +4896,31 @@ done:
     return st;
 }
 
-RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path)
+RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path) { return rc_mesh_read_obj_msg(out, path, NULL, 0); }
+
+RCLOTHDEF rc_status rc_mesh_read_obj_msg(rc_mesh *out, const char *path, char *msg, int msg_len)
 {
     FILE *f;
     char *buf = NULL;
     size_t len = 0, cap = 0;
     rc__mesh_objbuf B;
     rc_status st;
-    if (!out) return RC_ERR_INVALID_ARGUMENT;
+    if (msg && msg_len > 0) msg[0] = 0;
+    if (!out) { if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "rc_mesh_read_obj: out is NULL"); return RC_ERR_INVALID_ARGUMENT; }
     memset(out, 0, sizeof(*out));
-    if (!path) return RC_ERR_INVALID_ARGUMENT;
+    if (!path) { if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "rc_mesh_read_obj: path is NULL"); return RC_ERR_INVALID_ARGUMENT; }
     f = fopen(path, "rb");
-    if (!f) return RC_ERR_IO;
+    if (!f) { if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "%s: cannot be opened for reading", path); return RC_ERR_IO; }
     for (;;) {   /* read everything; a growing buffer avoids relying on fseek/ftell */
         size_t got;
         if (len + 1 >= cap) {   /* +1: room for the NUL that stops strtod/strtol at the end */
             size_t nc = cap ? 2 * cap : 65536;
             char *q = (nc > cap) ? (char *)rc__realloc(NULL, buf, nc, 1) : NULL;
-            if (!q) { rc__free(NULL, buf); fclose(f); return RC_ERR_OUT_OF_MEMORY; }
+            if (!q) {
+                rc__free(NULL, buf); fclose(f);
+                if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "%s: out of memory reading the file", path);
+                return RC_ERR_OUT_OF_MEMORY;
+            }
             buf = q;
             cap = nc;
         }
@@ -4898,7 +4928,11 @@ RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path)
         len += got;
         if (got == 0) break;
     }
-    if (ferror(f)) { rc__free(NULL, buf); fclose(f); return RC_ERR_IO; }
+    if (ferror(f)) {
+        rc__free(NULL, buf); fclose(f);
+        if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "%s: a read error", path);
+        return RC_ERR_IO;
+    }
     fclose(f);
     buf[len] = '\0';
     {   /* classic Mac line ends: a CR not followed by LF ends a line too */
@@ -4908,8 +4942,12 @@ RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path)
     memset(&B, 0, sizeof(B));
     st = rc__mesh_obj_parse(&B, buf, len);
     if (st == RC_OK) st = rc__mesh_obj_build(out, &B);
+    if (st != RC_OK && msg && msg_len > 0) {
+        if (B.err_what && B.err_line > 0) snprintf(msg, (size_t)msg_len, "%s:%d: %s", path, B.err_line, B.err_what);
+        else snprintf(msg, (size_t)msg_len, "%s: %s", path, B.err_what ? B.err_what : rc_status_string(st));
+    }
     rc__free(NULL, buf);
-    rc__free(NULL, B.v); rc__free(NULL, B.vt); rc__free(NULL, B.cv_idx); rc__free(NULL, B.cvt_idx); rc__free(NULL, B.fsize);
+    rc__free(NULL, B.v); rc__free(NULL, B.vt); rc__free(NULL, B.cv_idx); rc__free(NULL, B.cvt_idx); rc__free(NULL, B.fsize); rc__free(NULL, B.fline);
     if (st != RC_OK) rc_mesh_free(out);
     return st;
 }

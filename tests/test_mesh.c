@@ -609,12 +609,25 @@ static void test_mesh_obj_malformed(void)
     int i, n = (int)(sizeof(bad) / sizeof(bad[0]));
     rc_mesh r;
     tm_path(path, sizeof(path), "t_mesh_bad.obj");
+    /* rc_mesh_read_obj_msg names the line and the fault: the line of each case above (0: the file
+       as a whole), and a word of its message */
+    static const int line[] = { 1, 4, 4, 4, 4, 1, 4, 5, 4, 4, 0, 0, 0, 4 };
+    static const char *word[] = { "three numbers", "three corners", "does not define", "out of range", "out of range",
+                                  "three numbers", "garbage", "nothing after", "does not define", "two numbers",
+                                  "no faces", "no faces", "no faces", "normal index" };
     for (i = 0; i < n - 1; ++i) {
         rc_status st;
+        char msg[200], at[32];
         CHECK(tm_write_text(path, bad[i]));
         st = rc_mesh_read_obj(&r, path);
         CHECKF(st == RC_ERR_PARSE, "case %d: %s", i, rc_status_string(st));
         CHECK(r.pos == NULL && r.num_verts == 0);
+        rc_mesh_free(&r);
+        CHECK(rc_mesh_read_obj_msg(&r, path, msg, (int)sizeof msg) == RC_ERR_PARSE);
+        snprintf(at, sizeof at, ".obj:%d: ", line[i]);
+        CHECKF((line[i] ? strstr(msg, at) != NULL : strstr(msg, ".obj: ") != NULL) && strstr(msg, word[i]) != NULL,
+               "case %d: \"%s\"", i, msg);
+        if (i == 0 || i == 8) printf("    %s\n", msg);
         rc_mesh_free(&r);
     }
     CHECK(tm_write_text(path, bad[n - 1]));
@@ -623,6 +636,12 @@ static void test_mesh_obj_malformed(void)
     rc_mesh_free(&r);
     CHECK(tm_write_text(path, "v 0 nan 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"));
     CHECK(rc_mesh_read_obj(&r, path) == RC_ERR_NON_FINITE);
+    {
+        char msg[200];
+        CHECK(rc_mesh_read_obj_msg(&r, path, msg, (int)sizeof msg) == RC_ERR_NON_FINITE && strstr(msg, "inf or nan") != NULL);
+        CHECK(rc_mesh_read_obj_msg(&r, "/nonexistent_dir_rcloth/none.obj", msg, (int)sizeof msg) == RC_ERR_IO && strstr(msg, "cannot be opened") != NULL);
+        CHECK(rc_mesh_read_obj_msg(&r, path, NULL, 0) == RC_ERR_NON_FINITE);
+    }
     CHECK(rc_mesh_read_obj(&r, "/nonexistent_dir_rcloth/none.obj") == RC_ERR_IO);
     CHECK(rc_mesh_read_obj(&r, NULL) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_mesh_read_obj(NULL, path) == RC_ERR_INVALID_ARGUMENT);
