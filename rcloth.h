@@ -4770,12 +4770,14 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
         if (kl == 1 && kw[0] == 'v') {
             double x[3];
             if (rc__mesh_parse_nums(&s, le, x, 3) < 3) RC__OBJ_FAIL("a 'v' line needs three numbers");
+            if (!rc__all_finite(x, 3)) { B->err_line = line; B->err_what = "a 'v' coordinate is inf or nan"; return RC_ERR_NON_FINITE; }
             RC__MESH_GROW(B->v, double, &B->cv, 3 * (B->nv + 1));
             memcpy(B->v + 3 * B->nv, x, sizeof(x));
             B->nv++;
         } else if (kl == 2 && kw[0] == 'v' && kw[1] == 't') {
             double x[3];
             if (rc__mesh_parse_nums(&s, le, x, 3) < 2) RC__OBJ_FAIL("a 'vt' line needs two numbers");
+            if (!rc__all_finite(x, 2)) { B->err_line = line; B->err_what = "a 'vt' coordinate is inf or nan"; return RC_ERR_NON_FINITE; }
             RC__MESH_GROW(B->vt, double, &B->cvt, 2 * (B->nvt + 1));
             B->vt[2 * B->nvt] = x[0];
             B->vt[2 * B->nvt + 1] = x[1];
