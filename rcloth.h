@@ -262,8 +262,8 @@ RCLOTHDEF void rc_mesh_free(rc_mesh *m);
    often carry loose ones, which rc_mesh_read_obj keeps), renumbering the triangles; the kept
    vertices stay in their order. *removed (may be NULL) gets how many went. The arrays are compacted
    in place (not reallocated; pos may be NULL). Errors: RC_ERR_INVALID_ARGUMENT (m NULL, ref_uv or
-   tris NULL while there are vertices or triangles), RC_ERR_MESH_INDEX (a triangle index outside [0, num_verts)), RC_ERR_OUT_OF_MEMORY;
-   m is unchanged then. */
+   tris NULL while there are vertices or triangles), RC_ERR_MESH_INDEX (a triangle index outside
+   [0, num_verts)), RC_ERR_OUT_OF_MEMORY; m is unchanged then. */
 RCLOTHDEF rc_status rc_mesh_remove_unreferenced(rc_mesh *m, int *removed);
 
 /* Diagonal patterns for rc_mesh_grid. RC_DIAG_RANDOM uses seed 0; RC_DIAG_RANDOM + s (s > 0)
