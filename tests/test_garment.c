@@ -1183,6 +1183,46 @@ static void test_garment_ortho_bending_directions(void)
 #ifndef SEAM_NEWTON_BOUND
 #define SEAM_NEWTON_BOUND 60   /* measured 35 with the exact Hessian */
 #endif
+/* A stitch between two pinned vertices (1 m apart, k = 1e9: a constant 5e8 J) is left out of the
+   solve's energy: before, decreases below ~1e-7 J were lost to E's rounding, adaptive steps ended
+   unconverged (1 of 10 converged) and statics ran to its cap of 400 pseudo steps. Its force still
+   shows in the pin reaction. */
+static void test_garment_seam_between_pins(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        rc_mesh m;
+        rc_sim_def d = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        int a[1] = { 0 }, b[1] = { 6 }, k, conv = 0;
+        double f[3];
+        CHECK_OK(rc_mesh_grid(&m, 0.6, 0.6, 7, 7, RC_DIAG_ALTERNATING));
+        d.mesh = rc_mesh_describe(&m);
+        d.adaptive = mode; d.num_threads = 1;
+        CHECK_OK(rc_sim_create(&d, &s));
+        if (!s) { rc_mesh_free(&m); return; }
+        CHECK_OK(rc_sim_pin(s, 0, m.pos));
+        CHECK_OK(rc_sim_pin(s, 6, m.pos + 18));
+        CHECK_OK(rc_sim_add_seam(s, 1, a, b, 1e9));
+        for (k = 0; k < 10; ++k) {
+            CHECK_OK(rc_sim_step(s, &st));
+            conv += st.converged;
+        }
+        CHECK_OK(rc_sim_pin_reaction(s, 0, f));
+        printf("    %s: %d of 10 steps converged, e_external %g J, pin reaction x %.4g N (the stitch: %.4g)", mode ? "adaptive" : "fixed",
+               conv, st.e_external, f[0], 1e9 * (m.pos[0] - m.pos[18]));
+        CHECKF(conv == 10, "%d of 10 steps converged", conv);
+        CHECK(st.e_external == 0.0);
+        CHECKF(fabs(f[0] - 1e9 * (m.pos[0] - m.pos[18])) <= 1e-6 * 1e9 * 0.6, "pin reaction %g N", f[0]);
+        CHECK_OK(rc_sim_solve_static(s, &st));
+        printf("; statics converged %d in %d pseudo steps\n", st.converged, st.substeps);
+        CHECKF(st.converged && st.substeps < 50, "statics: converged %d, %d pseudo steps", st.converged, st.substeps);
+        rc_sim_destroy(s);
+        rc_mesh_free(&m);
+    }
+}
+
 /* A seam whose sides are paired in the reverse order, over two panel edges that coincide in the
    world: with self contact the first step is refused (the unstitched coincident vertices are at
    distance 0), and the message names the cloth vertex and triangle and the likely mistake. It
@@ -1238,4 +1278,5 @@ static void suite_garment(void)
     RUN(test_garment_ortho_bending_directions);
     RUN(test_garment_seam_newton_count);
     RUN(test_garment_seam_reversed_refused);
+    RUN(test_garment_seam_between_pins);
 }
