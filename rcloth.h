@@ -4756,7 +4756,7 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
 {
     const char *p = buf, *end = buf + len;
     int line = 0;
-#define RC__OBJ_FAIL(what) do { B->err_line = line; B->err_what = (what); return RC_ERR_PARSE; } while (0)
+#define RC__OBJ_FAIL(st, what) do { B->err_line = line; B->err_what = (what); return (st); } while (0)
     while (p < end) {
         const char *le = (const char *)memchr(p, '\n', (size_t)(end - p)), *s = p, *kw;
         size_t kl;
@@ -4770,15 +4770,15 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
         kl = (size_t)(s - kw);
         if (kl == 1 && kw[0] == 'v') {
             double x[3];
-            if (rc__mesh_parse_nums(&s, le, x, 3) < 3) RC__OBJ_FAIL("a 'v' line needs three numbers");
-            if (!rc__all_finite(x, 3)) { B->err_line = line; B->err_what = "a 'v' coordinate is inf or nan"; return RC_ERR_NON_FINITE; }
+            if (rc__mesh_parse_nums(&s, le, x, 3) < 3) RC__OBJ_FAIL(RC_ERR_PARSE, "a 'v' line needs three numbers");
+            if (!rc__all_finite(x, 3)) RC__OBJ_FAIL(RC_ERR_NON_FINITE, "a 'v' coordinate is inf or nan");
             RC__MESH_GROW(B->v, double, &B->cv, 3 * (B->nv + 1));
             memcpy(B->v + 3 * B->nv, x, sizeof(x));
             B->nv++;
         } else if (kl == 2 && kw[0] == 'v' && kw[1] == 't') {
             double x[3];
-            if (rc__mesh_parse_nums(&s, le, x, 3) < 2) RC__OBJ_FAIL("a 'vt' line needs two numbers");
-            if (!rc__all_finite(x, 2)) { B->err_line = line; B->err_what = "a 'vt' coordinate is inf or nan"; return RC_ERR_NON_FINITE; }
+            if (rc__mesh_parse_nums(&s, le, x, 3) < 2) RC__OBJ_FAIL(RC_ERR_PARSE, "a 'vt' line needs two numbers");
+            if (!rc__all_finite(x, 2)) RC__OBJ_FAIL(RC_ERR_NON_FINITE, "a 'vt' coordinate is inf or nan");
             RC__MESH_GROW(B->vt, double, &B->cvt, 2 * (B->nvt + 1));
             B->vt[2 * B->nvt] = x[0];
             B->vt[2 * B->nvt + 1] = x[1];
@@ -4790,19 +4790,19 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
                 while (s < le && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
                 if (s >= le || *s == '#') break;
                 vi = rc__mesh_parse_index(&s, le, B->nv, &pr);
-                if (vi < 0) RC__OBJ_FAIL("a face corner's vertex index is missing, malformed, 0 or out of range");
+                if (vi < 0) RC__OBJ_FAIL(RC_ERR_PARSE, "a face corner's vertex index is missing, malformed, 0 or out of range");
                 if (s < le && *s == '/') {
                     ++s;
                     ti = rc__mesh_parse_index(&s, le, B->nvt, &pr);
-                    if (ti == -2) RC__OBJ_FAIL("a face corner's texture index is malformed, 0 or out of range");
+                    if (ti == -2) RC__OBJ_FAIL(RC_ERR_PARSE, "a face corner's texture index is malformed, 0 or out of range");
                     if (s < le && *s == '/') {   /* normal index: parsed for syntax, unused */
                         int ni;
                         ++s;
                         ni = rc__mesh_parse_index(&s, le, 0x7fffffff, &pr);
-                        if (ni == -2 || !pr) RC__OBJ_FAIL("a face corner's normal index is malformed");
-                    } else if (!pr) RC__OBJ_FAIL("a face corner 'v/' has nothing after its '/'");
+                        if (ni == -2 || !pr) RC__OBJ_FAIL(RC_ERR_PARSE, "a face corner's normal index is malformed");
+                    } else if (!pr) RC__OBJ_FAIL(RC_ERR_PARSE, "a face corner 'v/' has nothing after its '/'");
                 }
-                if (s < le && !(*s == ' ' || *s == '\t' || *s == '\r' || *s == '#')) RC__OBJ_FAIL("a face corner is followed by garbage");
+                if (s < le && !(*s == ' ' || *s == '\t' || *s == '\r' || *s == '#')) RC__OBJ_FAIL(RC_ERR_PARSE, "a face corner is followed by garbage");
                 if (B->nc + 1 > B->cc) {   /* cv_idx and cvt_idx grow together */
                     int cap = B->cc, cap2 = B->cc;
                     RC__MESH_GROW(B->cv_idx, int, &cap, B->nc + 1);
@@ -4814,7 +4814,7 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
                 B->nc++;
                 ++n;
             }
-            if (n < 3) RC__OBJ_FAIL("a face needs at least three corners");
+            if (n < 3) RC__OBJ_FAIL(RC_ERR_PARSE, "a face needs at least three corners");
             RC__MESH_GROW(B->fsize, int, &B->cf, B->nf + 1);
             RC__MESH_GROW(B->fline, int, &B->cfl, B->nf + 1);
             B->fline[B->nf] = line;
@@ -4840,10 +4840,6 @@ static rc_status rc__mesh_obj_build(rc_mesh *out, rc__mesh_objbuf *B)
                                                     : "a face refers to a texture coordinate ('vt') the file does not define";
                 return RC_ERR_PARSE;
             }
-    }
-    if (!rc__all_finite(B->v, (size_t)3 * (size_t)B->nv) || (B->nvt && !rc__all_finite(B->vt, (size_t)2 * (size_t)B->nvt))) {
-        B->err_what = "a 'v' or 'vt' coordinate is inf or nan";
-        return RC_ERR_NON_FINITE;
     }
     for (f = 0; f < B->nf; ++f) nt += B->fsize[f] - 2;
     assigned = (int *)rc__alloc(NULL, (size_t)B->nv, sizeof(int));
@@ -8470,6 +8466,17 @@ static rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
    scale, and that every vertex is in a triangle: one in none has no mass, no elastic energy and
    no incident triangle for the inertia transfer, so the step would be singular or read out of
    bounds). Shared by rc_sim_create and rc_sim_def_check. */
+/* 1 if the world triangle (a, b, c) has no plane: its vertices coincide or are collinear to
+   round-off (twice its area at most 1e-14 of its longest edge squared), so its normal, hinge angles
+   and directors are undefined */
+static int rc__tri_flat(const double *a, const double *b, const double *c)
+{
+    double e1[3], e2[3], e3[3], n[3];
+    rc__sub3(e1, b, a); rc__sub3(e2, c, a); rc__sub3(e3, c, b);
+    rc__cross3(n, e1, e2);
+    return !(rc__norm3(n) > 1e-14 * fmax(rc__dot3(e1, e1), fmax(rc__dot3(e2, e2), rc__dot3(e3, e3))));
+}
+
 static rc_status rc__sim_def_checks(const rc_sim_def *def, char *msg, size_t len, int *flipped)
 {
     unsigned char *used;
@@ -8487,18 +8494,11 @@ static rc_status rc__sim_def_checks(const rc_sim_def *def, char *msg, size_t len
             st = RC_ERR_INVALID_ARGUMENT;
         }
     rc__free(def->alloc_user, used);
-    /* The world triangles must have a plane: the shell's normals, hinge angles and directors are
-       undefined on a triangle whose world vertices are collinear or coincide, and the first step
-       failed on it (a probe: "the energy of the step's start is not finite (bending NaN)"). The
-       bound is round-off's: twice the area below 1e-14 of the longest edge squared. */
+    /* The world triangles must have a plane (rc__tri_flat): the first step failed on one without
+       (a probe: "the energy of the step's start is not finite (bending NaN)") */
     for (i = 0; i < def->mesh.num_tris && st == RC_OK && def->mesh.pos; ++i) {
         const int *t = def->mesh.tris + 3 * i;
-        const double *a = def->mesh.pos + 3 * t[0], *b = def->mesh.pos + 3 * t[1], *c = def->mesh.pos + 3 * t[2];
-        double e1[3], e2[3], e3[3], n[3], l2;
-        rc__sub3(e1, b, a); rc__sub3(e2, c, a); rc__sub3(e3, c, b);
-        rc__cross3(n, e1, e2);
-        l2 = fmax(rc__dot3(e1, e1), fmax(rc__dot3(e2, e2), rc__dot3(e3, e3)));
-        if (!(rc__norm3(n) > 1e-14 * l2)) {
+        if (rc__tri_flat(def->mesh.pos + 3 * t[0], def->mesh.pos + 3 * t[1], def->mesh.pos + 3 * t[2])) {
             snprintf(msg, len, "rc_sim_def.mesh: triangle %d (vertices %d %d %d) is degenerate in the world positions (pos): its "
                      "vertices coincide or are collinear, so its normal is undefined", i, t[0], t[1], t[2]);
             st = RC_ERR_MESH_DEGENERATE;
@@ -13475,11 +13475,7 @@ static rc_status rc__sim_fail_gradient(rc_sim *s)
     int t;
     for (t = 0; t < s->nt; ++t) {
         const int *v = s->tris + 3 * t;
-        double e1[3], e2[3], n[3];
-        rc__sub3(e1, s->x + 3 * v[1], s->x + 3 * v[0]);
-        rc__sub3(e2, s->x + 3 * v[2], s->x + 3 * v[0]);
-        rc__cross3(n, e1, e2);
-        if (!(rc__norm3(n) > 1e-14 * fmax(rc__dot3(e1, e1), rc__dot3(e2, e2)))) {
+        if (rc__tri_flat(s->x + 3 * v[0], s->x + 3 * v[1], s->x + 3 * v[2])) {
             snprintf(msg, sizeof msg, "the gradient is not finite: world triangle %d (vertices %d %d %d) has collapsed to a line or a "
                      "point%s", t, v[0], v[1], v[2], s->pinned[v[0]] || s->pinned[v[1]] || s->pinned[v[2]] ?
                      " (a pin moved a vertex onto its neighbours?)" : "");
