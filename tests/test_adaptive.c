@@ -1171,6 +1171,59 @@ static void test_adaptive_huge_kept_shift(void)
 }
 
 
+/* A converged adaptive step never ends above the incremental potential of its feasible start A
+   (x^t, u^t: the state's kinetic plus potential energy; rc__sim_solve). The case: a 0.5 m sheet held
+   between two corners, one pin moved 10 m at once (20-fold stretch). A boundary vertex then carried
+   17.8 m/s into steps whose predictor sat at IP 1e10-1e12 J against IP(A) ~2e5 J, and r-ITR's
+   relative rules, judged against that decrease, called steps converged after one outer iteration
+   8e3-1.8e6 J above IP(A): the potential energy climbed 1.9e5 -> 5.8e7 J in 16 steps, every step
+   "converged". Such a step is now solved again from A. */
+static void test_adaptive_converged_step_below_start_energy(void)
+{
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats st;
+    const double far[3] = { 10.0, 0.0, 0.0 };
+    int k, i, nv, above = 0, conv = 0;
+    double worst = -HUGE_VAL, v0 = 0.0, v_end = 0.0;
+    CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, 10, 10, RC_DIAG_ALTERNATING));
+    def.mesh = rc_mesh_describe(&m);
+    def.adaptive = 1; def.num_threads = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    rc_mesh_free(&m);
+    if (!s) return;
+    nv = rc_sim_num_verts(s);
+    CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
+    CHECK_OK(rc_sim_pin(s, 99, far));
+    for (k = 0; k < 20; ++k) {
+        double es, eb, eg, ke = 0.0, *mass = t_masses(s, &def.material), start;
+        for (i = 0; i < 3 * nv; ++i) ke += 0.5 * mass[i / 3] * rc_sim_velocities(s)[i] * rc_sim_velocities(s)[i];
+        free(mass);
+        CHECK_OK(rc_sim_potential(s, &es, &eb, &eg));
+        /* IP(A) once the pins are at their targets (after step 0): the kinetic and potential
+           energies and the regulariser's (of u^t: the last step's end) */
+        start = ke + es + eb + eg + (k > 0 ? st.e_quality : 0.0);
+        if (k == 2) v0 = es + eb + eg;
+        CHECK_OK(rc_sim_step(s, &st));
+        if (k >= 1 && st.converged) {
+            ++conv;
+            worst = fmax(worst, (st.ip_end - start) / start);
+            above += st.ip_end > start * (1.0 + 1e-9);
+        }
+    }
+    {
+        double es, eb, eg;
+        CHECK_OK(rc_sim_potential(s, &es, &eb, &eg));
+        v_end = es + eb + eg;
+    }
+    printf("    %d of 19 steps converged, %d of them above IP(A) (worst %+.3g of it); potential energy %.6g J after step 3, %.6g J at the end\n",
+           conv, above, worst, v0, v_end);
+    CHECKF(above == 0, "%d converged steps ended above their start's energy (worst by %.3g of it)", above, worst);
+    CHECKF(v_end <= v0 * (1.0 + 1e-9), "the potential energy climbed %.6g -> %.6g J", v0, v_end);
+    rc_sim_destroy(s);
+}
+
 /* The travel term (rc__sim_travel, rc_sim_def.travel_weight): gradient and Hessian against central
    differences of its energy, for vertices slid 0.5-3 cells in random directions from the step's
    start (zero below r0 = min(1, h / 0.04 s) cells, where its value and derivatives vanish), and its u-part in the
@@ -1595,6 +1648,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_no_regulariser_collapse_bounded);
     RUN(test_adaptive_collapse_does_not_grind);
     RUN(test_adaptive_huge_kept_shift);
+    RUN(test_adaptive_converged_step_below_start_energy);
     RUN(test_adaptive_state_replay);
     RUN(test_adaptive_state_load_refuses);
     RUN(test_adaptive_travel_term_fd);
