@@ -621,7 +621,10 @@ typedef struct rc_sim_def {
                                    substeps */
     int static_load_steps;      /* rc_sim_solve_static: apply gravity, the forces and material loads
                                    and the moves of pins and material handles in this many equal
-                                   increments, each solved to equilibrium (load stepping), default 1 */
+                                   increments, each solved to equilibrium (load stepping), default 1.
+                                   The loads ramp from those of the last call's equilibrium while
+                                   the state is still its end state (a repeated call does not
+                                   unload first), else from zero */
     int linear_solver;          /* RC_SOLVER_LDLT (default: sparse LDL^T with AMD) or RC_SOLVER_PCG
                                    (Jacobi-preconditioned CG, no factorization; for large meshes'
                                    time steps: without the mass term CG converges slowly, and
@@ -1008,7 +1011,9 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    from a loaded state repeats the steps that followed its save bit for bit (with self contact too:
    the sparse pattern's contact blocks are rebuilt from the state at each step's start). Not state but
    set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
-   the set of obstacles (so adding a handle keeps the state's size). A step that splits moves each
+   the set of obstacles (so adding a handle keeps the state's size), and load stepping's memory of
+   the last static equilibrium (def.static_load_steps: another sim loading that state ramps its
+   loads from zero). A step that splits moves each
    handle from its target at the step's start, which after a load is its target at the load: for
    a bit-for-bit replay, set the handles as they were at the save, load, then move them. The
    buffer size is rc_sim_state_size() doubles; it starts with a header (the sim's sizes), and
@@ -5940,14 +5945,17 @@ static double rc__mips_tri(const double u[6], const double Dminv[4], double w, d
 }
 
 /* ---- inertia + gravity of one triangle with lumped mass m_i = rho tau sum A_T / 3:
-     E_T = (rho tau A(u) / 3) sum_i [ |x_i - xt_i|^2 / (2 h^2) - g . x_i ],  A(u) = det D_u / 2 (signed)
+     E_T = (rho tau A(u) / 3) sum_i [ |x_i - xt_i|^2 / (2 h^2) - g . (x_i - o) ],  A(u) = det D_u / 2 (signed)
+   with the potential's origin o (NULL: 0; the simulator's is the step's centroid, rc_sim.origin: the
+   total mass is constant, so o changes E by a constant and none of its derivatives, and keeps the
+   terms' magnitudes, and the energy's round-off, independent of where the scene is)
    xt_i = x~(u_i) (9 doubles) and G_i = dx~/du_i (3x2 row-major each, 18 doubles) are given by the
    caller; x~ is affine in u_i (the first-order transfer of rc__sim_update_xtil), so d^2 x~/du^2 = 0.
    DOFs [x0 x1 x2 | u0 u1 u2] (15; 9 with RC__SH_NO_U). The exact Hessian is returned (it is
    indefinite in u in general); the PSD flags project it. */
 static double rc__inertia_tri(const double x[9], const double u[6], const double xt[9], const double G[18],
-                              double rho_tau, double h, const double grav[3], int flags, double *grad,
-                              double *hess)
+                              double rho_tau, double h, const double grav[3], const double *origin, int flags,
+                              double *grad, double *hess)
 {
     double A2, dA2[6], r[9], phi[3], Phi, m, dm[6], gphi[6], ih2 = 1.0 / (h * h), c = rho_tau / 6.0;
     int withu = !(flags & RC__SH_NO_U), n = withu ? 15 : 9, i, j, k, l;
@@ -5964,8 +5972,10 @@ static double rc__inertia_tri(const double x[9], const double u[6], const double
     m = c * A2; /* rho tau A / 3 */
     Phi = 0.0;
     for (i = 0; i < 3; ++i) {
+        double xo[3];
         rc__sub3(r + 3 * i, x + 3 * i, xt + 3 * i);
-        phi[i] = 0.5 * ih2 * rc__dot3(r + 3 * i, r + 3 * i) - rc__dot3(grav, x + 3 * i);
+        if (origin) rc__sub3(xo, x + 3 * i, origin); else memcpy(xo, x + 3 * i, sizeof xo);
+        phi[i] = 0.5 * ih2 * rc__dot3(r + 3 * i, r + 3 * i) - rc__dot3(grav, xo);
         Phi += phi[i];
     }
     if (!(flags & (RC__SH_GRAD | RC__SH_HESS))) return m * Phi;
@@ -8004,6 +8014,7 @@ typedef struct rc__system {
    from their previous pose): the target at the last step's end, or at the last load of a state */
 typedef struct rc__mhandle {
     double uv[2], target[3], target_prev[3], k, f[3];
+    double f_eq[3];   /* the load the state is in equilibrium with (rc_sim_solve_static's ramp) */
     int tri;
     int pp_tri[2], pp_count, pp_edge;   /* within a step: the point's last two triangles, how often it went back, the edge locked for it (rc__sim_handle_pingpong) */
 } rc__mhandle;
@@ -8030,6 +8041,14 @@ struct rc_sim {
                                              (the same from both sides; rc__sim_track_hinges); part of the saved state */
     double *start_x, *start_phi, *start_href;   /* the step's feasible start x^t (3 nv), its phi and hinge_ref (ne
                                                    each) before the move toward the predictor (rc__sim_keep_start) */
+    double origin[3];                     /* the origin of the potentials of gravity and loads in the solve's
+                                             energy: x^t's centroid at each solve's start (rc__inertia_tri) */
+    double origin_gravity, origin_loads;  /* what that origin takes from the gravity and load terms: added back
+                                             in the stats (rc__sim_set_origin) */
+    double *static_eq;                    /* load stepping (rc_sim_solve_static): the end state of the last
+                                             converged solve, x (3 nv), u (2 nv), phi (ne), and the vertex
+                                             forces it is in equilibrium with (3 nv); allocated at first use */
+    int static_eq_valid;
     double *vert_len0;                    /* nv mean rest length of incident edges */
     double *mesh_tb;                      /* mesh obstacles: 91 nt scratch, each cloth triangle's summed weighted
                                              obstacle-vertex and edge-edge barriers: b, gradient (9), Hessian (81) */
@@ -8253,6 +8272,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
     rc__free(user, s->u_init); rc__free(user, s->Dinv0); rc__free(user, s->A0);
     rc__free(user, s->edge_len0); rc__free(user, s->vert_len0); rc__free(user, s->panel); rc__free(user, s->mesh_vb); rc__free(user, s->mesh_vneg); rc__free(user, s->mesh_tb); rc__free(user, s->travel_mass); rc__free(user, s->hinge_ref);
     rc__free(user, s->start_x); rc__free(user, s->start_phi); rc__free(user, s->start_href);
+    rc__free(user, s->static_eq);
     rc__free(user, s->pinned); rc__free(user, s->phi_fixed); rc__free(user, s->u_fixed); rc__free(user, s->u_lock);
     rc__free(user, s->pin_target); rc__free(user, s->force); rc__free(user, s->reaction);
     if (s->obs) {
@@ -8909,6 +8929,7 @@ static rc_status rc__sim_add_mh(rc_sim *s, const double uv[2], const double targ
     memcpy(s->mh[slot].target, target, 3 * sizeof(double));
     memcpy(s->mh[slot].target_prev, target, 3 * sizeof(double));
     memcpy(s->mh[slot].f, f, 3 * sizeof(double));
+    memset(s->mh[slot].f_eq, 0, 3 * sizeof(double));
     s->mh[slot].k = k;
     s->mh[slot].tri = tri;
     s->mh[slot].pp_edge = -1;
@@ -10085,8 +10106,12 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
         rc__dofmap map;
         if (m->tri < 0) continue;
         m->tri = rc__sim_locate_uv(s, u, m->uv, m->tri, NULL);
+        double p[3];
+        int k;
         rc__sim_gather_A(s, m->tri, x, u, xl, ul);
-        E += rc__mp_tri(xl, ul, m->uv, m->k, m->target, m->f, y ? g : NULL, y ? H : NULL);
+        for (k = 0; k < 3; ++k) rc__sub3(xl + 3 * k, xl + 3 * k, s->origin);   /* from the potential's origin (rc__inertia_tri) */
+        rc__sub3(p, m->target, s->origin);
+        E += rc__mp_tri(xl, ul, m->uv, m->k, p, m->f, y ? g : NULL, y ? H : NULL);
         if (!y) continue;
         if (y->with_u && s->proj >= 0) rc__psd_project(15, H, s->proj);
         rc__map_triA(s, y, m->tri, &map);
@@ -10557,7 +10582,9 @@ static double rc__sim_vertex_friction(const rc_sim *s, int i, const double *xi, 
 static double rc__sim_vertex_energy(const rc_sim *s, int i, const double *xi, double *ext, double *fri, double *mind)
 {
     int o;
-    double e_ext = -rc__dot3(s->force + 3 * i, xi), e_fri = 0.0;
+    double xo[3], e_ext, e_fri = 0.0;
+    rc__sub3(xo, xi, s->origin);
+    e_ext = -rc__dot3(s->force + 3 * i, xo);   /* from the potential's origin (rc__inertia_tri) */
     for (o = 0; o < s->nobs; ++o) {
         double d = rc__sim_obs_sdf(s->obs + o, xi, NULL, NULL);
         if (d < *mind) *mind = d;
@@ -11003,9 +11030,13 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
         ul[2 * k] = u[2 * tri[k]]; ul[2 * k + 1] = u[2 * tri[k] + 1];
     }
     a[0] = rc__sh_stretch_tri(xl, ul, &s->coef, flags, g, H);
-    a[1] = rc__inertia_tri(xl, ul, xt, G, rho_tau, s->h, s->def.gravity, flags, g ? gi : NULL, H ? Hi : NULL);
+    a[1] = rc__inertia_tri(xl, ul, xt, G, rho_tau, s->h, s->def.gravity, s->origin, flags, g ? gi : NULL, H ? Hi : NULL);
     A2 = rc__mesh_orient2(ul, ul + 2, ul + 4);
-    a[2] = -rho_tau * A2 / 6.0 * (rc__dot3(s->def.gravity, xl) + rc__dot3(s->def.gravity, xl + 3) + rc__dot3(s->def.gravity, xl + 6));
+    for (a[2] = 0.0, k = 0; k < 3; ++k) {
+        double xo[3];
+        rc__sub3(xo, xl + 3 * k, s->origin);
+        a[2] -= rho_tau * A2 / 6.0 * rc__dot3(s->def.gravity, xo);
+    }
     a[1] -= a[2];
     if (g) for (i = 0; i < n; ++i) g[i] += gi[i];
     if (H) for (i = 0; i < n * n; ++i) H[i] += Hi[i];
@@ -16378,11 +16409,38 @@ static rc_status rc__sim_keep_start(rc_sim *s, double *E, rc__terms *T, rc_step_
     if (!(EA < *E)) return RC_OK;
     rc__sim_adopt_start(s);
     snprintf(s->warn, sizeof s->warn, "t = %.6g s: a step unconverged at IP %.4g J, above its start's %.4g J, ended at its start "
-             "(free cloth stopped); lower dt, raise the iteration caps or (adaptive) use the regulariser", s->time, *E, EA);
+             "(free cloth stopped); lower dt, raise the iteration caps or (adaptive) use the regulariser", s->time,
+             *E + s->origin_gravity + s->origin_loads, EA + s->origin_gravity + s->origin_loads);
     *E = EA;
     *T = TA;
     st->kept_start = 1;
     return RC_OK;
+}
+
+/* The origin of the potentials of gravity and loads for one solve: the centroid of x. Far from the
+   world's origin, -m g.x and -f.x are large and cancel in every difference the solve takes, so
+   their magnitude (not the physics) set the energy's round-off, and with it the line search's floor
+   (1e-12 of the terms' scale, rc__terms_scale) and the stall rules. Measured (a helper's invariance
+   probe, session 57): a sheet dropped onto a tilted plane, adaptive, 40 steps, all converged at the
+   origin; moved by 1000 m along gravity 4 unconverged, by 1e5 m 8, by 1e7 m 35 (moved sideways:
+   none, x.g = 0). The total mass and the loads are constant in a solve, so the origin changes the
+   energy by a constant; the stats add it back: E = E_o - (M g + sum f).o. */
+static void rc__sim_set_origin(rc_sim *s)
+{
+    double M = 0.0, F[3] = { 0.0, 0.0, 0.0 };
+    int i, c, t;
+    memset(s->origin, 0, sizeof s->origin);
+    for (i = 0; i < s->nv; ++i) for (c = 0; c < 3; ++c) s->origin[c] += s->x[3 * i + c];
+    for (c = 0; c < 3; ++c) s->origin[c] /= s->nv;
+    for (t = 0; t < s->nt; ++t) {
+        const int *v = s->tris + 3 * t;
+        M += 0.5 * rc__mesh_orient2(s->u + 2 * v[0], s->u + 2 * v[1], s->u + 2 * v[2]);
+    }
+    M *= s->def.material.density * s->def.material.thickness;
+    for (i = 0; i < s->nv; ++i) for (c = 0; c < 3; ++c) F[c] += s->force[3 * i + c];
+    for (i = 0; i < s->nmh; ++i) if (s->mh[i].tri >= 0) for (c = 0; c < 3; ++c) F[c] += s->mh[i].f[c];
+    s->origin_gravity = -M * rc__dot3(s->def.gravity, s->origin);
+    s->origin_loads = -rc__dot3(F, s->origin);
 }
 
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
@@ -16392,6 +16450,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     double E, alpha = 1.0;
     int i, conv = 0, iters = 0;
     rc_status rs;
+    rc__sim_set_origin(s);
     for (i = 0; i < s->nmh; ++i) {   /* the ping-pong locks last one step */
         s->mh[i].pp_tri[0] = s->mh[i].pp_tri[1] = -1;
         s->mh[i].pp_count = 0;
@@ -16527,7 +16586,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
     }
     if (!rc__isfinite(E)) return rc__sim_fail_start(s, &T);
-    st->ip_start = E;
+    st->ip_start = E + s->origin_gravity + s->origin_loads;
     if (s->def.adaptive) rs = rc__sim_ritr(s, HUGE_VAL, &E, &T, st, &conv);
     else { rs = rc__sim_newton_xp(s, s->def.tol, 0.0, s->def.max_newton_iters, 1, &E, &T, &iters, &conv, st); st->newton_iters += iters; }
     if (rs != RC_OK) return rs;
@@ -16563,9 +16622,9 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     }
     st->newton_iters += st->inner_iters;
     st->converged = conv;
-    st->ip_end = E;
-    st->e_inertia = T.inertia; st->e_stretch = T.stretch; st->e_bend = T.bend; st->e_gravity = T.gravity;
-    st->e_external = T.ext; st->e_contact = T.contact; st->e_friction = T.friction; st->e_quality = T.quality;
+    st->ip_end = E + s->origin_gravity + s->origin_loads;
+    st->e_inertia = T.inertia; st->e_stretch = T.stretch; st->e_bend = T.bend; st->e_gravity = T.gravity + s->origin_gravity;
+    st->e_external = T.ext + s->origin_loads; st->e_contact = T.contact; st->e_friction = T.friction; st->e_quality = T.quality;
     st->e_travel = T.travel;
     st->min_contact_distance = T.min_dist;
     st->min_self_distance = s->def.self_contact ? T.min_self : 0.0;   /* documented: zero when off */
@@ -17241,17 +17300,22 @@ static rc_status rc__sim_static_held(rc_sim *s)
 }
 
 /* Load stepping (def.static_load_steps = N > 1, DESIGN §1): the loads (gravity, vertex forces,
-   material loads) scaled by lambda = 1/N, 2/N, ..., 1 and the prescribed positions (pin targets,
-   material handle targets) moved the same fraction of the way from where they are at the call,
-   each increment solved to equilibrium from the last; the first increment without equilibrium
-   ends the sequence (converged = 0). The full loads and targets are in place afterwards, also on
-   error. */
+   material loads) moved by lambda = 1/N, 2/N, ..., 1 of the way from the loads the state is in
+   equilibrium with to the current ones, and the prescribed positions (pin targets, material handle
+   targets) the same fraction of the way from where they are at the call, each increment solved to
+   equilibrium from the last; the first increment without equilibrium ends the sequence
+   (converged = 0). The full loads and targets are in place afterwards, also on error.
+   "In equilibrium with": the loads of the last call that converged, if the state is still its end
+   state to the bit (no step, load or other solve since); else none, and the loads ramp from zero.
+   So a repeated call, or one after a change of the forces or a move of the pins, continues from
+   the equilibrium it starts in instead of unloading it to 1/N first (session 56's probe: 0.2-0.4 s
+   per repeated call at equilibrium, and the ramp from zero can end in another equilibrium). */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
 {
     rc_step_stats acc;
-    double *saved, *buf = NULL, g0[3], t0 = rc__now();
+    double *saved, *buf = NULL, g0[3], gs[3] = { 0.0, 0.0, 0.0 }, t0 = rc__now();
     int n, i, c, first = 1, conv = 0, steps;
-    size_t n3;
+    size_t n3, n_eq;
     rc_status rs = RC_OK;
     if (stats) memset(stats, 0, sizeof *stats);   /* zero on every error return */
     if (!s) return RC_ERR_INVALID_ARGUMENT;
@@ -17262,8 +17326,14 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     if (rs != RC_OK) return rs;
     steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
     n3 = (size_t)3 * s->nv;
+    n_eq = (size_t)5 * s->nv + (size_t)s->ne;   /* the snapshot of x, u, phi in static_eq */
+    if (steps > 1 && !s->static_eq) {
+        s->static_eq = (double *)rc__alloc(s->user, n_eq + n3, sizeof(double));
+        s->static_eq_valid = 0;
+        if (!s->static_eq) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_solve_static");
+    }
     saved = (double *)rc__alloc(s->user, rc_sim_state_size(s) + (size_t)3 * s->nmh + 1, sizeof(double));
-    if (steps > 1 && saved) buf = (double *)rc__alloc(s->user, 3 * n3 + (size_t)9 * s->nmh + 1, sizeof(double));
+    if (steps > 1 && saved) buf = (double *)rc__alloc(s->user, 4 * n3 + (size_t)12 * s->nmh + 1, sizeof(double));
     if (!saved || (steps > 1 && !buf)) {
         rc__free(s->user, saved);
         return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_solve_static");
@@ -17272,29 +17342,37 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     rc__sim_handles_start(s, saved + rc_sim_state_size(s), 0);
     memset(&acc, 0, sizeof acc);
     memcpy(g0, s->def.gravity, sizeof g0);
-    if (buf) {   /* full forces, pin targets, pin starts; per handle: full force, full target, start */
-        double *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *m = buf + 3 * n3;
+    if (buf) {   /* full forces, pin targets, pin starts, starting forces; per handle: full force, full target, start, starting force */
+        double *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *fs = buf + 3 * n3, *m = buf + 4 * n3;
+        const double *eq = s->static_eq;
+        int from_eq = s->static_eq_valid && memcmp(eq, s->x, n3 * sizeof(double)) == 0 &&
+                      memcmp(eq + n3, s->u, (size_t)2 * s->nv * sizeof(double)) == 0 &&
+                      memcmp(eq + 5 * (size_t)s->nv, s->phi, (size_t)s->ne * sizeof(double)) == 0;
         memcpy(f0, s->force, n3 * sizeof(double));
         memcpy(p1, s->pin_target, n3 * sizeof(double));
         memcpy(p0, s->x, n3 * sizeof(double));
+        if (from_eq) { memcpy(fs, eq + n_eq, n3 * sizeof(double)); memcpy(gs, g0, sizeof gs); }   /* gravity has no setter */
+        else memset(fs, 0, n3 * sizeof(double));
         for (i = 0; i < s->nmh; ++i) {
-            memcpy(m + 9 * i, s->mh[i].f, 3 * sizeof(double));
-            memcpy(m + 9 * i + 3, s->mh[i].target, 3 * sizeof(double));
-            memcpy(m + 9 * i + 6, s->mh[i].target, 3 * sizeof(double));
-            if (s->mh[i].tri >= 0 && s->mh[i].k > 0.0) (void)rc_sim_material_point(s, s->mh[i].uv, m + 9 * i + 6);
+            memcpy(m + 12 * i, s->mh[i].f, 3 * sizeof(double));
+            memcpy(m + 12 * i + 3, s->mh[i].target, 3 * sizeof(double));
+            memcpy(m + 12 * i + 6, s->mh[i].target, 3 * sizeof(double));
+            if (s->mh[i].tri >= 0 && s->mh[i].k > 0.0) (void)rc_sim_material_point(s, s->mh[i].uv, m + 12 * i + 6);
+            for (c = 0; c < 3; ++c) m[12 * i + 9 + c] = from_eq ? s->mh[i].f_eq[c] : 0.0;
         }
+        s->static_eq_valid = 0;   /* until this call converges */
     }
     for (n = 1; n <= steps; ++n) {
-        if (buf) {
-            double lam = n == steps ? 1.0 : (double)n / steps, *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *m = buf + 3 * n3;
-            for (c = 0; c < 3; ++c) s->def.gravity[c] = lam * g0[c];
-            for (i = 0; i < 3 * s->nv; ++i) s->force[i] = lam * f0[i];
-            for (i = 0; i < s->nv; ++i)   /* the last increment: exactly the targets given */
+        if (buf) {   /* the last increment: exactly the loads and targets given */
+            double lam = (double)n / steps, *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *fs = buf + 3 * n3, *m = buf + 4 * n3;
+            for (c = 0; c < 3; ++c) s->def.gravity[c] = n == steps ? g0[c] : gs[c] + lam * (g0[c] - gs[c]);
+            for (i = 0; i < 3 * s->nv; ++i) s->force[i] = n == steps ? f0[i] : fs[i] + lam * (f0[i] - fs[i]);
+            for (i = 0; i < s->nv; ++i)
                 if (s->pinned[i]) for (c = 0; c < 3; ++c) s->pin_target[3 * i + c] = n == steps ? p1[3 * i + c] : p0[3 * i + c] + lam * (p1[3 * i + c] - p0[3 * i + c]);
             for (i = 0; i < s->nmh; ++i)
                 for (c = 0; c < 3; ++c) {
-                    s->mh[i].f[c] = lam * m[9 * i + c];
-                    s->mh[i].target[c] = n == steps ? m[9 * i + 3 + c] : m[9 * i + 6 + c] + lam * (m[9 * i + 3 + c] - m[9 * i + 6 + c]);
+                    s->mh[i].f[c] = n == steps ? m[12 * i + c] : m[12 * i + 9 + c] + lam * (m[12 * i + c] - m[12 * i + 9 + c]);
+                    s->mh[i].target[c] = n == steps ? m[12 * i + 3 + c] : m[12 * i + 6 + c] + lam * (m[12 * i + 3 + c] - m[12 * i + 6 + c]);
                 }
         }
         rs = rc__sim_static_equilibrium(s, &acc, &first, &conv);
@@ -17302,11 +17380,20 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     }
     if (rs == RC_OK) rc__sim_pin_reactions(s);   /* under the loads the state is in equilibrium with */
     if (buf) {   /* the full loads and targets, whatever happened */
-        double *f0 = buf, *p1 = buf + n3, *m = buf + 3 * n3;
+        double *f0 = buf, *p1 = buf + n3, *m = buf + 4 * n3;
         memcpy(s->def.gravity, g0, sizeof g0);
         memcpy(s->force, f0, n3 * sizeof(double));
         for (i = 0; i < s->nv; ++i) if (s->pinned[i]) memcpy(s->pin_target + 3 * i, p1 + 3 * i, 3 * sizeof(double));
-        for (i = 0; i < s->nmh; ++i) { memcpy(s->mh[i].f, m + 9 * i, 3 * sizeof(double)); memcpy(s->mh[i].target, m + 9 * i + 3, 3 * sizeof(double)); }
+        for (i = 0; i < s->nmh; ++i) { memcpy(s->mh[i].f, m + 12 * i, 3 * sizeof(double)); memcpy(s->mh[i].target, m + 12 * i + 3, 3 * sizeof(double)); }
+        if (rs == RC_OK && conv) {   /* the state is in equilibrium with these loads */
+            double *eq = s->static_eq;
+            memcpy(eq, s->x, n3 * sizeof(double));
+            memcpy(eq + n3, s->u, (size_t)2 * s->nv * sizeof(double));
+            memcpy(eq + 5 * (size_t)s->nv, s->phi, (size_t)s->ne * sizeof(double));
+            memcpy(eq + n_eq, f0, n3 * sizeof(double));
+            for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].f_eq, m + 12 * i, 3 * sizeof(double));
+            s->static_eq_valid = 1;
+        }
         rc__free(s->user, buf);
     }
     if (rs != RC_OK) {
@@ -17327,14 +17414,17 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
 RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *bend, double *gravity)
 {
     int t;
-    double S = 0.0, B = 0.0, G = 0.0;
+    double S = 0.0, B = 0.0, G = 0.0, M = 0.0;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     for (t = 0; t < s->nt; ++t) {
         double a[RC__SIM_A_TERMS], b;
+        const int *v = s->tris + 3 * t;
         rc__sim_kernel_A(s, t, s->x, s->u, 0, a, NULL, NULL);
         rc__sim_kernel_B(s, t, s->x, s->u, s->phi, 0, &b, NULL, NULL);
         S += a[0]; G += a[2]; B += b;
+        M += 0.5 * rc__mesh_orient2(s->u + 2 * v[0], s->u + 2 * v[1], s->u + 2 * v[2]);
     }
+    G -= M * s->def.material.density * s->def.material.thickness * rc__dot3(s->def.gravity, s->origin);   /* from x = 0 (rc__sim_set_origin) */
     if (stretch) *stretch = S;
     if (bend) *bend = B;
     if (gravity) *gravity = G;

@@ -5861,6 +5861,113 @@ static void test_sim_static_load_steps(void)
            tip[0][0] - tip[1][0], tip[0][2] - tip[1][2]);
 }
 
+/* The same scene far from the world's origin: a 0.5 m sheet (9 x 9) dropped onto a tilted plane,
+   40 steps, and the scene moved by 1e5 m along gravity. The potentials of gravity and loads are
+   taken from the solve's own origin (rc__sim_set_origin); from x = 0 their magnitude, 3.7e4 J
+   against a step's decrease of ~1e-3 J, set the energy's round-off and the line search's floor,
+   and 8 of the 40 adaptive steps (4 at 1 km) ended unconverged (a helper's invariance probe). Both
+   modes: every step converges at both places; the reported IPs are absolute (the far ones higher
+   by M |g| 1e5); the fixed mesh's trajectory is the same to 1e-6 m. */
+static void test_sim_far_from_origin(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        double *xs[2] = { NULL, NULL }, ip[2] = { 0.0, 0.0 }, dev = 0.0, M = 0.0;
+        int unconv[2] = { 0, 0 }, place, nv = 0, i, k;
+        for (place = 0; place < 2; ++place) {
+            rc_mesh m;
+            rc_sim_def def = rc_default_sim_def();
+            rc_sim *s = NULL;
+            rc_step_stats st;
+            double shift = place ? 1e5 : 0.0, p[3] = { 0.25, 0.25, -0.03 }, n[3] = { 0.3, 0.1, 1.0 };
+            CHECK_OK(rc_mesh_grid(&m, 0.5, 0.5, 9, 9, RC_DIAG_ALTERNATING));
+            for (i = 0; i < m.num_verts; ++i) m.pos[3 * i + 2] += shift;
+            p[2] += shift;
+            def.mesh = rc_mesh_describe(&m);
+            def.adaptive = mode; def.num_threads = 1;
+            CHECK_OK(rc_sim_create(&def, &s));
+            rc_mesh_free(&m);
+            if (!s) return;
+            CHECK_OK(rc_sim_add_plane(s, p, n, NULL));
+            for (k = 0; k < 40; ++k) {
+                CHECK_OK(rc_sim_step(s, &st));
+                unconv[place] += !st.converged;
+            }
+            ip[place] = st.ip_end;
+            nv = rc_sim_num_verts(s);
+            M = def.material.density * def.material.thickness * 0.25;
+            xs[place] = (double *)malloc(sizeof(double) * 3 * nv);
+            for (i = 0; i < 3 * nv; ++i) xs[place][i] = rc_sim_positions(s)[i] - (i % 3 == 2 ? shift : 0.0);
+            rc_sim_destroy(s);
+        }
+        for (i = 0; i < 3 * nv; ++i) dev = fmax(dev, fabs(xs[1][i] - xs[0][i]));
+        printf("    %s: unconverged steps %d at the origin, %d at 1e5 m; final IP %.6g J there, %.6g J + M |g| 1e5; max deviation %.3g m\n",
+               mode ? "adaptive" : "fixed", unconv[0], unconv[1], ip[0], ip[1] - M * 9.81 * 1e5, dev);
+        CHECKF(unconv[0] == 0 && unconv[1] == 0, "%s: %d and %d unconverged steps", mode ? "adaptive" : "fixed", unconv[0], unconv[1]);
+        CHECKF(fabs(ip[1] - M * 9.81 * 1e5 - ip[0]) < 1e-3, "%s: the far IP is not the near one + M g 1e5", mode ? "adaptive" : "fixed");
+        if (mode == 0) CHECKF(dev < 1e-6, "fixed: the trajectories differ by %.3g m", dev);
+        free(xs[0]); free(xs[1]);
+    }
+}
+
+/* Load stepping continues from the equilibrium a call starts in: the strip of
+   test_sim_static_load_steps (8 increments) solved, then (b) solved again unchanged: no ramp (the
+   hook sees the full tip force only; it used to unload to 1/8 and ramp again), then (c) with the tip
+   force doubled: the force ramps from P to 2P, then (d) after a time step from a push (the state
+   is no equilibrium of anything known): from zero again. Each call converges, and (b) leaves the strip
+   where it was to 1e-9 m. */
+static void test_sim_static_load_steps_continue(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    rc_step_stats ss;
+    int nx = 21, ny = 5, i, j, k, call, tipv = 2 * nx + nx - 1, pseudo[4] = { 0, 0, 0, 0 };
+    double Lx = 0.1, w = 0.02, tau = 1e-3, E = 1e8, L = Lx - Lx / (nx - 1), I = w * tau * tau * tau / 12.0;
+    double P = 100.0 * 3.0 * E * I * (0.01 * L) / (L * L * L), moved = 0.0, *x1;
+    def.material.young = E; def.material.poisson = 0.0; def.material.thickness = tau; def.material.density = 1000.0;
+    def.bending_scale = 1.0;
+    def.static_load_steps = 8;
+    def.iterate_hook = t_ls_hook;
+    def.iterate_user = &tipv;
+    s = t_sim_grid(&def, nx, ny, Lx, w, NULL, NULL, NULL);
+    if (!s) return;
+    x1 = (double *)malloc(sizeof(double) * 3 * rc_sim_num_verts(s));
+    for (j = 0; j < ny; ++j)
+        for (i = 0; i < 2; ++i) CHECK_OK(rc_sim_pin(s, j * nx + i, rc_sim_positions(s) + 3 * (j * nx + i)));
+    for (call = 0; call < 4; ++call) {
+        double from = call == 2 ? P : 0.0, to = call >= 2 ? 2.0 * P : P;
+        int want = call == 1 ? 1 : 8;
+        for (j = 0; j < ny; ++j) {
+            double f[3] = { 0, 0, -to / ny };
+            CHECK_OK(rc_sim_set_force(s, j * nx + nx - 1, f));
+        }
+        if (call == 3) {   /* a step from a push: the state moves */
+            double *v = (double *)calloc((size_t)3 * rc_sim_num_verts(s), sizeof(double));
+            for (i = 0; i < rc_sim_num_verts(s); ++i) v[3 * i + 2] = -0.1;
+            CHECK_OK(rc_sim_set_velocities(s, v));
+            CHECK_OK(rc_sim_step(s, &ss));
+            free(v);
+        }
+        t_ls_nseen = 0;
+        CHECK_OK(rc_sim_solve_static(s, &ss));
+        pseudo[call] = ss.substeps;
+        CHECKF(ss.converged, "call %d: no equilibrium", call);
+        CHECKF(t_ls_nseen == want, "call %d: %d tip force values seen, want %d", call, t_ls_nseen, want);
+        for (k = 0; k < t_ls_nseen && k < want; ++k) {
+            double f = -(want == 1 ? to : from + (to - from) * (k + 1) / 8.0) / ny;
+            CHECKF(fabs(t_ls_seen[k] - f) < 1e-12 * P, "call %d, increment %d: tip force %.6g, want %.6g", call, k, t_ls_seen[k], f);
+        }
+        if (call == 0) memcpy(x1, rc_sim_positions(s), sizeof(double) * 3 * rc_sim_num_verts(s));
+        if (call == 1)
+            for (i = 0; i < 3 * rc_sim_num_verts(s); ++i) moved = fmax(moved, fabs(rc_sim_positions(s)[i] - x1[i]));
+    }
+    printf("    pseudo steps: %d from zero, %d repeated, %d for a doubled tip force, %d after a step; the repeat moved the strip %.3g m\n",
+           pseudo[0], pseudo[1], pseudo[2], pseudo[3], moved);
+    CHECKF(moved < 1e-9, "the repeated call moved the strip by %.3g m", moved);
+    free(x1);
+    rc_sim_destroy(s);
+}
+
 /* A hinge driven through a flat fold by pins (two triangles, every vertex pinned, the flap vertex
    swept 2.6 -> 3.8 rad about the shared edge, one step per 0.05 rad). The simulator tracks the
    hinge angle through pi, so past the fold the bending energy keeps growing (with atan2's angle
@@ -6575,6 +6682,8 @@ static void suite_sim(void)
     RUN(test_sim_pin_through_shape);
     RUN(test_sim_pin_drag_over_sphere);
     RUN(test_sim_static_load_steps);
+    RUN(test_sim_static_load_steps_continue);
+    RUN(test_sim_far_from_origin);
     RUN(test_sim_polish_angles);
     RUN(test_sim_static_after_mesh_move);
     RUN(test_sim_tangled_start);
