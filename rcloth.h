@@ -603,7 +603,9 @@ typedef struct rc_sim_def {
     /* Newton on (x, phi): converged when max |dx| <= tol * L * dt, L = bounding-box diagonal of
        the initial world mesh, tol in 1/s (IPC-style velocity tolerance; dt is def.dt also inside
        substeps and statics, so the bound is one length per solve). */
-    double tol;                 /* default 1e-4 (this is eps* of the r-ITR schedule too) */
+    double tol;                 /* default 1e-4 (this is eps* of the r-ITR schedule too). Adaptive
+                                   steps usually end first on itr_energy_tol's relative rule, so
+                                   there a smaller tol changes little: lower itr_energy_tol too */
     int max_newton_iters;       /* per (inner) solve, default 100 */
     int newton_exact_hessian;   /* 1 (default): Newton directions from the exact Hessian, plus a
                                    Levenberg-Marquardt shift when the LDL^T finds a non-positive
