@@ -670,10 +670,13 @@ typedef struct rc_sim_def {
     double travel_weight;       /* adaptive: weight of the travel term, default 1, 0 = off. A vertex
                                    sliding more than r0 cells (l: its mean incident rest edge length)
                                    in u within one step pays w (m_i / h^2) l^2 (r - r0)^3, r = |u_i -
-                                   u_i^t| / l, r0 = min(1, h / 0.04 s): the transfer of the previous
+                                   u_i^t| / l, r0 = min(1, h / travel_time): the transfer of the previous
                                    step's state to the new u is first order, and a fixed allowance per
                                    step would let the material slide arbitrarily fast as h shrinks
                                    (see rc__sim_travel) */
+    double travel_time;         /* adaptive: s; the travel term's free slide is one cell per this time
+                                   (a material speed limit), default 0.04. Scale it with the time
+                                   unit of a scene: it is the only default with a unit of time */
 
     /* contact (IPC): barrier active below thickness + dhat */
     double contact_thickness;   /* xi, m: the gap kept between cloth and obstacles, and between two
@@ -740,7 +743,8 @@ typedef struct rc_step_stats {
                                    (omp_get_wtime), else clock(), the CPU time of the whole process
                                    (other busy threads of the program count too) */
     const double *active_rate_per_iter; /* adaptive: the active rate of each outer iteration of the
-                                           last solve (the last substep if the step was split), owned
+                                           last solve (the last substep if the step was split; the
+                                           solve again from the start if it had one), owned
                                            by the sim, valid until its next step; NULL in fixed mode */
     int num_active_rates;               /* entries in active_rate_per_iter */
     /* self-contact (def.self_contact = 1; zero otherwise) */
@@ -8232,6 +8236,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.quality_threshold = 2.5;
     d.quality_weight = 1.0;
     d.travel_weight = 1.0;
+    d.travel_time = 0.04;
     d.contact_thickness = 1e-3;
     d.contact_dhat = 2e-3;
     d.friction = 0.3;
@@ -8327,7 +8332,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFFINITE(dt); RC__DEFFINITE(gravity[0]); RC__DEFFINITE(gravity[1]); RC__DEFFINITE(gravity[2]);
     RC__DEFFINITE(bending_scale); RC__DEFFINITE(tol); RC__DEFFINITE(pcg_tol); RC__DEFFINITE(itr_eps0);
     RC__DEFFINITE(itr_lambda); RC__DEFFINITE(itr_energy_tol); RC__DEFFINITE(cache_eps); RC__DEFFINITE(itr_factor_eta);
-    RC__DEFFINITE(quality_threshold); RC__DEFFINITE(quality_weight); RC__DEFFINITE(travel_weight);
+    RC__DEFFINITE(quality_threshold); RC__DEFFINITE(quality_weight); RC__DEFFINITE(travel_weight); RC__DEFFINITE(travel_time);
     RC__DEFFINITE(contact_thickness); RC__DEFFINITE(contact_dhat); RC__DEFFINITE(friction); RC__DEFFINITE(friction_eps_v);
 #undef RC__DEFFINITE
     RC__DEFCHECK(m->num_verts >= 3 && m->num_tris >= 1, "mesh needs at least 3 vertices and 1 triangle");
@@ -8361,6 +8366,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFCHECK(d->quality_threshold > 2.0, "quality_threshold must be > 2 (MIPS >= 2)");
     RC__DEFCHECK(d->quality_weight >= 0.0, "quality_weight must be >= 0");
     RC__DEFCHECK(d->travel_weight >= 0.0, "travel_weight must be >= 0");
+    RC__DEFCHECK(d->travel_time > 0.0, "travel_time must be > 0 (s)");
     RC__DEFCHECK(d->contact_thickness >= 0.0, "contact_thickness must be >= 0");
     RC__DEFCHECK(d->contact_dhat > 0.0, "contact_dhat must be > 0");
     RC__DEFCHECK(d->friction >= 0.0 && d->friction <= RC__MU_MAX, "friction must be in [0, 1e6]");
@@ -10142,7 +10148,7 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    The same swinging sheet then gains in 1 of 150 steps at dt 0.01 (2.9e-5 J) and 8 of 150 at dt
    0.005 (the largest 1.6e-4 J): the transfer's own error within a cell, which the PL transfer
    also has.
-   The free travel is r0 = min(1, h / 0.04 s) cells, a material speed limit, not one
+   The free travel is r0 = min(1, h / travel_time) cells (default 0.04 s), a material speed limit, not one
    cell per step. Why: the transfer's error costs ~ (m/h^2) |du|^4 per step, so with a
    step-independent allowance the error per unit time grows like 1/h^3, and the allowance was
    taken (helper probes): a cotton square released at rest above a sphere at dt = 1 ms slid 1.3
@@ -10155,12 +10161,15 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    +1.2e-3 J with 0.01 s. The eleven CLI scenes at dt 0.01 (100 steps, default sizes) converge
    every step with 0.04 s as with 0.01 s, in 0.76-1.15x the time (eight of them faster); steps of
    0.04 s and longer (the demo, the energy bench) are unchanged unless split. Not removed: gains with little
-   travel (a stretched annulus at dt 0.004: 3.7e-4 J in a step sliding 6 mm). */
-#define RC__TRAVEL_H_REF 0.04
+   travel (a stretched annulus at dt 0.004: 3.7e-4 J in a step sliding 6 mm). The time is a def field
+   (travel_time): as a constant it was the one default a scene's time unit could not scale (a helper's
+   similarity probe, session 57: every other parameter scaled, adaptive steps matched to 3e-10 m
+   with lengths and masses rescaled, but with the time unit rescaled by 0.1-10 they differed by
+   1e-4 m at material points in one step, 1-4 mm after five). */
 static double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g, double *H)
 {
     double d0 = u[2 * i] - s->u0_step[2 * i], d1 = u[2 * i + 1] - s->u0_step[2 * i + 1], len = hypot(d0, d1);
-    double l = s->vert_len0[i], r = len / l, r0 = s->h < RC__TRAVEL_H_REF ? s->h / RC__TRAVEL_H_REF : 1.0, K, a1, a2, n0, n1, t;
+    double l = s->vert_len0[i], r = len / l, r0 = s->h < s->def.travel_time ? s->h / s->def.travel_time : 1.0, K, a1, a2, n0, n1, t;
     if (g) g[0] = g[1] = 0.0;
     if (H) H[0] = H[1] = H[2] = H[3] = 0.0;
     if (!(r > r0)) return 0.0;
@@ -13587,9 +13596,9 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
         by_length = dx <= bound && dphi <= bound;
         /* the decrement tests: below gain_floor; or, where E could not follow the direction (no
-           decrease at all), within the tolerance in the inertia metric, M (tol L)^2 (a step of
-           tol L h on every vertex weighed by M/h^2: r-ITR's decrement_strict), where the length
-           test fails on a direction that no longer matters. Measured: a 0.5 m sheet held 20-fold
+           decrease at all), within the length tolerance in the inertia metric, M (tol L dt / h)^2
+           (the bound on every vertex weighed by M/h^2; r-ITR's decrement_strict at h = dt), where
+           the length test fails on a direction that no longer matters. Measured: a 0.5 m sheet held 20-fold
            between two corners (2e5 J of stretch) at its equilibrium, whose exact Hessian needs a
            shift (a short shifted direction is not trusted, below) while the convex model's
            Gauss-Newton bending block, far from the exact one at such strains, turned the director
@@ -13597,7 +13606,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
            ended unconverged on the failed or flat line searches, and rc_sim_solve_static ran to
            its cap of 400 pseudo steps (test_sim_taut_sheet_converges). */
         by_floor = !by_length && gTd < 0.0 &&
-                   (-gTd <= gain_floor || ((!ok || !(*E < E_before)) && -gTd <= s->total_mass * (tol * s->L) * (tol * s->L)));
+                   (-gTd <= gain_floor || ((!ok || !(*E < E_before)) && -gTd <= s->total_mass * (bound / s->h) * (bound / s->h)));
         if ((by_length || by_floor) && !s->dir_fallback) {
             /* a short shifted direction is no evidence of convergence: (H + mu I) d = -g is short
                wherever mu is large, whatever g is. The convex model (per-stencil projection, no
@@ -16598,7 +16607,9 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
            the start's (A, rc__sim_keep_start): a step that ends above IP(A) is not at a minimiser
            reached by that decrease. So the solve goes on from where it ended, its relative rules
            judged against the decrease from IP(A) (off until E is below it); it ends at a
-           stationary point (the length or absolute tests), or unconverged, and then at A.
+           stationary point (the length or absolute tests), or unconverged, at or below IP(A)
+           since it starts there. The stats count both solves; active_rate_per_iter is the
+           second's.
            Measured: a 0.5 m sheet held 20-fold between two corners, one pin moved 10 m at once:
            from step 4 on a vertex's velocity put the predictor at IP 1e10-1e12 J against IP(A)
            ~2e5 J, each step ended "converged" after one outer iteration 8e3-1.8e6 J above IP(A),

@@ -1224,6 +1224,55 @@ static void test_adaptive_converged_step_below_start_energy(void)
     rc_sim_destroy(s);
 }
 
+/* The same adaptive scene in another unit of time: a 1 m sheet (9 x 9) hanging from two corners, 3
+   steps, and again with every time-dependent parameter rescaled for a time unit 10 times shorter
+   (tau = 0.1: dt x tau, gravity and Young's modulus / tau^2, tol and itr_eps0 / tau, friction_eps_v
+   / tau, travel_time x tau). The dimensionless problem is the same, so the shapes must agree to
+   round-off (checked at 21 x 21 fixed material points). The travel term's time used to be a
+   constant 0.04 s, which no scaling could reach: the shapes then differed by 1e-4 m after one step
+   (a helper's similarity probe, session 57). */
+static void test_adaptive_time_unit_similarity(void)
+{
+    double *mp[2] = { NULL, NULL }, dev = 0.0;
+    int run, a, b, k, conv[2] = { 0, 0 };
+    for (run = 0; run < 2; ++run) {
+        double tau = run ? 0.1 : 1.0;
+        rc_mesh m;
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, 9, 9, RC_DIAG_ALTERNATING));
+        def.mesh = rc_mesh_describe(&m);
+        def.adaptive = 1; def.num_threads = 1;
+        def.dt *= tau;
+        def.gravity[2] /= tau * tau;
+        def.material.young /= tau * tau;
+        def.tol /= tau; def.itr_eps0 /= tau;
+        def.friction_eps_v /= tau;
+        def.travel_time *= tau;
+        CHECK_OK(rc_sim_create(&def, &s));
+        rc_mesh_free(&m);
+        if (!s) break;
+        CHECK_OK(rc_sim_pin(s, 72, rc_sim_positions(s) + 3 * 72));
+        CHECK_OK(rc_sim_pin(s, 80, rc_sim_positions(s) + 3 * 80));
+        for (k = 0; k < 3; ++k) { CHECK_OK(rc_sim_step(s, &st)); conv[run] += st.converged; }
+        mp[run] = (double *)malloc(sizeof(double) * 3 * 21 * 21);
+        for (a = 0; a < 21; ++a)
+            for (b = 0; b < 21; ++b) {
+                double uv[2] = { 0.001 + 0.998 * a / 20.0, 0.001 + 0.998 * b / 20.0 };
+                CHECK_OK(rc_sim_material_point(s, uv, mp[run] + 3 * (21 * a + b)));
+            }
+        rc_sim_destroy(s);
+    }
+    if (mp[0] && mp[1])
+        for (k = 0; k < 3 * 21 * 21; ++k) dev = fmax(dev, fabs(mp[1][k] - mp[0][k]));
+    printf("    3 steps at dt 0.01 and at 0.001 with the time unit rescaled: %d and %d converged, material points %.3g m apart\n",
+           conv[0], conv[1], dev);
+    CHECK(conv[0] == 3 && conv[1] == 3);
+    CHECKF(dev < 1e-8, "the rescaled run differs by %.3g m", dev);
+    free(mp[0]); free(mp[1]);
+}
+
 /* The travel term (rc__sim_travel, rc_sim_def.travel_weight): gradient and Hessian against central
    differences of its energy, for vertices slid 0.5-3 cells in random directions from the step's
    start (zero below r0 = min(1, h / 0.04 s) cells, where its value and derivatives vanish), and its u-part in the
@@ -1249,7 +1298,7 @@ static void test_adaptive_travel_term_fd(void)
     CHECK_OK(rc_sim_step(s, &ss));   /* sets u^t, the masses and the systems */
     t_seed(5);
     for (i = 0; i < s->nv; ++i) {
-        double r = 0.5 + 2.5 * t_rand(), r0 = fmin(1.0, s->h / RC__TRAVEL_H_REF), ang = 6.283185307179586 * t_rand(), l = s->vert_len0[i];
+        double r = 0.5 + 2.5 * t_rand(), r0 = fmin(1.0, s->h / s->def.travel_time), ang = 6.283185307179586 * t_rand(), l = s->vert_len0[i];
         double d[2] = { r * l * cos(ang), r * l * sin(ang) }, g[2], H[4], e0, gh[2], Hh[4];
         double hs = 1e-6 * l;
         /* below r0 = min(1, h / 0.04 s) cells (0.25 here) the term, its gradient and Hessian vanish */
@@ -1649,6 +1698,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_collapse_does_not_grind);
     RUN(test_adaptive_huge_kept_shift);
     RUN(test_adaptive_converged_step_below_start_energy);
+    RUN(test_adaptive_time_unit_similarity);
     RUN(test_adaptive_state_replay);
     RUN(test_adaptive_state_load_refuses);
     RUN(test_adaptive_travel_term_fd);
