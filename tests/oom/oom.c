@@ -161,6 +161,7 @@ static void sc_sim_common(int adaptive)
     d.adaptive = adaptive;
     d.itr_max_outer = 5;   /* the r-ITR loop, not its length, is what is tested here */
     d.tol = 1e-2;          /* a loose tolerance keeps the static solve to a few pseudo steps */
+    d.static_load_steps = 2;   /* its buffers and the memory of its equilibrium are allocated too */
     OOM_ST(rc_sim_create(&d, &s));
     OOM_ST(rc_sim_add_sphere(s, c, 0.1, &id));
     OOM_ST(rc_sim_add_plane(s, mv, mv, NULL));
