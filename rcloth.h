@@ -990,7 +990,10 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
    (|g|). Friction holds cloth as Coulomb's static friction would: each vertex in frictional
    contact carries its slip from pseudo step to pseudo step (up to the elastic slip eps_v dt,
    beyond which it slides), so a sheet on a slope below the friction angle, or draped on a
-   sphere, stays; above the friction angle it slides off (converged = 0). */
+   sphere, stays; above the friction angle it slides off (converged = 0). A call that converged
+   remembers its end state, loads and carried slips: a later call from that state (to the bit)
+   starts from that hold, so a repeated call does not move the cloth (it used to slip again by
+   up to 1.2 cm), and load stepping ramps from those loads (def.static_load_steps). */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats);
 
 RCLOTHDEF int           rc_sim_num_verts(const rc_sim *s);
@@ -17197,7 +17200,10 @@ static void rc__sim_static_friction_carry(rc_sim *s)
     }
 }
 
-static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *first, int *conv)
+/* carry_in: the friction's carried slip to start from (the last equilibrium's, rc_sim_solve_static;
+   NULL: none); carry_out: where the carried slip of an equilibrium found is kept (NULL: nowhere) */
+static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *first, int *conv, const double *carry_in,
+                                            double *carry_out)
 {
     rc_step_stats st;
     double h = s->def.dt;
@@ -17205,7 +17211,8 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
     rc_status rs = RC_OK;
     *conv = 0;
     s->static_fric = 1;
-    memset(s->fr_acc, 0, sizeof(double) * 3 * (size_t)s->nv);
+    if (carry_in) memcpy(s->fr_acc, carry_in, sizeof(double) * 3 * (size_t)s->nv);
+    else memset(s->fr_acc, 0, sizeof(double) * 3 * (size_t)s->nv);
     for (k = 0; k < 400; ++k) {
         double move = 0.0, umove = 0.0;
         memset(s->v, 0, sizeof(double) * 3 * (size_t)s->nv);
@@ -17235,6 +17242,7 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
     memset(s->v, 0, sizeof(double) * 3 * (size_t)s->nv);
     rc__sim_set_step_size(s, s->def.dt);
     s->static_fric = 0;
+    if (rs == RC_OK && *conv && carry_out) memcpy(carry_out, s->fr_acc, sizeof(double) * 3 * (size_t)s->nv);
     memset(s->fr_acc, 0, sizeof(double) * 3 * (size_t)s->nv);
     return rs;
 }
@@ -17322,12 +17330,16 @@ static rc_status rc__sim_static_held(rc_sim *s)
    state to the bit (no step, load or other solve since); else none, and the loads ramp from zero.
    So a repeated call, or one after a change of the forces or a move of the pins, continues from
    the equilibrium it starts in instead of unloading it to 1/N first (session 56's probe: 0.2-0.4 s
-   per repeated call at equilibrium, and the ramp from zero can end in another equilibrium). */
+   per repeated call at equilibrium, and the ramp from zero can end in another equilibrium).
+   The same memory keeps the friction's carried slips (rc__sim_static_friction_carry) of that
+   equilibrium, for any N: the first increment starts from them, where it used to start from none
+   and the cloth slipped again until friction held it anew (a helper's probe, session 57: 1e-4 m on
+   a sphere, 1.2 cm for an adaptive sheet on a 10-degree slope; test_sim_static_repeat_holds). */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
 {
     rc_step_stats acc;
-    double *saved, *buf = NULL, g0[3], gs[3] = { 0.0, 0.0, 0.0 }, t0 = rc__now();
-    int n, i, c, first = 1, conv = 0, steps;
+    double *saved, *buf = NULL, *eq, g0[3], gs[3] = { 0.0, 0.0, 0.0 }, t0 = rc__now();
+    int n, i, c, first = 1, conv = 0, steps, from_eq;
     size_t n3, n_eq;
     rc_status rs = RC_OK;
     if (stats) memset(stats, 0, sizeof *stats);   /* zero on every error return */
@@ -17339,12 +17351,17 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     if (rs != RC_OK) return rs;
     steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
     n3 = (size_t)3 * s->nv;
-    n_eq = (size_t)5 * s->nv + (size_t)s->ne;   /* the snapshot of x, u, phi in static_eq */
-    if (steps > 1 && !s->static_eq) {
-        s->static_eq = (double *)rc__alloc(s->user, n_eq + n3, sizeof(double));
+    n_eq = (size_t)5 * s->nv + (size_t)s->ne;   /* the snapshot of x, u, phi in static_eq; then forces, carried slip */
+    if (!s->static_eq) {
+        s->static_eq = (double *)rc__alloc(s->user, n_eq + 2 * n3, sizeof(double));
         s->static_eq_valid = 0;
         if (!s->static_eq) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_solve_static");
     }
+    eq = s->static_eq;
+    from_eq = s->static_eq_valid && memcmp(eq, s->x, n3 * sizeof(double)) == 0 &&
+              memcmp(eq + n3, s->u, (size_t)2 * s->nv * sizeof(double)) == 0 &&
+              memcmp(eq + 5 * (size_t)s->nv, s->phi, (size_t)s->ne * sizeof(double)) == 0;
+    s->static_eq_valid = 0;   /* until this call converges */
     saved = (double *)rc__alloc(s->user, rc_sim_state_size(s) + (size_t)3 * s->nmh + 1, sizeof(double));
     if (steps > 1 && saved) buf = (double *)rc__alloc(s->user, 4 * n3 + (size_t)12 * s->nmh + 1, sizeof(double));
     if (!saved || (steps > 1 && !buf)) {
@@ -17357,10 +17374,6 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     memcpy(g0, s->def.gravity, sizeof g0);
     if (buf) {   /* full forces, pin targets, pin starts, starting forces; per handle: full force, full target, start, starting force */
         double *f0 = buf, *p1 = buf + n3, *p0 = buf + 2 * n3, *fs = buf + 3 * n3, *m = buf + 4 * n3;
-        const double *eq = s->static_eq;
-        int from_eq = s->static_eq_valid && memcmp(eq, s->x, n3 * sizeof(double)) == 0 &&
-                      memcmp(eq + n3, s->u, (size_t)2 * s->nv * sizeof(double)) == 0 &&
-                      memcmp(eq + 5 * (size_t)s->nv, s->phi, (size_t)s->ne * sizeof(double)) == 0;
         memcpy(f0, s->force, n3 * sizeof(double));
         memcpy(p1, s->pin_target, n3 * sizeof(double));
         memcpy(p0, s->x, n3 * sizeof(double));
@@ -17373,7 +17386,6 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
             if (s->mh[i].tri >= 0 && s->mh[i].k > 0.0) (void)rc_sim_material_point(s, s->mh[i].uv, m + 12 * i + 6);
             for (c = 0; c < 3; ++c) m[12 * i + 9 + c] = from_eq ? s->mh[i].f_eq[c] : 0.0;
         }
-        s->static_eq_valid = 0;   /* until this call converges */
     }
     for (n = 1; n <= steps; ++n) {
         if (buf) {   /* the last increment: exactly the loads and targets given */
@@ -17388,7 +17400,8 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
                     s->mh[i].target[c] = n == steps ? m[12 * i + 3 + c] : m[12 * i + 6 + c] + lam * (m[12 * i + 3 + c] - m[12 * i + 6 + c]);
                 }
         }
-        rs = rc__sim_static_equilibrium(s, &acc, &first, &conv);
+        /* the first increment starts from the friction's hold of the equilibrium it starts in */
+        rs = rc__sim_static_equilibrium(s, &acc, &first, &conv, n == 1 && from_eq ? eq + n_eq + n3 : NULL, n == steps ? eq + n_eq + n3 : NULL);
         if (rs != RC_OK || !conv) break;
     }
     if (rs == RC_OK) rc__sim_pin_reactions(s);   /* under the loads the state is in equilibrium with */
@@ -17398,16 +17411,15 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
         memcpy(s->force, f0, n3 * sizeof(double));
         for (i = 0; i < s->nv; ++i) if (s->pinned[i]) memcpy(s->pin_target + 3 * i, p1 + 3 * i, 3 * sizeof(double));
         for (i = 0; i < s->nmh; ++i) { memcpy(s->mh[i].f, m + 12 * i, 3 * sizeof(double)); memcpy(s->mh[i].target, m + 12 * i + 3, 3 * sizeof(double)); }
-        if (rs == RC_OK && conv) {   /* the state is in equilibrium with these loads */
-            double *eq = s->static_eq;
-            memcpy(eq, s->x, n3 * sizeof(double));
-            memcpy(eq + n3, s->u, (size_t)2 * s->nv * sizeof(double));
-            memcpy(eq + 5 * (size_t)s->nv, s->phi, (size_t)s->ne * sizeof(double));
-            memcpy(eq + n_eq, f0, n3 * sizeof(double));
-            for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].f_eq, m + 12 * i, 3 * sizeof(double));
-            s->static_eq_valid = 1;
-        }
         rc__free(s->user, buf);
+    }
+    if (rs == RC_OK && conv) {   /* the state is in equilibrium with these loads, held by that carried slip */
+        memcpy(eq, s->x, n3 * sizeof(double));
+        memcpy(eq + n3, s->u, (size_t)2 * s->nv * sizeof(double));
+        memcpy(eq + 5 * (size_t)s->nv, s->phi, (size_t)s->ne * sizeof(double));
+        memcpy(eq + n_eq, s->force, n3 * sizeof(double));
+        for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].f_eq, s->mh[i].f, 3 * sizeof(double));
+        s->static_eq_valid = 1;
     }
     if (rs != RC_OK) {
         rc__sim_restore_state(s, saved);
