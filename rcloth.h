@@ -17361,13 +17361,13 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     from_eq = s->static_eq_valid && memcmp(eq, s->x, n3 * sizeof(double)) == 0 &&
               memcmp(eq + n3, s->u, (size_t)2 * s->nv * sizeof(double)) == 0 &&
               memcmp(eq + 5 * (size_t)s->nv, s->phi, (size_t)s->ne * sizeof(double)) == 0;
-    s->static_eq_valid = 0;   /* until this call converges */
     saved = (double *)rc__alloc(s->user, rc_sim_state_size(s) + (size_t)3 * s->nmh + 1, sizeof(double));
     if (steps > 1 && saved) buf = (double *)rc__alloc(s->user, 4 * n3 + (size_t)12 * s->nmh + 1, sizeof(double));
     if (!saved || (steps > 1 && !buf)) {
         rc__free(s->user, saved);
         return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_solve_static");
     }
+    s->static_eq_valid = 0;   /* until this call converges */
     rc_sim_save_state(s, saved);
     rc__sim_handles_start(s, saved + rc_sim_state_size(s), 0);
     memset(&acc, 0, sizeof acc);
