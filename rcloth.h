@@ -9292,15 +9292,31 @@ static void rc__mesh_obstacle_normal(const rc__obstacle *o, const double *X, int
     rc__sub3(b, X + 3 * tv[2], X + 3 * tv[0]);
     rc__cross3(n, a, b);
 }
-/* 1 if the normals lie on one line (sine of the angle below 1e-9), in either direction: the
+/* 1 if the normals lie on one line (sine of the angle below sine_tol), in either direction: the
    barrier is unsigned, so two coplanar triangles wound opposite ways (a mesh with flipped
    triangles, or a double-sided one whose first copies of two neighbours differ in winding) are
    one plane; a fold has its apexes on one side of the edge, which rc__mesh_obstacle_flat tests */
-static int rc__mesh_normals_parallel(const double *n, const double *m)
+static int rc__mesh_normals_parallel(const double *n, const double *m, double sine_tol)
 {
     double c[3], nn = rc__dot3(n, n), mm = rc__dot3(m, m);
     rc__cross3(c, n, m);
-    return rc__dot3(c, c) <= 1e-18 * nn * mm && nn > 0.0 && mm > 0.0;
+    return rc__dot3(c, c) <= sine_tol * sine_tol * nn * mm && nn > 0.0 && mm > 0.0;
+}
+/* How far rounding can turn the normal n = (X1 - X0) x (X2 - X0) of obstacle triangle t (as a
+   sine): each coordinate is X to within eps |X|, so the edges are off by up to ~2 eps |X|_max and n
+   by that times |e1| + |e2|. Far from the world's origin this exceeds any fixed tolerance: a
+   tilted floor of 2.25 cm cells 1e6 m up (a helper's far-from-origin probe, session 57) had
+   normals 1e-8 apart, its edges lost their flat count, and a sheet rested 0.2 mm higher on it
+   (the double support below) and, adaptive, slid u 7.7 mm where it slides 0.61 mm at the origin. */
+static double rc__mesh_normal_rounding(const rc__obstacle *o, const double *X, int t, const double *n)
+{
+    const int *tv = o->mesh_tris + 3 * t;
+    double a[3], b[3], big = 0.0, nn = rc__norm3(n);
+    int k, c;
+    for (k = 0; k < 3; ++k) for (c = 0; c < 3; ++c) big = fmax(big, fabs(X[3 * tv[k] + c]));
+    rc__sub3(a, X + 3 * tv[1], X + 3 * tv[0]);
+    rc__sub3(b, X + 3 * tv[2], X + 3 * tv[0]);
+    return nn > 0.0 ? 4.0 * DBL_EPSILON * big * (rc__norm3(a) + rc__norm3(b)) / nn : HUGE_VAL;
 }
 /* the vertex of triangle t that is not on edge e (-1: none, a repeated index) */
 static int rc__mesh_obstacle_apex(const rc__obstacle *o, int t, int e)
@@ -9314,7 +9330,8 @@ static int rc__mesh_obstacle_apex(const rc__obstacle *o, int t, int e)
 }
 
 /* flat[] (ne + nv) at positions X. A flat edge has exactly two triangles (duplicates not
-   counted: rc__mesh_obstacle_topology), coplanar (normals on one line to a sine of 1e-9) and on
+   counted: rc__mesh_obstacle_topology), coplanar (normals on one line to a sine of 1e-9, or of
+   their rounding where that is larger: rc__mesh_normal_rounding) and on
    opposite sides of it (not a fold, not a triangle on repeated indices); a flat
    vertex has triangles and all its edges flat (so it is inside the patch, not on a boundary or a
    hole's rim). By its edges alone, not by comparing its triangles with one of them: the tolerance
@@ -9357,7 +9374,8 @@ static void rc__mesh_obstacle_flat(const rc__obstacle *o, const double *X, unsig
             const double *A = X + 3 * o->mesh_edges[2 * e], *B = X + 3 * o->mesh_edges[2 * e + 1];
             rc__mesh_obstacle_normal(o, X, et[0], n0);
             rc__mesh_obstacle_normal(o, X, et[1], n1);
-            if (c0 >= 0 && c1 >= 0 && c0 != c1 && rc__mesh_normals_parallel(n0, n1)) {
+            if (c0 >= 0 && c1 >= 0 && c0 != c1 &&
+                rc__mesh_normals_parallel(n0, n1, fmax(1e-9, rc__mesh_normal_rounding(o, X, et[0], n0) + rc__mesh_normal_rounding(o, X, et[1], n1)))) {
                 /* m: in the plane, across the edge; the apexes on opposite sides of it */
                 rc__sub3(a, B, A);
                 rc__cross3(m, n0, a);

@@ -2818,6 +2818,60 @@ static void test_sim_trimesh_support_counts_once(void)
     rc_sim_destroy(s);
 }
 
+/* The flat flags of a planar patch far from the world's origin (rcloth.h, rc__mesh_normal_rounding):
+   a floor tilted 10% in x and 0.5% in y, 41 x 41 vertices (2.25 cm cells), at the origin and
+   1e6 and 1e7 m up. Rounding of its coordinates turns the normals there by ~1e-8, above the fixed
+   sine of 1e-9 that decided coplanarity: the edges lost their flat count and a sheet rested 0.2 mm
+   higher (a helper's far-from-origin probe). Every inner edge and vertex is flat at every height,
+   and a roof folded by 1e-3 rad along its middle line, 1e7 m up, keeps that line's edges not flat. */
+static void test_sim_trimesh_flat_far_from_origin(void)
+{
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s;
+    const int G = 41;
+    double *v = (double *)malloc(sizeof(double) * 3 * G * G);
+    int *t = (int *)malloc(sizeof(int) * 6 * (G - 1) * (G - 1)), i, j, k = 0, place, nflat[4] = { 0, 0, 0, 0 }, ridge_flat = -1;
+    const double up[4] = { 0.0, 1e6, 1e7, 1e7 };
+    def.num_threads = 1;
+    s = t_sim_grid(&def, 4, 4, 0.1, 0.1, NULL, NULL, NULL);
+    CHECK(s != NULL && v && t);
+    if (!s || !v || !t) { rc_sim_destroy(s); free(v); free(t); return; }
+    for (j = 0; j < G - 1; ++j)
+        for (i = 0; i < G - 1; ++i) {
+            int a0 = j * G + i, a1 = a0 + 1, a2 = a0 + G, a3 = a2 + 1;
+            t[k++] = a0; t[k++] = a1; t[k++] = a3; t[k++] = a0; t[k++] = a3; t[k++] = a2;
+        }
+    for (place = 0; place < 4; ++place) {
+        int id = -1, e;
+        for (j = 0; j < G; ++j)
+            for (i = 0; i < G; ++i) {
+                double x = -0.2 + 0.9 * i / (G - 1), y = -0.2 + 0.9 * j / (G - 1);
+                double z = place < 3 ? 0.1 * x + 0.005 * y : 1e-3 * fabs(x - 0.25);   /* 3: the roof */
+                v[3 * (j * G + i)] = x; v[3 * (j * G + i) + 1] = y; v[3 * (j * G + i) + 2] = z + up[place];
+            }
+        CHECK_OK(rc_sim_add_trimesh(s, G * G, v, k / 3, t, &id));
+        if (id < 0) continue;
+        {
+            rc__obstacle *ob = s->obs + id;
+            rc__mesh_obstacle_flat(ob, ob->mesh_x, ob->mesh_flat);
+            for (e = 0; e < ob->mesh_ne + ob->mesh_nv; ++e) nflat[place] += ob->mesh_flat[e];
+            if (place == 3)   /* the roof's middle line: vertical edges along x = 0.25 (column 20) */
+                for (ridge_flat = 0, e = 0; e < ob->mesh_ne; ++e) {
+                    int a = ob->mesh_edges[2 * e], b = ob->mesh_edges[2 * e + 1];
+                    if (a % G == 20 && b % G == 20) ridge_flat += ob->mesh_flat[e];
+                }
+        }
+    }
+    /* inner edges: 3 (G-1)^2 + 2 (G-1) edges in all, 4 (G-1) on the boundary; inner vertices (G-2)^2 */
+    printf("    flat features of the tilted floor at 0, 1e6 and 1e7 m up: %d, %d, %d (want %d); the folded roof's middle line: %d flat edges\n",
+           nflat[0], nflat[1], nflat[2], 3 * (G - 1) * (G - 1) + 2 * (G - 1) - 4 * (G - 1) + (G - 2) * (G - 2), ridge_flat);
+    CHECK(nflat[0] == 3 * (G - 1) * (G - 1) - 2 * (G - 1) + (G - 2) * (G - 2));
+    CHECKF(nflat[1] == nflat[0] && nflat[2] == nflat[0], "flat features %d and %d far up, %d at the origin", nflat[1], nflat[2], nflat[0]);
+    CHECKF(ridge_flat == 0, "%d edges of the folded roof's middle line taken as flat", ridge_flat);
+    free(v); free(t);
+    rc_sim_destroy(s);
+}
+
 /* The friction of a mesh obstacle follows the same count (rcloth.h, rc__sim_fm_shares): a sheet
    (0.3 m, 11 x 11, mu 0.3) launched at 0.63 m/s over a two-triangle floor whose diagonal runs under
    it slides as far as over an analytic plane, fixed and adaptive (20 steps). Before: the vertices
@@ -6708,6 +6762,7 @@ static void suite_sim(void)
     RUN(test_sim_sphere_triangle_gap_two_spheres);
     RUN(test_sim_trimesh_candidate_reuse);
     RUN(test_sim_trimesh_support_counts_once);
+    RUN(test_sim_trimesh_flat_far_from_origin);
     RUN(test_sim_trimesh_friction_counts_once);
     RUN(test_sim_trimesh_friction);
     RUN(test_sim_obstacle_gradient);
