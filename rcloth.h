@@ -1020,9 +1020,9 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    from a loaded state repeats the steps that followed its save bit for bit (with self contact too:
    the sparse pattern's contact blocks are rebuilt from the state at each step's start). Not state but
    set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
-   the set of obstacles (so adding a handle keeps the state's size), and load stepping's memory of
-   the last static equilibrium (def.static_load_steps: another sim loading that state ramps its
-   loads from zero). A step that splits moves each
+   the set of obstacles (so adding a handle keeps the state's size), and rc_sim_solve_static's
+   memory of its last equilibrium (another sim loading that state starts its static solve from no
+   hold: loads ramped from zero, no carried friction slip). A step that splits moves each
    handle from its target at the step's start, which after a load is its target at the load: for
    a bit-for-bit replay, set the handles as they were at the save, load, then move them. The
    buffer size is rc_sim_state_size() doubles; it starts with a header (the sim's sizes), and
@@ -8054,9 +8054,10 @@ struct rc_sim {
                                              energy: x^t's centroid at each solve's start (rc__inertia_tri) */
     double origin_gravity, origin_loads;  /* what that origin takes from the gravity and load terms: added back
                                              in the stats (rc__sim_set_origin) */
-    double *static_eq;                    /* load stepping (rc_sim_solve_static): the end state of the last
-                                             converged solve, x (3 nv), u (2 nv), phi (ne), and the vertex
-                                             forces it is in equilibrium with (3 nv); allocated at first use */
+    double *static_eq;                    /* rc_sim_solve_static's memory of its last equilibrium: the end
+                                             state of the last converged call, x (3 nv), u (2 nv), phi (ne),
+                                             the vertex forces it is in equilibrium with (3 nv) and the
+                                             friction's carried slips that hold it (3 nv); allocated at first use */
     int static_eq_valid;
     double *vert_len0;                    /* nv mean rest length of incident edges */
     double *mesh_tb;                      /* mesh obstacles: 91 nt scratch, each cloth triangle's summed weighted
@@ -16458,19 +16459,14 @@ static rc_status rc__sim_keep_start(rc_sim *s, double *E, rc__terms *T, rc_step_
    energy by a constant; the stats add it back: E = E_o - (M g + sum f).o. */
 static void rc__sim_set_origin(rc_sim *s)
 {
-    double M = 0.0, F[3] = { 0.0, 0.0, 0.0 };
-    int i, c, t;
+    double F[3] = { 0.0, 0.0, 0.0 };
+    int i, c;
     memset(s->origin, 0, sizeof s->origin);
     for (i = 0; i < s->nv; ++i) for (c = 0; c < 3; ++c) s->origin[c] += s->x[3 * i + c];
     for (c = 0; c < 3; ++c) s->origin[c] /= s->nv;
-    for (t = 0; t < s->nt; ++t) {
-        const int *v = s->tris + 3 * t;
-        M += 0.5 * rc__mesh_orient2(s->u + 2 * v[0], s->u + 2 * v[1], s->u + 2 * v[2]);
-    }
-    M *= s->def.material.density * s->def.material.thickness;
     for (i = 0; i < s->nv; ++i) for (c = 0; c < 3; ++c) F[c] += s->force[3 * i + c];
     for (i = 0; i < s->nmh; ++i) if (s->mh[i].tri >= 0) for (c = 0; c < 3; ++c) F[c] += s->mh[i].f[c];
-    s->origin_gravity = -M * rc__dot3(s->def.gravity, s->origin);
+    s->origin_gravity = -s->total_mass * rc__dot3(s->def.gravity, s->origin);   /* sum_i m_i(u) = M for every u */
     s->origin_loads = -rc__dot3(F, s->origin);
 }
 
@@ -16479,7 +16475,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 {
     rc__terms T;
     double E, alpha = 1.0;
-    int i, conv = 0, iters = 0;
+    int i, conv = 0, iters = 0, resolved = 0;   /* resolved: solved again from A (below) */
     rc_status rs;
     rc__sim_set_origin(s);
     for (i = 0; i < s->nmh; ++i) {   /* the ping-pong locks last one step */
@@ -16638,7 +16634,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         rc__terms TA;
         double EA = rc__sim_start_energy(s, &TA);
         if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
-        if (EA < E) {
+        if (EA < E) {   /* the solve from A ends at or below IP(A): rc__sim_keep_start has nothing to do below */
             int outer = st->outer_iters;
             double rate = st->active_rate;
             rc__sim_adopt_start(s);
@@ -16648,9 +16644,10 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
             if (rs != RC_OK) return rs;
             st->active_rate = (rate * outer + st->active_rate * st->outer_iters) / (outer + st->outer_iters > 0 ? outer + st->outer_iters : 1);
             st->outer_iters += outer;
+            resolved = 1;
         }
     }
-    if (!conv) {
+    if (!conv && !resolved) {
         rs = rc__sim_keep_start(s, &E, &T, st);
         if (rs != RC_OK) return rs;
     }
@@ -17457,17 +17454,15 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
 RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *bend, double *gravity)
 {
     int t;
-    double S = 0.0, B = 0.0, G = 0.0, M = 0.0;
+    double S = 0.0, B = 0.0, G = 0.0;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     for (t = 0; t < s->nt; ++t) {
         double a[RC__SIM_A_TERMS], b;
-        const int *v = s->tris + 3 * t;
         rc__sim_kernel_A(s, t, s->x, s->u, 0, a, NULL, NULL);
         rc__sim_kernel_B(s, t, s->x, s->u, s->phi, 0, &b, NULL, NULL);
         S += a[0]; G += a[2]; B += b;
-        M += 0.5 * rc__mesh_orient2(s->u + 2 * v[0], s->u + 2 * v[1], s->u + 2 * v[2]);
     }
-    G -= M * s->def.material.density * s->def.material.thickness * rc__dot3(s->def.gravity, s->origin);   /* from x = 0 (rc__sim_set_origin) */
+    G -= s->total_mass * rc__dot3(s->def.gravity, s->origin);   /* from x = 0 (rc__sim_set_origin) */
     if (stretch) *stretch = S;
     if (bend) *bend = B;
     if (gravity) *gravity = G;
