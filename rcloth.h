@@ -228,7 +228,10 @@ RCLOTHDEF rc_status rc_pcg_solve(int n, const int *colptr, const int *rowind, co
 extern "C" {
 #endif
 
-/* A non-owning view of a triangle list. */
+/* A non-owning view of a triangle mesh: num_tris triangles, tris[3t+k] vertex indices in
+   [0, num_verts). Reference triangles are counter-clockwise in u. Edge numbering: first appearance
+   scanning tris[3t+k]; edge k of a triangle joins its vertices (k+1)%3 and (k+2)%3 (it is opposite
+   vertex k). */
 #ifndef RC_TRIMESH_DEFINED
 #define RC_TRIMESH_DEFINED
 typedef struct rc_trimesh {
@@ -453,17 +456,6 @@ RCLOTHDEF rc_material rc_material_fabric_cotton_poly(void);
    young/poisson: all stiffnesses > 0, nu12^2 E2/E1 < 1, 4 bend_bias > bend_warp + bend_weft. */
 RCLOTHDEF rc_status rc_material_validate(const rc_material *mat);
 
-#ifndef RC_TRIMESH_DEFINED
-#define RC_TRIMESH_DEFINED
-/* A triangle mesh: num_tris triangles, tris[3t+k] vertex indices in [0, num_verts). Reference
-   triangles are counter-clockwise in u. Edge numbering: first appearance scanning tris[3t+k],
-   edge k of a triangle joins its vertices (k+1)%3 and (k+2)%3 (it is opposite vertex k). */
-typedef struct rc_trimesh {
-    int num_verts, num_tris;
-    const int *tris;
-} rc_trimesh;
-#endif
-
 /* Total stretch and bending energy of the sheet (J), DESIGN.md §2 (StVK, rest-flat Kirchhoff-Love,
    mid-edge directors).
      x: 3*num_verts world positions (m); u: 2*num_verts reference positions (m), CCW triangles.
@@ -591,7 +583,7 @@ enum { RC_SOLVER_LDLT = 0, RC_SOLVER_PCG = 1 };
 typedef struct rc_sim rc_sim;
 
 typedef struct rc_sim_def {
-    rc_mesh_desc mesh;
+    rc_mesh_desc mesh;          /* the cloth: 3 to 5e7 vertices, 1 to 1e8 triangles */
     rc_material material;       /* default: cotton-like (rc_material_cotton()) */
     double bending_scale;       /* 1.0 = a thin plate of material.thickness. Real cloth bends far
                                    more easily: the cotton default uses 1.0 with the plate
@@ -613,20 +605,20 @@ typedef struct rc_sim_def {
                                    works (per-element PSD projection, Gauss-Newton for the bending
                                    stencils; the convex model alone converges linearly under
                                    compression/buckling, DESIGN §3); 0: always the convex model */
-    int max_substeps;           /* automatic halving of dt after a failed step, default 8 levels
-                                   (down to dt/256; a step that fails at its start or in its
-                                   solve is retried as two half steps, recursively; obstacles
-                                   and pins move half as far in each; not when it failed at a
-                                   start that no split changes: nothing moving). 4 levels were
+    int max_substeps;           /* automatic halving of dt after a failed step, default 8 levels,
+                                   at most 20 (8: down to dt/256; a step that fails at its start
+                                   or in its solve is retried as two half steps, recursively;
+                                   obstacles and pins move half as far in each; not when it failed
+                                   at a start that no split changes: nothing moving). 4 levels were
                                    one short for the 1k skirt_panels scene, whose kicking leg
                                    presses two layers together: fixed-mesh step 48 needed 14
                                    substeps */
     int static_load_steps;      /* rc_sim_solve_static: apply gravity, the forces and material loads
                                    and the moves of pins and material handles in this many equal
-                                   increments, each solved to equilibrium (load stepping), default 1.
-                                   The loads ramp from those of the last call's equilibrium while
-                                   the state is still its end state (a repeated call does not
-                                   unload first), else from zero */
+                                   increments, each solved to equilibrium (load stepping), default 1,
+                                   at most 10000. The loads ramp from those of the last call's
+                                   equilibrium while the state is still its end state (a repeated
+                                   call does not unload first), else from zero */
     int linear_solver;          /* RC_SOLVER_LDLT (default: sparse LDL^T with AMD) or RC_SOLVER_PCG
                                    (Jacobi-preconditioned CG, no factorization; for large meshes'
                                    time steps: without the mass term CG converges slowly, and
@@ -986,8 +978,9 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
    of it (triangles sharing vertices, panels joined by seams), that nothing holds (no pin or
    material handle with a spring on it, and no obstacle) under a nonzero net load (gravity,
    forces, material loads) is RC_ERR_INVALID_ARGUMENT at once, the state unchanged. Equilibrium:
-   a pseudo step that moved less than tol L dt and left a residual force below 1e-3 of the weight
-   (|g|). Friction holds cloth as Coulomb's static friction would: each vertex in frictional
+   a converged pseudo step that moved x less than tol L dt (L the cloth's size) and, adaptive, u
+   less than tol l dt (l the mean edge), and whose move leaves a residual acceleration below 1e-3
+   of the scene's (|g|; without gravity 1e-4 L / dt^2). At most 400 pseudo steps. Friction holds cloth as Coulomb's static friction would: each vertex in frictional
    contact carries its slip from pseudo step to pseudo step (up to the elastic slip eps_v dt,
    beyond which it slides), so a sheet on a slope below the friction angle, or draped on a
    sphere, stays; above the friction angle it slides off (converged = 0). A call that converged
@@ -2376,9 +2369,9 @@ static rc_status rc__ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const
 /* whether a recycled array of cap entries serves for need: long enough, not over twice as long */
 static int rc__sp_recycle_fits(size_t cap, size_t need) { return cap >= need && cap <= 2 * need + 1024; }
 RCLOTHDEF rc_status rc_ldlt_analyze_ex(rc_ldlt **out, int n, const int *colptr, const int *rowind,
-                                       const int *perm_in, void *user)
+                                       const int *perm, void *user)
 {
-    return rc__ldlt_analyze(out, n, colptr, rowind, perm_in, user, NULL);
+    return rc__ldlt_analyze(out, n, colptr, rowind, perm, user, NULL);
 }
 static rc_status rc__ldlt_analyze(rc_ldlt **out, int n, const int *colptr, const int *rowind,
                                   const int *perm_in, void *user, rc_ldlt *recycle)
@@ -2836,6 +2829,7 @@ static void rc__sp_kern_16x4(int k, const double *A, int lda, const double *bp, 
    4-column blocks straight into C; 1-3 columns (single edge DOFs, the 5th DOF of a vertex): B is
    zero padded, so the kernel computes -t into a scratch tile and nr columns are copied out
    (c + (-t) rounds as c - t does) */
+#if defined(RC__SP_KERN) || defined(RC__SP_DISPATCH)
 #define RC__SP_TILES(KERN, KMR)                                                                  \
     do {                                                                                          \
         if (nr == 4) {                                                                            \
@@ -2852,6 +2846,7 @@ static void rc__sp_kern_16x4(int k, const double *A, int lda, const double *bp, 
             }                                                                                     \
         }                                                                                         \
     } while (0)
+#endif
 
 /* row panel p (rows p*MC .. p*MC+MC-1) of C (+)= -A B^T, lower part only; simd: the CPU's tiles
    (rc_ldlt.simd; RC__SP_DISPATCH builds) */
@@ -3839,25 +3834,19 @@ enum { RC__VK_INTERIOR = 0, RC__VK_CORNER = 1, RC__VK_SLIDING = 2 };
 
 typedef struct rc__topo {
     int nv, nt, ne;
-    int *tri_v;      /* 3*nt: copy of the triangle list */
     int *tri_edge;   /* 3*nt: global edge of local edge k of triangle t (opposite vertex k) */
     int *edge_v;     /* 2*ne: the two vertices, lower index first */
     int *edge_tri;   /* 2*ne: adjacent triangles; [0] is the first in scan order, [1] = -1 on the boundary */
     int *edge_k;     /* 2*ne: local index of the edge in edge_tri[0] / edge_tri[1] (-1 if none) */
     int *tri_nbr;    /* 3*nt: triangle across local edge k, -1 on the boundary */
     int *tri_flap;   /* 3*nt: vertex of tri_nbr opposite the shared edge, -1 on the boundary */
-    int *tri_nbr_k;  /* 3*nt: local index of the shared edge inside tri_nbr, -1 on the boundary */
     int *vt_ptr, *vt_idx;   /* vertex -> incident triangles (CSR, ascending) */
     int *vv_ptr, *vv_idx;   /* vertex -> neighbour vertices (CSR, ascending) */
     int *vv_edge;           /* aligned with vv_idx: the edge joining v and vv_idx[j] */
-    int nloops;
-    int *loop_ptr, *loop_v; /* boundary loops, vertices in order with the domain on the left
-                               (outer boundary ccw, holes cw, for ccw triangles) */
-    int *bnd_prev, *bnd_next; /* nv: boundary neighbours along the loop (prev -> v -> next) for
-                                 manifold boundary vertices, -1 otherwise */
+    int *bnd_prev, *bnd_next; /* nv: boundary neighbours (prev -> v -> next, the domain on the
+                                 left) for manifold boundary vertices, -1 otherwise */
     unsigned char *vkind;   /* RC__VK_INTERIOR / RC__VK_CORNER / RC__VK_SLIDING */
     double *slide_dir;      /* 2*nv: unit tangent (bnd_next - bnd_prev direction) of sliding vertices, 0 otherwise */
-    double *edge_rest_len;  /* ne: edge length in the ref_uv given to rc__topo_build (0 if NULL) */
 } rc__topo;
 
 /* Relative collinearity tolerance for sliding vertices: prev p, vertex v, next n are collinear when
@@ -3870,13 +3859,12 @@ typedef struct rc__topo {
 static void rc__topo_free(rc__topo *t, void *user)
 {
     if (!t) return;
-    rc__free(user, t->tri_v); rc__free(user, t->tri_edge); rc__free(user, t->edge_v); rc__free(user, t->edge_tri);
+    rc__free(user, t->tri_edge); rc__free(user, t->edge_v); rc__free(user, t->edge_tri);
     rc__free(user, t->edge_k); rc__free(user, t->tri_nbr); rc__free(user, t->tri_flap);
-    rc__free(user, t->tri_nbr_k); rc__free(user, t->vt_ptr); rc__free(user, t->vt_idx);
+    rc__free(user, t->vt_ptr); rc__free(user, t->vt_idx);
     rc__free(user, t->vv_ptr); rc__free(user, t->vv_idx); rc__free(user, t->vv_edge);
-    rc__free(user, t->loop_ptr); rc__free(user, t->loop_v); rc__free(user, t->bnd_prev);
+    rc__free(user, t->bnd_prev);
     rc__free(user, t->bnd_next); rc__free(user, t->vkind); rc__free(user, t->slide_dir);
-    rc__free(user, t->edge_rest_len);
     memset(t, 0, sizeof(*t));
 }
 
@@ -3950,7 +3938,7 @@ static double rc__mesh_orient2(const double *a, const double *b, const double *c
 }
 
 /* Builds the topology of a triangle list. ref_uv may be NULL (e.g. an obstacle mesh): then
-   every boundary vertex is a corner and edge_rest_len is 0. Errors: RC_ERR_INVALID_ARGUMENT
+   every boundary vertex is a corner. Errors: RC_ERR_INVALID_ARGUMENT
    (NULL, nv < 1, nt < 1), RC_ERR_MESH_INDEX, RC_ERR_NON_FINITE (ref_uv), RC_ERR_MESH_NON_MANIFOLD
    (an edge in > 2 triangles or traversed twice in the same direction), RC_ERR_OUT_OF_MEMORY.
    Orientation and degeneracy are not checked here (rc_mesh_validate does). On error *t is zeroed. */
@@ -3958,8 +3946,7 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
                                 const double *ref_uv)
 {
     rc_status st = RC_OK;
-    int i, e, v, n3, nb = 0, *tmp = NULL, *stack = NULL, *mark = NULL, *bout_ptr = NULL, *bout = NULL;
-    unsigned char *used = NULL;
+    int i, e, v, n3, *tmp = NULL, *stack = NULL, *mark = NULL, *nbout = NULL;
     if (!t) return RC_ERR_INVALID_ARGUMENT;
     memset(t, 0, sizeof(*t));
     if (!tris || nv < 1 || nt < 1 || nt > 0x7fffffff / 3) return RC_ERR_INVALID_ARGUMENT;
@@ -3967,10 +3954,8 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
     if (ref_uv && !rc__all_finite(ref_uv, (size_t)2 * (size_t)nv)) return RC_ERR_NON_FINITE;
     n3 = 3 * nt;
     t->nv = nv; t->nt = nt;
-    t->tri_v = (int *)rc__alloc(user, (size_t)n3, sizeof(int));
     t->tri_edge = (int *)rc__alloc(user, (size_t)n3, sizeof(int));
-    if (!t->tri_edge || !t->tri_v) { st = RC_ERR_OUT_OF_MEMORY; goto fail; }
-    memcpy(t->tri_v, tris, sizeof(int) * (size_t)n3);
+    if (!t->tri_edge) { st = RC_ERR_OUT_OF_MEMORY; goto fail; }
     st = rc__mesh_number_edges(user, nt, tris, t->tri_edge, &t->ne);
     if (st != RC_OK) goto fail;
     t->edge_v = (int *)rc__alloc(user, (size_t)2 * (size_t)t->ne, sizeof(int));
@@ -3978,7 +3963,6 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
     t->edge_k = (int *)rc__alloc(user, (size_t)2 * (size_t)t->ne, sizeof(int));
     t->tri_nbr = (int *)rc__alloc(user, (size_t)n3, sizeof(int));
     t->tri_flap = (int *)rc__alloc(user, (size_t)n3, sizeof(int));
-    t->tri_nbr_k = (int *)rc__alloc(user, (size_t)n3, sizeof(int));
     t->vt_ptr = (int *)rc__calloc(user, (size_t)nv + 1, sizeof(int));
     t->vt_idx = (int *)rc__alloc(user, (size_t)n3, sizeof(int));
     t->vv_ptr = (int *)rc__calloc(user, (size_t)nv + 1, sizeof(int));
@@ -3988,13 +3972,12 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
     t->bnd_next = (int *)rc__alloc(user, (size_t)nv, sizeof(int));
     t->vkind = (unsigned char *)rc__calloc(user, (size_t)nv, 1);
     t->slide_dir = (double *)rc__calloc(user, (size_t)2 * (size_t)nv, sizeof(double));
-    t->edge_rest_len = (double *)rc__calloc(user, (size_t)t->ne, sizeof(double));
     tmp = (int *)rc__alloc(user, (size_t)nv + 1, sizeof(int));
     mark = (int *)rc__alloc(user, (size_t)nt, sizeof(int));
     stack = (int *)rc__alloc(user, (size_t)nt, sizeof(int));
-    if (!t->edge_v || !t->edge_tri || !t->edge_k || !t->tri_nbr || !t->tri_flap || !t->tri_nbr_k ||
+    if (!t->edge_v || !t->edge_tri || !t->edge_k || !t->tri_nbr || !t->tri_flap ||
         !t->vt_ptr || !t->vt_idx || !t->vv_ptr || !t->vv_idx || !t->vv_edge || !t->bnd_prev ||
-        !t->bnd_next || !t->vkind || !t->slide_dir || !t->edge_rest_len || !tmp || !mark || !stack) {
+        !t->bnd_next || !t->vkind || !t->slide_dir || !tmp || !mark || !stack) {
         st = RC_ERR_OUT_OF_MEMORY;
         goto fail;
     }
@@ -4004,7 +3987,7 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
     for (i = 0; i < n3; ++i) {
         int tr = i / 3, k = i % 3, p = tris[3 * tr + (k + 1) % 3], q = tris[3 * tr + (k + 2) % 3];
         e = t->tri_edge[i];
-        t->tri_nbr[i] = t->tri_flap[i] = t->tri_nbr_k[i] = -1;
+        t->tri_nbr[i] = t->tri_flap[i] = -1;
         if (t->edge_tri[2 * e] < 0) {
             t->edge_v[2 * e] = p < q ? p : q;
             t->edge_v[2 * e + 1] = p < q ? q : p;
@@ -4023,13 +4006,9 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
     }
     for (e = 0; e < t->ne; ++e) {
         int t0 = t->edge_tri[2 * e], k0 = t->edge_k[2 * e], t1 = t->edge_tri[2 * e + 1], k1 = t->edge_k[2 * e + 1];
-        if (ref_uv) {
-            const double *a = ref_uv + 2 * t->edge_v[2 * e], *b = ref_uv + 2 * t->edge_v[2 * e + 1];
-            t->edge_rest_len[e] = sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]));
-        }
-        if (t1 < 0) { ++nb; continue; }
-        t->tri_nbr[3 * t0 + k0] = t1; t->tri_flap[3 * t0 + k0] = tris[3 * t1 + k1]; t->tri_nbr_k[3 * t0 + k0] = k1;
-        t->tri_nbr[3 * t1 + k1] = t0; t->tri_flap[3 * t1 + k1] = tris[3 * t0 + k0]; t->tri_nbr_k[3 * t1 + k1] = k0;
+        if (t1 < 0) continue;
+        t->tri_nbr[3 * t0 + k0] = t1; t->tri_flap[3 * t0 + k0] = tris[3 * t1 + k1];
+        t->tri_nbr[3 * t1 + k1] = t0; t->tri_flap[3 * t1 + k1] = tris[3 * t0 + k0];
     }
 
     /* vertex -> triangles */
@@ -4057,51 +4036,25 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
         }
     }
 
-    /* boundary half-edges grouped by origin vertex (CSR), then loops traced by following them:
-       every boundary half-edge runs with the domain on its left, and each vertex has as many
-       incoming as outgoing boundary half-edges, so a greedy trace always closes. */
-    bout_ptr = (int *)rc__calloc(user, (size_t)nv + 1, sizeof(int));
-    bout = (int *)rc__alloc(user, (size_t)nb, sizeof(int));
-    used = (unsigned char *)rc__calloc(user, (size_t)nb, 1);
-    t->loop_ptr = (int *)rc__alloc(user, (size_t)nb + 1, sizeof(int));
-    t->loop_v = (int *)rc__alloc(user, (size_t)nb, sizeof(int));
-    if (!bout_ptr || !bout || !used || !t->loop_ptr || !t->loop_v) { st = RC_ERR_OUT_OF_MEMORY; goto fail; }
+    /* boundary half-edges (each runs with the domain on its left) counted by origin vertex; a
+       vertex with exactly one outgoing (and so one incoming) boundary half-edge gets its
+       boundary neighbours */
+    nbout = (int *)rc__calloc(user, (size_t)nv, sizeof(int));
+    if (!nbout) { st = RC_ERR_OUT_OF_MEMORY; goto fail; }
     for (v = 0; v < nv; ++v) t->bnd_prev[v] = t->bnd_next[v] = -1;
     for (e = 0; e < t->ne; ++e)
         if (t->edge_tri[2 * e + 1] < 0) {
             int h = 3 * t->edge_tri[2 * e] + t->edge_k[2 * e];
-            bout_ptr[tris[3 * (h / 3) + (h % 3 + 1) % 3] + 1]++;
+            nbout[tris[3 * (h / 3) + (h % 3 + 1) % 3]]++;
         }
-    for (v = 0; v < nv; ++v) bout_ptr[v + 1] += bout_ptr[v];
-    memcpy(tmp, bout_ptr, sizeof(int) * (size_t)nv);
     for (e = 0; e < t->ne; ++e)
         if (t->edge_tri[2 * e + 1] < 0) {
             int h = 3 * t->edge_tri[2 * e] + t->edge_k[2 * e];
             int o = tris[3 * (h / 3) + (h % 3 + 1) % 3], d = tris[3 * (h / 3) + (h % 3 + 2) % 3];
-            bout[tmp[o]++] = h;
             /* (each vertex has as many incoming boundary half-edges as outgoing ones) */
-            if (bout_ptr[o + 1] - bout_ptr[o] == 1) t->bnd_next[o] = d;
-            if (bout_ptr[d + 1] - bout_ptr[d] == 1) t->bnd_prev[d] = o;
+            if (nbout[o] == 1) t->bnd_next[o] = d;
+            if (nbout[d] == 1) t->bnd_prev[d] = o;
         }
-    {
-        int nl = 0, nlv = 0, s;
-        t->loop_ptr[0] = 0;
-        for (s = 0; s < nb; ++s) {
-            int cur = s;
-            if (used[s]) continue;
-            while (!used[cur]) {
-                int h = bout[cur], d = tris[3 * (h / 3) + (h % 3 + 2) % 3], j, nxt = -1;
-                used[cur] = 1;
-                t->loop_v[nlv++] = tris[3 * (h / 3) + (h % 3 + 1) % 3];
-                for (j = bout_ptr[d]; j < bout_ptr[d + 1]; ++j)
-                    if (!used[j]) { nxt = j; break; }
-                if (nxt < 0) break;
-                cur = nxt;
-            }
-            t->loop_ptr[++nl] = nlv;
-        }
-        t->nloops = nl;
-    }
 
     /* classification: a vertex is interior when it has no boundary edge and its incident
        triangles form one fan (connected across edges through the vertex); boundary vertices with
@@ -4109,7 +4062,7 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
        (bow-ties, several loops, isolated vertices) is a corner. */
     for (i = 0; i < nt; ++i) mark[i] = -1;
     for (v = 0; v < nv; ++v) {
-        int j, fans = 0, nbo = bout_ptr[v + 1] - bout_ptr[v];
+        int j, fans = 0, nbo = nbout[v];
         for (j = t->vt_ptr[v]; j < t->vt_ptr[v + 1]; ++j) {
             int sp = 0, s0 = t->vt_idx[j];
             if (mark[s0] == v) continue;
@@ -4143,11 +4096,11 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
         }
     }
     rc__free(user, tmp); rc__free(user, mark); rc__free(user, stack);
-    rc__free(user, bout_ptr); rc__free(user, bout); rc__free(user, used);
+    rc__free(user, nbout);
     return RC_OK;
 fail:
     rc__free(user, tmp); rc__free(user, mark); rc__free(user, stack);
-    rc__free(user, bout_ptr); rc__free(user, bout); rc__free(user, used);
+    rc__free(user, nbout);
     rc__topo_free(t, user);
     return st;
 }
@@ -6629,16 +6582,17 @@ static void rc__ct_aff_set(rc__ct_aff *A, int m, int np, int s0, int s1, int s2,
     for (k = 0; k < 4; ++k) { A->c0[k] = 0.0; A->a[k][0] = A->a[k][1] = 0.0; }
 }
 
-/* Evaluates min_th |r|^2 for the affine family A over stencil vertices X (nst of them).
-   th[] receives the parameters, w[nst] the closest-vector weights (r = sum w_i X_i); grad (3 nst)
-   and hess (3nst)^2 are overwritten when non-NULL. *ok = 0 if the parameter system is singular
+/* Evaluates min_th |r|^2 for the affine family A over the four stencil vertices X.
+   th[] receives the parameters, w[4] the closest-vector weights (r = sum w_i X_i); grad (12)
+   and hess (12 x 12) are overwritten when non-NULL. *ok = 0 if the parameter system is singular
    (then d2 is the value at th = 0). */
-static double rc__ct_aff_eval(const rc__ct_aff *A, const double *X[4], int nst, double th[2],
+static double rc__ct_aff_eval(const rc__ct_aff *A, const double *X[4], double th[2],
                               double *w, double *grad, double *hess, int *ok)
 {
     double e[2][3] = {{0, 0, 0}, {0, 0, 0}}, r[3] = {0, 0, 0}, c[4], G[2][2], Gi[2][2], d2;
     double B[12][2];
-    int k, l, j, i, dd, n = 3 * nst;
+    int k, l, j, i, dd;
+    const int nst = 4, n = 3 * nst;
     th[0] = th[1] = 0.0;
     if (ok) *ok = 1;
     for (k = 0; k < A->m; ++k) {
@@ -6792,7 +6746,7 @@ static int rc__ct_point_triangle_type(const double p[3], const double t0[3], con
     rc__cross3(n, u, v);
     if (rc__dot3(n, n) > RC__CT_PARALLEL_SIN2 * rc__dot3(u, u) * rc__dot3(v, v)) {
         rc__ct_aff_ptplane(&A);
-        (void)rc__ct_aff_eval(&A, X, 4, th, NULL, NULL, NULL, &ok);
+        (void)rc__ct_aff_eval(&A, X, th, NULL, NULL, NULL, &ok);
         if (ok && th[0] >= 0.0 && th[1] >= 0.0 && th[0] + th[1] <= 1.0) return RC__CT_P_T;
     }
     /* otherwise the closest point lies on the boundary: the best of the three clamped edges */
@@ -6823,7 +6777,7 @@ static int rc__ct_edge_edge_type(const double ea0[3], const double ea1[3], const
     int k, type = RC__CT_EA0_EB0, ok;
     X[0] = ea0; X[1] = ea1; X[2] = eb0; X[3] = eb1;
     rc__ct_aff_eeline(&A);
-    (void)rc__ct_aff_eval(&A, X, 4, th, NULL, NULL, NULL, &ok);
+    (void)rc__ct_aff_eval(&A, X, th, NULL, NULL, NULL, &ok);
     if (ok && th[0] >= 0.0 && th[0] <= 1.0 && th[1] >= 0.0 && th[1] <= 1.0) return RC__CT_EA_EB;
     /* parallel, or a line-line closest point outside a segment: one closest point is an endpoint */
     for (k = 0; k < 4; ++k) {
@@ -6845,7 +6799,7 @@ static double rc__ct_point_triangle_d2_typed(const double p[3], const double t0[
     rc__ct_aff A;
     X[0] = p; X[1] = t0; X[2] = t1; X[3] = t2;
     rc__ct_pt_aff(&A, type);
-    return rc__ct_aff_eval(&A, X, 4, th, w, grad, hess, NULL);
+    return rc__ct_aff_eval(&A, X, th, w, grad, hess, NULL);
 }
 static double rc__ct_point_triangle_d2(const double p[3], const double t0[3], const double t1[3],
                                        const double t2[3], int *type, double grad[12], double hess[144])
@@ -6866,7 +6820,7 @@ static double rc__ct_edge_edge_d2_typed(const double ea0[3], const double ea1[3]
     X[0] = ea0; X[1] = ea1; X[2] = eb0; X[3] = eb1;
     rc__ct_ee_aff(&A, type);
     /* every family is written with r = (point on a) - (point on b) */
-    d2 = rc__ct_aff_eval(&A, X, 4, th, w, grad, hess, NULL);
+    d2 = rc__ct_aff_eval(&A, X, th, w, grad, hess, NULL);
     return d2;
 }
 static double rc__ct_edge_edge_d2(const double ea0[3], const double ea1[3], const double eb0[3],
@@ -8028,6 +7982,13 @@ typedef struct rc__mhandle {
     int pp_tri[2], pp_count, pp_edge;   /* within a step: the point's last two triangles, how often it went back, the edge locked for it (rc__sim_handle_pingpong) */
 } rc__mhandle;
 
+/* the element derivative blocks (rc__sim_assemble_tri), gradient then row-major Hessian, in the
+   full adaptive layout: element A 15 DOFs (x of the 3 vertices, then their u), element B 27 (x of
+   the 3 vertices and 3 flaps, the 3 edge angles, then the vertices' u); RC__CHUNK triangles'
+   blocks per parallel chunk of rc__sim_assemble */
+#define RC__ELEM_A (15 + 15 * 15)
+#define RC__ELEM_B (27 + 27 * 27)
+#define RC__CHUNK 1024
 #define RC__SIM_A_TERMS 7   /* the length of element A's a[] (rc__sim_kernel_A) */
 #define RC__SIM_TRI_E (RC__SIM_A_TERMS + 1)   /* a row of tri_e: A's six energies, B's bending, A's core distance */
 #define RC__POLISH_W 18                     /* a bending stencil in the angle polish: Q (9), h (3), theta (3), s (3) */
@@ -8113,7 +8074,7 @@ struct rc_sim {
     double *active_hist;                  /* active rate of each outer iteration, active_cap entries */
     int active_cap;                       /* def.itr_max_outer at creation */
     double *tri_e;                        /* nt*RC__SIM_TRI_E per-triangle energy terms (fixed-order sums) and core distance */
-    double *chunkA, *chunkB;              /* RC__CHUNK*(15 + 225), RC__CHUNK*(27 + 729) element scratch */
+    double *chunkA, *chunkB;              /* RC__CHUNK * RC__ELEM_A, RC__CHUNK * RC__ELEM_B element scratch */
     double *cacheA, *cacheB;              /* nt*(15+225), nt*(27+729): cached joint element derivatives (adaptive) */
     double *ls_x, *ls_u, *ls_phi;
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
@@ -8604,9 +8565,10 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     RC__A(s->ls_x, 3 * nv, double); RC__A(s->ls_dx, 3 * nv, double); RC__A(s->ls_u, 2 * nv, double); RC__A(s->ls_phi, ne, double);
     RC__A(s->tri_e, (size_t)RC__SIM_TRI_E * nt, double);
     RC__A(s->polish, (size_t)RC__POLISH_W * nt + ne, double);
-    RC__A(s->chunkA, (size_t)(nt < 1024 ? nt : 1024) * 240, double); RC__A(s->chunkB, (size_t)(nt < 1024 ? nt : 1024) * 756, double);
+    RC__A(s->chunkA, (size_t)(nt < RC__CHUNK ? nt : RC__CHUNK) * RC__ELEM_A, double);
+    RC__A(s->chunkB, (size_t)(nt < RC__CHUNK ? nt : RC__CHUNK) * RC__ELEM_B, double);
     if (def->adaptive && def->itr_cache) {   /* the derivative cache and its bookkeeping */
-        RC__A(s->cacheA, (size_t)nt * 240, double); RC__A(s->cacheB, (size_t)nt * 756, double);
+        RC__A(s->cacheA, (size_t)nt * RC__ELEM_A, double); RC__A(s->cacheB, (size_t)nt * RC__ELEM_B, double);
         RC__A(s->cache_state, (size_t)nt * 27, double); RC__A(s->cache_valid, nt, unsigned char); RC__A(s->cache_score, nt, double);
     }
     if (def->adaptive) { RC__A(s->active_hist, def->itr_max_outer, double); s->active_cap = def->itr_max_outer; }
@@ -9306,7 +9268,7 @@ static int rc__mesh_normals_parallel(const double *n, const double *m, double si
 /* How far rounding can turn the normal n = (X1 - X0) x (X2 - X0) of obstacle triangle t (as a
    sine): each coordinate is X to within eps |X|, so the edges are off by up to ~2 eps |X|_max and n
    by that times |e1| + |e2|. Far from the world's origin this exceeds any fixed tolerance: a
-   tilted floor of 2.25 cm cells 1e6 m up (a helper's far-from-origin probe, session 57) had
+   tilted floor of 2.25 cm cells 1e6 m up (a far-from-origin probe, session 57) had
    normals 1e-8 apart, its edges lost their flat count, and a sheet rested 0.2 mm higher on it
    (the double support below) and, adaptive, slid u 7.7 mm where it slides 0.61 mm at the origin. */
 static double rc__mesh_normal_rounding(const rc__obstacle *o, const double *X, int t, const double *n)
@@ -10093,7 +10055,7 @@ static void rc__system_build_tables(const rc_sim *s, rc__system *y)
 }
 
 /* Scatter the Hessian terms of triangles [c0, c1) whose CSC positions lie in [lo, hi) (the whole
-   range: all of them), from element blocks bA + 240 (t - t0) and bB + 756 (t - t0) (gradient, then
+   range: all of them), from element blocks bA + RC__ELEM_A (t - t0) and bB + RC__ELEM_B (t - t0) (gradient, then
    the Hessian with row stride 15 and 27, or 9 and 21 without u). The gradients: rc__system_scatter
    with H = NULL. Needs the table. */
 static void rc__system_scatter_tris(const rc_sim *s, rc__system *y, int c0, int c1, const double *bA,
@@ -10101,7 +10063,7 @@ static void rc__system_scatter_tris(const rc_sim *s, rc__system *y, int c0, int 
 {
     int t, nA = y->with_u ? 15 : 9, nB = y->with_u ? 27 : 21;
     for (t = c0; t < c1; ++t) {
-        const double *HA = bA + (size_t)240 * (t - t0) + 15, *HB = bB + (size_t)756 * (t - t0) + 27;
+        const double *HA = bA + (size_t)RC__ELEM_A * (t - t0) + 15, *HB = bB + (size_t)RC__ELEM_B * (t - t0) + 27;
         int q0 = y->el_off[t], q1 = y->el_off[t + 1], q;
         rc__dofmap mA, mB;
         if (lo > 0) {   /* first entry at or after lo */
@@ -10172,7 +10134,7 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    The free travel is r0 = min(1, h / travel_time) cells (default 0.04 s), a material speed limit, not one
    cell per step. Why: the transfer's error costs ~ (m/h^2) |du|^4 per step, so with a
    step-independent allowance the error per unit time grows like 1/h^3, and the allowance was
-   taken (helper probes): a cotton square released at rest above a sphere at dt = 1 ms slid 1.3
+   taken (probes): a cotton square released at rest above a sphere at dt = 1 ms slid 1.3
    cells per step (140 m/s through the material) and KE + V + barrier rose on 32 steps to +0.049 J
    above its rest start (the fixed mesh never gains); a very soft sheet (E = 1e3 Pa) over the
    sphere at dt = 0.01 slid 1.2 cells per step and gained 0.053 J in one step (KE +46%). A speed
@@ -10183,7 +10145,7 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    every step with 0.04 s as with 0.01 s, in 0.76-1.15x the time (eight of them faster); steps of
    0.04 s and longer (the demo, the energy bench) are unchanged unless split. Not removed: gains with little
    travel (a stretched annulus at dt 0.004: 3.7e-4 J in a step sliding 6 mm). The time is a def field
-   (travel_time): as a constant it was the one default a scene's time unit could not scale (a helper's
+   (travel_time): as a constant it was the one default a scene's time unit could not scale (a
    similarity probe, session 57: every other parameter scaled, adaptive steps matched to 3e-10 m
    with lengths and masses rescaled, but with the time unit rescaled by 0.1-10 they differed by
    1e-4 m at material points in one step, 1-4 mm after five). */
@@ -11274,29 +11236,28 @@ static void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacle *ob, int 
     }
 }
 
-/* The pair test of rc__ct_bp_pairs on the boxes of rc__sim_boxes, for one pair: primitive A (na
-   vertices ia of xa, swept to xa + a dxa when dxa) and B (nb vertices ib of xb, swept likewise
-   when dxb), each box grown by infl; 1 if they meet on every axis. The same arithmetic as the
-   search, so a kept list filtered with it yields exactly the pairs a fresh search would. */
+/* The pair test of rc__ct_bp_pairs on the boxes of rc__sim_boxes, for one pair: cloth primitive A
+   (na vertices ia of xa, swept to xa + a dxa when dxa) and obstacle primitive B (nb vertices ib of
+   xb, which stands still within the solve), each box grown by infl; 1 if they meet on every axis.
+   The same arithmetic as the search, so a kept list filtered with it yields exactly the pairs a
+   fresh search would. */
 static int rc__sim_boxes_meet(const double *xa, const double *dxa, const int *ia, int na, const double *xb,
-                              const double *dxb, const int *ib, int nb, double a, double infl)
+                              const int *ib, int nb, double a, double infl)
 {
-    const double *xs[2], *ds[2];
-    const int *is[2];
-    int ns[2], c, k, side;
-    xs[0] = xa; ds[0] = dxa; is[0] = ia; ns[0] = na;
-    xs[1] = xb; ds[1] = dxb; is[1] = ib; ns[1] = nb;
+    int c, k;
     for (c = 0; c < 3; ++c) {
-        double lo[2], hi[2];
-        for (side = 0; side < 2; ++side) {
-            lo[side] = HUGE_VAL; hi[side] = -HUGE_VAL;
-            for (k = 0; k < ns[side]; ++k) {
-                double v0 = xs[side][3 * is[side][k] + c], v1 = ds[side] ? v0 + a * ds[side][3 * is[side][k] + c] : v0;
-                if (v0 < lo[side]) lo[side] = v0;
-                if (v0 > hi[side]) hi[side] = v0;
-                if (v1 < lo[side]) lo[side] = v1;
-                if (v1 > hi[side]) hi[side] = v1;
-            }
+        double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+        for (k = 0; k < na; ++k) {
+            double v0 = xa[3 * ia[k] + c], v1 = dxa ? v0 + a * dxa[3 * ia[k] + c] : v0;
+            if (v0 < lo[0]) lo[0] = v0;
+            if (v0 > hi[0]) hi[0] = v0;
+            if (v1 < lo[0]) lo[0] = v1;
+            if (v1 > hi[0]) hi[0] = v1;
+        }
+        for (k = 0; k < nb; ++k) {
+            double v = xb[3 * ib[k] + c];
+            if (v < lo[1]) lo[1] = v;
+            if (v > hi[1]) hi[1] = v;
         }
         if (lo[0] - infl > hi[1] + infl || lo[1] - infl > hi[0] + infl) return 0;
     }
@@ -11433,7 +11394,7 @@ static int rc__sim_mesh_gap_ok(const rc_sim *s, const rc__obstacle *ob, int kind
     int na, nb, k;
     rc__sim_mesh_pair_verts(s, ob, kind, pair, &ia, &na, &ib, &nb);
     r *= 1.0 + 1e-9;
-    if (!rc__sim_boxes_meet(x, NULL, ia, na, X, NULL, ib, nb, 0.0, 0.5 * r)) return 0;
+    if (!rc__sim_boxes_meet(x, NULL, ia, na, X, ib, nb, 0.0, 0.5 * r)) return 0;
     if (kind >= 3) return 1;
     /* P[0] the point (or ea0), P[1..3] the triangle (or ea1, eb0, eb1) */
     if (kind == 0) { P[0] = x + 3 * ia[0]; for (k = 0; k < 3; ++k) P[1 + k] = X + 3 * ib[k]; }
@@ -11680,7 +11641,7 @@ static int rc__sim_mesh_ccd_pairs(rc_sim *s, int o, int kind, const double *bx, 
         const int *pr = s->mc_pairs + 2 * p, *ia, *ib;
         int na, nb;
         rc__sim_mesh_pair_verts(s, ob, kind, pr, &ia, &na, &ib, &nb);
-        if (!rc__sim_boxes_meet(bx, dx, ia, na, X, NULL, ib, nb, a, xi_)) continue;
+        if (!rc__sim_boxes_meet(bx, dx, ia, na, X, ib, nb, a, xi_)) continue;
         (*pairs)[2 * np] = pr[0]; (*pairs)[2 * np + 1] = pr[1];
         ++np;
     }
@@ -12804,7 +12765,6 @@ static int rc__cmp_desc_double(const void *a, const void *b)
    derivatives are computed in parallel in chunks; each value of the matrix sums its terms in
    triangle order whether the chunk is scattered by one thread or by several (each taking one range
    of CSC positions), so the result is bit-identical for any thread count. Returns the active rate (recomputed / all). */
-#define RC__CHUNK 1024
 /* derivatives of triangle t's stencils A and B: into the cache (use_cache; Hessians only when the
    stencil moved, thresh = the 10%-most-moved score) or into the chunk buffers (chunk start c0).
    Returns 1 if the Hessians were recomputed. */
@@ -12815,10 +12775,10 @@ static int rc__sim_assemble_tri(rc_sim *s, int t, int c0, const double *x, const
     double *gA, *HA, *gB, *HB;
     int recompute = 1;
     if (use_cache) {
-        gA = s->cacheA + (size_t)240 * t; gB = s->cacheB + (size_t)756 * t;
+        gA = s->cacheA + (size_t)RC__ELEM_A * t; gB = s->cacheB + (size_t)RC__ELEM_B * t;
         recompute = !s->cache_valid[t] || s->cache_score[t] >= s->def.cache_eps || s->cache_score[t] > thresh;
     } else {
-        gA = s->chunkA + (size_t)240 * (t - c0); gB = s->chunkB + (size_t)756 * (t - c0);
+        gA = s->chunkA + (size_t)RC__ELEM_A * (t - c0); gB = s->chunkB + (size_t)RC__ELEM_B * (t - c0);
     }
     HA = gA + 15; HB = gB + 27;
     rc__sim_kernel_A(s, t, x, u, with_u, a, gA, recompute ? HA : NULL);
@@ -12877,7 +12837,7 @@ static double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const 
         if (!scattered && y->el_off) rc__system_scatter_tris(s, y, c0, c1, bA0, bB0, t0, 0, (size_t)y->colptr[y->ndof]);
         for (t = c0; t < c1; ++t) {
             rc__dofmap m;
-            const double *bA = bA0 + (size_t)240 * (t - t0), *bB = bB0 + (size_t)756 * (t - t0);
+            const double *bA = bA0 + (size_t)RC__ELEM_A * (t - t0), *bB = bB0 + (size_t)RC__ELEM_B * (t - t0);
             /* the element layouts end with the u DOFs: without u they are cut short; with the
                table only the gradients are left to scatter here */
             rc__map_triA(s, y, t, &m);
@@ -16452,7 +16412,7 @@ static rc_status rc__sim_keep_start(rc_sim *s, double *E, rc__terms *T, rc_step_
 /* The origin of the potentials of gravity and loads for one solve: the centroid of x. Far from the
    world's origin, -m g.x and -f.x are large and cancel in every difference the solve takes, so
    their magnitude (not the physics) set the energy's round-off, and with it the line search's floor
-   (1e-12 of the terms' scale, rc__terms_scale) and the stall rules. Measured (a helper's invariance
+   (1e-12 of the terms' scale, rc__terms_scale) and the stall rules. Measured (an invariance
    probe, session 57): a sheet dropped onto a tilted plane, adaptive, 40 steps, all converged at the
    origin; moved by 1000 m along gravity 4 unconverged, by 1e5 m 8, by 1e7 m 35 (moved sideways:
    none, x.g = 0). The total mass and the loads are constant in a solve, so the origin changes the
@@ -17348,7 +17308,7 @@ static rc_status rc__sim_static_held(rc_sim *s)
    per repeated call at equilibrium, and the ramp from zero can end in another equilibrium).
    The same memory keeps the friction's carried slips (rc__sim_static_friction_carry) of that
    equilibrium, for any N: the first increment starts from them, where it used to start from none
-   and the cloth slipped again until friction held it anew (a helper's probe, session 57: 1e-4 m on
+   and the cloth slipped again until friction held it anew (a probe, session 57: 1e-4 m on
    a sphere, 1.2 cm for an adaptive sheet on a 10-degree slope; test_sim_static_repeat_holds). */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
 {
