@@ -658,7 +658,9 @@ typedef struct rc_sim_def {
                                    20, 0: off */
     double itr_factor_eta;      /* relative residual |r| <= eta |g| of those CG solves (inexact Newton), default 0.3 */
     double quality_threshold;   /* eps_q of the MIPS regulariser, default 2.5 */
-    double quality_weight;      /* multiplier on the inertial-scale weight rho*tau*A0^2/h^2, default 1 */
+    double quality_weight;      /* multiplier on the inertial-scale weight rho*tau*Abar^2/h^2 of
+                                   every triangle (Abar: the mean initial reference triangle area),
+                                   default 1 */
     double travel_weight;       /* adaptive: weight of the travel term, default 1, 0 = off. A vertex
                                    sliding more than r0 cells (l: its mean incident rest edge length)
                                    in u within one step pays w (m_i / h^2) l^2 (r - r0)^3, r = |u_i -
@@ -3851,10 +3853,16 @@ typedef struct rc__topo {
 
 /* Relative collinearity tolerance for sliding vertices: prev p, vertex v, next n are collinear when
    |(v-p) x (n-v)| <= RC__MESH_COLLINEAR_TOL |v-p| |n-v| (the sine of the turning angle) and the
-   boundary goes straight on ((v-p).(n-v) > 0). 1e-9 is far above the round-off of generated
-   coordinates (~1e-16) and far below the turning angle of any sensible curved boundary (a circle
-   with a million boundary vertices turns by 6e-6 per vertex). */
-#define RC__MESH_COLLINEAR_TOL 1e-9
+   boundary goes straight on ((v-p).(n-v) > 0). 1e-4 (0.006 degrees) is above the rounding of
+   coordinates written with 6 decimals (OBJ files): in metres, +-5e-7 on each of the three points
+   turns a straight side by up to ~1.4e-6 / l at an edge length l, 1.4e-4 at l = 1 cm. It is far
+   below the turning angle of any curved boundary a cloth mesh has (a circle turns by 2 pi / N per
+   boundary vertex: 1e-4 at N = 63,000); a vertex of such a boundary would slide along its chord
+   and leave the curve by 1e-4 of its slide. Until session 58 the tolerance was 1e-9, and the
+   sides of a square turned by 30 degrees and written with 6 decimals froze in u without a word:
+   32 of 44 side vertices at 8.3 cm edges (an irregular-mesh probe), all 40 at 9.1 cm
+   (test_mesh_rounded_sides_slide). */
+#define RC__MESH_COLLINEAR_TOL 1e-4
 
 static void rc__topo_free(rc__topo *t, void *user)
 {
@@ -8034,6 +8042,7 @@ struct rc_sim {
     unsigned char *pinned, *phi_fixed, *u_fixed;
     double *pin_target, *force, *reaction;
     double L, mean_edge, total_mass;
+    double quality_w;   /* the MIPS regulariser's weight per triangle, quality_weight rho tau Abar^2 / dt^2 (rc__sim_kernel_A) */
     int nobs, cap_obs;
     rc__obstacle *obs;
     double kappa;                         /* barrier stiffness */
@@ -8591,6 +8600,10 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         /* the mesh was validated: det > 0 */
         s->A0[t] = 0.5 * rc__uv_dinv(s->u + 2 * tri[0], s->u + 2 * tri[1], s->u + 2 * tri[2], s->Dinv0 + 4 * t);
         s->total_mass += def->material.density * def->material.thickness * s->A0[t];
+    }
+    {   /* the regulariser's weight (rc__sim_kernel_A): its h is def.dt, also in substeps and statics */
+        double abar = s->total_mass / (def->material.density * def->material.thickness * nt);
+        s->quality_w = def->quality_weight * def->material.density * def->material.thickness * abar * abar / (def->dt * def->dt);
     }
     {
         int *cnt = (int *)rc__calloc(user, (size_t)nv, sizeof(int));
@@ -11036,9 +11049,20 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
     if (H) for (i = 0; i < n * n; ++i) H[i] += Hi[i];
     a[3] = 0.0;
     if (s->def.adaptive && s->def.quality_weight > 0.0) {
-        /* the regulariser's h is def.dt, also in substeps and statics: one weight for the sim */
-        double w = s->def.quality_weight * rho_tau * s->A0[t] * s->A0[t] / (s->def.dt * s->def.dt);
-        a[3] = rc__mips_tri(ul, s->Dinv0 + 4 * t, w, s->def.quality_threshold, with_u ? (flags & (RC__SH_GRAD | RC__SH_HESS)) : 0,
+        /* C_T = w max(0, Psi_T - eps_q)^3 with one weight for every triangle, w = rho tau Abar^2 / h^2
+           (s->quality_w), the inertial energy of moving the MEAN initial triangle its own size in one
+           step. DESIGN §2 weights each triangle by its own initial area, rho tau (A_T^0)^2 / h^2; on a
+           uniform mesh the two agree, but on a graded one the forces that squash a small triangle
+           come from its larger neighbours (stretch and inertia scale with their size) while its own
+           weight falls as A_T^2, so the small triangles went unprotected. Measured (session 58,
+           adaptive): a 1 m sheet on a 12 x 12 grid with one column of 1e-4 m cells, dropped on a
+           sphere, 40 steps: max MIPS 50 -> 2.9, 8 -> 2 unconverged steps (2 had ended at their
+           start), V -0.2749 -> -0.2978 J (the fixed mesh -0.3084, 5 unconverged); the same sheet
+           hanging from two corners: max MIPS 96 -> 2.6, V -0.6510 -> -0.6662 J (fixed -0.6659);
+           a graded disc (area ratio 279) from one pin: max MIPS 6.3 -> 2.8. The area-weighted
+           integral form, rho tau A_T Abar / h^2, fell between (MIPS 7.1, 11.2, 3.0). Test:
+           test_adaptive_regulariser_graded_mesh. */
+        a[3] = rc__mips_tri(ul, s->Dinv0 + 4 * t, s->quality_w, s->def.quality_threshold, with_u ? (flags & (RC__SH_GRAD | RC__SH_HESS)) : 0,
                             gm, Hm);
         if (with_u) {
             if (g) for (i = 0; i < 6; ++i) g[9 + i] += gm[i];
