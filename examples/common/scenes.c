@@ -977,7 +977,7 @@ static const sc_info sc__scenes[] = {
     { "bumps", "1 m square onto a height-field mesh with bumps and a ridge narrower than its elements (DESIGN 9)",
       225, 15, 0.01, 0.04, { -0.55, 0.85, -0.75 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__bumps, NULL },
-    { "dress", "silk circle skirt on a walking body mesh with tessellated-capsule mesh legs and a fast kick (self-contact)",
+    { "dress", "silk circle skirt on a walking body mesh with tessellated-capsule mesh legs and a fast kick (self-contact; at least 100 verts)",
       250, 60, 0.01, 0.04, { -0.2, 1.0, -0.25 }, 2,
       { { "adaptive", 1, -1.0 }, { "fixed", 0, -1.0 }, { NULL, 0, 0.0 } }, sc__dress, sc__dress_animate }
 };
