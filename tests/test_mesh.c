@@ -691,6 +691,27 @@ static void test_mesh_obj_read_variants(void)
     CHECK_OK(rc_mesh_read_obj(&r, path));
     CHECK(r.num_verts == 3 && r.num_tris == 1);
     rc_mesh_free(&r);
+    /* session 58's OBJ probe. A texture coordinate per face corner, the same values repeated: one
+       welded sheet (2 x 2 quads on 9 vertices), not 16 loose corners */
+    CHECK(tm_write_text(path, "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nv 1 1 0\nv 2 1 0\nv 0 2 0\nv 1 2 0\nv 2 2 0\n"
+                              "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 1 0\nvt 2 0\nvt 2 1\nvt 1 1\n"
+                              "vt 0 1\nvt 1 1\nvt 1 2\nvt 0 2\nvt 1 1\nvt 2 1\nvt 2 2\nvt 1 2\n"
+                              "f 1/1 2/2 5/3 4/4\nf 2/5 3/6 6/7 5/8\nf 4/9 5/10 8/11 7/12\nf 5/13 6/14 9/15 8/16\n"));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECKF(r.num_verts == 9 && r.num_tris == 8, "%d vertices, %d triangles", r.num_verts, r.num_tris);
+    rc_mesh_free(&r);
+    /* a UTF-8 byte-order mark before the first 'v' */
+    CHECK(tm_write_text(path, "\xEF\xBB\xBFv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK(r.num_verts == 3 && r.num_tris == 1 && r.pos[3] == 1.0);
+    rc_mesh_free(&r);
+    /* the old Microsoft C runtime's non-finite spellings are not the numbers 1 and -1 */
+    CHECK(tm_write_text(path, "v 0 0 0\nv 1 0 0\nv 0 -1.#IND00 0\nf 1 2 3\n"));
+    CHECK(rc_mesh_read_obj(&r, path) == RC_ERR_NON_FINITE);
+    CHECK(tm_write_text(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1.#INF00 0\nvt 0 1\nf 1/1 2/2 3/3\n"));
+    CHECK(rc_mesh_read_obj(&r, path) == RC_ERR_NON_FINITE);
+    CHECK(tm_write_text(path, "v 0 0 0\nv 1.#QNAN0 0 0\nv 0 1 0\nf 1 2 3\n"));
+    CHECK(rc_mesh_read_obj(&r, path) == RC_ERR_NON_FINITE);
 }
 
 static void test_mesh_obj_malformed(void)
@@ -996,12 +1017,21 @@ static void test_mesh_remove_unreferenced_and_create_checks(void)
     m.pos[3 * 7 + 1] = NAN;
     CHECK(rc_sim_def_check(&def, msg, sizeof msg) == RC_ERR_NON_FINITE && strstr(msg, "vertex 7 has a non-finite position") != NULL);
     m.pos[3 * 7 + 1] = g.pos[3 * 7 + 1];
-    /* pos at three times the uv scale (texture coordinates for a 3 m cloth): created, with a warning */
-    for (i = 0; i < 3 * nv; ++i) m.pos[i] = 3.0 * g.pos[i];
-    CHECK_OK(rc_sim_create(&def, &s));
-    CHECK(s && strstr(rc_sim_last_warning(s), "not texture coordinates") != NULL);
-    if (s) printf("    %s\n", rc_sim_last_warning(s));
-    rc_sim_destroy(s);
+    /* pos at three times the uv scale (texture coordinates for a 3 m cloth): created, with a
+       warning; so at twice (vt in [0, 1] on a 2 m cloth: until session 58 the bound was 2,
+       inclusive) and at 1.3 (no fabric stretches so far), not at 1.2 or at half */
+    {
+        const double f[5] = { 3.0, 2.0, 1.3, 1.2, 0.5 };
+        int k;
+        for (k = 0; k < 5; ++k) {
+            for (i = 0; i < 3 * nv; ++i) m.pos[i] = f[k] * g.pos[i];
+            CHECK_OK(rc_sim_create(&def, &s));
+            if (k < 3) CHECKF(s && strstr(rc_sim_last_warning(s), "not texture coordinates") != NULL, "no warning at %g", f[k]);
+            else CHECKF(s && rc_sim_last_warning(s)[0] == 0, "a warning at %g: %s", f[k], s ? rc_sim_last_warning(s) : "");
+            if (s && k == 0) printf("    %s\n", rc_sim_last_warning(s));
+            rc_sim_destroy(s);
+        }
+    }
     free(m.ref_uv); free(m.pos); free(m.tris);
     rc_mesh_free(&g);
 }
