@@ -4812,6 +4812,48 @@ static rc_status rc__mesh_obj_parse(rc__mesh_objbuf *B, const char *buf, size_t 
     return RC_OK;
 }
 
+/* Triangulates an OBJ face of n > 3 corners (vertices v[0..n-1], their reference points in uv) into
+   its n - 2 triangles by ear clipping in the reference plane, where the cloth is flat: an ear
+   (a, b, c) turns the polygon's way with a positive area and holds no other corner. Why not a fan
+   from the first corner: a fan cuts a concave polygon outside itself (inverted triangles) and a
+   corner in the middle of a straight side (common along seams) into a triangle of zero area; both
+   were refused at validation. Starting at corner 1 and going on from each clipped ear's far side,
+   a convex polygon gets exactly the fan. A polygon with no such ear left (all its corners on a
+   line) ends as a fan. work: 2 n ints. Returns the triangles written (n - 2). */
+static int rc__mesh_ear_clip(const double *uv, const int *v, int n, int *tris, int *work)
+{
+    int *nx = work, *pv = work + n, i, left = n, cur = 1, t = 0, tried = 0;
+    double area2 = 0.0, sgn;
+    for (i = 0; i < n; ++i) {
+        const double *p = uv + 2 * v[i], *q = uv + 2 * v[(i + 1) % n];
+        area2 += p[0] * q[1] - p[1] * q[0];
+        nx[i] = (i + 1) % n;
+        pv[i] = (i + n - 1) % n;
+    }
+    sgn = area2 < 0.0 ? -1.0 : 1.0;
+    while (left > 3 && tried < left) {
+        int a = pv[cur], c = nx[cur], j, ear;
+        const double *A = uv + 2 * v[a], *B = uv + 2 * v[cur], *C = uv + 2 * v[c];
+        ear = sgn * rc__mesh_orient2(A, B, C) > 0.0;
+        for (j = nx[c]; ear && j != a; j = nx[j]) {
+            const double *P = uv + 2 * v[j];
+            if ((P[0] == A[0] && P[1] == A[1]) || (P[0] == B[0] && P[1] == B[1]) || (P[0] == C[0] && P[1] == C[1])) continue;
+            if (sgn * rc__mesh_orient2(A, B, P) >= 0.0 && sgn * rc__mesh_orient2(B, C, P) >= 0.0 && sgn * rc__mesh_orient2(C, A, P) >= 0.0) ear = 0;
+        }
+        if (!ear) { cur = c; ++tried; continue; }
+        tris[3 * t] = v[a]; tris[3 * t + 1] = v[cur]; tris[3 * t + 2] = v[c]; ++t;
+        nx[a] = c; pv[c] = a; --left;
+        cur = c; tried = 0;
+    }
+    while (left >= 3) {   /* the last triangle, or a fan over what no ear could clip */
+        int a = pv[cur], c = nx[cur];
+        tris[3 * t] = v[a]; tris[3 * t + 1] = v[cur]; tris[3 * t + 2] = v[c]; ++t;
+        nx[a] = c; pv[c] = a; --left;
+        cur = c;
+    }
+    return t;
+}
+
 /* whether texture coordinates a and b (indices, -1: none) are the same point */
 static int rc__mesh_vt_same(const rc__mesh_objbuf *B, int a, int b)
 {
@@ -4821,7 +4863,7 @@ static int rc__mesh_vt_same(const rc__mesh_objbuf *B, int a, int b)
 
 static rc_status rc__mesh_obj_build(rc_mesh *out, rc__mesh_objbuf *B)
 {
-    int c, f, nt = 0, nx = 0, nvout, t = 0, *assigned = NULL, *head = NULL, *xvt = NULL, *xnext = NULL, *cvert = NULL;
+    int c, f, nt = 0, nx = 0, nvout, t = 0, fmax = 3, *assigned = NULL, *head = NULL, *xvt = NULL, *xnext = NULL, *cvert = NULL, *ear = NULL;
     rc_status st = RC_OK;
     if (B->nf == 0 || B->nv == 0) { B->err_what = "no faces ('f' lines) or no vertices ('v' lines)"; return RC_ERR_PARSE; }
     for (f = 0, c = 0; f < B->nf; ++f) {   /* forward references were allowed while parsing: now all must exist */
@@ -4834,13 +4876,14 @@ static rc_status rc__mesh_obj_build(rc_mesh *out, rc__mesh_objbuf *B)
                 return RC_ERR_PARSE;
             }
     }
-    for (f = 0; f < B->nf; ++f) nt += B->fsize[f] - 2;
+    for (f = 0; f < B->nf; ++f) { nt += B->fsize[f] - 2; if (B->fsize[f] > fmax) fmax = B->fsize[f]; }
     assigned = (int *)rc__alloc(NULL, (size_t)B->nv, sizeof(int));
     head = (int *)rc__alloc(NULL, (size_t)B->nv, sizeof(int));
     xvt = (int *)rc__alloc(NULL, (size_t)B->nc, sizeof(int));
     xnext = (int *)rc__alloc(NULL, (size_t)B->nc, sizeof(int));
     cvert = (int *)rc__alloc(NULL, (size_t)B->nc, sizeof(int));
-    if (!assigned || !head || !xvt || !xnext || !cvert) { st = RC_ERR_OUT_OF_MEMORY; goto done; }
+    ear = (int *)rc__alloc(NULL, 2 * (size_t)fmax, sizeof(int));
+    if (!assigned || !head || !xvt || !xnext || !cvert || !ear) { st = RC_ERR_OUT_OF_MEMORY; goto done; }
     for (c = 0; c < B->nv; ++c) assigned[c] = head[c] = -1;
     for (c = 0; c < B->nc; ++c)   /* a vertex takes the first vt it is used with */
         if (B->cvt_idx[c] >= 0 && assigned[B->cv_idx[c]] < 0) assigned[B->cv_idx[c]] = B->cvt_idx[c];
@@ -4878,17 +4921,17 @@ static rc_status rc__mesh_obj_build(rc_mesh *out, rc__mesh_objbuf *B)
     }
     c = 0;
     for (f = 0; f < B->nf; ++f) {
-        int k;
-        for (k = 1; k + 1 < B->fsize[f]; ++k) {
-            out->tris[3 * t] = cvert[c];
-            out->tris[3 * t + 1] = cvert[c + k];
-            out->tris[3 * t + 2] = cvert[c + k + 1];
+        if (B->fsize[f] == 3) {
+            out->tris[3 * t] = cvert[c]; out->tris[3 * t + 1] = cvert[c + 1]; out->tris[3 * t + 2] = cvert[c + 2];
             ++t;
+        } else {
+            t += rc__mesh_ear_clip(out->ref_uv, cvert + c, B->fsize[f], out->tris + 3 * t, ear);
         }
         c += B->fsize[f];
     }
 done:
     rc__free(NULL, assigned); rc__free(NULL, head); rc__free(NULL, xvt); rc__free(NULL, xnext); rc__free(NULL, cvert);
+    rc__free(NULL, ear);
     return st;
 }
 

@@ -705,6 +705,31 @@ static void test_mesh_obj_read_variants(void)
     CHECK_OK(rc_mesh_read_obj(&r, path));
     CHECK(r.num_verts == 3 && r.num_tris == 1 && r.pos[3] == 1.0);
     rc_mesh_free(&r);
+    /* polygons are cut into triangles in the reference plane: a concave quad listed from a corner
+       next to its reflex one (a fan from it inverted a triangle) and a pentagon with a corner in
+       the middle of a side (a fan from the corner before it made a triangle of zero area) validate, their triangles
+       covering the polygon (areas 0.015 and 0.02) */
+    {
+        static const char *poly[2] = {
+            "v 0 0 0\nv 0.1 0.05 0\nv 0.2 0 0\nv 0.1 0.2 0\nf 1 2 3 4\n",
+            "v 0 0 0\nv 0.1 0 0\nv 0.2 0 0\nv 0.2 0.1 0\nv 0 0.1 0\nf 1 2 3 4 5\n" };
+        int k;
+        for (k = 0; k < 2; ++k) {
+            double area = 0.0;
+            int tt;
+            CHECK(tm_write_text(path, poly[k]));
+            CHECK_OK(rc_mesh_read_obj(&r, path));
+            CHECK(r.num_tris == r.num_verts - 2);
+            CHECKF(rc_mesh_validate(r.num_verts, r.num_tris, r.ref_uv, r.tris, NULL, NULL, 0) == RC_OK, "polygon %d", k);
+            for (tt = 0; tt < r.num_tris; ++tt) {
+                double a2 = tm_area2(r.ref_uv, r.tris + 3 * tt);
+                CHECKF(a2 > 0.0, "polygon %d: triangle %d has area %g", k, tt, 0.5 * a2);
+                area += 0.5 * a2;
+            }
+            CHECK_NEAR(area, k == 0 ? 0.015 : 0.02, 1e-15);
+            rc_mesh_free(&r);
+        }
+    }
     /* the old Microsoft C runtime's non-finite spellings are not the numbers 1 and -1 */
     CHECK(tm_write_text(path, "v 0 0 0\nv 1 0 0\nv 0 -1.#IND00 0\nf 1 2 3\n"));
     CHECK(rc_mesh_read_obj(&r, path) == RC_ERR_NON_FINITE);
