@@ -345,16 +345,19 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
      RC_ERR_NON_FINITE         a NaN/inf uv coordinate (of any vertex)
      RC_ERR_MESH_DEGENERATE    |signed area| <= 1e-12 * (area of the uv bounding box of all vertices),
                                or a sliver: height < 1e-4 of the triangle's longest edge
-     RC_ERR_MESH_ORIENTATION   triangles of both orientations (the message names the first triangle
-                               whose orientation differs from triangle 0); all clockwise is fine if
-                               flipped != NULL: then *flipped = 1 and the caller reverses every
-                               triangle (e.g. swaps tris[3t+1] and tris[3t+2]); all clockwise with
-                               flipped == NULL is RC_ERR_MESH_ORIENTATION
+     RC_ERR_MESH_ORIENTATION   triangles of both orientations within one connected piece (the
+                               message names the first triangle whose orientation differs from its
+                               piece's first); clockwise pieces (all of them, or some: panels
+                               mirrored in uv) are fine if flipped != NULL: then *flipped = 1 and
+                               the caller reverses every clockwise triangle (e.g. swaps
+                               tris[3t+1] and tris[3t+2]); clockwise pieces with flipped == NULL are
+                               RC_ERR_MESH_ORIENTATION
      RC_ERR_MESH_NON_MANIFOLD  an edge in more than two triangles, or two triangles traversing their
                                shared edge in the same direction (inconsistent winding)
    *flipped (if not NULL) is 0 unless set as above. msg (if not NULL and msg_len > 0) receives a
    NUL-terminated description with the offending triangle index ("" when RC_OK, except
-   "all triangles clockwise: flip them" when it sets *flipped = 1). */
+   "all triangles clockwise: flip them" or "clockwise pieces (mirrored panels): flip their
+   triangles" when it sets *flipped = 1). */
 RCLOTHDEF rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
                                      char *msg, int msg_len);
 
@@ -794,7 +797,8 @@ RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
    only its core, half its radius); a step whose end state crosses itself (self_crossed in
    rc_step_stats) names the crossing */
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s);
-/* 1 if rc_sim_create flipped a clockwise reference mesh to counter-clockwise */
+/* 1 if rc_sim_create flipped a clockwise reference mesh, or its clockwise pieces (panels mirrored
+   in uv), to counter-clockwise */
 RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
 
 /* Pin a vertex to a world target, reached at the end of the next step (call again to move it).
@@ -4116,6 +4120,13 @@ fail:
 
 /* ---- validation -------------------------------------------------------------------------- */
 
+/* union-find: the root of i's set (path halving) */
+static int rc__uf_find(int *parent, int i)
+{
+    while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
+    return i;
+}
+
 static void rc__mesh_msg(char *msg, int msg_len, const char *what, int tri)
 {
     if (!msg || msg_len <= 0) return;
@@ -4192,13 +4203,41 @@ static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref
         if (A > 0.0) ++npos; else ++nneg;
     }
     if (npos > 0 && nneg > 0) {
-        double A0 = rc__mesh_orient2(ref_uv + 2 * tris[0], ref_uv + 2 * tris[1], ref_uv + 2 * tris[2]);
-        for (t = 1; t < nt; ++t) {
-            double A = rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]);
-            if ((A > 0.0) != (A0 > 0.0)) { first_diff = t; break; }
+        /* both orientations: fine piece by piece (a panel mirrored in uv, as garment patterns'
+           left and right pieces often are, comes out clockwise), not within a connected piece.
+           Pieces: union-find over the triangles' vertices; first[r] the first triangle of root r */
+        int *root = (int *)rc__alloc(user, (size_t)nv, sizeof(int)), *first = (int *)rc__alloc(user, (size_t)nv, sizeof(int)), v;
+        if (!root || !first) { rc__free(user, root); rc__free(user, first); return RC_ERR_OUT_OF_MEMORY; }
+        for (v = 0; v < nv; ++v) { root[v] = v; first[v] = -1; }
+        for (t = 0; t < nt; ++t) {
+            int a = rc__uf_find(root, tris[3 * t]), k;
+            for (k = 1; k < 3; ++k) {
+                int b = rc__uf_find(root, tris[3 * t + k]);
+                if (a < b) root[b] = a; else if (b < a) { root[a] = b; a = b; }
+            }
         }
-        rc__mesh_msg(msg, msg_len, "orientation differs from triangle 0 (mixed orientation)", first_diff);
-        return RC_ERR_MESH_ORIENTATION;
+        for (t = 0; t < nt && first_diff < 0; ++t) {
+            int r = rc__uf_find(root, tris[3 * t]);
+            double A = rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]);
+            if (first[r] < 0) { first[r] = t; continue; }
+            {
+                int f = first[r];
+                double Af = rc__mesh_orient2(ref_uv + 2 * tris[3 * f], ref_uv + 2 * tris[3 * f + 1], ref_uv + 2 * tris[3 * f + 2]);
+                if ((A > 0.0) != (Af > 0.0)) first_diff = t;
+            }
+        }
+        rc__free(user, root); rc__free(user, first);
+        if (first_diff >= 0) {
+            rc__mesh_msg(msg, msg_len, "orientation differs from the first triangle of its connected piece (mixed orientation)", first_diff);
+            return RC_ERR_MESH_ORIENTATION;
+        }
+        if (!flipped) {
+            for (t = 0; t < nt; ++t)
+                if (rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]) < 0.0) break;
+            rc__mesh_msg(msg, msg_len, "its piece is clockwise in uv, others counter-clockwise (a mirrored panel; pass flipped to "
+                         "accept and flip its triangles)", t);
+            return RC_ERR_MESH_ORIENTATION;
+        }
     }
     if (nneg > 0 && !flipped) {
         rc__mesh_msg(msg, msg_len, "all triangles clockwise (pass flipped to accept and flip them)", 0);
@@ -4231,7 +4270,7 @@ static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref
     rc__topo_free(&topo, user);
     if (nneg > 0) {
         *flipped = 1;
-        rc__mesh_msg(msg, msg_len, "all triangles clockwise: flip them", -1);
+        rc__mesh_msg(msg, msg_len, npos > 0 ? "clockwise pieces (mirrored panels): flip their triangles" : "all triangles clockwise: flip them", -1);
     }
     return RC_OK;
 }
@@ -8586,13 +8625,6 @@ RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_l
     return st;
 }
 
-/* union-find: the root of i's set (path halving) */
-static int rc__uf_find(int *parent, int i)
-{
-    while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
-    return i;
-}
-
 RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
 {
     rc_sim *s;
@@ -8620,8 +8652,13 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     s->tris = (int *)rc__alloc(user, (size_t)3 * nt, sizeof(int));
     if (!s->tris) goto oom;
     memcpy(s->tris, def->mesh.tris, sizeof(int) * 3 * (size_t)nt);
-    if (flipped)
-        for (t = 0; t < nt; ++t) { int tmp = s->tris[3 * t + 1]; s->tris[3 * t + 1] = s->tris[3 * t + 2]; s->tris[3 * t + 2] = tmp; }
+    if (flipped)   /* the clockwise pieces (rc__mesh_validate): every clockwise triangle */
+        for (t = 0; t < nt; ++t) {
+            const int *tr = s->tris + 3 * t;
+            if (rc__mesh_orient2(def->mesh.ref_uv + 2 * tr[0], def->mesh.ref_uv + 2 * tr[1], def->mesh.ref_uv + 2 * tr[2]) < 0.0) {
+                int tmp = s->tris[3 * t + 1]; s->tris[3 * t + 1] = s->tris[3 * t + 2]; s->tris[3 * t + 2] = tmp;
+            }
+        }
     st = rc__topo_build(&s->topo, user, nv, nt, s->tris, def->mesh.ref_uv);
     if (st != RC_OK) { rc_sim_destroy(s); return st; }
     ne = s->ne = s->topo.ne;

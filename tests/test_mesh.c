@@ -583,6 +583,42 @@ static void test_mesh_validate_failures(void)
     CHECK_OK(rc_mesh_validate(4, 2, uv, cw, &flipped, msg, sizeof(msg)));
     CHECK(flipped == 1);
     CHECK(rc_mesh_validate(4, 2, uv, cw, NULL, NULL, 0) == RC_ERR_MESH_ORIENTATION);
+    /* two panels, the second mirrored in uv (clockwise), as garment patterns' left and right
+       pieces often are (session 58's OBJ probe: the whole file was refused): accepted with
+       flipped, its triangles reversed by rc_sim_create alone; refused without flipped, naming it */
+    {
+        static const double uv2[16] = { 0, 0, 1, 0, 1, 1, 0, 1, 3, 0, 2, 0, 2, 1, 3, 1 };
+        static const int two[12] = { 0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7 };
+        double pos2[24];
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s = NULL;
+        int i, t;
+        CHECK(rc_mesh_validate(8, 4, uv2, two, NULL, msg, sizeof(msg)) == RC_ERR_MESH_ORIENTATION);
+        CHECK(strstr(msg, "triangle 2") != NULL && strstr(msg, "mirrored") != NULL);
+        flipped = 0;
+        CHECK_OK(rc_mesh_validate(8, 4, uv2, two, &flipped, msg, sizeof(msg)));
+        CHECK(flipped == 1 && strstr(msg, "mirrored") != NULL);
+        for (i = 0; i < 8; ++i) { pos2[3 * i] = 0.3 * uv2[2 * i]; pos2[3 * i + 1] = 0.3 * uv2[2 * i + 1]; pos2[3 * i + 2] = 0.0; }
+        def.mesh.num_verts = 8; def.mesh.num_tris = 4; def.mesh.ref_uv = uv2; def.mesh.pos = pos2; def.mesh.tris = two;
+        {
+            double uvs[16];
+            for (i = 0; i < 16; ++i) uvs[i] = 0.3 * uv2[i];
+            def.mesh.ref_uv = uvs;
+            def.adaptive = 1;
+            CHECK_OK(rc_sim_create(&def, &s));
+            if (s) {
+                const int *st = rc_sim_tris(s);
+                rc_step_stats ss;
+                CHECK(rc_sim_mesh_was_flipped(s) == 1);
+                for (t = 0; t < 4; ++t) CHECKF(tm_area2(rc_sim_reference(s), st + 3 * t) > 0.0, "triangle %d clockwise in the sim", t);
+                CHECK(st[0] == 0 && st[1] == 1 && st[2] == 2);   /* the counter-clockwise panel as given */
+                rc_sim_pin(s, 2, rc_sim_positions(s) + 6);
+                rc_sim_pin(s, 7, rc_sim_positions(s) + 21);
+                for (i = 0; i < 3; ++i) CHECK_OK(rc_sim_step(s, &ss));
+                rc_sim_destroy(s);
+            }
+        }
+    }
     /* bad arguments */
     CHECK(rc_mesh_validate(4, 2, NULL, ok, &flipped, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_mesh_validate(4, 2, uv, NULL, &flipped, NULL, 0) == RC_ERR_INVALID_ARGUMENT);
