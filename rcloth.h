@@ -3855,18 +3855,21 @@ typedef struct rc__topo {
     double *slide_dir;      /* 2*nv: unit tangent (bnd_next - bnd_prev direction) of sliding vertices, 0 otherwise */
 } rc__topo;
 
-/* Relative collinearity tolerance for sliding vertices: prev p, vertex v, next n are collinear when
-   |(v-p) x (n-v)| <= RC__MESH_COLLINEAR_TOL |v-p| |n-v| (the sine of the turning angle) and the
-   boundary goes straight on ((v-p).(n-v) > 0). 1e-4 (0.006 degrees) is above the rounding of
-   coordinates written with 6 decimals (OBJ files): in metres, +-5e-7 on each of the three points
-   turns a straight side by up to ~1.4e-6 / l at an edge length l, 1.4e-4 at l = 1 cm. It is far
-   below the turning angle of any curved boundary a cloth mesh has (a circle turns by 2 pi / N per
-   boundary vertex: 1e-4 at N = 63,000); a vertex of such a boundary would slide along its chord
-   and leave the curve by 1e-4 of its slide. Until session 58 the tolerance was 1e-9, and the
-   sides of a square turned by 30 degrees and written with 6 decimals froze in u without a word:
-   32 of 44 side vertices at 8.3 cm edges (an irregular-mesh probe), all 40 at 9.1 cm
-   (test_mesh_rounded_sides_slide). */
-#define RC__MESH_COLLINEAR_TOL 1e-4
+/* Straightness tolerance for sliding vertices: boundary vertex v, between its boundary neighbours
+   p and n, lies on a straight side when its distance from the line p-n, |(v-p) x (n-v)| / |n-p|,
+   is at most RC__MESH_STRAIGHT_TOL times the reference domain's size (its bounding box's
+   diagonal) and the boundary goes straight on ((v-p).(n-v) > 0). 1e-5 of the size is above the
+   rounding of coordinates written with 6 decimals or 6 significant digits (OBJ files: +-5e-7 m on
+   a 1 m pattern, a distance off by up to ~1.4e-6 m; 6 significant digits, up to ~1.4e-5 m at
+   coordinates of 1-10 m), at any edge length. A curved boundary looks straight only where a vertex
+   sits within that distance of its neighbours' chord: a circle with more than ~1,400 boundary
+   vertices; a vertex there slides along its chord and leaves the curve by about 1e-5 of the size.
+   History: a relative tolerance on the turning angle's sine, 1e-9 until session 58 (a square's
+   sides turned by 30 degrees and written with 6 decimals froze in u without a word: 32 of 44 side
+   vertices at 8.3 cm edges, all 40 at 9.1 cm), then 1e-4, which a review found too tight at small
+   edges (the turn from rounding grows as 1 / edge: 58 of 396 side vertices still froze at 1 cm,
+   971 of 1,596 at 2.5 mm). Test: test_mesh_rounded_sides_slide. */
+#define RC__MESH_STRAIGHT_TOL 1e-5
 
 static void rc__topo_free(rc__topo *t, void *user)
 {
@@ -3959,6 +3962,7 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
 {
     rc_status st = RC_OK;
     int i, e, v, n3, *tmp = NULL, *stack = NULL, *mark = NULL, *nbout = NULL;
+    double size = 0.0;   /* the reference domain's bounding-box diagonal (RC__MESH_STRAIGHT_TOL) */
     if (!t) return RC_ERR_INVALID_ARGUMENT;
     memset(t, 0, sizeof(*t));
     if (!tris || nv < 1 || nt < 1 || nt > 0x7fffffff / 3) return RC_ERR_INVALID_ARGUMENT;
@@ -4072,6 +4076,17 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
        triangles form one fan (connected across edges through the vertex); boundary vertices with
        exactly one fan and one outgoing boundary edge may slide if straight; everything else
        (bow-ties, several loops, isolated vertices) is a corner. */
+    if (ref_uv) {
+        double lo[2] = { ref_uv[0], ref_uv[1] }, hi[2] = { ref_uv[0], ref_uv[1] };
+        for (v = 1; v < nv; ++v) {
+            int d;
+            for (d = 0; d < 2; ++d) {
+                if (ref_uv[2 * v + d] < lo[d]) lo[d] = ref_uv[2 * v + d];
+                if (ref_uv[2 * v + d] > hi[d]) hi[d] = ref_uv[2 * v + d];
+            }
+        }
+        size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]));
+    }
     for (i = 0; i < nt; ++i) mark[i] = -1;
     for (v = 0; v < nv; ++v) {
         int j, fans = 0, nbo = nbout[v];
@@ -4098,8 +4113,8 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
             const double *p = ref_uv + 2 * t->bnd_prev[v], *c = ref_uv + 2 * v, *q = ref_uv + 2 * t->bnd_next[v];
             double d1x = c[0] - p[0], d1y = c[1] - p[1], d2x = q[0] - c[0], d2y = q[1] - c[1];
             double cr = d1x * d2y - d1y * d2x, dt = d1x * d2x + d1y * d2y;
-            double l1 = sqrt(d1x * d1x + d1y * d1y), l2 = sqrt(d2x * d2x + d2y * d2y);
-            if (dt > 0.0 && fabs(cr) <= RC__MESH_COLLINEAR_TOL * l1 * l2) {
+            double lpn = sqrt((q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]));
+            if (dt > 0.0 && fabs(cr) <= RC__MESH_STRAIGHT_TOL * size * lpn) {
                 double tx = q[0] - p[0], ty = q[1] - p[1], l = sqrt(tx * tx + ty * ty);
                 t->vkind[v] = RC__VK_SLIDING;
                 t->slide_dir[2 * v] = tx / l;
@@ -4207,7 +4222,11 @@ static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref
            left and right pieces often are, comes out clockwise), not within a connected piece.
            Pieces: union-find over the triangles' vertices; first[r] the first triangle of root r */
         int *root = (int *)rc__alloc(user, (size_t)nv, sizeof(int)), *first = (int *)rc__alloc(user, (size_t)nv, sizeof(int)), v;
-        if (!root || !first) { rc__free(user, root); rc__free(user, first); return RC_ERR_OUT_OF_MEMORY; }
+        if (!root || !first) {
+            rc__free(user, root); rc__free(user, first);
+            rc__mesh_msg(msg, msg_len, rc_status_string(RC_ERR_OUT_OF_MEMORY), -1);
+            return RC_ERR_OUT_OF_MEMORY;
+        }
         for (v = 0; v < nv; ++v) { root[v] = v; first[v] = -1; }
         for (t = 0; t < nt; ++t) {
             int a = rc__uf_find(root, tris[3 * t]), k;
@@ -4863,9 +4882,9 @@ static int rc__mesh_ear_clip(const double *uv, const int *v, int n, int *tris, i
 {
     int *nx = work, *pv = work + n, i, left = n, cur = 1, t = 0, tried = 0;
     double area2 = 0.0, sgn;
-    for (i = 0; i < n; ++i) {
-        const double *p = uv + 2 * v[i], *q = uv + 2 * v[(i + 1) % n];
-        area2 += p[0] * q[1] - p[1] * q[0];
+    for (i = 0; i < n; ++i) {   /* the shoelace about corner 0: exact far from the origin too */
+        const double *o = uv + 2 * v[0], *p = uv + 2 * v[i], *q = uv + 2 * v[(i + 1) % n];
+        area2 += (p[0] - o[0]) * (q[1] - o[1]) - (p[1] - o[1]) * (q[0] - o[0]);
         nx[i] = (i + 1) % n;
         pv[i] = (i + n - 1) % n;
     }

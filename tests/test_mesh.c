@@ -219,24 +219,28 @@ static void test_mesh_topo_nonmanifold(void)
 
 /* ---- grid: classification, loops, Euler ---- */
 
-/* Straight sides of a square turned by 30 degrees, its coordinates rounded to 6 decimals as an OBJ
-   file writes them: every vertex on a side still slides (along its side), the four corners do not
-   (RC__MESH_COLLINEAR_TOL; at 1e-9 none of the 40 slid). Rounded to 4 decimals the 8.3 cm
-   edges turn by up to ~1e-3 and the sides freeze: the tolerance is not unbounded. */
+/* Straight sides of a 1 m square turned by 30 or 17 degrees, its coordinates rounded to 6
+   decimals as an OBJ file writes them: every vertex on a side still slides (along its side), at
+   edges of 9.1 cm, 1 cm and 2.5 mm, and the four corners do not (RC__MESH_STRAIGHT_TOL: with the
+   turning-angle tolerance of 1e-9 none of the 9.1 cm sides' 40 vertices slid; with 1e-4, 58 of
+   396 at 1 cm and 971 of 1,596 at 2.5 mm froze). Rounded to 4 decimals (+-5e-5 m) most freeze:
+   the tolerance is not unbounded. */
 static void test_mesh_rounded_sides_slide(void)
 {
-    const int n = 12;
-    int dec;
-    for (dec = 0; dec < 2; ++dec) {
-        double scale = dec == 0 ? 1e6 : 1e4, c = cos(3.14159265358979 / 6.0), sn = sin(3.14159265358979 / 6.0);
+    static const int ns[4] = { 12, 101, 401, 12 };
+    static const double deg[4] = { 30.0, 17.0, 30.0, 30.0 }, scale[4] = { 1e6, 1e6, 1e6, 1e4 };
+    int run;
+    for (run = 0; run < 4; ++run) {
+        const int n = ns[run];
+        double c = cos(deg[run] * 3.14159265358979 / 180.0), sn = sin(deg[run] * 3.14159265358979 / 180.0);
         rc_mesh m;
         rc__topo t;
         int v, nslide = 0, nside = 4 * (n - 2), aligned = 0;
         CHECK_OK(rc_mesh_grid(&m, 1.0, 1.0, n, n, RC_DIAG_ALTERNATING));
         for (v = 0; v < m.num_verts; ++v) {
-            double x = m.ref_uv[2 * v], y = m.ref_uv[2 * v + 1];
-            m.ref_uv[2 * v] = floor((c * x - sn * y) * scale + 0.5) / scale;
-            m.ref_uv[2 * v + 1] = floor((sn * x + c * y) * scale + 0.5) / scale;
+            double x = m.ref_uv[2 * v] + 0.0123, y = m.ref_uv[2 * v + 1] + 0.0456;
+            m.ref_uv[2 * v] = floor((c * x - sn * y) * scale[run] + 0.5) / scale[run];
+            m.ref_uv[2 * v + 1] = floor((sn * x + c * y) * scale[run] + 0.5) / scale[run];
         }
         CHECK_OK(rc__topo_build(&t, NULL, m.num_verts, m.num_tris, m.tris, m.ref_uv));
         for (v = 0; v < m.num_verts; ++v) {
@@ -247,8 +251,9 @@ static void test_mesh_rounded_sides_slide(void)
             /* the slide direction is the side's: (c, s) along the bottom and top, (-s, c) on the others */
             if (fabs(fabs(t.slide_dir[2 * v] * (ony ? c : -sn) + t.slide_dir[2 * v + 1] * (ony ? sn : c)) - 1.0) < 1e-6) ++aligned;
         }
-        printf("    rounded to %d decimals: %d of %d side vertices slide, %d along their side\n", dec == 0 ? 6 : 4, nslide, nside, aligned);
-        if (dec == 0) CHECK(nslide == nside && aligned == nside);
+        printf("    %g degrees, edges %.4g m, rounded to %g m: %d of %d side vertices slide, %d along their side\n", deg[run],
+               1.0 / (n - 1), 0.5 / scale[run], nslide, nside, aligned);
+        if (run < 3) CHECK(nslide == nside && aligned == nside);
         else CHECK(nslide < nside / 2);
         rc__topo_free(&t, NULL);
         rc_mesh_free(&m);
