@@ -16343,8 +16343,13 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
         if (sk == 0) RC__MSG_APPEND(" cloth vertex %d is %.3g mm from the cloth triangle (%d, %d, %d)", sv[0], 1e3 * smin, sv[1], sv[2], sv[3]);
         else if (sk == 1) RC__MSG_APPEND(" the cloth edges (%d, %d) and (%d, %d) are %.3g mm apart", sv[0], sv[1], sv[2], sv[3], 1e3 * smin);
         else RC__MSG_APPEND(" cloth is %.3g mm from cloth", 1e3 * T->min_self);
-        RC__MSG_APPEND("%s,", s->nst > 0 && smin == 0.0 ? " (panels laid on each other but not stitched there: a seam's sides paired in"
-                                                            " the wrong order?)" : "");
+        /* at distance 0 the cloth touches itself as given: coincident panels (an OBJ file's UV
+           seam, split by the reader into two panels on the same positions, not sewn), whatever
+           the pins did (an OBJ probe: such a file was refused with the pins blamed) */
+        RC__MSG_APPEND("%s,", smin != 0.0 ? "" : s->nst > 0 ? " (panels laid on each other but not stitched there: a seam's sides paired in"
+                                                             " the wrong order?)"
+                                                           : " (coincident cloth: panels on the same positions, e.g. two sides of a UV"
+                                                             " seam that rc_mesh_read_obj split; sew them with rc_sim_add_seam)");
     }
     for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];
     if (s->nobs > 0 && s->def.self_contact)

@@ -1238,6 +1238,35 @@ static void test_garment_seam_reversed_refused(void)
     rc_sim_destroy(s);
 }
 
+/* Two panels on the same positions and no seam (an OBJ file's UV seam that the reader split and
+   nobody sewed), with self contact and a pin: refused, and the message says what it is rather than
+   only blaming the pin (session 58's OBJ probe) */
+static void test_garment_unsewn_panels_named(void)
+{
+    rc_mesh a;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    double uv[36], pos[54];
+    int tris[48], i;
+    CHECK_OK(rc_mesh_grid(&a, 0.2, 0.2, 3, 3, RC_DIAG_ALTERNATING));
+    for (i = 0; i < 9; ++i) {
+        uv[2 * i] = a.ref_uv[2 * i]; uv[2 * i + 1] = a.ref_uv[2 * i + 1];
+        uv[2 * (9 + i)] = a.ref_uv[2 * i] + 0.5; uv[2 * (9 + i) + 1] = a.ref_uv[2 * i + 1];
+        memcpy(pos + 3 * i, a.pos + 3 * i, 3 * sizeof(double));
+        memcpy(pos + 3 * (9 + i), a.pos + 3 * i, 3 * sizeof(double));
+    }
+    for (i = 0; i < 24; ++i) { tris[i] = a.tris[i]; tris[24 + i] = a.tris[i] + 9; }
+    def.mesh.num_verts = 18; def.mesh.num_tris = 16; def.mesh.ref_uv = uv; def.mesh.pos = pos; def.mesh.tris = tris;
+    def.self_contact = 1;
+    def.num_threads = 1;
+    CHECK_OK(rc_sim_create(&def, &s));
+    rc_mesh_free(&a);
+    if (!s) return;
+    CHECK_OK(rc_sim_pin(s, 0, rc_sim_positions(s)));
+    t_step_refused(s, "two unsewn panels on the same positions", "sew them with rc_sim_add_seam");
+    rc_sim_destroy(s);
+}
+
 static void test_garment_seam_newton_count(void)
 {
     int sa[6], sb[6], na, k, total = 0, conv = 1;
@@ -1278,5 +1307,6 @@ static void suite_garment(void)
     RUN(test_garment_ortho_bending_directions);
     RUN(test_garment_seam_newton_count);
     RUN(test_garment_seam_reversed_refused);
+    RUN(test_garment_unsewn_panels_named);
     RUN(test_garment_seam_between_pins);
 }
