@@ -3952,6 +3952,18 @@ static double rc__mesh_orient2(const double *a, const double *b, const double *c
     return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
 }
 
+/* the bounding box of n points uv (2 n coordinates, n >= 1) */
+static void rc__uv_bbox(int n, const double *uv, double lo[2], double hi[2])
+{
+    int i, d;
+    lo[0] = hi[0] = uv[0]; lo[1] = hi[1] = uv[1];
+    for (i = 1; i < n; ++i)
+        for (d = 0; d < 2; ++d) {
+            if (uv[2 * i + d] < lo[d]) lo[d] = uv[2 * i + d];
+            if (uv[2 * i + d] > hi[d]) hi[d] = uv[2 * i + d];
+        }
+}
+
 /* Builds the topology of a triangle list. ref_uv may be NULL (e.g. an obstacle mesh): then
    every boundary vertex is a corner. Errors: RC_ERR_INVALID_ARGUMENT
    (NULL, nv < 1, nt < 1), RC_ERR_MESH_INDEX, RC_ERR_NON_FINITE (ref_uv), RC_ERR_MESH_NON_MANIFOLD
@@ -4077,14 +4089,8 @@ static rc_status rc__topo_build(rc__topo *t, void *user, int nv, int nt, const i
        exactly one fan and one outgoing boundary edge may slide if straight; everything else
        (bow-ties, several loops, isolated vertices) is a corner. */
     if (ref_uv) {
-        double lo[2] = { ref_uv[0], ref_uv[1] }, hi[2] = { ref_uv[0], ref_uv[1] };
-        for (v = 1; v < nv; ++v) {
-            int d;
-            for (d = 0; d < 2; ++d) {
-                if (ref_uv[2 * v + d] < lo[d]) lo[d] = ref_uv[2 * v + d];
-                if (ref_uv[2 * v + d] > hi[d]) hi[d] = ref_uv[2 * v + d];
-            }
-        }
+        double lo[2], hi[2];
+        rc__uv_bbox(nv, ref_uv, lo, hi);
         size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]));
     }
     for (i = 0; i < nt; ++i) mark[i] = -1;
@@ -4141,6 +4147,16 @@ static int rc__uf_find(int *parent, int i)
     while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
     return i;
 }
+/* union-find: joins the sets of a and b under the smaller root, which it returns (so every link
+   points to a smaller index) */
+static int rc__uf_union(int *parent, int a, int b)
+{
+    a = rc__uf_find(parent, a);
+    b = rc__uf_find(parent, b);
+    if (a < b) { parent[b] = a; return a; }
+    parent[a] = b;
+    return b;
+}
 
 static void rc__mesh_msg(char *msg, int msg_len, const char *what, int tri)
 {
@@ -4176,15 +4192,7 @@ static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref
         rc__mesh_msg(msg, msg_len, buf, -1);
         return RC_ERR_NON_FINITE;
     }
-    lo[0] = hi[0] = ref_uv[0]; lo[1] = hi[1] = ref_uv[1];
-    for (t = 1; t < nv; ++t) {
-        int d;
-        for (d = 0; d < 2; ++d) {
-            double x = ref_uv[2 * t + d];
-            if (x < lo[d]) lo[d] = x;
-            if (x > hi[d]) hi[d] = x;
-        }
-    }
+    rc__uv_bbox(nv, ref_uv, lo, hi);
     box = (hi[0] - lo[0]) * (hi[1] - lo[1]);
     if (!rc__isfinite(box)) {   /* finite uv whose extent overflows (1e300): every area test below would fail as "zero" */
         rc__mesh_msg(msg, msg_len, "the reference domain is too large: its bounding box's area overflows a double (rescale the uv)", -1);
@@ -4220,32 +4228,23 @@ static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref
     if (npos > 0 && nneg > 0) {
         /* both orientations: fine piece by piece (a panel mirrored in uv, as garment patterns'
            left and right pieces often are, comes out clockwise), not within a connected piece.
-           Pieces: union-find over the triangles' vertices; first[r] the first triangle of root r */
-        int *root = (int *)rc__alloc(user, (size_t)nv, sizeof(int)), *first = (int *)rc__alloc(user, (size_t)nv, sizeof(int)), v;
-        if (!root || !first) {
-            rc__free(user, root); rc__free(user, first);
+           Pieces: union-find over the triangles' vertices; sign[r] the orientation (+-1) of the
+           first triangle of root r, 0 before it */
+        int *root = (int *)rc__alloc(user, (size_t)nv, sizeof(int)), *sign = (int *)rc__calloc(user, (size_t)nv, sizeof(int)), v;
+        if (!root || !sign) {
+            rc__free(user, root); rc__free(user, sign);
             rc__mesh_msg(msg, msg_len, rc_status_string(RC_ERR_OUT_OF_MEMORY), -1);
             return RC_ERR_OUT_OF_MEMORY;
         }
-        for (v = 0; v < nv; ++v) { root[v] = v; first[v] = -1; }
-        for (t = 0; t < nt; ++t) {
-            int a = rc__uf_find(root, tris[3 * t]), k;
-            for (k = 1; k < 3; ++k) {
-                int b = rc__uf_find(root, tris[3 * t + k]);
-                if (a < b) root[b] = a; else if (b < a) { root[a] = b; a = b; }
-            }
-        }
+        for (v = 0; v < nv; ++v) root[v] = v;
+        for (t = 0; t < nt; ++t) { rc__uf_union(root, tris[3 * t], tris[3 * t + 1]); rc__uf_union(root, tris[3 * t], tris[3 * t + 2]); }
         for (t = 0; t < nt && first_diff < 0; ++t) {
             int r = rc__uf_find(root, tris[3 * t]);
-            double A = rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]);
-            if (first[r] < 0) { first[r] = t; continue; }
-            {
-                int f = first[r];
-                double Af = rc__mesh_orient2(ref_uv + 2 * tris[3 * f], ref_uv + 2 * tris[3 * f + 1], ref_uv + 2 * tris[3 * f + 2]);
-                if ((A > 0.0) != (Af > 0.0)) first_diff = t;
-            }
+            int sg = rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]) > 0.0 ? 1 : -1;
+            if (sign[r] == 0) sign[r] = sg;
+            else if (sign[r] != sg) first_diff = t;
         }
-        rc__free(user, root); rc__free(user, first);
+        rc__free(user, root); rc__free(user, sign);
         if (first_diff >= 0) {
             rc__mesh_msg(msg, msg_len, "orientation differs from the first triangle of its connected piece (mixed orientation)", first_diff);
             return RC_ERR_MESH_ORIENTATION;
@@ -8744,10 +8743,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     if (s->panel) {
         /* connected pieces: union-find over the edges (path halving), labelled by their smallest vertex */
         for (i = 0; i < nv; ++i) s->panel[i] = i;
-        for (e = 0; e < ne; ++e) {
-            int a = rc__uf_find(s->panel, s->topo.edge_v[2 * e]), b = rc__uf_find(s->panel, s->topo.edge_v[2 * e + 1]);
-            if (a < b) s->panel[b] = a; else s->panel[a] = b;
-        }
+        for (e = 0; e < ne; ++e) rc__uf_union(s->panel, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1]);
         /* every link points to a smaller index, so one pass in index order labels by the root */
         for (i = 0; i < nv; ++i) s->panel[i] = s->panel[s->panel[i]];
     }
@@ -15585,10 +15581,7 @@ static double rc__sim_feature_push_out(rc_sim *s, double target, double clear, i
             for (p = 0; p < q.nh; ++p) parent[q.h[p].v] = q.h[p].v;
             for (e = 0; e < s->ne; ++e) {
                 int a = s->topo.edge_v[2 * e], b = s->topo.edge_v[2 * e + 1];
-                if (parent[a] >= 0 && parent[b] >= 0) {
-                    a = rc__uf_find(parent, a); b = rc__uf_find(parent, b);
-                    if (a != b) parent[a < b ? b : a] = a < b ? a : b;
-                }
+                if (parent[a] >= 0 && parent[b] >= 0) rc__uf_union(parent, a, b);
             }
             /* by vertex, then by piece */
             for (p = 0; p < q.nh; ++p) firstv[q.h[p].v + 1]++;
