@@ -266,7 +266,8 @@ RCLOTHDEF void rc_mesh_free(rc_mesh *m);
    vertices stay in their order. *removed (may be NULL) gets how many went. The arrays are compacted
    in place (not reallocated; pos may be NULL). Errors: RC_ERR_INVALID_ARGUMENT (m NULL, ref_uv or
    tris NULL while there are vertices or triangles), RC_ERR_MESH_INDEX (a triangle index outside
-   [0, num_verts)), RC_ERR_OUT_OF_MEMORY; m is unchanged then. */
+   [0, num_verts)), RC_ERR_OUT_OF_MEMORY; m is unchanged then. A mesh read with
+   rc_mesh_read_obj_map takes rc_mesh_remove_unreferenced_map, which keeps its rc_obj_map in step. */
 RCLOTHDEF rc_status rc_mesh_remove_unreferenced(rc_mesh *m, int *removed);
 
 /* Diagonal patterns for rc_mesh_grid. RC_DIAG_RANDOM uses seed 0; RC_DIAG_RANDOM + s (s > 0)
@@ -310,23 +311,60 @@ RCLOTHDEF rc_status rc_mesh_disk(rc_mesh *out, double radius, int target_verts);
 RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer, int target_verts, int slit);
 
 /* Reads a Wavefront OBJ: "v x y z" = world position, "vt u v" = reference uv (first two
-   components), "f" with v, v/vt, v/vt/vn or v//vn corners (1-based or negative relative
-   indices); polygons are fan-triangulated (c0, ck, ck+1). Every "v" line is one mesh vertex
-   (unreferenced ones are kept); a vertex whose faces use it with several different vt indices is
-   duplicated, one copy per extra (v, vt) pair. A vertex no face corner gives a vt (unreferenced,
-   or used only by plain "f 1 2 3" corners) gets the i-th vt when the file has exactly as many vt
-   as v lines (as rc_mesh_write_obj writes them: exact round trips), else uv = (x, y). Other
-   statements (vn, o, g, s, usemtl, mtllib, l, ...) are ignored; "#" starts a comment anywhere;
-   lines end with LF, CR LF or CR. Normal indices are checked for syntax only (normals are not
-   read). Numbers are parsed with strtod (C locale expected). Errors: RC_ERR_IO (cannot
-   open/read), RC_ERR_PARSE (bad number, bad face corner, index 0 or out of range, face with < 3
-   corners, no faces at all), RC_ERR_NON_FINITE (inf/nan coordinates). The result is not
-   validated: call rc_mesh_validate. */
+   components), "f" with v, v/vt, v/vt/vn or v//vn corners (1-based or negative relative indices).
+   Triangles come face by face in file order, a face's consecutively: a triangle face as written, a
+   polygon of n > 3 corners as n - 2 triangles cut by ear clipping in the reference uv plane (a
+   convex polygon gets the fan (c0, ck, ck+1); a concave one, or one with a corner in the middle of
+   a side, is cut inside itself; what has no ear left, such as corners all on a line, is finished as
+   a fan, degenerate triangles that rc_mesh_validate refuses). Mesh vertex i < (number of "v" lines)
+   is the i-th "v" line (unreferenced ones are kept). A vertex takes the vt of the first face corner
+   that gives it one; each further distinct vt VALUE its corners use (compared by value, not index:
+   a vt repeated per corner welds) makes one copy of it, same position, appended after the "v"
+   vertices in order of first use; a corner without a vt uses the vertex itself.
+   rc_mesh_read_obj_map tells each vertex's "v" line and each triangle's "f" line. A vertex no face
+   corner gives a vt (unreferenced, or used only by plain "f 1 2 3" corners) gets the i-th vt when
+   the file has exactly as many vt as v lines (as rc_mesh_write_obj writes them: exact round trips),
+   else uv = (x, y). Other statements (vn, o, g, s, usemtl, mtllib, l, ...) are ignored; "#" starts
+   a comment anywhere; lines end with LF, CR LF or CR. Normal indices are checked for syntax only
+   (normals are not read). Numbers are parsed with strtod (C locale expected). Errors: RC_ERR_IO
+   (cannot open/read), RC_ERR_PARSE (bad number, bad face corner, index 0 or out of range, face with
+   < 3 corners, no faces at all), RC_ERR_NON_FINITE (inf/nan coordinates), RC_ERR_OUT_OF_MEMORY;
+   *out is zeroed then. The result is not validated: call rc_mesh_validate. */
 RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path);
 /* The same, with the reason for a failure written to msg (msg_len bytes, may be 0; "" when RC_OK):
    the line and what was wrong on it ("cloth.obj:12: a 'v' line needs three numbers"), or what was
    wrong with the file as a whole. */
 RCLOTHDEF rc_status rc_mesh_read_obj_msg(rc_mesh *out, const char *path, char *msg, int msg_len);
+
+/* Where the mesh rc_mesh_read_obj_map read came from, to name a triangle that rc_mesh_validate or
+   rc_sim_create refuses by its OBJ line ("triangle 1234" -> "cloth.obj:" tri_line[1234]), and to
+   pin or sew vertices by the authoring tool's "v" indices after UV seams split them. Free with
+   rc_obj_map_free (default allocator, user pointer NULL). */
+typedef struct rc_obj_map {
+    int num_verts, num_tris;    /* the mesh's counts, which the arrays follow */
+    int *vertex_source;         /* num_verts: the 0-based index of the "v" line (the first "v" is 0,
+                                   as "f 1 ..." names it) mesh vertex i copies: i itself for
+                                   i < the number of "v" lines, the split vertex for a seam copy */
+    int *tri_line;              /* num_tris: the 1-based line number of the "f" line triangle t was
+                                   cut from (the numbering of the messages "cloth.obj:12: ...") */
+    int *tri_face;              /* num_tris: that face's 0-based ordinal among the "f" lines */
+} rc_obj_map;
+
+/* rc_mesh_read_obj_msg, and with map != NULL fills *map for the mesh read (msg may be NULL).
+   The mesh is bit-identical to rc_mesh_read_obj's. On any error *out and *map are zeroed, nothing
+   stays allocated. rc_mesh_validate's flip (reversing a triangle's corners) keeps the map valid;
+   dropping loose vertices must go through rc_mesh_remove_unreferenced_map. */
+RCLOTHDEF rc_status rc_mesh_read_obj_map(rc_mesh *out, rc_obj_map *map, const char *path, char *msg, int msg_len);
+
+/* Frees map's arrays and zeroes it; NULL and an already freed / zeroed map are fine. */
+RCLOTHDEF void rc_obj_map_free(rc_obj_map *map);
+
+/* rc_mesh_remove_unreferenced, compacting map->vertex_source alongside and setting
+   map->num_verts (the triangles keep their order: tri_line and tri_face stay as they are); map
+   NULL is rc_mesh_remove_unreferenced. A map whose num_verts / num_tris differ from m's, or whose
+   arrays are NULL while there are vertices / triangles, is RC_ERR_INVALID_ARGUMENT; on any error
+   m and map are unchanged. */
+RCLOTHDEF rc_status rc_mesh_remove_unreferenced_map(rc_mesh *m, rc_obj_map *map, int *removed);
 
 /* Writes v (pos), vt (ref_uv; omitted if ref_uv is NULL) and "f a/a b/b c/c" lines, 17
    significant digits (exact round trip; "%.17g", so the C locale is expected, as by the reader).
@@ -661,9 +699,15 @@ typedef struct rc_sim_def {
                                    20, 0: off */
     double itr_factor_eta;      /* relative residual |r| <= eta |g| of those CG solves (inexact Newton), default 0.3 */
     double quality_threshold;   /* eps_q of the MIPS regulariser, default 2.5 */
-    double quality_weight;      /* multiplier on the inertial-scale weight rho*tau*Abar^2/h^2 of
-                                   every triangle (Abar: the mean initial reference triangle area),
-                                   default 1 */
+    double quality_weight;      /* multiplier on the inertial-scale weight rho*tau*Abar^2/h_q^2 of
+                                   every triangle (Abar: the mean initial reference triangle area,
+                                   h_q = min(dt, quality_time)), default 1 */
+    double quality_time;        /* adaptive: s; the regulariser's time scale, default 0.04 (as
+                                   travel_time). Steps longer than it keep the weight a step of
+                                   this length has: the forces that squash reference triangles do
+                                   not fall as 1/h^2 as the inertial weight does (a sheet hanging
+                                   at dt 1 s reached MIPS 7.8 with h_q = dt, 3.2 with the cap; see
+                                   rc__sim_kernel_A). Smaller: a stronger regulariser at long steps */
     double travel_weight;       /* adaptive: weight of the travel term, default 1, 0 = off. A vertex
                                    sliding more than r0 cells (l: its mean incident rest edge length)
                                    in u within one step pays w (m_i / h^2) l^2 (r - r0)^3, r = |u_i -
@@ -673,7 +717,7 @@ typedef struct rc_sim_def {
                                    (see rc__sim_travel) */
     double travel_time;         /* adaptive: s; the travel term's free slide is one cell per this time
                                    (a material speed limit), default 0.04. A scene in another time
-                                   unit scales it with dt, tol and friction_eps_v */
+                                   unit scales it with dt, quality_time, tol and friction_eps_v */
 
     /* contact (IPC): barrier active below thickness + dhat */
     double contact_thickness;   /* xi, m: the gap kept between cloth and obstacles, and between two
@@ -4312,9 +4356,17 @@ RCLOTHDEF void rc_mesh_free(rc_mesh *m)
 
 RCLOTHDEF rc_status rc_mesh_remove_unreferenced(rc_mesh *m, int *removed)
 {
+    return rc_mesh_remove_unreferenced_map(m, NULL, removed);
+}
+
+RCLOTHDEF rc_status rc_mesh_remove_unreferenced_map(rc_mesh *m, rc_obj_map *om, int *removed)
+{
     int *map, i, k = 0;
     if (removed) *removed = 0;
     if (!m || m->num_verts < 0 || m->num_tris < 0 || (m->num_verts > 0 && !m->ref_uv) || (m->num_tris > 0 && !m->tris))
+        return RC_ERR_INVALID_ARGUMENT;
+    if (om && (om->num_verts != m->num_verts || om->num_tris != m->num_tris || (m->num_verts > 0 && !om->vertex_source) ||
+               (m->num_tris > 0 && (!om->tri_line || !om->tri_face))))
         return RC_ERR_INVALID_ARGUMENT;
     for (i = 0; i < 3 * m->num_tris; ++i)
         if (m->tris[i] < 0 || m->tris[i] >= m->num_verts) return RC_ERR_MESH_INDEX;
@@ -4328,12 +4380,14 @@ RCLOTHDEF rc_status rc_mesh_remove_unreferenced(rc_mesh *m, int *removed)
         if (k != i) {
             m->ref_uv[2 * k] = m->ref_uv[2 * i]; m->ref_uv[2 * k + 1] = m->ref_uv[2 * i + 1];
             if (m->pos) { m->pos[3 * k] = m->pos[3 * i]; m->pos[3 * k + 1] = m->pos[3 * i + 1]; m->pos[3 * k + 2] = m->pos[3 * i + 2]; }
+            if (om) om->vertex_source[k] = om->vertex_source[i];
         }
         ++k;
     }
     for (i = 0; i < 3 * m->num_tris; ++i) m->tris[i] = map[m->tris[i]];
     if (removed) *removed = m->num_verts - k;
     m->num_verts = k;
+    if (om) om->num_verts = k;
     rc__free(NULL, map);
     return RC_OK;
 }
@@ -4918,7 +4972,9 @@ static int rc__mesh_vt_same(const rc__mesh_objbuf *B, int a, int b)
     return B->vt[2 * a] == B->vt[2 * b] && B->vt[2 * a + 1] == B->vt[2 * b + 1];
 }
 
-static rc_status rc__mesh_obj_build(rc_mesh *out, rc__mesh_objbuf *B)
+/* builds the mesh, and with map != NULL its map (out and map zeroed on entry by the caller; on
+   an error the caller frees both) */
+static rc_status rc__mesh_obj_build(rc_mesh *out, rc_obj_map *map, rc__mesh_objbuf *B)
 {
     int c, f, nt = 0, nx = 0, nvout, t = 0, fmax = 3, *assigned = NULL, *head = NULL, *xvt = NULL, *xnext = NULL, *cvert = NULL, *ear = NULL;
     rc_status st = RC_OK;
@@ -4965,6 +5021,19 @@ static rc_status rc__mesh_obj_build(rc_mesh *out, rc__mesh_objbuf *B)
     nvout = B->nv + nx;
     st = rc__mesh_alloc(out, nvout, nt);
     if (st != RC_OK) goto done;
+    if (map) {
+        map->vertex_source = (int *)rc__alloc(NULL, (size_t)nvout, sizeof(int));
+        map->tri_line = (int *)rc__alloc(NULL, (size_t)nt, sizeof(int));
+        map->tri_face = (int *)rc__alloc(NULL, (size_t)nt, sizeof(int));
+        if (!map->vertex_source || !map->tri_line || !map->tri_face) { st = RC_ERR_OUT_OF_MEMORY; goto done; }
+        map->num_verts = nvout;
+        map->num_tris = nt;
+        for (c = 0; c < B->nv; ++c) {
+            int x;
+            map->vertex_source[c] = c;
+            for (x = head[c]; x >= 0; x = xnext[x]) map->vertex_source[B->nv + x] = c;
+        }
+    }
     for (c = 0; c < B->nv; ++c) {
         int a = assigned[c], x;
         memcpy(out->pos + 3 * c, B->v + 3 * c, 3 * sizeof(double));
@@ -4978,12 +5047,15 @@ static rc_status rc__mesh_obj_build(rc_mesh *out, rc__mesh_objbuf *B)
     }
     c = 0;
     for (f = 0; f < B->nf; ++f) {
+        int t0 = t;
         if (B->fsize[f] == 3) {
             out->tris[3 * t] = cvert[c]; out->tris[3 * t + 1] = cvert[c + 1]; out->tris[3 * t + 2] = cvert[c + 2];
             ++t;
         } else {
             t += rc__mesh_ear_clip(out->ref_uv, cvert + c, B->fsize[f], out->tris + 3 * t, ear);
         }
+        if (map)
+            for (; t0 < t; ++t0) { map->tri_line[t0] = B->fline[f]; map->tri_face[t0] = f; }
         c += B->fsize[f];
     }
 done:
@@ -4992,9 +5064,23 @@ done:
     return st;
 }
 
-RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path) { return rc_mesh_read_obj_msg(out, path, NULL, 0); }
+RCLOTHDEF rc_status rc_mesh_read_obj(rc_mesh *out, const char *path) { return rc_mesh_read_obj_map(out, NULL, path, NULL, 0); }
 
 RCLOTHDEF rc_status rc_mesh_read_obj_msg(rc_mesh *out, const char *path, char *msg, int msg_len)
+{
+    return rc_mesh_read_obj_map(out, NULL, path, msg, msg_len);
+}
+
+RCLOTHDEF void rc_obj_map_free(rc_obj_map *map)
+{
+    if (!map) return;
+    rc__free(NULL, map->vertex_source);
+    rc__free(NULL, map->tri_line);
+    rc__free(NULL, map->tri_face);
+    memset(map, 0, sizeof(*map));
+}
+
+RCLOTHDEF rc_status rc_mesh_read_obj_map(rc_mesh *out, rc_obj_map *map, const char *path, char *msg, int msg_len)
 {
     FILE *f;
     char *buf = NULL;
@@ -5002,6 +5088,7 @@ RCLOTHDEF rc_status rc_mesh_read_obj_msg(rc_mesh *out, const char *path, char *m
     rc__mesh_objbuf B;
     rc_status st;
     if (msg && msg_len > 0) msg[0] = 0;
+    if (map) memset(map, 0, sizeof(*map));
     if (!out) { if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "rc_mesh_read_obj: out is NULL"); return RC_ERR_INVALID_ARGUMENT; }
     memset(out, 0, sizeof(*out));
     if (!path) { if (msg && msg_len > 0) snprintf(msg, (size_t)msg_len, "rc_mesh_read_obj: path is NULL"); return RC_ERR_INVALID_ARGUMENT; }
@@ -5037,14 +5124,14 @@ RCLOTHDEF rc_status rc_mesh_read_obj_msg(rc_mesh *out, const char *path, char *m
     }
     memset(&B, 0, sizeof(B));
     st = rc__mesh_obj_parse(&B, buf, len);
-    if (st == RC_OK) st = rc__mesh_obj_build(out, &B);
+    if (st == RC_OK) st = rc__mesh_obj_build(out, map, &B);
     if (st != RC_OK && msg && msg_len > 0) {
         if (B.err_what && B.err_line > 0) snprintf(msg, (size_t)msg_len, "%s:%d: %s", path, B.err_line, B.err_what);
         else snprintf(msg, (size_t)msg_len, "%s: %s", path, B.err_what ? B.err_what : rc_status_string(st));
     }
     rc__free(NULL, buf);
     rc__free(NULL, B.v); rc__free(NULL, B.vt); rc__free(NULL, B.cv_idx); rc__free(NULL, B.cvt_idx); rc__free(NULL, B.fsize); rc__free(NULL, B.fline);
-    if (st != RC_OK) rc_mesh_free(out);
+    if (st != RC_OK) { rc_mesh_free(out); rc_obj_map_free(map); }
     return st;
 }
 
@@ -8164,7 +8251,7 @@ struct rc_sim {
     unsigned char *pinned, *phi_fixed, *u_fixed;
     double *pin_target, *force, *reaction;
     double L, mean_edge, total_mass;
-    double quality_w;   /* the MIPS regulariser's weight per triangle, quality_weight rho tau Abar^2 / dt^2 (rc__sim_kernel_A) */
+    double quality_w;   /* the MIPS regulariser's weight per triangle, quality_weight rho tau Abar^2 / min(dt, quality_time)^2 (rc__sim_kernel_A) */
     int nobs, cap_obs;
     rc__obstacle *obs;
     double kappa;                         /* barrier stiffness */
@@ -8333,6 +8420,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.quality_weight = 1.0;
     d.travel_weight = 1.0;
     d.travel_time = 0.04;
+    d.quality_time = 0.04;
     d.contact_thickness = 1e-3;
     d.contact_dhat = 2e-3;
     d.friction = 0.3;
@@ -8428,7 +8516,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFFINITE(dt); RC__DEFFINITE(gravity[0]); RC__DEFFINITE(gravity[1]); RC__DEFFINITE(gravity[2]);
     RC__DEFFINITE(bending_scale); RC__DEFFINITE(tol); RC__DEFFINITE(pcg_tol); RC__DEFFINITE(itr_eps0);
     RC__DEFFINITE(itr_lambda); RC__DEFFINITE(itr_energy_tol); RC__DEFFINITE(cache_eps); RC__DEFFINITE(itr_factor_eta);
-    RC__DEFFINITE(quality_threshold); RC__DEFFINITE(quality_weight); RC__DEFFINITE(travel_weight); RC__DEFFINITE(travel_time);
+    RC__DEFFINITE(quality_threshold); RC__DEFFINITE(quality_weight); RC__DEFFINITE(travel_weight); RC__DEFFINITE(travel_time); RC__DEFFINITE(quality_time);
     RC__DEFFINITE(contact_thickness); RC__DEFFINITE(contact_dhat); RC__DEFFINITE(friction); RC__DEFFINITE(friction_eps_v);
 #undef RC__DEFFINITE
     RC__DEFCHECK(m->num_verts >= 3 && m->num_tris >= 1, "mesh needs at least 3 vertices and 1 triangle");
@@ -8463,6 +8551,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFCHECK(d->quality_weight >= 0.0, "quality_weight must be >= 0");
     RC__DEFCHECK(d->travel_weight >= 0.0, "travel_weight must be >= 0");
     RC__DEFCHECK(d->travel_time > 0.0, "travel_time must be > 0 (s)");
+    RC__DEFCHECK(d->quality_time > 0.0, "quality_time must be > 0 (s)");
     RC__DEFCHECK(d->contact_thickness >= 0.0, "contact_thickness must be >= 0");
     RC__DEFCHECK(d->contact_dhat > 0.0, "contact_dhat must be > 0");
     RC__DEFCHECK(d->friction >= 0.0 && d->friction <= RC__MU_MAX, "friction must be in [0, 1e6]");
@@ -8721,9 +8810,11 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         s->A0[t] = 0.5 * rc__uv_dinv(s->u + 2 * tri[0], s->u + 2 * tri[1], s->u + 2 * tri[2], s->Dinv0 + 4 * t);
         s->total_mass += def->material.density * def->material.thickness * s->A0[t];
     }
-    {   /* the regulariser's weight (rc__sim_kernel_A): its h is def.dt, also in substeps and statics */
+    {   /* the regulariser's weight (rc__sim_kernel_A): its h is min(def.dt, quality_time), also in
+           substeps and statics */
         double abar = s->total_mass / (def->material.density * def->material.thickness * nt);
-        s->quality_w = def->quality_weight * def->material.density * def->material.thickness * abar * abar / (def->dt * def->dt);
+        double hq = def->dt < def->quality_time ? def->dt : def->quality_time;
+        s->quality_w = def->quality_weight * def->material.density * def->material.thickness * abar * abar / (hq * hq);
     }
     {
         int *cnt = (int *)rc__calloc(user, (size_t)nv, sizeof(int));
@@ -11169,9 +11260,20 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
     if (H) for (i = 0; i < n * n; ++i) H[i] += Hi[i];
     a[3] = 0.0;
     if (s->def.adaptive && s->def.quality_weight > 0.0) {
-        /* C_T = w max(0, Psi_T - eps_q)^3 with one weight for every triangle, w = rho tau Abar^2 / h^2
+        /* C_T = w max(0, Psi_T - eps_q)^3 with one weight for every triangle, w = rho tau Abar^2 / h_q^2
            (s->quality_w), the inertial energy of moving the MEAN initial triangle its own size in one
-           step. DESIGN §2 weights each triangle by its own initial area, rho tau (A_T^0)^2 / h^2; on a
+           step of h_q = min(h, quality_time). The cap is ours: the forces that squash a reference
+           triangle (stretch, bending, gravity through the mass transfer) do not fall as 1/h^2, so
+           with h_q = h the regulariser faded at long steps. Measured (session 59, a 0.6 m 13 x 13
+           sheet hanging from two corners for 10 s, max MIPS over the run / V at the end; h_q = h,
+           then the default cap 0.04 s, then 0.01 s): dt 0.04 3.49 / -0.22456 J (uncapped and
+           default alike); dt 0.1 4.61 / -0.22487, 3.57 / -0.22455, 2.84 / -0.22429; dt 0.25 8.79 /
+           -0.22522, 3.98 / -0.22447, 3.32 / -0.22426; dt 1 7.80 / -0.22576 (one step unconverged),
+           3.18 / -0.22454, 2.72 / -0.22425; dropped on a sphere at dt 1: 6.10, 2.98, 2.70. The cap
+           costs adaptivity where it bites: the didactic drape at dt 0.1 (test_adaptive_didactic_
+           drape_ablation) ends at V -0.05124 J uncapped, -0.05084 at 0.04 s, -0.05060 at 0.01 s,
+           against -0.05057 for the fixed mesh with 4x the vertices; so the default cap is the
+           travel term's time scale, beyond which a step is long for the material. DESIGN §2 weights each triangle by its own initial area, rho tau (A_T^0)^2 / h^2; on a
            uniform mesh the two agree, but on a graded one the forces that squash a small triangle
            come from its larger neighbours (stretch and inertia scale with their size) while its own
            weight falls as A_T^2, so the small triangles went unprotected. Measured (session 58,
@@ -17270,10 +17372,10 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
 
 
 /* Statics (ours): a proximal-point sequence of pseudo time steps with zero velocity. Pseudo step
-   k minimises V(x, u) + sum_i m_i/(2 h_k^2)|x_i - x_i^k|^2 (+ C(u) with the regulariser's h =
-   def.dt; adaptive: x^k taken at the material points, x~(u), as a step's inertia, so sliding the
-   mesh through the material costs nothing), so V never increases from one pseudo step to the
-   next; h_k starts at def.dt and doubles after every converged pseudo step (up to 1e6 def.dt; it
+   k minimises V(x, u) + sum_i m_i/(2 h_k^2)|x_i - x_i^k|^2 (+ C(u) with the regulariser's h_q =
+   min(def.dt, quality_time); adaptive: x^k taken at the material points, x~(u), as a step's
+   inertia, so sliding the mesh through the material costs nothing), so V never increases from
+   one pseudo step to the next; h_k starts at def.dt and doubles after every converged pseudo step (up to 1e6 def.dt; it
    halves after an unconverged one, down to def.dt), so late steps are plain Newton on V. At most
    400 pseudo steps.
    Converged when a pseudo step moves no vertex more than tol * L * dt (and no u more than

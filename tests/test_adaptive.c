@@ -1084,6 +1084,44 @@ static void test_adaptive_regulariser_graded_mesh(void)
     CHECKF(unconv == 0, "%d adaptive steps unconverged", unconv);
 }
 
+/* The regulariser at long steps: its weight is the inertial scale rho tau Abar^2 / h_q^2 with
+   h_q = min(dt, quality_time), because the forces that squash reference triangles do not fall as
+   1/h^2. A 0.6 m 13 x 13 sheet hanging from two corners, 10 steps of 1 s: with the cap (default
+   quality_time 0.04 s) max MIPS 3.18; with h_q = dt (quality_time = dt, DESIGN's weight) 7.8 and a
+   triangle at 0.3% of its area (session 59). */
+static void test_adaptive_regulariser_long_step(void)
+{
+    const int n = 13, steps = 10;
+    double maxq = 0.0, minA = HUGE_VAL;
+    int k, failed = 0, unconv = 0;
+    rc_mesh m;
+    rc_sim_def def = rc_default_sim_def();
+    rc_sim *s = NULL;
+    rc_step_stats ss;
+    CHECK_OK(rc_mesh_grid(&m, 0.6, 0.6, n - 1, n - 1, RC_DIAG_ALTERNATING));
+    def.mesh = rc_mesh_describe(&m);
+    def.adaptive = 1;
+    def.num_threads = 1;
+    def.dt = 1.0;
+    CHECK_OK(rc_sim_create(&def, &s));
+    rc_mesh_free(&m);
+    if (!s) return;
+    rc_sim_pin(s, 0, rc_sim_positions(s));
+    rc_sim_pin(s, n - 1, rc_sim_positions(s) + 3 * (n - 1));
+    for (k = 0; k < steps; ++k) {
+        if (rc_sim_step(s, &ss) != RC_OK) { failed++; break; }
+        unconv += !ss.converged;
+        if (ss.max_quality > maxq) maxq = ss.max_quality;
+        if (ss.min_area_ratio < minA) minA = ss.min_area_ratio;
+    }
+    rc_sim_destroy(s);
+    printf("    hanging sheet, %d steps of 1 s: max MIPS %.3f, min area ratio %.4f\n", steps, maxq, minA);
+    CHECK(failed == 0);
+    CHECKF(unconv == 0, "%d steps unconverged", unconv);
+    CHECKF(maxq <= 3.5, "max MIPS %.3f at dt 1 s", maxq);
+    CHECKF(minA >= 0.03, "a triangle shrank to %.4f of its area", minA);
+}
+
 /* The didactic drape (DESIGN §9, the paper's Fig. 3): a coarse square falling across a rod (a
    triangle-mesh capsule), 100 vertices, dt 0.1 s so that 10 implicit steps bring it close to rest.
    Regulariser off: the collapse is measured (max MIPS, min area ratio; a step may fail on a
@@ -1274,7 +1312,7 @@ static void test_adaptive_converged_step_below_start_energy(void)
 /* The same adaptive scene in another unit of time: a 1 m sheet (9 x 9) hanging from two corners, 3
    steps, and again with every time-dependent parameter rescaled for a time unit 10 times shorter
    (tau = 0.1: dt x tau, gravity and Young's modulus / tau^2, tol and itr_eps0 / tau, friction_eps_v
-   / tau, travel_time x tau). The dimensionless problem is the same, so the shapes must agree to
+   / tau, travel_time and quality_time x tau). The dimensionless problem is the same, so the shapes must agree to
    round-off (checked at 21 x 21 fixed material points). The travel term's time used to be a
    constant 0.04 s, which no scaling could reach: the shapes then differed by 1e-4 m after one step
    (a helper's similarity probe, session 57). */
@@ -1296,7 +1334,7 @@ static void test_adaptive_time_unit_similarity(void)
         def.material.young /= tau * tau;
         def.tol /= tau; def.itr_eps0 /= tau;
         def.friction_eps_v /= tau;
-        def.travel_time *= tau;
+        def.travel_time *= tau; def.quality_time *= tau;
         CHECK_OK(rc_sim_create(&def, &s));
         rc_mesh_free(&m);
         if (!s) break;
@@ -1742,6 +1780,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_rest_on_plane_keeps_u);
     RUN(test_adaptive_regulariser_ablation);
     RUN(test_adaptive_regulariser_graded_mesh);
+    RUN(test_adaptive_regulariser_long_step);
     RUN(test_adaptive_no_regulariser_collapse_bounded);
     RUN(test_adaptive_collapse_does_not_grind);
     RUN(test_adaptive_huge_kept_shift);

@@ -842,6 +842,128 @@ static void test_mesh_obj_malformed(void)
     remove(path);
 }
 
+/* rc_mesh_read_obj_map: each mesh vertex's "v" line index and each triangle's "f" line, through a
+   quad, a concave pentagon (ear clipped), UV seams (split by vt value, a repeated vt value welds)
+   and a loose vertex; then rc_mesh_remove_unreferenced_map, a validation failure named by its OBJ
+   line, and the error paths */
+static void test_mesh_obj_map(void)
+{
+    static const char *text =
+        "# a quad, a pentagon and a triangle on 7 vertices, a loose one\n"   /* line 1 */
+        "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\n"                                 /* 2-5: v0..v3 */
+        "v 1 1 0\nv 2 1 0\nv 1 2 0\nv 9 9 9\n"                                 /* 6-9: v4..v7 (v7 loose) */
+        "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"                                     /* 10-13: t1..t4 */
+        "vt 5 0\nvt 6 0\nvt 6 1\nvt 5 1\nvt 5.5 0.5\nvt 0.5 2\nvt 0 1\n"       /* 14-20: t5..t11 (t11 = t4) */
+        "g left\n"                                                             /* 21 */
+        "f 1/1 2/2 5/3 4/4\n"                                                  /* 22: quad v0 v1 v4 v3 */
+        "\n"                                                                   /* 23 */
+        "g right\n"                                                            /* 24 */
+        "f 2/5 3/6 6/7 7/9 5/8  # concave in uv\n"                             /* 25: pentagon v1 v2 v5 v6 v4 */
+        "f 4/11 5/3 7/10\n";                                                   /* 26: v3 (t11 = t4: welds) v4 v6 (seam) */
+    /* the seams: v1 first with t2, then t5 -> vertex 8; v4 with t3, then t8 -> 9; v6 with t9, then
+       t10 -> 10 */
+    static const int src[11] = { 0, 1, 2, 3, 4, 5, 6, 7, 1, 4, 6 };
+    static const int line[6] = { 22, 22, 25, 25, 25, 26 }, face[6] = { 0, 0, 1, 1, 1, 2 };
+    static const int fv[3][5] = { { 0, 1, 4, 3, -1 }, { 1, 2, 5, 6, 4 }, { 3, 4, 6, -1, -1 } };
+    static const double vpos[8][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 2, 1, 0 }, { 1, 2, 0 }, { 9, 9, 9 } };
+    char path[256], msg[256];
+    rc_mesh m, r;
+    rc_obj_map map;
+    int i, k, removed = -1, junk[4] = { 0, 0, 0, 0 };
+    tm_path(path, sizeof(path), "t_mesh_map.obj");
+    CHECK(tm_write_text(path, text));
+    CHECK_OK(rc_mesh_read_obj(&r, path));
+    CHECK_OK(rc_mesh_read_obj_map(&m, &map, path, msg, (int)sizeof msg));
+    CHECK(msg[0] == 0);
+    CHECKF(m.num_verts == 11 && m.num_tris == 6 && map.num_verts == 11 && map.num_tris == 6, "%d vertices, %d triangles",
+           m.num_verts, m.num_tris);
+    if (m.num_verts != 11 || m.num_tris != 6 || map.num_verts != 11 || map.num_tris != 6) goto out;
+    /* the same mesh as rc_mesh_read_obj's, bit for bit */
+    CHECK(r.num_verts == m.num_verts && r.num_tris == m.num_tris);
+    if (r.num_verts == m.num_verts && r.num_tris == m.num_tris) {
+        CHECK(memcmp(r.pos, m.pos, sizeof(double) * 3 * (size_t)m.num_verts) == 0);
+        CHECK(memcmp(r.ref_uv, m.ref_uv, sizeof(double) * 2 * (size_t)m.num_verts) == 0);
+        CHECK(memcmp(r.tris, m.tris, sizeof(int) * 3 * (size_t)m.num_tris) == 0);
+    }
+    for (i = 0; i < 11; ++i) {
+        CHECKF(map.vertex_source[i] == src[i], "vertex %d from v %d, expected %d", i, map.vertex_source[i], src[i]);
+        CHECK(memcmp(m.pos + 3 * i, vpos[src[i]], sizeof(double) * 3) == 0);
+    }
+    CHECK(m.ref_uv[16] == 5.0 && m.ref_uv[17] == 0.0 && m.ref_uv[18] == 5.0 && m.ref_uv[19] == 1.0);   /* t5, t8 */
+    CHECK(m.ref_uv[20] == 0.5 && m.ref_uv[21] == 2.0 && m.ref_uv[12] == 5.5 && m.ref_uv[13] == 0.5);   /* t10; v6: t9 */
+    for (i = 0; i < 6; ++i) {
+        CHECKF(map.tri_line[i] == line[i] && map.tri_face[i] == face[i], "triangle %d: line %d face %d", i, map.tri_line[i],
+               map.tri_face[i]);
+        for (k = 0; k < 3; ++k) {   /* its corners are its face's vertices */
+            int v = map.vertex_source[m.tris[3 * i + k]], j, in = 0;
+            for (j = 0; j < 5; ++j) in |= fv[face[i]][j] == v;
+            CHECKF(in, "triangle %d corner %d is v %d, not of face %d", i, k, v, face[i]);
+        }
+        CHECK(tm_area2(m.ref_uv, m.tris + 3 * i) > 0.0);
+    }
+    CHECK_OK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, NULL, 0));
+    /* a map that does not match the mesh is refused, nothing changed */
+    map.num_verts = 10;
+    CHECK(rc_mesh_remove_unreferenced_map(&m, &map, &removed) == RC_ERR_INVALID_ARGUMENT && removed == 0 && m.num_verts == 11);
+    map.num_verts = 11;
+    /* dropping the loose v7 keeps the map in step */
+    CHECK_OK(rc_mesh_remove_unreferenced_map(&m, &map, &removed));
+    CHECK(removed == 1 && m.num_verts == 10 && map.num_verts == 10 && map.num_tris == 6);
+    for (i = 0; i < m.num_verts; ++i) {
+        CHECKF(map.vertex_source[i] == src[i < 7 ? i : i + 1], "after removal: vertex %d from v %d", i, map.vertex_source[i]);
+        CHECK(memcmp(m.pos + 3 * i, vpos[map.vertex_source[i]], sizeof(double) * 3) == 0);
+    }
+    for (i = 0; i < 6; ++i) CHECK(map.tri_line[i] == line[i] && map.tri_face[i] == face[i]);
+    CHECK_OK(rc_mesh_remove_unreferenced_map(&m, NULL, &removed));
+    CHECK(removed == 0);
+out:
+    rc_mesh_free(&m);
+    rc_mesh_free(&r);
+    rc_obj_map_free(&map);
+    rc_obj_map_free(&map);   /* twice: fine */
+    rc_obj_map_free(NULL);
+    CHECK(map.vertex_source == NULL && map.tri_line == NULL && map.num_verts == 0);
+    /* map NULL: rc_mesh_read_obj_msg */
+    CHECK_OK(rc_mesh_read_obj_map(&m, NULL, path, NULL, 0));
+    CHECK(m.num_verts == 11 && m.num_tris == 6);
+    rc_mesh_free(&m);
+    /* a validation failure names a triangle, the map its line: the quad on line 4 has its corners
+       on one line in uv (its vertices are defined after it: forward references), its triangles
+       have zero area */
+    CHECK(tm_write_text(path, "v 0 0 0\nv 1 0 0\nf 1/1 2/2 3/3\nf 2/2 4/4 5/5 6/6\n"
+                              "v 1 1 0\nv 2 0 0\nv 2 1 0\nv 3 0 0\n"
+                              "vt 0 0\nvt 1 0\nvt 1 1\nvt 2 0\nvt 3 0\nvt 4 0\n"));
+    CHECK_OK(rc_mesh_read_obj_map(&m, &map, path, NULL, 0));
+    {
+        rc_status st = rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, msg, (int)sizeof msg);
+        const char *at = strstr(msg, "triangle ");
+        int t = -1;
+        CHECKF(st == RC_ERR_MESH_DEGENERATE && at && sscanf(at, "triangle %d", &t) == 1 && t >= 1 && t < map.num_tris,
+               "%s: %s", rc_status_string(st), msg);
+        if (t >= 1 && t < map.num_tris) {
+            CHECKF(map.tri_line[t] == 4 && map.tri_face[t] == 1, "triangle %d: line %d", t, map.tri_line[t]);
+            printf("    %s (%s:%d)\n", msg, path, map.tri_line[t]);
+        }
+        CHECK(map.tri_line[0] == 3 && map.tri_face[0] == 0);
+    }
+    rc_mesh_free(&m);
+    rc_obj_map_free(&map);
+    /* errors: the mesh and the map zeroed, nothing allocated (the OOM harness fails each allocation) */
+    map.num_verts = 5; map.num_tris = 7; map.vertex_source = map.tri_line = map.tri_face = junk;
+    CHECK(tm_write_text(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n"));
+    CHECK(rc_mesh_read_obj_map(&m, &map, path, msg, (int)sizeof msg) == RC_ERR_PARSE && strstr(msg, ".obj:5: ") != NULL);
+    CHECK(m.pos == NULL && m.tris == NULL && m.num_verts == 0 && map.vertex_source == NULL && map.tri_line == NULL &&
+          map.tri_face == NULL && map.num_verts == 0 && map.num_tris == 0);
+    map.vertex_source = junk;
+    CHECK(rc_mesh_read_obj_map(NULL, &map, path, msg, (int)sizeof msg) == RC_ERR_INVALID_ARGUMENT && map.vertex_source == NULL);
+    map.vertex_source = junk;
+    CHECK(rc_mesh_read_obj_map(&m, &map, NULL, NULL, 0) == RC_ERR_INVALID_ARGUMENT && map.vertex_source == NULL);
+    map.vertex_source = junk;
+    CHECK(rc_mesh_read_obj_map(&m, &map, "/nonexistent_dir_rcloth/none.obj", NULL, 0) == RC_ERR_IO && map.vertex_source == NULL);
+    CHECK(rc_mesh_remove_unreferenced_map(NULL, &map, NULL) == RC_ERR_INVALID_ARGUMENT);
+    remove(path);
+}
+
 /* ---- topology input: non-finite reference positions are refused ---- */
 static void test_mesh_topo_non_finite(void)
 {
@@ -1118,6 +1240,7 @@ static void suite_mesh(void)
     RUN(test_mesh_obj_roundtrip);
     RUN(test_mesh_obj_read_variants);
     RUN(test_mesh_obj_malformed);
+    RUN(test_mesh_obj_map);
     RUN(test_mesh_topo_non_finite);
     RUN(test_mesh_generators_sweep);
     RUN(test_mesh_bad_input);

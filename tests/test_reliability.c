@@ -526,6 +526,8 @@ R_MUT(rm_qw_neg, d->quality_weight = -1.0)
 R_MUT(rm_tw_neg, d->travel_weight = -1.0)
 R_MUT(rm_tt_zero, d->travel_time = 0.0)
 R_MUT(rm_tt_nan, d->travel_time = R_NAN)
+R_MUT(rm_qt_neg, d->quality_time = -0.01)
+R_MUT(rm_qt_nan, d->quality_time = R_NAN)
 R_MUT(rm_self2, d->self_contact = 2)
 /* session 50 (an adversarial probe: each was accepted, then failed every step or ran for minutes,
    with a message that blamed something else): lower bounds relative to the cloth's size */
@@ -622,6 +624,8 @@ static void test_rel_sim_def_table(void)
         { "travel_weight < 0", rm_tw_neg, RC_ERR_INVALID_ARGUMENT },
         { "travel_time 0", rm_tt_zero, RC_ERR_INVALID_ARGUMENT },
         { "travel_time NaN", rm_tt_nan, RC_ERR_NON_FINITE },
+        { "quality_time < 0", rm_qt_neg, RC_ERR_INVALID_ARGUMENT },
+        { "quality_time NaN", rm_qt_nan, RC_ERR_NON_FINITE },
         { "self_contact 2", rm_self2, RC_ERR_INVALID_ARGUMENT },
         { "contact_dhat 1e-300", rm_dhat_tiny, RC_ERR_INVALID_ARGUMENT },
         { "friction_eps_v 1e-160", rm_epsv_tiny, RC_ERR_INVALID_ARGUMENT },

@@ -111,16 +111,31 @@ static const char *oom_obj_path = "build/oom_tmp.obj";
 static void sc_obj(void)
 {
     rc_mesh m;
+    rc_obj_map map;
     int flipped;
     char msg[64];
     memset(&m, 0, sizeof m);
+    memset(&map, 0, sizeof map);
     OOM_ST(rc_mesh_read_obj(&m, oom_obj_path));
     {
         rc_status st = rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, &flipped, msg, (int)sizeof msg);
         OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "validate -> %s", rc_status_string(st));
     }
+    rc_mesh_free(&m);
+    /* with the source map (three more arrays); an error leaves both zeroed */
+    {
+        rc_status st = rc_mesh_read_obj_map(&m, &map, oom_obj_path, msg, (int)sizeof msg);
+        OOM_CHECK(st == RC_OK || st == RC_ERR_OUT_OF_MEMORY, "rc_mesh_read_obj_map -> %s", rc_status_string(st));
+        OOM_CHECK(st == RC_OK || (m.tris == NULL && m.num_verts == 0 && map.vertex_source == NULL && map.tri_line == NULL &&
+                                  map.tri_face == NULL && map.num_verts == 0), "rc_mesh_read_obj_map failed without zeroing");
+        if (st != RC_OK) goto done;
+    }
+    OOM_CHECK(map.num_verts == m.num_verts && map.num_tris == m.num_tris, "map %d/%d, mesh %d/%d", map.num_verts, map.num_tris,
+              m.num_verts, m.num_tris);
+    OOM_ST(rc_mesh_remove_unreferenced_map(&m, &map, NULL));
 done:
     rc_mesh_free(&m);
+    rc_obj_map_free(&map);
 }
 
 static void sc_energy(void)
@@ -347,7 +362,7 @@ int main(int argc, char **argv)
     /* an OBJ with vt, a quad and a vertex used with two vt (duplicated by the reader) */
     fp = fopen(oom_obj_path, "wb");
     if (!fp) { printf("cannot write %s\n", oom_obj_path); return 1; }
-    fputs("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\n"
+    fputs("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nv 5 5 5\n"
           "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 2 0\nvt 2 1\nvt 1.01 0\n"
           "f 1/1 2/2 3/3 4/4\nf 2/7 5/5 6/6\nf 2/7 6/6 3/3\n", fp);
     fclose(fp);
