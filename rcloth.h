@@ -16632,6 +16632,9 @@ static double rc__sim_start_energy(rc_sim *s, rc__terms *TA)
     return EA;
 }
 
+/* an energy of the solve (about s->origin, rc__sim_set_origin) as the stats report it (about the world's origin) */
+static double rc__sim_world_energy(const rc_sim *s, double E) { return E + s->origin_gravity + s->origin_loads; }
+
 /* the sim's state becomes A */
 static void rc__sim_adopt_start(rc_sim *s)
 {
@@ -16650,7 +16653,7 @@ static rc_status rc__sim_keep_start(rc_sim *s, double *E, rc__terms *T, rc_step_
     rc__sim_adopt_start(s);
     snprintf(s->warn, sizeof s->warn, "t = %.6g s: a step unconverged at IP %.4g J, above its start's %.4g J, ended at its start "
              "(free cloth stopped); lower dt, raise the iteration caps or (adaptive) use the regulariser", s->time,
-             *E + s->origin_gravity + s->origin_loads, EA + s->origin_gravity + s->origin_loads);
+             rc__sim_world_energy(s, *E), rc__sim_world_energy(s, EA));
     *E = EA;
     *T = TA;
     st->kept_start = 1;
@@ -16821,7 +16824,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
         return rc__sim_fail(s, RC_ERR_NON_FINITE, msg);
     }
     if (!rc__isfinite(E)) return rc__sim_fail_start(s, &T);
-    st->ip_start = E + s->origin_gravity + s->origin_loads;
+    st->ip_start = rc__sim_world_energy(s, E);
     if (s->def.adaptive) rs = rc__sim_ritr(s, HUGE_VAL, &E, &T, st, &conv);
     else { rs = rc__sim_newton_xp(s, s->def.tol, 0.0, s->def.max_newton_iters, 1, &E, &T, &iters, &conv, st); st->newton_iters += iters; }
     if (rs != RC_OK) return rs;
@@ -16861,7 +16864,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     }
     st->newton_iters += st->inner_iters;
     st->converged = conv;
-    st->ip_end = E + s->origin_gravity + s->origin_loads;
+    st->ip_end = rc__sim_world_energy(s, E);
     st->e_inertia = T.inertia; st->e_stretch = T.stretch; st->e_bend = T.bend; st->e_gravity = T.gravity + s->origin_gravity;
     st->e_external = T.ext + s->origin_loads; st->e_contact = T.contact; st->e_friction = T.friction; st->e_quality = T.quality;
     st->e_travel = T.travel;
@@ -17493,14 +17496,9 @@ static rc_status rc__sim_static_held(rc_sim *s)
        review, session 47): the cloth is one piece (root 0), held if any part of it is */
     for (i = 0; i < s->nv; ++i) parent[i] = s->def.self_contact ? 0 : i;
     for (t = 0; t < s->nt && !s->def.self_contact; ++t)
-        for (k = 1; k < 3; ++k) {
-            int a = rc__uf_find(parent, s->tris[3 * t]), b = rc__uf_find(parent, s->tris[3 * t + k]);
-            if (a != b) parent[b] = a;
-        }
-    for (i = 0; i < s->nst && !s->def.self_contact; ++i) {
-        int a = rc__uf_find(parent, s->st_pair[2 * i]), b = rc__uf_find(parent, s->st_pair[2 * i + 1]);
-        if (a != b) parent[b] = a;
-    }
+        for (k = 1; k < 3; ++k) rc__uf_union(parent, s->tris[3 * t], s->tris[3 * t + k]);
+    /* seams join panels; each piece's root is its smallest vertex, the one a message names */
+    for (i = 0; i < s->nst && !s->def.self_contact; ++i) rc__uf_union(parent, s->st_pair[2 * i], s->st_pair[2 * i + 1]);
     for (t = 0; t < s->nt; ++t) {   /* gravity on each piece's mass (constant: rho tau A0) */
         double m = s->def.material.density * s->def.material.thickness * s->A0[t];
         double *L = load + 5 * rc__uf_find(parent, s->tris[3 * t]);
