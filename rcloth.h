@@ -466,7 +466,8 @@ typedef struct rc_material {
    data). Stretch stiffness E*tau and bending stiffness D = E tau^3 / (12 (1 - nu^2)):
      cotton: rho 500 kg/m^3, tau 0.3 mm, E 1e6 Pa,  nu 0.3  (0.15 kg/m^2, 300 N/m, D 2.5e-6 N m)
      silk:   rho 600 kg/m^3, tau 0.1 mm, E 5e5 Pa,  nu 0.3  (0.06 kg/m^2,  50 N/m, D 4.6e-8 N m)
-     denim:  rho 600 kg/m^3, tau 0.8 mm, E 3e6 Pa,  nu 0.3  (0.48 kg/m^2, 2400 N/m, D 1.4e-4 N m)
+     denim:  rho 600 kg/m^3, tau 0.8 mm, E 3e6 Pa,  nu 0.3  (0.48 kg/m^2, 2400 N/m, D 1.4e-4 N m;
+             a stiff heavy stand-in, not rc_material_fabric_denim's measured 11oz denim below)
      proto:  rho 200 kg/m^3, tau 1 mm,   E 1e5 Pa,  nu 0.3  (the DESIGN.md §10 prototype sheet) */
 RCLOTHDEF rc_material rc_material_cotton(void);
 RCLOTHDEF rc_material rc_material_silk(void);
@@ -626,9 +627,10 @@ typedef struct rc_sim rc_sim;
 typedef struct rc_sim_def {
     rc_mesh_desc mesh;          /* the cloth: 3 to 5e7 vertices, 1 to 1e8 triangles */
     rc_material material;       /* default: cotton-like (rc_material_cotton()) */
-    double bending_scale;       /* 1.0 = a thin plate of material.thickness. Real cloth bends far
-                                   more easily: the cotton default uses 1.0 with the plate
-                                   thickness already chosen for bending; lower it for limp fabric */
+    double bending_scale;       /* multiplier on the material's bending stiffness, default 1
+                                   (isotropic: the thin plate E tau^3 / (12 (1 - nu^2)) of
+                                   material.thickness; orthotropic: bend_warp/weft/bias as given).
+                                   Below 1: limper cloth; 0: no bending */
     double dt;                  /* time step, s (default 1/100; at least 1e-9) */
     double gravity[3];          /* m/s^2 (default 0, 0, -9.81) */
     int adaptive;               /* 0: fixed mesh (u frozen, the baseline); 1: r-adaptive (default 0) */
@@ -721,7 +723,10 @@ typedef struct rc_sim_def {
 
     /* contact (IPC): barrier active below thickness + dhat */
     double contact_thickness;   /* xi, m: the gap kept between cloth and obstacles, and between two
-                                   layers of cloth (self contact), default 1e-3 */
+                                   layers of cloth (self contact), default 1e-3: the smallest gap
+                                   any iterate has. Cloth resting under a load sits inside the
+                                   barrier band, between xi and xi + dhat (about 2.2-2.5 mm over a
+                                   table at the defaults) */
     double contact_dhat;        /* dhat, m: barrier activation distance beyond xi, default 2e-3 */
     double friction;            /* default Coulomb coefficient mu for obstacles added later, default 0.3 (at most 1e6) */
     double friction_eps_v;      /* static/dynamic smoothing speed eps_v, m/s, default 1e-3: "static"
@@ -818,6 +823,13 @@ typedef struct rc_step_stats {
        avoid it. rc_sim_solve_static: 1 if a pseudo step did (its pseudo steps start at rest, at
        A itself, so practically never). */
     int kept_start;
+    /* converged = 0: which rule ended the step, a fixed string: the Newton or r-ITR iteration
+       cap, a line search without decrease, a round-off stall, a stall in u, ... (a split step:
+       its last unconverged substep's; rc_sim_solve_static: the cap of 400 pseudo steps per load
+       increment); NULL when the step converged. The state is valid
+       either way; an unconverged step is less accurate, and repeated ones call for a smaller dt,
+       higher caps or (adaptive) the regulariser */
+    const char *stop_reason;
 } rc_step_stats;
 
 
@@ -839,7 +851,10 @@ RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
    cloth can dip into the capsule between two vertices by more than the contact thickness,
    l^2/(8r) > contact_thickness (a capsule's surface acts on cloth vertices; on whole triangles
    only its core, half its radius); a step whose end state crosses itself (self_crossed in
-   rc_step_stats) names the crossing */
+   rc_step_stats) names the crossing; rc_sim_add_seam names a stitch whose vertices start many
+   edges apart. A warning stays until the next one replaces it (steps do not clear it): compare
+   with the text last seen to tell a new one. Why a step ended unconverged is in its stats
+   (rc_step_stats.stop_reason), not here */
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s);
 /* 1 if rc_sim_create flipped a clockwise reference mesh, or its clockwise pieces (panels mirrored
    in uv), to counter-clockwise */
@@ -8232,6 +8247,7 @@ struct rc_sim {
                                              energy: x^t's centroid at each solve's start (rc__inertia_tri) */
     double origin_gravity, origin_loads;  /* what that origin takes from the gravity and load terms: added back
                                              in the stats (rc__sim_set_origin) */
+    const char *stop_why;                 /* the rule that last ended a solve unconverged (rc_step_stats.stop_reason) */
     double *static_eq;                    /* rc_sim_solve_static's memory of its last equilibrium: the end
                                              state of the last converged call, x (3 nv), u (2 nv), phi (ne),
                                              the vertex forces it is in equilibrium with (3 nv) and the
@@ -9023,8 +9039,12 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
     if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: stiffness must be > 0");
     if ((st = rc__sim_check_spring(s, stiffness, "rc_sim_add_seam")) != RC_OK) return st;
     for (i = 0; i < n; ++i)
-        if (side_a[i] < 0 || side_a[i] >= s->nv || side_b[i] < 0 || side_b[i] >= s->nv || side_a[i] == side_b[i])
-            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_seam: vertex out of range or stitched to itself");
+        if (side_a[i] < 0 || side_a[i] >= s->nv || side_b[i] < 0 || side_b[i] >= s->nv || side_a[i] == side_b[i]) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "rc_sim_add_seam: stitch %d joins vertices %d and %d: %s", i, side_a[i], side_b[i],
+                     side_a[i] == side_b[i] ? "a vertex stitched to itself" : "a vertex out of range [0, number of vertices)");
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+        }
     for (i = 0; i < n; ++i) {
         /* a zero-length stitch along a mesh edge collapses that edge and its triangles (the
            gradient turned non-finite within ten steps) */
@@ -9071,6 +9091,21 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
     }
     s->nst += n;
     rc__sim_invalidate_layout(s);   /* new pattern entries, new u layout of the stitched vertices */
+    {   /* stitches far apart are accepted (the springs pull them together), but a pairing in the
+           wrong order or the wrong vertex usually shows as a gap of many edges: say so */
+        double gmax = 0.0;
+        int imax = 0;
+        for (i = 0; i < n; ++i) {
+            double d[3], g;
+            rc__sub3(d, s->x + 3 * side_b[i], s->x + 3 * side_a[i]);
+            g = rc__norm3(d);
+            if (g > gmax) { gmax = g; imax = i; }
+        }
+        if (gmax > 2.0 * s->mean_edge)
+            snprintf(s->warn, sizeof s->warn, "rc_sim_add_seam: stitch %d joins vertices %d and %d, %.3g m apart (%.3g mean edges),"
+                     " pulling with %.3g N; stitched vertices should start together: sides paired in order?",
+                     imax, side_a[imax], side_b[imax], gmax, gmax / s->mean_edge, stiffness * gmax);
+    }
     return RC_OK;
 }
 
@@ -13768,6 +13803,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
     double E_before, gTd;
     *conv = 0;
     *iters = 0;
+    s->stop_why = "the Newton iteration cap (max_newton_iters; r-ITR's inner solves: their own caps)";
     for (it = 0; it < max_iter; ++it) {
         double dx, du, dphi, alpha, t0 = rc__now();
         /* Projected Hessians make Newton linear where the true Hessian has negative curvature
@@ -13870,7 +13906,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
            round-off scale is now the largest energy term */
         if (!ok && s->ls_nodescent)
             return rc__sim_fail(s, RC_ERR_NO_DESCENT, "no decrease of the energy along the Newton direction down to 1e-14 of it, above round-off (loads or stiffnesses far too large?)");
-        if (!ok) break;
+        if (!ok) { s->stop_why = "a Newton line search found no decrease above round-off"; break; }
         exact = alpha == 1.0;
         if (dx <= RC__POLISH_NEAR * bound && dphi > bound) {
             /* x is near its optimum but the director angles are not: polish them by Newton on phi
@@ -13892,7 +13928,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
            for all its 100 iterations, with E equal to 13 digits. Three such iterations in a row
            end the solve unconverged. */
         flat = *E < E_before ? 0 : flat + 1;
-        if (flat >= 3) break;
+        if (flat >= 3) { s->stop_why = "a round-off stall: three Newton iterations left the energy unchanged"; break; }
         /* ten iterations on the scaled gradient: the convex model's LDL^T fails even under shifts at
            the diagonal's scale (collapsed elements beside a barrier, rc__system_direction), so the
            solve only crawls; end it unconverged. Measured (session 55): the didactic drape without
@@ -13900,7 +13936,10 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
            its inner solves running to the cap of 100 iterations on this direction, each gaining
            ~1e-6 J; at 121 vertices up to 301 inner iterations per step from step ~220. No other CLI
            scene ever takes that direction (their trajectories are bit-identical with the rule). */
-        if (s->dir_fallback && ++crawl >= 10) break;
+        if (s->dir_fallback && ++crawl >= 10) {
+            s->stop_why = "ten Newton iterations on the scaled-gradient fallback (the convex model did not factor)";
+            break;
+        }
         /* ten iterations in a row whose line search had to halve its first trial four times or more:
            the model (exact or convex) is far from the energy along its own direction and Newton
            only crawls; end the solve unconverged. (Halvings, not alpha: a first trial cut short by
@@ -13911,7 +13950,7 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
            1e4-5e5 times the bound, halved 6-9 times and gaining ~1e-8 J each: 170 of 600 steps
            took 100-301 inner iterations (386 s in all). */
         cut = s->ls_halvings >= 4 ? cut + 1 : 0;   /* ok here: a failed line search ended the loop above */
-        if (cut >= 10) break;
+        if (cut >= 10) { s->stop_why = "ten Newton iterations in a row whose line search had to cut the step 16-fold"; break; }
     }
     return RC_OK;
 }
@@ -14228,7 +14267,10 @@ static rc_status rc__sim_ritr(rc_sim *s, double E_ref, double *E, rc__terms *T, 
                shift of 1e17 (the mean diagonal's), repeated such an iteration to the cap of 300,
                each with a 100-iteration inner solve gaining 3e-12 J: 213 s for one step. */
             if (!rc__sim_outer_shift_healthy(s, y)) {
-                if (++small_unhealthy >= 3) break;
+                if (++small_unhealthy >= 3) {
+                    s->stop_why = "three short joint steps in a row under a shift at the Hessian diagonal's scale (a stall in u)";
+                    break;
+                }
             } else small_unhealthy = 0;
             last_dx = 0.0;
             flat_moves = 0;   /* "in a row": line searches of consecutive outer iterations */
@@ -14266,11 +14308,14 @@ static rc_status rc__sim_ritr(rc_sim *s, double E_ref, double *E, rc__terms *T, 
                 rs = rc__sim_newton_xp(s, d->tol, etol * (E_start - *E), d->max_newton_iters, 1, E, T, &inner_it, &inner_conv, st);
                 if (rs != RC_OK) return rs;
                 st->inner_iters += inner_it;
+                s->stop_why = moved ? "three joint line searches in a row that changed the energy by round-off only"
+                                    : "a joint line search found no decrease above round-off";
                 break;
             }
         }
         eps = eps * d->itr_lambda > d->tol ? eps * d->itr_lambda : d->tol;
     }
+    if (j > d->itr_max_outer) s->stop_why = "the outer iteration cap (itr_max_outer)";
     st->active_rate = nactive ? active_sum / nactive : 0.0;
     st->active_rate_per_iter = s->active_hist;
     st->num_active_rates = nactive < s->active_cap ? nactive : s->active_cap;
@@ -16328,8 +16373,10 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
     msg[0] = 0;
     RC__MSG_APPEND("the start of the step (h = %.3g s) is inside a contact offset (thickness %.3g mm):", s->h, 1e3 * xi_);
     if (vmin >= 0 && dmin <= xi_)
-        RC__MSG_APPEND(" vertex %d is %.3g mm from obstacle %d%s,", vmin, 1e3 * dmin, omin,
-                       s->pinned[vmin] ? " (a pinned vertex: its target is inside the obstacle)" : "");
+        RC__MSG_APPEND(" vertex %d is %.3g mm from obstacle %d (%s%s),", vmin, 1e3 * dmin, omin,
+                       s->obs[omin].shape.kind == RC__CT_SHAPE_BOX ? "a box" : s->obs[omin].shape.kind == RC__CT_SHAPE_CAPSULE ? "a capsule"
+                       : s->obs[omin].shape.kind == RC__CT_SHAPE_SPHERE ? "a sphere" : "a plane",
+                       s->pinned[vmin] ? "; a pinned vertex: its target is inside the obstacle" : "");
     {   /* the round cores (spheres, capsules' axes, boxes' edges) on whole triangles */
         double cmin = HUGE_VAL;
         int t, ic, tmin = -1, cobs = -1;
@@ -16447,11 +16494,25 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
                                                              " seam that rc_mesh_read_obj split; sew them with rc_sim_add_seam)");
     }
     for (i = 0, o = 0; i < s->nv; ++i) o |= s->pinned[i];
-    if (s->nobs > 0 && s->def.self_contact)
-        RC__MSG_APPEND(" after the obstacles' push-out, which stops where cloth would cross cloth"
-                       " (cloth pinched between obstacles, or an obstacle moving too far per step)");
-    else if (s->nobs > 0)
-        RC__MSG_APPEND(" after the obstacles' push-out (cloth pinched between obstacles, or an obstacle moving too far per step)");
+    if (s->nobs > 0) {
+        /* the causes this scene allows: a box added where it cuts through a flat sheet was refused
+           with "pinched between obstacles, or an obstacle moving too far per step" when it was the
+           only obstacle and had not moved (session 59's first-use review) */
+        int moving = 0, still = 0, k, nwhy = 0;
+        const char *why[3];
+        for (k = 0; k < s->nobs; ++k) {
+            const rc__obstacle *ob = s->obs + k;
+            if (ob->shape.kind == RC__OBS_TRIMESH ? rc__sim_mesh_still(ob) : rc__sim_obs_static(ob)) still = 1;
+            else moving = 1;
+        }
+        if (s->nobs > 1) why[nwhy++] = "cloth pinched between obstacles";
+        if (moving) why[nwhy++] = "an obstacle moving too far per step";
+        if (still && !(vmin >= 0 && dmin <= xi_ && s->pinned[vmin]))   /* a pinned vertex named: the pins' clause below */
+            why[nwhy++] = "an obstacle added or teleported through the cloth: teleport it clear";
+        RC__MSG_APPEND(" after the obstacles' push-out%s", s->def.self_contact ? ", which stops where cloth would cross cloth" : "");
+        for (k = 0; k < nwhy; ++k) RC__MSG_APPEND("%s%s", k ? ", or " : " (", why[k]);
+        if (nwhy) RC__MSG_APPEND(")");
+    }
     /* with pins and obstacles both, either may have done it: a randomized twist on a ground plane
        (session 42) was refused with the obstacles alone blamed, its pinned end's move the cause */
     if (o)
@@ -16864,6 +16925,7 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     }
     st->newton_iters += st->inner_iters;
     st->converged = conv;
+    st->stop_reason = conv ? NULL : s->stop_why;
     st->ip_end = rc__sim_world_energy(s, E);
     st->e_inertia = T.inertia; st->e_stretch = T.stretch; st->e_bend = T.bend; st->e_gravity = T.gravity + s->origin_gravity;
     st->e_external = T.ext + s->origin_loads; st->e_contact = T.contact; st->e_friction = T.friction; st->e_quality = T.quality;
@@ -17203,6 +17265,7 @@ static void rc__stats_add(rc_step_stats *acc, const rc_step_stats *st, int first
     acc->newton_iters += st->newton_iters; acc->outer_iters += st->outer_iters; acc->inner_iters += st->inner_iters;
     acc->linear_solves += st->linear_solves; acc->substeps += st->substeps;
     acc->converged = acc->converged && st->converged;
+    if (!st->converged) acc->stop_reason = st->stop_reason;
     acc->ip_end = st->ip_end;
     acc->e_inertia = st->e_inertia; acc->e_stretch = st->e_stretch; acc->e_bend = st->e_bend; acc->e_gravity = st->e_gravity;
     acc->e_external = st->e_external; acc->e_contact = st->e_contact; acc->e_friction = st->e_friction; acc->e_quality = st->e_quality;
@@ -17650,6 +17713,8 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     }
     rc__free(s->user, saved);
     acc.converged = conv;
+    /* a pseudo step may end unconverged on the way (its size then halves): what ends the call is the cap */
+    acc.stop_reason = conv ? NULL : "400 pseudo steps without an equilibrium (there may be none: cloth sliding off its support)";
     rc__sim_quality_stats(s, &acc);
     rc__sim_report_self_crossing(s, &acc);
     acc.t_total = rc__now() - t0;

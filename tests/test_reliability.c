@@ -933,7 +933,10 @@ static void test_rel_sim_calls_bad(void)
     {   /* seams: a vertex out of range, or stitched to itself */
         int a = 0, b = nv, c = 3;
         R_BAD(rc_sim_add_seam(s, 1, &a, &b, 1e3), RC_ERR_INVALID_ARGUMENT);
+        CHECKF(strstr(rc_sim_last_error(s), "stitch 0 joins vertices 0 and") != NULL && strstr(rc_sim_last_error(s), "out of range") != NULL,
+               "message: %s", rc_sim_last_error(s));
         R_BAD(rc_sim_add_seam(s, 1, &c, &c, 1e3), RC_ERR_INVALID_ARGUMENT);
+        CHECKF(strstr(rc_sim_last_error(s), "stitched to itself") != NULL, "message: %s", rc_sim_last_error(s));
         R_BAD(rc_sim_add_seam(s, 1, &a, &c, R_NAN), RC_ERR_NON_FINITE);
         R_BAD(rc_sim_add_seam(s, 1, &a, &c, 0.0), RC_ERR_INVALID_ARGUMENT);
         /* springs beyond 1e12 times an average vertex's m / dt^2 (1e300 N/m was accepted: session
@@ -948,6 +951,14 @@ static void test_rel_sim_calls_bad(void)
             if (t2) {
                 int hid = -1;
                 CHECK_OK(rc_sim_add_seam(t2, 1, &a, &c, 1e11 * m_h2));
+                /* accepted, but a stitch many edges long is named (the sides paired out of order?) */
+                {
+                    int far_a = 0, far_b = nv - 1;
+                    char want[64];
+                    snprintf(want, sizeof want, "stitch 0 joins vertices 0 and %d,", nv - 1);
+                    CHECK_OK(rc_sim_add_seam(t2, 1, &far_a, &far_b, 1e3));
+                    CHECKF(strstr(rc_sim_last_warning(t2), want) != NULL, "warning: %s", rc_sim_last_warning(t2));
+                }
                 CHECK_OK(rc_sim_add_material_handle(t2, uv, p, 1e11 * m_h2, &hid));
                 rc_sim_destroy(t2);
             }
@@ -1042,7 +1053,7 @@ static void test_rel_sim_start_inside(void)
         {   /* the message names the vertex, the obstacle and that the vertex is pinned */
             char want[64];
             const char *msg = rc_sim_last_error(s), *at = strstr(msg, "vertex 12 is -");
-            sprintf(want, " mm from obstacle %d (a pinned vertex", id);
+            sprintf(want, " mm from obstacle %d (a box; a pinned vertex", id);
             CHECKF(at != NULL && strstr(at, want) != NULL, "message: %s", msg);
         }
         if (x0) CHECK(memcmp(x0, rc_sim_positions(s), sizeof(double) * 3 * (size_t)nv) == 0);  /* state restored */

@@ -2273,6 +2273,53 @@ static void test_sim_box_added_through_sheet(void)
         t_step_refused(s, "a strip skewered through a box", "runs through box 0");
         rc_sim_destroy(s);
     }
+    {   /* a box 20 cm tall whose top is 6 cm above the sheet: vertices inside it, the only obstacle,
+           never moved. The refusal named "cloth pinched between obstacles, or an obstacle moving
+           too far per step" until session 59's first-use review; now the cause this scene has */
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        const double c[3] = { 0.26, 0.27, -0.04 }, h[3] = { 0.1, 0.1, 0.1 };
+        def.gravity[2] = 0.0;
+        s = t_sim_grid(&def, 11, 11, 0.5, 0.5, NULL, NULL, NULL);
+        if (!s) return;
+        CHECK_OK(rc_sim_add_box(s, c, h, NULL));
+        t_step_refused(s, "a sheet cut by a still box", "(a box), after the obstacles' push-out (an obstacle added or teleported through the cloth: teleport it clear)");
+        CHECKF(strstr(rc_sim_last_error(s), "pinched") == NULL, "%s", rc_sim_last_error(s));
+        rc_sim_destroy(s);
+    }
+}
+
+/* rc_step_stats.stop_reason: NULL on a converged step, the rule that ended an unconverged one
+   (session 59's first-use review: a step ended unconverged after 62 of 100 Newton iterations with
+   no word of why). A sheet hanging from two corners: fixed mode with a cap of 1 Newton iteration,
+   adaptive with a cap of 1 outer iteration, then both at the defaults. */
+static void test_sim_stop_reason(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        rc_sim_def def = rc_default_sim_def();
+        rc_sim *s;
+        rc_step_stats st;
+        def.adaptive = mode;
+        def.num_threads = 1;
+        if (mode) def.itr_max_outer = 1;
+        else def.max_newton_iters = 1;
+        s = t_sim_grid(&def, 8, 8, 0.5, 0.5, NULL, NULL, NULL);
+        if (!s) return;
+        CHECK_OK(rc_sim_pin(s, 0, s->x));
+        CHECK_OK(rc_sim_pin(s, 7, s->x + 3 * 7));
+        CHECK_OK(rc_sim_step(s, &st));
+        printf("    %s, capped: converged %d, stop_reason \"%s\"\n", mode ? "adaptive" : "fixed", st.converged,
+               st.stop_reason ? st.stop_reason : "(null)");
+        CHECK(!st.converged);
+        CHECKF(st.stop_reason && strstr(st.stop_reason, mode ? "itr_max_outer" : "max_newton_iters"), "%s",
+               st.stop_reason ? st.stop_reason : "(null)");
+        s->def.itr_max_outer = rc_default_sim_def().itr_max_outer;
+        s->def.max_newton_iters = rc_default_sim_def().max_newton_iters;
+        CHECK_OK(rc_sim_step(s, &st));
+        CHECK(st.converged && st.stop_reason == NULL);
+        rc_sim_destroy(s);
+    }
 }
 
 /* the material centroid's coordinate along ax: the reference-area-weighted mean of the cloth
@@ -6758,6 +6805,7 @@ static void suite_sim(void)
     RUN(test_sim_sheet_on_box_edges);
     RUN(test_sim_friction_on_thin_rod);
     RUN(test_sim_box_added_through_sheet);
+    RUN(test_sim_stop_reason);
     RUN(test_sim_sphere_triangle_gap);
     RUN(test_sim_sphere_triangle_gap_two_spheres);
     RUN(test_sim_trimesh_candidate_reuse);

@@ -75,7 +75,17 @@ typedef struct dm__run {
     int nlog;
     dm_run_result res;
     int write_failed;
+    char warn[512];            /* the sim's last warning, as last printed */
 } dm__run;
+
+/* prints the sim's warning when it changed (rc_sim_last_warning keeps the last one) */
+static void dm__report_warning(dm__run *R, FILE *log)
+{
+    const char *w = rc_sim_last_warning(R->sc.sim);
+    if (!w || strcmp(w, R->warn) == 0) return;
+    snprintf(R->warn, sizeof R->warn, "%s", w);
+    if (log && w[0]) { fprintf(log, "%-15s warning: %s\n", R->var->label, w); fflush(log); }
+}
 
 static void dm__frame_obj(dm__run *R, const char *dir, int frame, int *failed)
 {
@@ -99,6 +109,7 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
     double s, b, g;
     rc_status st = RC_OK;
     if (steps_per_frame < 1) steps_per_frame = 1;
+    dm__report_warning(R, log);   /* the scene's set-up may have warned (a thin capsule) */
     dm__potential(R, &s, &b, &g);
     R->time[0] = 0.0;
     R->energy[0] = s + b + g;
@@ -106,16 +117,19 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
     for (f = 1; f <= frames && st == RC_OK; f++) {
         int iters = 0, outer = 0, conv = 1;
         double active = 0.0, secs = 0.0, ip = NAN;
+        const char *why = NULL;   /* the last unconverged step's stop reason */
         for (k = 0; k < steps_per_frame; k++) {
             rc_step_stats ss;
             memset(&ss, 0, sizeof ss);
             st = sc_step(&R->sc, &ss);
             if (st != RC_OK) break;
+            dm__report_warning(R, log);
             iters += ss.newton_iters;
             outer += ss.outer_iters;
             active += ss.active_rate / steps_per_frame;
             secs += ss.t_total;
             conv &= ss.converged;
+            if (!ss.converged) why = ss.stop_reason;
             ip = ss.ip_end;
         }
         R->res.newton_total += iters;
@@ -129,8 +143,9 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
         if (log) {
             char extra[32] = "";
             if (R->sc.def.adaptive) snprintf(extra, sizeof extra, " (outer %d)", outer);
-            fprintf(log, "%-15s frame %3d/%d  t %.3f s  iters %4d%s  IP % .6e  active %.2f  %6.2f s%s%s\n", R->var->label, f,
-                    frames, R->sc.time, iters, extra, ip, active, secs, conv ? "" : "  (not converged)", st != RC_OK ? "  FAILED" : "");
+            fprintf(log, "%-15s frame %3d/%d  t %.3f s  iters %4d%s  IP % .6e  active %.2f  %6.2f s%s%s%s%s\n", R->var->label, f,
+                    frames, R->sc.time, iters, extra, ip, active, secs, conv ? "" : "  (not converged: ", conv ? "" : why ? why : "?",
+                    conv ? "" : ")", st != RC_OK ? "  FAILED" : "");
             fflush(log);
         }
         if (st == RC_OK && o->obj_every > 0 && (f % o->obj_every == 0 || f == frames))
