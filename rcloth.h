@@ -784,7 +784,11 @@ typedef struct rc_step_stats {
     double min_contact_distance;/* min cloth-obstacle distance at the end (inf if no obstacle):
                                    each vertex against every obstacle, and triangles against
                                    spheres and triangle meshes where they are near the barrier band
-                                   xi + dhat (so with meshes alone, farther than that it may read inf) */
+                                   xi + dhat (so with meshes alone, farther than that it may read inf),
+                                   and against the cores that act on whole triangles (a capsule's
+                                   axis with half its radius, a box's edges), so cloth dipping into a
+                                   capsule between its vertices (rc_sim_add_capsule's warning) reads
+                                   its distance to the core, not its depth below the surface */
     double t_total, t_assemble, t_factor, t_solve, t_line_search;   /* seconds: wall clock in an OpenMP build
                                    (omp_get_wtime), else clock(), the CPU time of the whole process
                                    (other busy threads of the program count too) */
@@ -992,7 +996,8 @@ RCLOTHDEF rc_status rc_sim_set_obstacle_vertices(rc_sim *s, int id, const double
    play (there is no removal). Errors: RC_ERR_INVALID_ARGUMENT (no such mesh obstacle, NULL pos, a triangle too
    large: see rc_sim_add_trimesh), RC_ERR_NON_FINITE; the obstacle unchanged then. */
 RCLOTHDEF rc_status rc_sim_teleport_obstacle_vertices(rc_sim *s, int id, const double *pos /* 3*nv */);
-/* pose at the end of the next step: x -> R x + t applied to the shape as added. The step follows
+/* pose at the end of the next step, absolute (not an increment: calling it twice with the same t
+   moves nothing the second time): x -> R x + t applied to the shape as added. The step follows
    the motion from the previous pose as a screw: the rotation along the shortest arc, about the
    axis the two poses leave fixed (plus a slide along it), so a shape turned about any point (its
    own centre: t = c - R c; a hinge) turns about that point all through the step, and a pure
@@ -1064,6 +1069,11 @@ RCLOTHDEF double        rc_sim_time(const rc_sim *s);        /* simulated time, 
                                                                (restored by rc_sim_load_state; statics add none) */
 RCLOTHDEF const double *rc_sim_reference(const rc_sim *s);   /* 2*nv, current u */
 RCLOTHDEF const double *rc_sim_directors(const rc_sim *s);   /* ne director angles, radians */
+/* the lumped mass of each vertex, kg (nv values into mass): rho tau / 3 times the reference area of
+   its triangles at the current u (adaptive: it follows the vertex through the material; they sum
+   to the cloth's mass). mass / (rho tau) is the vertex's area share, e.g. to turn a wind pressure
+   into rc_sim_set_force forces. RC_ERR_INVALID_ARGUMENT for NULL. */
+RCLOTHDEF rc_status rc_sim_vertex_masses(const rc_sim *s, double *mass);
 /* reaction force the pin exerts on the cloth at the end of the last step, N (zero for a vertex
    that is not pinned) */
 RCLOTHDEF rc_status rc_sim_pin_reaction(const rc_sim *s, int vertex, double force[3]);
@@ -8897,6 +8907,20 @@ RCLOTHDEF const double *rc_sim_velocities(const rc_sim *s) { return s ? s->v : N
 RCLOTHDEF double rc_sim_time(const rc_sim *s) { return s ? s->time : 0.0; }
 RCLOTHDEF const double *rc_sim_reference(const rc_sim *s) { return s ? s->u : NULL; }
 RCLOTHDEF const double *rc_sim_directors(const rc_sim *s) { return s ? s->phi : NULL; }
+RCLOTHDEF rc_status rc_sim_vertex_masses(const rc_sim *s, double *mass)
+{
+    const double rho_tau = s ? s->def.material.density * s->def.material.thickness : 0.0;
+    int t, k;
+    if (!s || !mass) return RC_ERR_INVALID_ARGUMENT;
+    memset(mass, 0, sizeof(double) * (size_t)s->nv);
+    for (t = 0; t < s->nt; ++t) {   /* the triangles are counter-clockwise in u: A > 0 */
+        const int *tr = s->tris + 3 * t;
+        const double *a = s->u + 2 * tr[0], *b = s->u + 2 * tr[1], *c = s->u + 2 * tr[2];
+        double A = 0.5 * ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]));
+        for (k = 0; k < 3; ++k) mass[tr[k]] += rho_tau * A / 3.0;
+    }
+    return RC_OK;
+}
 
 /* ---------------------------------------------------------------------------------------------
    Pins, forces, obstacles. Changing the set of pinned vertices or of loaded vertices changes the
@@ -10430,18 +10454,7 @@ static double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g,
 }
 
 /* the lumped masses m_i = rho tau sum_T A_T(u) / 3 at the step's start, for rc__sim_travel */
-static void rc__sim_travel_masses(rc_sim *s)
-{
-    int t, k;
-    double rho_tau = s->def.material.density * s->def.material.thickness;
-    memset(s->travel_mass, 0, sizeof(double) * (size_t)s->nv);
-    for (t = 0; t < s->nt; ++t) {
-        const int *tr = s->tris + 3 * t;
-        const double *a = s->u + 2 * tr[0], *b = s->u + 2 * tr[1], *c = s->u + 2 * tr[2];
-        double A = 0.5 * ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]));
-        for (k = 0; k < 3; ++k) s->travel_mass[tr[k]] += rho_tau * A / 3.0;
-    }
-}
+static void rc__sim_travel_masses(rc_sim *s) { (void)rc_sim_vertex_masses(s, s->travel_mass); }
 
 /* Seam stitches: E = k/2 |x_a - x_b|^2 per pair; with y, gradient (k d, -k d) and Hessian
    k [I -I; -I I] (PSD) scattered into the (a, b) blocks the pattern reserves for them.

@@ -460,6 +460,17 @@ static void test_adaptive_invariants_hanging(void)
     CHECKF(w.worst_area <= 1e-12 * w.A0, "total reference area changed by %g", w.worst_area);
     CHECKF(w.worst_bnd <= 1e-12, "a boundary vertex left its side by %g", w.worst_bnd);
     CHECKF(w.travel > 1e-3, "u hardly moved (%g m): the adaptive solve did nothing", w.travel);
+    {   /* rc_sim_vertex_masses follows u: the test's own lumped masses, summing to the cloth's mass */
+        int nv = rc_sim_num_verts(s), i;
+        double *m = (double *)malloc(sizeof(double) * (size_t)nv), *mt = t_masses(s, &s->def.material), sum = 0.0, dev = 0.0;
+        if (m && mt) {
+            CHECK_OK(rc_sim_vertex_masses(s, m));
+            for (i = 0; i < nv; ++i) { sum += m[i]; dev = fmax(dev, fabs(m[i] - mt[i])); }
+            CHECKF(dev <= 1e-15 * s->total_mass, "vertex masses differ by %g kg", dev);
+            CHECKF(fabs(sum - s->total_mass) <= 1e-12 * s->total_mass, "vertex masses sum to %.15g kg of %.15g", sum, s->total_mass);
+        }
+        free(m); free(mt);
+    }
     free(w.u0);
     rc_sim_destroy(s);
 }

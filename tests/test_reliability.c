@@ -996,6 +996,7 @@ static void test_rel_sim_calls_bad(void)
     CHECK(rc_sim_num_verts(NULL) == 0 && rc_sim_num_tris(NULL) == 0 && rc_sim_num_edges(NULL) == 0);
     CHECK(rc_sim_tris(NULL) == NULL && rc_sim_positions(NULL) == NULL && rc_sim_velocities(NULL) == NULL);
     CHECK(rc_sim_reference(NULL) == NULL && rc_sim_directors(NULL) == NULL);
+    CHECK(rc_sim_vertex_masses(NULL, NULL) == RC_ERR_INVALID_ARGUMENT && rc_sim_vertex_masses(s, NULL) == RC_ERR_INVALID_ARGUMENT);
     CHECK(rc_sim_last_error(NULL) != NULL);
     CHECK(rc_sim_mesh_was_flipped(NULL) == 0);
     rc_sim_destroy(NULL);
