@@ -724,9 +724,10 @@ typedef struct rc_sim_def {
     /* contact (IPC): barrier active below thickness + dhat */
     double contact_thickness;   /* xi, m: the gap kept between cloth and obstacles, and between two
                                    layers of cloth (self contact), default 1e-3: the smallest gap
-                                   any iterate has. Cloth resting under a load sits inside the
-                                   barrier band, between xi and xi + dhat (about 2.2-2.5 mm over a
-                                   table at the defaults) */
+                                   of any vertex at any iterate (capsules: see min_contact_distance).
+                                   Cloth resting under a load sits inside the barrier band, between
+                                   xi and xi + dhat depending on the load (2.2-2.7 mm for cotton
+                                   resting on a box or plane at the defaults) */
     double contact_dhat;        /* dhat, m: barrier activation distance beyond xi, default 2e-3 */
     double friction;            /* default Coulomb coefficient mu for obstacles added later, default 0.3 (at most 1e6) */
     double friction_eps_v;      /* static/dynamic smoothing speed eps_v, m/s, default 1e-3: "static"
@@ -830,7 +831,8 @@ typedef struct rc_step_stats {
     /* converged = 0: which rule ended the step, a fixed string: the Newton or r-ITR iteration
        cap, a line search without decrease, a round-off stall, a stall in u, ... (a split step:
        its last unconverged substep's; rc_sim_solve_static: the cap of 400 pseudo steps per load
-       increment); NULL when the step converged. The state is valid
+       increment); NULL when the step converged. With kept_start the rule is the one that ended
+       the solve whose end was then given up for the start. The state is valid
        either way; an unconverged step is less accurate, and repeated ones call for a smaller dt,
        higher caps or (adaptive) the regulariser */
     const char *stop_reason;
@@ -855,8 +857,8 @@ RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
    cloth can dip into the capsule between two vertices by more than the contact thickness,
    l^2/(8r) > contact_thickness (a capsule's surface acts on cloth vertices; on whole triangles
    only its core, half its radius); a step whose end state crosses itself (self_crossed in
-   rc_step_stats) names the crossing; rc_sim_add_seam names a stitch whose vertices start many
-   edges apart. A warning stays until the next one replaces it (steps do not clear it): compare
+   rc_step_stats) names the crossing; rc_sim_add_seam names a stitch whose vertices start more than
+   two mean edge lengths apart. A warning stays until the next one replaces it (steps do not clear it): compare
    with the text last seen to tell a new one. Why a step ended unconverged is in its stats
    (rc_step_stats.stop_reason), not here */
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s);
@@ -8577,7 +8579,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFCHECK(d->quality_weight >= 0.0, "quality_weight must be >= 0");
     RC__DEFCHECK(d->travel_weight >= 0.0, "travel_weight must be >= 0");
     RC__DEFCHECK(d->travel_time > 0.0, "travel_time must be > 0 (s)");
-    RC__DEFCHECK(d->quality_time > 0.0, "quality_time must be > 0 (s)");
+    RC__DEFCHECK(d->quality_time >= RC__DT_MIN, "quality_time must be >= 1e-9 s (as dt)");
     RC__DEFCHECK(d->contact_thickness >= 0.0, "contact_thickness must be >= 0");
     RC__DEFCHECK(d->contact_dhat > 0.0, "contact_dhat must be > 0");
     RC__DEFCHECK(d->friction >= 0.0 && d->friction <= RC__MU_MAX, "friction must be in [0, 1e6]");
@@ -8697,6 +8699,14 @@ static rc_status rc__sim_check_scale(const rc_sim_def *d, char *msg, size_t len)
                  "inertia would be lost to round-off (rigid motions frozen); check the units, or use a smaller dt",
                  rm >= rb ? "membrane" : "bending", fmax(rm, rb));
         return RC_ERR_BAD_MATERIAL;
+    }
+    if (d->adaptive) {   /* the regulariser's weight over the inertia's scale, quality_weight (dt / h_q)^2 (rc__sim_kernel_A) */
+        double hq = fmin(d->dt, d->quality_time), rq = d->quality_weight * (d->dt / hq) * (d->dt / hq);
+        if (!(rq <= 1e12)) {
+            snprintf(msg, len, "rc_sim_def: the regulariser's weight over the inertia's, quality_weight (dt / min(dt, quality_time))^2, "
+                     "is %.3g (supported: up to 1e12): raise quality_time or lower quality_weight", rq);
+            return RC_ERR_INVALID_ARGUMENT;
+        }
     }
     return RC_OK;
 }
@@ -11310,7 +11320,7 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
     if (s->def.adaptive && s->def.quality_weight > 0.0) {
         /* C_T = w max(0, Psi_T - eps_q)^3 with one weight for every triangle, w = rho tau Abar^2 / h_q^2
            (s->quality_w), the inertial energy of moving the MEAN initial triangle its own size in one
-           step of h_q = min(h, quality_time). The cap is ours: the forces that squash a reference
+           step of h_q = min(dt, quality_time) (def.dt: substeps and statics keep it). The cap is ours: the forces that squash a reference
            triangle (stretch, bending, gravity through the mass transfer) do not fall as 1/h^2, so
            with h_q = h the regulariser faded at long steps. Measured (session 59, a 0.6 m 13 x 13
            sheet hanging from two corners for 10 s, max MIPS over the run / V at the end; h_q = h,
@@ -13816,7 +13826,8 @@ static rc_status rc__sim_newton_xp(rc_sim *s, double tol, double gain_floor, int
     double E_before, gTd;
     *conv = 0;
     *iters = 0;
-    s->stop_why = "the Newton iteration cap (max_newton_iters; r-ITR's inner solves: their own caps)";
+    s->stop_why = s->def.adaptive ? "an inner Newton solve's iteration cap (max_newton_iters, or the periodic strict solve's)"
+                                  : "the Newton iteration cap (max_newton_iters)";
     for (it = 0; it < max_iter; ++it) {
         double dx, du, dphi, alpha, t0 = rc__now();
         /* Projected Hessians make Newton linear where the true Hessian has negative curvature
@@ -16511,14 +16522,19 @@ static rc_status rc__sim_fail_start(rc_sim *s, const rc__terms *T)
         /* the causes this scene allows: a box added where it cuts through a flat sheet was refused
            with "pinched between obstacles, or an obstacle moving too far per step" when it was the
            only obstacle and had not moved (session 59's first-use review) */
-        int moving = 0, still = 0, k, nwhy = 0;
+        int moving = 0, still = 0, near = 0, k, nwhy = 0;
         const char *why[3];
         for (k = 0; k < s->nobs; ++k) {
             const rc__obstacle *ob = s->obs + k;
+            /* with a vertex named, only the obstacles at it (a sphere moving 20 cm away was offered
+               as the cause: the diff review) */
+            if (vmin >= 0 && dmin <= xi_ && !(rc__sim_point_obstacle_distance(s, k, s->x + 3 * vmin) <= xi_ + s->def.contact_dhat))
+                continue;
+            ++near;
             if (ob->shape.kind == RC__OBS_TRIMESH ? rc__sim_mesh_still(ob) : rc__sim_obs_static(ob)) still = 1;
             else moving = 1;
         }
-        if (s->nobs > 1) why[nwhy++] = "cloth pinched between obstacles";
+        if (near > 1) why[nwhy++] = "cloth pinched between obstacles";
         if (moving) why[nwhy++] = "an obstacle moving too far per step";
         if (still && !(vmin >= 0 && dmin <= xi_ && s->pinned[vmin]))   /* a pinned vertex named: the pins' clause below */
             why[nwhy++] = "an obstacle added or teleported through the cloth: teleport it clear";
@@ -17401,6 +17417,31 @@ static void rc__sim_report_self_crossing(rc_sim *s, rc_step_stats *st)
     s->contact_status = RC_OK;
 }
 
+/* 1 if two messages are the same apart from the step sizes they name ("(h = 0.01 s)") and the
+   distances measured at them (the numbers before " mm"): a split step's finest half failing for
+   the reason the whole step gave */
+static int rc__msg_same_but_h(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (!strncmp(a, "(h = ", 5) && !strncmp(b, "(h = ", 5)) {
+            while (*a && *a != ')') ++a;
+            while (*b && *b != ')') ++b;
+            continue;
+        }
+        if ((*a == '-' || (*a >= '0' && *a <= '9')) && (*b == '-' || (*b >= '0' && *b <= '9'))) {
+            const char *a0 = a, *b0 = b;
+            while (*a == '-' || *a == '.' || *a == 'e' || *a == '+' || (*a >= '0' && *a <= '9')) ++a;
+            while (*b == '-' || *b == '.' || *b == 'e' || *b == '+' || (*b >= '0' && *b <= '9')) ++b;
+            if (strncmp(a, " mm", 3) || strncmp(b, " mm", 3)) {   /* not a distance: the numbers must agree */
+                if (a - a0 != b - b0 || strncmp(a0, b0, (size_t)(a - a0))) return 0;
+            }
+            continue;
+        }
+        if (*a++ != *b++) return 0;
+    }
+    return *a == *b;
+}
+
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
 {
     rc_step_stats st;
@@ -17433,9 +17474,14 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
         rc__free(s->user, saved);
         if (s->def.max_substeps > 0 && strcmp(s->err, s->err_whole) != 0) {
             /* the whole step's reason may name the cause (a pin or an obstacle moving through the
-               cloth) where the finest split's is often only "too close": report both */
+               cloth) where the finest split's is often only "too close": report both; when they
+               differ only in the step size they name, the whole one alone (each half was cut to
+               500 characters, which lost the causes at the end of a long reason) */
             char msg[sizeof(s->err)];
-            snprintf(msg, sizeof msg, "%.*s; split down to %d levels: %.*s", 500, s->err_whole, s->def.max_substeps, 480, s->err);
+            if (rc__msg_same_but_h(s->err, s->err_whole))
+                snprintf(msg, sizeof msg, "%.*s; the same at every split down to %d levels", 960, s->err_whole, s->def.max_substeps);
+            else
+                snprintf(msg, sizeof msg, "%.*s; split down to %d levels: %.*s", 500, s->err_whole, s->def.max_substeps, 480, s->err);
             memcpy(s->err, msg, sizeof s->err);
         }
         return rs;

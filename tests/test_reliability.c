@@ -528,6 +528,8 @@ R_MUT(rm_tt_zero, d->travel_time = 0.0)
 R_MUT(rm_tt_nan, d->travel_time = R_NAN)
 R_MUT(rm_qt_neg, d->quality_time = -0.01)
 R_MUT(rm_qt_nan, d->quality_time = R_NAN)
+R_MUT(rm_qt_tiny, d->quality_time = 1e-200)
+R_MUT(rm_qw_huge, (d->adaptive = 1, d->dt = 1.0, d->quality_weight = 1e10))
 R_MUT(rm_self2, d->self_contact = 2)
 /* session 50 (an adversarial probe: each was accepted, then failed every step or ran for minutes,
    with a message that blamed something else): lower bounds relative to the cloth's size */
@@ -626,6 +628,8 @@ static void test_rel_sim_def_table(void)
         { "travel_time NaN", rm_tt_nan, RC_ERR_NON_FINITE },
         { "quality_time < 0", rm_qt_neg, RC_ERR_INVALID_ARGUMENT },
         { "quality_time NaN", rm_qt_nan, RC_ERR_NON_FINITE },
+        { "quality_time 1e-200", rm_qt_tiny, RC_ERR_INVALID_ARGUMENT },
+        { "regulariser 1e10 (dt / quality_time)^2", rm_qw_huge, RC_ERR_INVALID_ARGUMENT },
         { "self_contact 2", rm_self2, RC_ERR_INVALID_ARGUMENT },
         { "contact_dhat 1e-300", rm_dhat_tiny, RC_ERR_INVALID_ARGUMENT },
         { "friction_eps_v 1e-160", rm_epsv_tiny, RC_ERR_INVALID_ARGUMENT },

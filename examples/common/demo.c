@@ -157,8 +157,10 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
         if (st == RC_OK) R->res.ip = ss.ip_end;
         R->res.static_converged = st == RC_OK && ss.converged;
         if (log)
-            fprintf(log, "%-15s static solve: %s, %s, %d Newton iterations\n", R->var->label, rc_status_string(st),
-                    st != RC_OK ? "-" : ss.converged ? "converged" : "NOT converged (no equilibrium reached in 400 pseudo steps)", ss.newton_iters);
+            fprintf(log, "%-15s static solve: %s, %s%s, %d Newton iterations\n", R->var->label, rc_status_string(st),
+                    st != RC_OK ? "-" : ss.converged ? "converged" : "NOT converged: ",
+                    st == RC_OK && !ss.converged && ss.stop_reason ? ss.stop_reason : "", ss.newton_iters);
+        if (st == RC_OK) dm__report_warning(R, log);
     }
     if (st != RC_OK && log) fprintf(log, "%-15s failed: %s (%s)\n", R->var->label, rc_status_string(st), rc_sim_last_error(R->sc.sim));
     R->res.status = (int)st;
