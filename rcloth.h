@@ -324,7 +324,8 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
    rc_mesh_read_obj_map tells each vertex's "v" line and each triangle's "f" line. A vertex no face
    corner gives a vt (unreferenced, or used only by plain "f 1 2 3" corners) gets the i-th vt when
    the file has exactly as many vt as v lines (as rc_mesh_write_obj writes them: exact round trips),
-   else uv = (x, y). Other statements (vn, o, g, s, usemtl, mtllib, l, ...) are ignored; "#" starts
+   else uv = (x, y) (rc_obj_map.uv_from_xy counts those). Other statements (vn, o, g, s, usemtl,
+   mtllib, l, ...) are ignored; "#" starts
    a comment anywhere; lines end with LF, CR LF or CR. Normal indices are checked for syntax only
    (normals are not read). Numbers are parsed with strtod (C locale expected). Errors: RC_ERR_IO
    (cannot open/read), RC_ERR_PARSE (bad number, bad face corner, index 0 or out of range, face with
@@ -348,6 +349,9 @@ typedef struct rc_obj_map {
     int *tri_line;              /* num_tris: the 1-based line number of the "f" line triangle t was
                                    cut from (the numbering of the messages "cloth.obj:12: ...") */
     int *tri_face;              /* num_tris: that face's 0-based ordinal among the "f" lines */
+    int uv_from_xy;             /* how many vertices took uv = (x, y) for want of a vt (a file without
+                                   vt: all of them; a panel standing in a vertical plane is then
+                                   degenerate in uv, which rc_mesh_validate refuses) */
 } rc_obj_map;
 
 /* rc_mesh_read_obj_msg, and with map != NULL fills *map for the mesh read (msg may be NULL).
@@ -5066,6 +5070,7 @@ static rc_status rc__mesh_obj_build(rc_mesh *out, rc_obj_map *map, rc__mesh_objb
         memcpy(out->pos + 3 * c, B->v + 3 * c, 3 * sizeof(double));
         out->ref_uv[2 * c] = a >= 0 ? B->vt[2 * a] : B->v[3 * c];
         out->ref_uv[2 * c + 1] = a >= 0 ? B->vt[2 * a + 1] : B->v[3 * c + 1];
+        if (map && a < 0) map->uv_from_xy++;
         for (x = head[c]; x >= 0; x = xnext[x]) {
             memcpy(out->pos + 3 * (B->nv + x), B->v + 3 * c, 3 * sizeof(double));
             out->ref_uv[2 * (B->nv + x)] = B->vt[2 * xvt[x]];

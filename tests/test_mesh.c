@@ -914,6 +914,7 @@ static void test_mesh_obj_map(void)
         CHECK(memcmp(m.pos + 3 * i, vpos[map.vertex_source[i]], sizeof(double) * 3) == 0);
     }
     for (i = 0; i < 6; ++i) CHECK(map.tri_line[i] == line[i] && map.tri_face[i] == face[i]);
+    CHECKF(map.uv_from_xy == 1, "%d vertices took uv = (x, y) (the loose one only)", map.uv_from_xy);
     CHECK_OK(rc_mesh_remove_unreferenced_map(&m, NULL, &removed));
     CHECK(removed == 0);
 out:
@@ -946,6 +947,14 @@ out:
         }
         CHECK(map.tri_line[0] == 3 && map.tri_face[0] == 0);
     }
+    rc_mesh_free(&m);
+    rc_obj_map_free(&map);
+    /* no vt: uv = (x, y), counted, so that a panel standing in the xz plane (degenerate in uv) can
+       be explained to the user (the first-use review) */
+    CHECK(tm_write_text(path, "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n"));
+    CHECK_OK(rc_mesh_read_obj_map(&m, &map, path, NULL, 0));
+    CHECK(map.uv_from_xy == 3);
+    CHECK(rc_mesh_validate(m.num_verts, m.num_tris, m.ref_uv, m.tris, NULL, NULL, 0) == RC_ERR_MESH_DEGENERATE);
     rc_mesh_free(&m);
     rc_obj_map_free(&map);
     /* errors: the mesh and the map zeroed, nothing allocated (the OOM harness fails each allocation) */
