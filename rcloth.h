@@ -939,7 +939,11 @@ RCLOTHDEF rc_status rc_sim_material_point(const rc_sim *s, const double uv[2], d
    proportion and stitches spaced in proportion stay at equal normalised arclength). Seam ends,
    seam corners and vertices stitched several times keep u fixed. So the seam never shears in the
    material domain and every panel keeps its area. No bending acts across a seam (a free hinge).
-   Stitched vertices should start at (nearly) the same world position. The stiffness is at most
+   Stitched vertices should start at (nearly) the same world position (a warning names stitches
+   over two mean edge lengths long). Adaptive: add seams before the first step; by then the two
+   sides have slid in u by different amounts, so late stitches join material points that do not
+   match (a probe: 1 mm left open at rest, against 1e-5 m sewn from the start). A pair stitched
+   twice (in one call or by two) is RC_ERR_INVALID_ARGUMENT. The stiffness is at most
    1e12 times an average vertex's m / dt^2 (RC_ERR_INVALID_ARGUMENT beyond: the inertia would be
    lost to round-off). */
 RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness);
@@ -4303,27 +4307,40 @@ static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref
     if (npos > 0 && nneg > 0) {
         /* both orientations: fine piece by piece (a panel mirrored in uv, as garment patterns'
            left and right pieces often are, comes out clockwise), not within a connected piece.
-           Pieces: union-find over the triangles' vertices; sign[r] the orientation (+-1) of the
-           first triangle of root r, 0 before it */
+           Pieces: union-find over the triangles' vertices */
         int *root = (int *)rc__alloc(user, (size_t)nv, sizeof(int)), *sign = (int *)rc__calloc(user, (size_t)nv, sizeof(int)), v;
-        if (!root || !sign) {
-            rc__free(user, root); rc__free(user, sign);
+        int *cnt = (int *)rc__calloc(user, (size_t)nv, sizeof(int));
+        if (!root || !sign || !cnt) {
+            rc__free(user, root); rc__free(user, sign); rc__free(user, cnt);
             rc__mesh_msg(msg, msg_len, rc_status_string(RC_ERR_OUT_OF_MEMORY), -1);
             return RC_ERR_OUT_OF_MEMORY;
         }
         for (v = 0; v < nv; ++v) root[v] = v;
         for (t = 0; t < nt; ++t) { rc__uf_union(root, tris[3 * t], tris[3 * t + 1]); rc__uf_union(root, tris[3 * t], tris[3 * t + 2]); }
-        for (t = 0; t < nt && first_diff < 0; ++t) {
+        /* per piece: sign[r] its counter-clockwise triangles minus its clockwise ones, cnt[r] its
+           triangles. A piece with both kinds names the first triangle of its minority (clockwise
+           on a tie): naming the first one that differs from the piece's first triangle pointed at
+           a correct face whenever the reversed one came first (a garment probe) */
+        for (t = 0; t < nt; ++t) {
             int r = rc__uf_find(root, tris[3 * t]);
+            sign[r] += rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]) > 0.0 ? 1 : -1;
+            cnt[r]++;
+        }
+        for (t = 0; t < nt && first_diff < 0; ++t) {
+            int r = rc__uf_find(root, tris[3 * t]), net = sign[r] < 0 ? -sign[r] : sign[r];
             int sg = rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]) > 0.0 ? 1 : -1;
-            if (sign[r] == 0) sign[r] = sg;
-            else if (sign[r] != sg) first_diff = t;
+            if (net == cnt[r] || sg != (sign[r] > 0 ? -1 : sign[r] < 0 ? 1 : -1)) continue;   /* one orientation, or the majority */
+            {
+                char what[200];
+                int nmin = (cnt[r] - net) / 2;
+                first_diff = t;
+                snprintf(what, sizeof what, "%s, as are %d more of its connected piece's %d triangles, the other %d %s (mixed orientation)",
+                         sg < 0 ? "clockwise" : "counter-clockwise", nmin - 1, cnt[r], cnt[r] - nmin, sg < 0 ? "counter-clockwise" : "clockwise");
+                rc__mesh_msg(msg, msg_len, what, t);
+            }
         }
-        rc__free(user, root); rc__free(user, sign);
-        if (first_diff >= 0) {
-            rc__mesh_msg(msg, msg_len, "orientation differs from the first triangle of its connected piece (mixed orientation)", first_diff);
-            return RC_ERR_MESH_ORIENTATION;
-        }
+        rc__free(user, root); rc__free(user, sign); rc__free(user, cnt);
+        if (first_diff >= 0) return RC_ERR_MESH_ORIENTATION;
         if (!flipped) {
             for (t = 0; t < nt; ++t)
                 if (rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]) < 0.0) break;
@@ -9068,6 +9085,7 @@ static rc_status rc__sim_check_spring(rc_sim *s, double k, const char *fn)
     return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
 }
 
+static int rc__sim_stitched(const rc_sim *s, int a, int b);
 RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const int *side_b, double stiffness)
 {
     int i;
@@ -9090,10 +9108,41 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
         int j, a = side_a[i], b = side_b[i];
         for (j = s->topo.vv_ptr[a]; j < s->topo.vv_ptr[a + 1]; ++j)
             if (s->topo.vv_idx[j] == b) {
-                char msg[160];
-                snprintf(msg, sizeof msg, "rc_sim_add_seam: vertices %d and %d are joined by an edge of the mesh (the stitch would collapse it)", a, b);
+                char msg[200];
+                snprintf(msg, sizeof msg, "rc_sim_add_seam: stitch %d joins vertices %d and %d, which an edge of the mesh joins (the stitch"
+                         " would collapse it)", i, a, b);
                 return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
             }
+    }
+    {   /* a pair stitched twice (in this call, or by an earlier one) doubled the stiffness and froze
+           the seam's sliding in adaptive mode (both vertices counted as stitched several times),
+           without a word (a garment probe): refused. Pairs are chained by their smaller vertex. */
+        int *head = (int *)rc__alloc(s->user, (size_t)s->nv, sizeof(int)), *next = (int *)rc__alloc(s->user, (size_t)n, sizeof(int));
+        int dup = -1, prev = -1;
+        if (!head || !next) {
+            rc__free(s->user, head); rc__free(s->user, next);
+            return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory adding a seam");
+        }
+        for (i = 0; i < s->nv; ++i) head[i] = -1;
+        for (i = 0; i < n && dup < 0; ++i) {
+            int lo = side_a[i] < side_b[i] ? side_a[i] : side_b[i], hi = side_a[i] ^ side_b[i] ^ lo, j;
+            if (rc__sim_stitched(s, lo, hi)) { dup = i; break; }
+            for (j = head[lo]; j >= 0 && dup < 0; j = next[j])
+                if ((side_a[j] ^ side_b[j] ^ lo) == hi) { dup = i; prev = j; }
+            next[i] = head[lo];
+            head[lo] = i;
+        }
+        rc__free(s->user, head); rc__free(s->user, next);
+        if (dup >= 0) {
+            char msg[240];
+            if (prev >= 0)
+                snprintf(msg, sizeof msg, "rc_sim_add_seam: stitches %d and %d both join vertices %d and %d (a pair stitched twice doubles"
+                         " its stiffness and stops the seam sliding)", prev, dup, side_a[dup], side_b[dup]);
+            else
+                snprintf(msg, sizeof msg, "rc_sim_add_seam: stitch %d joins vertices %d and %d, which an earlier seam stitches already (a"
+                         " pair stitched twice doubles its stiffness and stops the seam sliding)", dup, side_a[dup], side_b[dup]);
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+        }
     }
     if (s->nst + n > s->cap_st) {
         int cap = s->cap_st ? s->cap_st : 16;
@@ -9133,17 +9182,18 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
     {   /* stitches far apart are accepted (the springs pull them together), but a pairing in the
            wrong order or the wrong vertex usually shows as a gap of many edges: say so */
         double gmax = 0.0;
-        int imax = 0;
+        int imax = 0, nfar = 0;
         for (i = 0; i < n; ++i) {
             double d[3], g;
             rc__sub3(d, s->x + 3 * side_b[i], s->x + 3 * side_a[i]);
             g = rc__norm3(d);
+            nfar += g > 2.0 * s->mean_edge;
             if (g > gmax) { gmax = g; imax = i; }
         }
-        if (gmax > 2.0 * s->mean_edge)
-            snprintf(s->warn, sizeof s->warn, "rc_sim_add_seam: stitch %d joins vertices %d and %d, %.3g m apart (%.3g mean edges),"
-                     " pulling with %.3g N; stitched vertices should start together: sides paired in order?",
-                     imax, side_a[imax], side_b[imax], gmax, gmax / s->mean_edge, stiffness * gmax);
+        if (nfar > 0)
+            snprintf(s->warn, sizeof s->warn, "rc_sim_add_seam: %d of %d stitches start over 2 mean edges apart, stitch %d (vertices %d, %d)"
+                     " %.3g m, pulling %.3g N; stitched vertices should start together: sides paired in order?",
+                     nfar, n, imax, side_a[imax], side_b[imax], gmax, stiffness * gmax);
     }
     return RC_OK;
 }

@@ -805,7 +805,7 @@ static rc_sim *t_seam_make(int adaptive, double ease, int self_contact, int reve
     if (s) {
         CHECK_OK(rc_sim_add_seam(s, n, sa, sb, 1e3));
         /* stitches that start together are not named; a side paired in reverse is */
-        CHECKF((strstr(rc_sim_last_warning(s), "rc_sim_add_seam: stitch") != NULL) == (reversed != 0), "reversed %d, warning '%s'",
+        CHECKF((strstr(rc_sim_last_warning(s), "rc_sim_add_seam: ") != NULL) == (reversed != 0), "reversed %d, warning '%s'",
                reversed, rc_sim_last_warning(s));
         CHECK_OK(rc_sim_pin(s, (n - 1) * n, rc_sim_positions(s) + 3 * (n - 1) * n));   /* A: u = 0, v = 0.3 (z = -0.3) */
         CHECK_OK(rc_sim_pin(s, a.num_verts + n * n - 1, rc_sim_positions(s) + 3 * (a.num_verts + n * n - 1)));

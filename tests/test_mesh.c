@@ -561,6 +561,18 @@ static void test_mesh_validate_failures(void)
     int flipped = 7;
     CHECK_OK(rc_mesh_validate(4, 2, uv, ok, &flipped, msg, sizeof(msg)));
     CHECK(flipped == 0 && msg[0] == '\0');
+    {   /* mixed orientation names the piece's minority, here its first triangle (it named triangle 1,
+           a correct one, when the reversed face came first: a garment probe) */
+        rc_mesh g;
+        char m2[256];
+        if (rc_mesh_grid(&g, 1.0, 1.0, 3, 3, RC_DIAG_REGULAR) == RC_OK) {
+            int tmp = g.tris[1];
+            g.tris[1] = g.tris[2]; g.tris[2] = tmp;
+            CHECK(rc_mesh_validate(g.num_verts, g.num_tris, g.ref_uv, g.tris, &flipped, m2, sizeof m2) == RC_ERR_MESH_ORIENTATION);
+            CHECKF(strstr(m2, "triangle 0") && strstr(m2, "clockwise, as are 0 more of its connected piece's 8 triangles"), "%s", m2);
+            rc_mesh_free(&g);
+        }
+    }
     CHECK(rc_mesh_validate(4, 2, uv, range, &flipped, msg, sizeof(msg)) == RC_ERR_MESH_INDEX);
     CHECK(strstr(msg, "triangle 1") != NULL);
     CHECK(rc_mesh_validate(4, 2, uv, rep, &flipped, NULL, 0) == RC_ERR_MESH_INDEX);

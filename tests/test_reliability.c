@@ -959,9 +959,18 @@ static void test_rel_sim_calls_bad(void)
                 {
                     int far_a = 0, far_b = nv - 1;
                     char want[64];
-                    snprintf(want, sizeof want, "stitch 0 joins vertices 0 and %d,", nv - 1);
+                    snprintf(want, sizeof want, "1 of 1 stitches start over 2 mean edges apart, stitch 0 (vertices 0, %d)", nv - 1);
                     CHECK_OK(rc_sim_add_seam(t2, 1, &far_a, &far_b, 1e3));
                     CHECKF(strstr(rc_sim_last_warning(t2), want) != NULL, "warning: %s", rc_sim_last_warning(t2));
+                    /* a pair stitched twice is refused: again by a later call, or twice in one call (either order) */
+                    CHECK(rc_sim_add_seam(t2, 1, &far_b, &far_a, 1e3) == RC_ERR_INVALID_ARGUMENT);
+                    CHECKF(strstr(rc_sim_last_error(t2), "which an earlier seam stitches already") != NULL, "%s", rc_sim_last_error(t2));
+                    {
+                        int pa[3] = { 1, 2, 5 }, pb[3] = { nv - 2, nv - 3, 1 };
+                        pb[2] = pa[0]; pa[2] = pb[0];   /* stitch 2 = stitch 0 reversed */
+                        CHECK(rc_sim_add_seam(t2, 3, pa, pb, 1e3) == RC_ERR_INVALID_ARGUMENT);
+                        CHECKF(strstr(rc_sim_last_error(t2), "stitches 0 and 2 both join") != NULL, "%s", rc_sim_last_error(t2));
+                    }
                 }
                 CHECK_OK(rc_sim_add_material_handle(t2, uv, p, 1e11 * m_h2, &hid));
                 rc_sim_destroy(t2);
