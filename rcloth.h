@@ -862,10 +862,13 @@ RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
    l^2/(8r) > contact_thickness (a capsule's surface acts on cloth vertices; on whole triangles
    only its core, half its radius); a step whose end state crosses itself (self_crossed in
    rc_step_stats) names the crossing; rc_sim_add_seam names a stitch whose vertices start more than
-   two mean edge lengths apart. A warning stays until the next one replaces it (steps do not clear it): compare
-   with the text last seen to tell a new one. Why a step ended unconverged is in its stats
+   two mean edge lengths apart. A warning stays until the next one replaces it (steps do not clear it):
+   rc_sim_warning_count tells a new one, also one with the same text. Why a step ended unconverged is in its stats
    (rc_step_stats.stop_reason), not here */
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s);
+/* how many warnings this sim has issued (0 for NULL): it rises with each new warning, also one
+   whose text repeats the last (a step that fails leaves it as it was, as it leaves the text) */
+RCLOTHDEF int rc_sim_warning_count(const rc_sim *s);
 /* 1 if rc_sim_create flipped a clockwise reference mesh, or its clockwise pieces (panels mirrored
    in uv), to counter-clockwise */
 RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
@@ -8400,6 +8403,7 @@ struct rc_sim {
     int split_futile;       /* the failed attempt's start was inside a contact offset with nothing
                                moving over the step: every split starts the same (rc__sim_advance) */
     char warn[256];
+    int nwarn;                            /* warnings issued (rc_sim_warning_count) */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -8546,6 +8550,7 @@ RCLOTHDEF void rc_sim_destroy(rc_sim *s)
 
 RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s) { return s ? s->err : "no sim"; }
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s) { return s ? s->warn : "no sim"; }
+RCLOTHDEF int rc_sim_warning_count(const rc_sim *s) { return s ? s->nwarn : 0; }
 RCLOTHDEF int rc_sim_mesh_was_flipped(const rc_sim *s) { return s ? s->flipped : 0; }
 
 /* Friction coefficients beyond 1e6 (fabrics: 0.1-1.5; 10 already holds cloth like glue) are
@@ -8918,10 +8923,12 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
             lw += rc__norm3(d);
             lu += s->edge_len0[e];
         }
-        if (!(lw <= 1.25 * lu && lw >= 0.5 * lu))
+        if (!(lw <= 1.25 * lu && lw >= 0.5 * lu)) {
             snprintf(s->warn, sizeof s->warn, "rc_sim_create: the world edges (pos) are on average %.3g times their rest lengths "
                      "(uv): uv is the rest shape in metres, not texture coordinates; the cloth starts %s", lw / lu,
                      lw > lu ? "stretched" : "compressed");
+            s->nwarn++;
+        }
     }
     *out = s;
     return RC_OK;
@@ -9190,10 +9197,12 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
             nfar += g > 2.0 * s->mean_edge;
             if (g > gmax) { gmax = g; imax = i; }
         }
-        if (nfar > 0)
+        if (nfar > 0) {
             snprintf(s->warn, sizeof s->warn, "rc_sim_add_seam: %d of %d stitches start over 2 mean edges apart, stitch %d (vertices %d, %d)"
                      " %.3g m, pulling %.3g N; stitched vertices should start together: sides paired in order?",
                      nfar, n, imax, side_a[imax], side_b[imax], gmax, stiffness * gmax);
+            s->nwarn++;
+        }
     }
     return RC_OK;
 }
@@ -9487,9 +9496,11 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
         int e;
         for (e = 0; e < s->ne; ++e) if (s->edge_len0[e] > lmax) lmax = s->edge_len0[e];
         dip = lmax * lmax / (8.0 * radius);
-        if (dip > s->def.contact_thickness)
+        if (dip > s->def.contact_thickness) {
             snprintf(s->warn, sizeof s->warn, "rc_sim_add_capsule: cloth edges up to %.3g m can dip %.3g m into this capsule between vertices (contact thickness %.3g m); refine the cloth or enlarge the thickness",
                      lmax, dip, s->def.contact_thickness);
+            s->nwarn++;
+        }
     }
     rc__obstacle_init(&o, RC__CT_SHAPE_CAPSULE, s->def.friction);
     memcpy(o.shape.a, a, sizeof o.shape.a);
@@ -16799,6 +16810,7 @@ static rc_status rc__sim_keep_start(rc_sim *s, double *E, rc__terms *T, rc_step_
     snprintf(s->warn, sizeof s->warn, "t = %.6g s: a step unconverged at IP %.4g J, above its start's %.4g J, ended at its start "
              "(free cloth stopped); lower dt, raise the iteration caps or (adaptive) use the regulariser", s->time,
              rc__sim_world_energy(s, *E), rc__sim_world_energy(s, EA));
+    s->nwarn++;
     *E = EA;
     *T = TA;
     st->kept_start = 1;
@@ -17468,6 +17480,7 @@ static void rc__sim_report_self_crossing(rc_sim *s, rc_step_stats *st)
         snprintf(s->warn, sizeof s->warn, "at t = %.6g s the cloth crosses itself, edge %d (%d-%d) through triangle %d "
                  "(%d %d %d), a fold sharper than self contact sees; refine the cloth or lower contact_thickness",
                  s->time, e, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1], t, s->tris[3 * t], s->tris[3 * t + 1], s->tris[3 * t + 2]);
+        s->nwarn++;
     }
     s->contact_status = RC_OK;
 }
@@ -17502,6 +17515,7 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     rc_step_stats st;
     double *saved, t0 = rc__now();
     char warn[sizeof(((rc_sim *)0)->warn)];
+    int nwarn;
     rc_status rs;
     if (stats) memset(stats, 0, sizeof *stats);   /* zero on every error return */
     if (!s) return RC_ERR_INVALID_ARGUMENT;
@@ -17517,6 +17531,7 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
     memcpy(saved + 2 * rc_sim_state_size(s), s->reaction, sizeof(double) * 3 * (size_t)s->nv);
     rc__sim_handles_start(s, saved + 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, 0);
     memcpy(warn, s->warn, sizeof warn);
+    nwarn = s->nwarn;
     rs = rc__sim_advance(s, s->def.dt, s->def.max_substeps, saved + rc_sim_state_size(s), &st);
     if (rs != RC_OK) {
         /* a failed second half step leaves the midpoint: restore the state of the step start,
@@ -17524,6 +17539,7 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats)
            that never happened) */
         rc__sim_restore_state(s, saved);
         memcpy(s->warn, warn, sizeof warn);
+        s->nwarn = nwarn;
         memcpy(s->reaction, saved + 2 * rc_sim_state_size(s), sizeof(double) * 3 * (size_t)s->nv);
         rc__sim_handles_start(s, saved + 2 * rc_sim_state_size(s) + (size_t)3 * s->nv, 1);
         rc__free(s->user, saved);

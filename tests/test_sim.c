@@ -1613,9 +1613,12 @@ static void test_sim_capsule_dip_warning(void)
     def.mesh = rc_mesh_describe(&m);
     CHECK_OK(rc_sim_create(&def, &s));
     if (s) {
-        CHECK(rc_sim_last_warning(s)[0] == 0);
+        CHECK(rc_sim_last_warning(s)[0] == 0 && rc_sim_warning_count(s) == 0);
         CHECK_OK(rc_sim_add_capsule(s, a, b, 0.05, NULL));
-        CHECK(strstr(rc_sim_last_warning(s), "dip") != NULL);
+        CHECK(strstr(rc_sim_last_warning(s), "dip") != NULL && rc_sim_warning_count(s) == 1);
+        /* the same capsule again: the same text, a new warning (the count tells it) */
+        CHECK_OK(rc_sim_add_capsule(s, a, b, 0.05, NULL));
+        CHECK(rc_sim_warning_count(s) == 2 && rc_sim_warning_count(NULL) == 0);
         rc_sim_destroy(s);
     }
     s = NULL;

@@ -75,16 +75,16 @@ typedef struct dm__run {
     int nlog;
     dm_run_result res;
     int write_failed;
-    char warn[512];            /* the sim's last warning, as last printed */
+    int nwarn;                 /* the sim's warnings printed so far */
 } dm__run;
 
-/* prints the sim's warning when it changed (rc_sim_last_warning keeps the last one) */
+/* prints the sim's last warning when it issued a new one (rc_sim_warning_count) */
 static void dm__report_warning(dm__run *R, FILE *log)
 {
-    const char *w = rc_sim_last_warning(R->sc.sim);
-    if (!w || strcmp(w, R->warn) == 0) return;
-    snprintf(R->warn, sizeof R->warn, "%s", w);
-    if (log && w[0]) { fprintf(log, "%-15s warning: %s\n", R->var->label, w); fflush(log); }
+    int n = rc_sim_warning_count(R->sc.sim);
+    if (n == R->nwarn) return;
+    R->nwarn = n;
+    if (log) { fprintf(log, "%-15s warning: %s\n", R->var->label, rc_sim_last_warning(R->sc.sim)); fflush(log); }
 }
 
 static void dm__frame_obj(dm__run *R, const char *dir, int frame, int *failed)
