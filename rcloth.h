@@ -17870,13 +17870,22 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
     return RC_OK;
 }
 
+/* names the file (a first-use review: "could not write the file" left the user guessing which) */
+static void rc__sim_write_failed(const rc_sim *s, rc_status st, const char *fn, const char *path)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s: could not write \"%.300s\" (%s%s)", fn, path, rc_status_string(st),
+             st == RC_ERR_IO ? ": does its folder exist, and may it be written?" : "");
+    rc__sim_fail_c(s, st, msg);
+}
+
 RCLOTHDEF rc_status rc_sim_write_obj(const rc_sim *s, const char *path)
 {
     rc_status st;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!path) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_write_obj: path is NULL");
     st = rc__mesh_write_obj_user(s->user, path, s->nv, s->x, s->u, s->nt, s->tris);
-    if (st != RC_OK) rc__sim_fail_c(s, st, "rc_sim_write_obj: could not write the file");
+    if (st != RC_OK) rc__sim_write_failed(s, st, "rc_sim_write_obj", path);
     return st;
 }
 
@@ -17892,7 +17901,7 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
     for (i = 0; i < s->nv; ++i) { p[3 * i] = s->u[2 * i]; p[3 * i + 1] = s->u[2 * i + 1]; p[3 * i + 2] = 0.0; }
     st = rc__mesh_write_obj_user(s->user, path, s->nv, p, s->u, s->nt, s->tris);
     rc__free(s->user, p);
-    if (st != RC_OK) rc__sim_fail_c(s, st, "rc_sim_write_reference_obj: could not write the file");
+    if (st != RC_OK) rc__sim_write_failed(s, st, "rc_sim_write_reference_obj", path);
     return st;
 }
 

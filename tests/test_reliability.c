@@ -984,6 +984,7 @@ static void test_rel_sim_calls_bad(void)
     }
     R_BAD(rc_sim_write_obj(s, NULL), RC_ERR_INVALID_ARGUMENT);
     R_BAD(rc_sim_write_obj(s, "build/no/such/dir/x.obj"), RC_ERR_IO);
+    CHECKF(strstr(rc_sim_last_error(s), "could not write \"build/no/such/dir/x.obj\"") != NULL, "%s", rc_sim_last_error(s));
     R_BAD(rc_sim_write_reference_obj(s, NULL), RC_ERR_INVALID_ARGUMENT);
 #undef R_BAD
     /* NULL sim: every entry point is safe */
