@@ -325,9 +325,8 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
    corner gives a vt (unreferenced, or used only by plain "f 1 2 3" corners) gets the i-th vt when
    the file has exactly as many vt as v lines (as rc_mesh_write_obj writes them: exact round trips),
    else uv = (x, y) (rc_obj_map.uv_from_xy counts those). Other statements (vn, o, g, s, usemtl,
-   mtllib, l, ...) are ignored; "#" starts
-   a comment anywhere; lines end with LF, CR LF or CR. Normal indices are checked for syntax only
-   (normals are not read). Numbers are parsed with strtod (C locale expected). Errors: RC_ERR_IO
+   mtllib, l, ...) are ignored; "#" starts a comment anywhere; lines end with LF, CR LF or CR.
+   Normal indices are checked for syntax only (normals are not read). Numbers are parsed with strtod (C locale expected). Errors: RC_ERR_IO
    (cannot open/read), RC_ERR_PARSE (bad number, bad face corner, index 0 or out of range, face with
    < 3 corners, no faces at all), RC_ERR_NON_FINITE (inf/nan coordinates), RC_ERR_OUT_OF_MEMORY;
    *out is zeroed then. The result is not validated: call rc_mesh_validate. */
@@ -836,9 +835,9 @@ typedef struct rc_step_stats {
        cap, a line search without decrease, a round-off stall, a stall in u, ... (a split step:
        its last unconverged substep's; rc_sim_solve_static: the cap of 400 pseudo steps per load
        increment); NULL when the step converged. With kept_start the rule is the one that ended
-       the solve whose end was then given up for the start. The state is valid
-       either way; an unconverged step is less accurate, and repeated ones call for a smaller dt,
-       higher caps or (adaptive) the regulariser */
+       the solve whose end was then given up for the start. The state is valid either way; an
+       unconverged step is less accurate, and repeated ones call for a smaller dt, higher caps or
+       (adaptive) the regulariser */
     const char *stop_reason;
 } rc_step_stats;
 
@@ -861,10 +860,10 @@ RCLOTHDEF const char *rc_sim_last_error(const rc_sim *s);
    cloth can dip into the capsule between two vertices by more than the contact thickness,
    l^2/(8r) > contact_thickness (a capsule's surface acts on cloth vertices; on whole triangles
    only its core, half its radius); a step whose end state crosses itself (self_crossed in
-   rc_step_stats) names the crossing; rc_sim_add_seam names a stitch whose vertices start more than
-   two mean edge lengths apart. A warning stays until the next one replaces it (steps do not clear it):
-   rc_sim_warning_count tells a new one, also one with the same text. Why a step ended unconverged is in its stats
-   (rc_step_stats.stop_reason), not here */
+   rc_step_stats) names the crossing; rc_sim_add_seam names stitches whose vertices start more
+   than two mean edge lengths apart. A warning stays until the next one replaces it (steps do not
+   clear it): rc_sim_warning_count tells a new one, also one with the same text. Why a step ended
+   unconverged is in its stats (rc_step_stats.stop_reason), not here */
 RCLOTHDEF const char *rc_sim_last_warning(const rc_sim *s);
 /* how many warnings this sim has issued (0 for NULL): it rises with each new warning, also one
    whose text repeats the last (a step that fails leaves it as it was, as it leaves the text) */
@@ -4332,7 +4331,7 @@ static rc_status rc__mesh_validate(void *user, int nv, int nt, const double *ref
         for (t = 0; t < nt && first_diff < 0; ++t) {
             int r = rc__uf_find(root, tris[3 * t]), net = sign[r] < 0 ? -sign[r] : sign[r];
             int sg = rc__mesh_orient2(ref_uv + 2 * tris[3 * t], ref_uv + 2 * tris[3 * t + 1], ref_uv + 2 * tris[3 * t + 2]) > 0.0 ? 1 : -1;
-            if (net == cnt[r] || sg != (sign[r] > 0 ? -1 : sign[r] < 0 ? 1 : -1)) continue;   /* one orientation, or the majority */
+            if (net == cnt[r] || sg != (sign[r] < 0 ? 1 : -1)) continue;   /* one orientation, or the majority */
             {
                 char what[200];
                 int nmin = (cnt[r] - net) / 2;
@@ -8876,7 +8875,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     {   /* the regulariser's weight (rc__sim_kernel_A): its h is min(def.dt, quality_time), also in
            substeps and statics */
         double abar = s->total_mass / (def->material.density * def->material.thickness * nt);
-        double hq = def->dt < def->quality_time ? def->dt : def->quality_time;
+        double hq = fmin(def->dt, def->quality_time);
         s->quality_w = def->quality_weight * def->material.density * def->material.thickness * abar * abar / (hq * hq);
     }
     {
@@ -8954,8 +8953,7 @@ RCLOTHDEF rc_status rc_sim_vertex_masses(const rc_sim *s, double *mass)
     memset(mass, 0, sizeof(double) * (size_t)s->nv);
     for (t = 0; t < s->nt; ++t) {   /* the triangles are counter-clockwise in u: A > 0 */
         const int *tr = s->tris + 3 * t;
-        const double *a = s->u + 2 * tr[0], *b = s->u + 2 * tr[1], *c = s->u + 2 * tr[2];
-        double A = 0.5 * ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]));
+        double A = 0.5 * rc__mesh_orient2(s->u + 2 * tr[0], s->u + 2 * tr[1], s->u + 2 * tr[2]);
         for (k = 0; k < 3; ++k) mass[tr[k]] += rho_tau * A / 3.0;
     }
     return RC_OK;
@@ -11384,30 +11382,32 @@ static void rc__sim_kernel_A(const rc_sim *s, int t, const double *x, const doub
     if (H) for (i = 0; i < n * n; ++i) H[i] += Hi[i];
     a[3] = 0.0;
     if (s->def.adaptive && s->def.quality_weight > 0.0) {
-        /* C_T = w max(0, Psi_T - eps_q)^3 with one weight for every triangle, w = rho tau Abar^2 / h_q^2
-           (s->quality_w), the inertial energy of moving the MEAN initial triangle its own size in one
-           step of h_q = min(dt, quality_time) (def.dt: substeps and statics keep it). The cap is ours: the forces that squash a reference
-           triangle (stretch, bending, gravity through the mass transfer) do not fall as 1/h^2, so
-           with h_q = h the regulariser faded at long steps. Measured (session 59, a 0.6 m 13 x 13
-           sheet hanging from two corners for 10 s, max MIPS over the run / V at the end; h_q = h,
-           then the default cap 0.04 s, then 0.01 s): dt 0.04 3.49 / -0.22456 J (uncapped and
-           default alike); dt 0.1 4.61 / -0.22487, 3.57 / -0.22455, 2.84 / -0.22429; dt 0.25 8.79 /
-           -0.22522, 3.98 / -0.22447, 3.32 / -0.22426; dt 1 7.80 / -0.22576 (one step unconverged),
-           3.18 / -0.22454, 2.72 / -0.22425; dropped on a sphere at dt 1: 6.10, 2.98, 2.70. The cap
-           costs adaptivity where it bites: the didactic drape at dt 0.1 (test_adaptive_didactic_
-           drape_ablation) ends at V -0.05124 J uncapped, -0.05084 at 0.04 s, -0.05060 at 0.01 s,
-           against -0.05057 for the fixed mesh with 4x the vertices; so the default cap is the
-           travel term's time scale, beyond which a step is long for the material. DESIGN §2 weights each triangle by its own initial area, rho tau (A_T^0)^2 / h^2; on a
-           uniform mesh the two agree, but on a graded one the forces that squash a small triangle
-           come from its larger neighbours (stretch and inertia scale with their size) while its own
-           weight falls as A_T^2, so the small triangles went unprotected. Measured (session 58,
-           adaptive): a 1 m sheet on a 12 x 12 grid with one column of 1e-4 m cells, dropped on a
-           sphere, 40 steps: max MIPS 50 -> 2.9, 8 -> 2 unconverged steps (2 had ended at their
-           start), V -0.2749 -> -0.2978 J (the fixed mesh -0.3084, 5 unconverged); the same sheet
-           hanging from two corners: max MIPS 96 -> 2.6, V -0.6510 -> -0.6662 J (fixed -0.6659);
-           a graded disc (area ratio 279) from one pin: max MIPS 6.3 -> 2.8. The area-weighted
-           integral form, rho tau A_T Abar / h^2, fell between (MIPS 7.1, 11.2, 3.0). Test:
-           test_adaptive_regulariser_graded_mesh. */
+        /* C_T = w max(0, Psi_T - eps_q)^3 with one weight for every triangle, w = rho tau Abar^2 /
+           h_q^2 (s->quality_w), the inertial energy of moving the MEAN initial triangle its own
+           size in one step of h_q = min(dt, quality_time) (def.dt: substeps and statics keep it).
+           The cap is ours: the forces that squash a reference triangle (stretch, bending, gravity
+           through the mass transfer) do not fall as 1/h^2, so with h_q = h the regulariser faded
+           at long steps. Measured (session 59, a 0.6 m 13 x 13 sheet hanging from two corners for
+           10 s, max MIPS over the run / V at the end; h_q = h, then the default cap 0.04 s, then
+           0.01 s): dt 0.04 3.49 / -0.22456 J (uncapped and default alike); dt 0.1 4.61 / -0.22487,
+           3.57 / -0.22455, 2.84 / -0.22429; dt 0.25 8.79 / -0.22522, 3.98 / -0.22447, 3.32 /
+           -0.22426; dt 1 7.80 / -0.22576 (one step unconverged), 3.18 / -0.22454, 2.72 / -0.22425
+           (the caps emulated through quality_weight, bench/RESULTS.md section 31); dropped on a
+           sphere at dt 1: 6.10, 2.98, 2.70. The cap costs adaptivity where it bites: the didactic
+           drape at dt 0.1 (test_adaptive_didactic_drape_ablation) ends at V -0.05124 J uncapped,
+           -0.05084 at 0.04 s, -0.05060 at 0.01 s, against -0.05057 for the fixed mesh with 4x the
+           vertices; so the default cap is the travel term's time scale, beyond which a step is
+           long for the material. DESIGN §2 weights each triangle by its own initial area, rho tau
+           (A_T^0)^2 / h^2; on a uniform mesh the two agree, but on a graded one the forces that
+           squash a small triangle come from its larger neighbours (stretch and inertia scale with
+           their size) while its own weight falls as A_T^2, so the small triangles went
+           unprotected. Measured (session 58, adaptive): a 1 m sheet on a 12 x 12 grid with one
+           column of 1e-4 m cells, dropped on a sphere, 40 steps: max MIPS 50 -> 2.9, 8 -> 2
+           unconverged steps (2 had ended at their start), V -0.2749 -> -0.2978 J (the fixed mesh
+           -0.3084, 5 unconverged); the same sheet hanging from two corners: max MIPS 96 -> 2.6, V
+           -0.6510 -> -0.6662 J (fixed -0.6659); a graded disc (area ratio 279) from one pin: max
+           MIPS 6.3 -> 2.8. The area-weighted integral form, rho tau A_T Abar / h^2, fell between
+           (MIPS 7.1, 11.2, 3.0). Test: test_adaptive_regulariser_graded_mesh. */
         a[3] = rc__mips_tri(ul, s->Dinv0 + 4 * t, s->quality_w, s->def.quality_threshold, with_u ? (flags & (RC__SH_GRAD | RC__SH_HESS)) : 0,
                             gm, Hm);
         if (with_u) {
