@@ -398,7 +398,10 @@ RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *po
    *flipped (if not NULL) is 0 unless set as above. msg (if not NULL and msg_len > 0) receives a
    NUL-terminated description with the offending triangle index ("" when RC_OK, except
    "all triangles clockwise: flip them" or "clockwise pieces (mirrored panels): flip their
-   triangles" when it sets *flipped = 1). */
+   triangles" when it sets *flipped = 1).
+   It checks the reference mesh alone. rc_sim_create also refuses a vertex in no triangle
+   (rc_mesh_remove_unreferenced drops them) and a triangle degenerate in the world positions;
+   rc_sim_def_check runs every check rc_sim_create does, without building the sim. */
 RCLOTHDEF rc_status rc_mesh_validate(int nv, int nt, const double *ref_uv, const int *tris, int *flipped,
                                      char *msg, int msg_len);
 

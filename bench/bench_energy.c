@@ -76,7 +76,7 @@ int main(void)
                     break;
                 default: {
                     double Gm[18] = {1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0}, grav[3] = {0, 0, -9.81};
-                    sink += rc__inertia_tri(xl, ul, xl, Gm, 0.15, 0.01, grav, flags[mode], g, H);
+                    sink += rc__inertia_tri(xl, ul, xl, Gm, 0.15, 0.01, grav, NULL, flags[mode], g, H);
                 }
                 }
                 sink += (flags[mode] & RC__SH_HESS) ? H[0] : (flags[mode] & RC__SH_GRAD) ? g[0] : 0.0;
