@@ -726,6 +726,17 @@ typedef struct rc_sim_def {
     double travel_time;         /* adaptive: s; the travel term's free slide is one cell per this time
                                    (a material speed limit), default 0.04. A scene in another time
                                    unit scales it with dt, quality_time, tol and friction_eps_v */
+    double slide_damping;       /* adaptive: c, default 0 (off). Sliding the material under vertex
+                                   i by du in one step costs (c/2) (m_i / h^2) |du|^2: c times the
+                                   kinetic energy of moving the vertex's mass by du in the step.
+                                   Where the energy barely depends on u (a flat, evenly stretched
+                                   flap) u is a nearly free mode, and vertices can slide back and
+                                   forth by a quarter cell per step while the cloth is almost
+                                   still, so a texture mapped by u swims; 1e-2 stops most of that
+                                   and those steps' extra outer iterations. The price: the mesh
+                                   also adapts more slowly where the forces on u are weak (toward
+                                   a crease), and contact drapes end a little higher in energy
+                                   (measured, see rc__sim_travel) */
 
     /* contact (IPC): barrier active below thickness + dhat */
     double contact_thickness;   /* xi, m: the gap kept between cloth and obstacles, and between two
@@ -782,7 +793,8 @@ typedef struct rc_step_stats {
                                    the number of pseudo steps */
     double ip_start, ip_end;    /* incremental potential at the start iterate and at the end */
     double e_inertia, e_stretch, e_bend, e_gravity, e_external, e_contact, e_friction, e_quality;
-    double e_travel;            /* adaptive: the travel term (rc_sim_def.travel_weight), 0 in fixed mode */
+    double e_travel;            /* adaptive: the travel term (rc_sim_def.travel_weight and
+                                   slide_damping), 0 in fixed mode */
     double active_rate;         /* fraction of stencils whose Hessian was recomputed, mean over the
                                    outer iterations (of all substeps or pseudo steps) */
     double min_quality, max_quality, mean_quality;   /* MIPS of the reference triangles */
@@ -8476,6 +8488,7 @@ RCLOTHDEF rc_sim_def rc_default_sim_def(void)
     d.quality_weight = 1.0;
     d.travel_weight = 1.0;
     d.travel_time = 0.04;
+    d.slide_damping = 0.0;
     d.quality_time = 0.04;
     d.contact_thickness = 1e-3;
     d.contact_dhat = 2e-3;
@@ -8573,7 +8586,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFFINITE(dt); RC__DEFFINITE(gravity[0]); RC__DEFFINITE(gravity[1]); RC__DEFFINITE(gravity[2]);
     RC__DEFFINITE(bending_scale); RC__DEFFINITE(tol); RC__DEFFINITE(pcg_tol); RC__DEFFINITE(itr_eps0);
     RC__DEFFINITE(itr_lambda); RC__DEFFINITE(itr_energy_tol); RC__DEFFINITE(cache_eps); RC__DEFFINITE(itr_factor_eta);
-    RC__DEFFINITE(quality_threshold); RC__DEFFINITE(quality_weight); RC__DEFFINITE(travel_weight); RC__DEFFINITE(travel_time); RC__DEFFINITE(quality_time);
+    RC__DEFFINITE(quality_threshold); RC__DEFFINITE(quality_weight); RC__DEFFINITE(travel_weight); RC__DEFFINITE(travel_time); RC__DEFFINITE(quality_time); RC__DEFFINITE(slide_damping);
     RC__DEFFINITE(contact_thickness); RC__DEFFINITE(contact_dhat); RC__DEFFINITE(friction); RC__DEFFINITE(friction_eps_v);
 #undef RC__DEFFINITE
     RC__DEFCHECK(m->num_verts >= 3 && m->num_tris >= 1, "mesh needs at least 3 vertices and 1 triangle");
@@ -8608,6 +8621,7 @@ static rc_status rc__sim_check_def(const rc_sim_def *d, char *msg, size_t len)
     RC__DEFCHECK(d->quality_weight >= 0.0, "quality_weight must be >= 0");
     RC__DEFCHECK(d->travel_weight >= 0.0, "travel_weight must be >= 0");
     RC__DEFCHECK(d->travel_time > 0.0, "travel_time must be > 0 (s)");
+    RC__DEFCHECK(d->slide_damping >= 0.0, "slide_damping must be >= 0");
     RC__DEFCHECK(d->quality_time >= RC__DT_MIN, "quality_time must be >= 1e-9 s (as dt)");
     RC__DEFCHECK(d->contact_thickness >= 0.0, "contact_thickness must be >= 0");
     RC__DEFCHECK(d->contact_dhat > 0.0, "contact_dhat must be > 0");
@@ -10508,26 +10522,46 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    (travel_time): as a constant it was the one default a scene's time unit could not scale (a
    similarity probe, session 57: every other parameter scaled, adaptive steps matched to 3e-10 m
    with lengths and masses rescaled, but with the time unit rescaled by 0.1-10 they differed by
-   1e-4 m at material points in one step, 1-4 mm after five). */
+   1e-4 m at material points in one step, 1-4 mm after five).
+   Slide damping (rc_sim_def.slide_damping = c, off by default): D_i(u_i) = (c/2) (m_i^t / h^2)
+   |u_i - u_i^t|^2, c times the kinetic energy of moving vertex i's mass by its slide within the
+   step (gradient c m/h^2 du, Hessian c m/h^2 I). Zero at u = u^t with zero gradient, so rigid
+   motion, free flight and the flat unloaded sheet keep u exactly as without it. Why it exists:
+   where the energy barely depends on u (a flat, evenly stretched region, where x follows u at
+   almost no cost) u is a nearly free mode, and small effects (the first-order transfer's error)
+   decide where it goes. Measured (a long-run probe, session 60, bench/RESULTS.md section 34): the
+   didactic drape's flaps hanging from the rod, the cloth nearly still (kinetic energy 4e-6 J),
+   vertices slid +1.9, -1.65, +1.6, -1.35, +1.9 cm in u in consecutive steps (cells of 6.7 cm),
+   such steps taking 17-21 outer iterations; over steps 1000-1500 the 100 vertices travelled
+   19.4 m in u for 0.77 m of net displacement, dying out after step ~1600 (a quarter of the free
+   slide r0 did not stop it: 16.5 m). c = 1e-3: 1.35 m; c = 1e-2: 0.64 m. At 1k vertices, steps
+   75-150: 78.7 m in 9.9 outer iterations per step, with c = 1e-2 8.7 m in 3.6. Why it is off by
+   default: it also slows the mesh where the forces on u are weak but real. A sheet settled 20
+   steps on a tent ridge still slid 11.5 mm in u over the next 40 steps at c = 1e-2 (0.25 mm at
+   0), the sphere, spike and cube drapes (default sizes, 100 steps) ended 0.2-6% higher in IP,
+   and a hanging sheet whose u relaxes over 8-28 outer iterations per step without it took 1-3,
+   its u barely moving (its IP after six steps 0.0018 J higher). */
 static double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g, double *H)
 {
     double d0 = u[2 * i] - s->u0_step[2 * i], d1 = u[2 * i + 1] - s->u0_step[2 * i + 1], len = hypot(d0, d1);
     double l = s->vert_len0[i], r = len / l, r0 = s->h < s->def.travel_time ? s->h / s->def.travel_time : 1.0, K, a1, a2, n0, n1, t;
-    if (g) g[0] = g[1] = 0.0;
-    if (H) H[0] = H[1] = H[2] = H[3] = 0.0;
-    if (!(r > r0)) return 0.0;
+    double Kd = s->def.slide_damping * s->travel_mass[i] * s->inv_h2;
+    if (g) { g[0] = Kd * d0; g[1] = Kd * d1; }
+    if (H) { H[0] = H[3] = Kd; H[1] = H[2] = 0.0; }
+    if (!(r > r0) || !(s->def.travel_weight > 0.0)) return 0.5 * Kd * len * len;
     K = s->def.travel_weight * s->travel_mass[i] * s->inv_h2;
     a1 = 3.0 * (r - r0) * (r - r0);
     a2 = 6.0 * (r - r0);
     n0 = d0 / len; n1 = d1 / len;
-    if (g) { g[0] = K * l * a1 * n0; g[1] = K * l * a1 * n1; }
+    if (g) { g[0] += K * l * a1 * n0; g[1] += K * l * a1 * n1; }
     if (H) {
         t = a1 * l / len;
-        H[0] = K * (a2 * n0 * n0 + t * (1.0 - n0 * n0));
-        H[1] = H[2] = K * (a2 - t) * n0 * n1;
-        H[3] = K * (a2 * n1 * n1 + t * (1.0 - n1 * n1));
+        H[0] += K * (a2 * n0 * n0 + t * (1.0 - n0 * n0));
+        H[1] += K * (a2 - t) * n0 * n1;
+        H[2] = H[1];
+        H[3] += K * (a2 * n1 * n1 + t * (1.0 - n1 * n1));
     }
-    return K * l * l * (r - r0) * (r - r0) * (r - r0);
+    return 0.5 * Kd * len * len + K * l * l * (r - r0) * (r - r0) * (r - r0);
 }
 
 /* the lumped masses m_i = rho tau sum_T A_T(u) / 3 at the step's start, for rc__sim_travel */
@@ -13068,7 +13102,7 @@ static double rc__sim_energy(rc_sim *s, const double *x, const double *u, const 
         if (e[7] < T->min_dist) T->min_dist = e[7];   /* cores act on triangles: a triangle can be far closer than its vertices */
     }
     for (i = 0; i < s->nv; ++i) rc__sim_vertex_energy(s, i, x + 3 * i, &T->ext, &T->friction, &T->min_dist);
-    if (s->def.adaptive && s->def.travel_weight > 0.0)
+    if (s->def.adaptive && (s->def.travel_weight > 0.0 || s->def.slide_damping > 0.0))
         for (i = 0; i < s->nv; ++i) T->travel += rc__sim_travel(s, i, u, NULL, NULL);
     if (s->nmh) T->ext += rc__sim_handles(s, x, u, NULL);   /* material-space handles and loads */
     if (s->nst) T->ext += rc__sim_seams(s, x, NULL);         /* seam stitches */
@@ -13230,11 +13264,12 @@ static double rc__sim_assemble(rc_sim *s, rc__system *y, const double *x, const 
         rc__map_x(y, i, &m);
         rc__system_scatter(y, &m, g, H);
     }
-    if (with_u && s->def.adaptive && s->def.travel_weight > 0.0)
+    if (with_u && s->def.adaptive && (s->def.travel_weight > 0.0 || s->def.slide_damping > 0.0))
         for (i = 0; i < s->nv; ++i) {
             double g[2], H[4];
             rc__dofmap m;
-            if (!(rc__sim_travel(s, i, u, g, H) > 0.0)) continue;
+            /* within r0 cells and without damping the term and its derivatives vanish */
+            if (!(rc__sim_travel(s, i, u, g, H) > 0.0) && !(s->def.slide_damping > 0.0)) continue;
             m.n = 0;
             rc__map_u(s, y, i, &m);
             rc__system_scatter(y, &m, g, H);

@@ -526,6 +526,8 @@ R_MUT(rm_qw_neg, d->quality_weight = -1.0)
 R_MUT(rm_tw_neg, d->travel_weight = -1.0)
 R_MUT(rm_tt_zero, d->travel_time = 0.0)
 R_MUT(rm_tt_nan, d->travel_time = R_NAN)
+R_MUT(rm_sd_neg, d->slide_damping = -1e-2)
+R_MUT(rm_sd_nan, d->slide_damping = R_NAN)
 R_MUT(rm_qt_neg, d->quality_time = -0.01)
 R_MUT(rm_qt_nan, d->quality_time = R_NAN)
 R_MUT(rm_qt_tiny, d->quality_time = 1e-200)
@@ -626,6 +628,8 @@ static void test_rel_sim_def_table(void)
         { "travel_weight < 0", rm_tw_neg, RC_ERR_INVALID_ARGUMENT },
         { "travel_time 0", rm_tt_zero, RC_ERR_INVALID_ARGUMENT },
         { "travel_time NaN", rm_tt_nan, RC_ERR_NON_FINITE },
+        { "slide_damping < 0", rm_sd_neg, RC_ERR_INVALID_ARGUMENT },
+        { "slide_damping NaN", rm_sd_nan, RC_ERR_NON_FINITE },
         { "quality_time < 0", rm_qt_neg, RC_ERR_INVALID_ARGUMENT },
         { "quality_time NaN", rm_qt_nan, RC_ERR_NON_FINITE },
         { "quality_time 1e-200", rm_qt_tiny, RC_ERR_INVALID_ARGUMENT },
