@@ -882,7 +882,13 @@ static void test_adaptive_schedule_cache_agree_trajectory(void)
         /* step 1 (the fall from rest, a 2.6 J decrease) ends by the relative stopping test while
            u still drifts, in both solvers: there only the accelerated solve ending HIGHER counts
            (measured: the unaccelerated one ends 1.3% of the decrease above it, after 13 outer
-           iterations against 30); later steps must agree both ways */
+           iterations against 30); later steps must agree both ways. That step has several
+           minima: solved to itr_energy_tol = 0 the accelerated solve ends in another one, 1.05%
+           of the decrease ABOVE the unaccelerated (0.1130 against 0.0858 J; session 60), and the
+           one-sided check holds at the default tolerance only because the unaccelerated solve
+           stops higher (0.1515 J). With slide_damping = 1e-2 it failed (4.5%, bench/RESULTS.md
+           section 34). So on step 1 the check tests where the default stopping rule leaves the
+           two solvers, not their agreement */
         dev = (k == 0 ? sa.ip_end - sb.ip_end : fabs(sa.ip_end - sb.ip_end)) / fabs(sb.ip_start - sb.ip_end);
         if (dev > worst) worst = dev;
         printf("    step %d: accelerated IP %.10g (outer %d, converged %d), unaccelerated %.10g (outer %d, converged %d): %.3f%% of the step's decrease\n", k + 1,
