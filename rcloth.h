@@ -10528,8 +10528,9 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    step (gradient c m/h^2 du, Hessian c m/h^2 I). Zero at u = u^t with zero gradient, so rigid
    motion, free flight and the flat unloaded sheet keep u exactly as without it. Why it exists:
    where the energy barely depends on u (a flat, evenly stretched region, where x follows u at
-   almost no cost) u is a nearly free mode, and small effects (the first-order transfer's error)
-   decide where it goes. Measured (a long-run probe, session 60, bench/RESULTS.md section 34): the
+   almost no cost) u is a nearly free mode, and nJ-sized effects decide where it goes (probed: the
+   cells sit on the regulariser's threshold and swap which triangle touches it, pushed by gravity
+   through the u-dependent lumped masses; not the first-order transfer). Measured (a long-run probe, session 60, bench/RESULTS.md section 34): the
    didactic drape's flaps hanging from the rod, the cloth nearly still (kinetic energy 4e-6 J),
    vertices slid +1.9, -1.65, +1.6, -1.35, +1.9 cm in u in consecutive steps (cells of 6.7 cm),
    such steps taking 17-21 outer iterations; over steps 1000-1500 the 100 vertices travelled
@@ -10545,10 +10546,15 @@ static double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g,
 {
     double d0 = u[2 * i] - s->u0_step[2 * i], d1 = u[2 * i + 1] - s->u0_step[2 * i + 1], len = hypot(d0, d1);
     double l = s->vert_len0[i], r = len / l, r0 = s->h < s->def.travel_time ? s->h / s->def.travel_time : 1.0, K, a1, a2, n0, n1, t;
-    double Kd = s->def.slide_damping * s->travel_mass[i] * s->inv_h2;
-    if (g) { g[0] = Kd * d0; g[1] = Kd * d1; }
-    if (H) { H[0] = H[3] = Kd; H[1] = H[2] = 0.0; }
-    if (!(r > r0) || !(s->def.travel_weight > 0.0)) return 0.5 * Kd * len * len;
+    double Kd = s->def.slide_damping * s->travel_mass[i] * s->inv_h2, Ed = 0.0;
+    if (g) g[0] = g[1] = 0.0;
+    if (H) H[0] = H[1] = H[2] = H[3] = 0.0;
+    if (Kd > 0.0) {   /* only then, so that without damping every value is as it was */
+        Ed = 0.5 * Kd * len * len;
+        if (g) { g[0] = Kd * d0; g[1] = Kd * d1; }
+        if (H) H[0] = H[3] = Kd;
+    }
+    if (!(r > r0) || !(s->def.travel_weight > 0.0)) return Ed;
     K = s->def.travel_weight * s->travel_mass[i] * s->inv_h2;
     a1 = 3.0 * (r - r0) * (r - r0);
     a2 = 6.0 * (r - r0);
@@ -10561,7 +10567,7 @@ static double rc__sim_travel(const rc_sim *s, int i, const double *u, double *g,
         H[2] = H[1];
         H[3] += K * (a2 * n1 * n1 + t * (1.0 - n1 * n1));
     }
-    return 0.5 * Kd * len * len + K * l * l * (r - r0) * (r - r0) * (r - r0);
+    return Ed + K * l * l * (r - r0) * (r - r0) * (r - r0);
 }
 
 /* the lumped masses m_i = rho tau sum_T A_T(u) / 3 at the step's start, for rc__sim_travel */

@@ -1427,11 +1427,13 @@ static void test_adaptive_time_unit_similarity(void)
 
 /* The travel term (rc__sim_travel: rc_sim_def.travel_weight and slide_damping): gradient and
    Hessian against central differences of its energy, for vertices slid 0.5-3 cells in random
-   directions from the step's start, and its u-part in the assembled joint gradient (the gradient
-   with the term minus the one without, along every u DOF, sliding boundary vertices along their
-   boundary) against central differences of T.travel. Two passes: without damping (the cubic part
-   alone, zero below r0 = min(1, h / 0.04 s) cells, where its value and derivatives vanish) and
-   with damping c = 0.3 (then at u = u^t: zero energy and gradient, Hessian c m/h^2 I). */
+   directions from the step's start and 0.9 r0 cells (r0 = min(1, h / 0.04 s) = 0.25 here), and its
+   u-part in the assembled joint gradient (the gradient with the term minus the one without, along
+   every u DOF, sliding boundary vertices along their boundary) against central differences of
+   T.travel. Three passes: the cubic part alone (zero below r0, where its value and derivatives
+   vanish); with damping c = 0.3; damping alone (travel_weight 0). With damping, at u = u^t: zero
+   energy and gradient, Hessian c m/h^2 I, and the assembled u diagonal gains c m/h^2 there (the
+   term is assembled where its value is 0). */
 static void test_adaptive_travel_term_fd(void)
 {
     rc_mesh m;
@@ -1439,7 +1441,7 @@ static void test_adaptive_travel_term_fd(void)
     rc_sim *s = NULL;
     rc_step_stats ss;
     rc__terms T;
-    double *g1 = NULL, *g0 = NULL;
+    double *g1 = NULL, *g0 = NULL, *d1 = NULL, *usave = NULL;
     int i, a, c, pass;
     CHECK_OK(rc_mesh_grid(&m, 0.2, 0.2, 9, 9, RC_DIAG_ALTERNATING));
     def.mesh = rc_mesh_describe(&m);
@@ -1450,61 +1452,84 @@ static void test_adaptive_travel_term_fd(void)
     rc_mesh_free(&m);
     if (!s) return;
     CHECK_OK(rc_sim_step(s, &ss));   /* sets u^t, the masses and the systems */
-    for (pass = 0; pass < 2; ++pass) {
-        double worst_g = 0.0, worst_h = 0.0, worst_a = 0.0, gmax = 0.0, damp = pass ? 0.3 : 0.0;
-        int active = 0, zero_ok = 1, checked = 0;
+    for (pass = 0; pass < 3; ++pass) {
+        double worst_g = 0.0, worst_h = 0.0, worst_a = 0.0, worst_d = 0.0, gmax = 0.0, damp = pass ? 0.3 : 0.0, tw = pass == 2 ? 0.0 : 1.0;
+        int active = 0, zero_ok = 1, checked = 0, ndiag = 0;
         s->def.slide_damping = damp;
+        s->def.travel_weight = tw;
         t_seed(5);
         for (i = 0; i < s->nv; ++i) {
             double r = 0.5 + 2.5 * t_rand(), r0 = fmin(1.0, s->h / s->def.travel_time), ang = 6.283185307179586 * t_rand(), l = s->vert_len0[i];
-            double d[2] = { r * l * cos(ang), r * l * sin(ang) }, g[2], H[4], e0, gh[2], Hh[4], Kd = damp * s->travel_mass[i] * s->inv_h2;
-            double hs = 1e-6 * l;
+            double g[2], H[4], e0, gh[2], Hh[4], Kd = damp * s->travel_mass[i] * s->inv_h2, hs = 1e-6 * l, rr[2];
+            int pt;
             /* at u^t: no energy, no gradient, the damping's Hessian alone */
             e0 = rc__sim_travel(s, i, s->u0_step, g, H);
             if (e0 != 0.0 || g[0] != 0.0 || g[1] != 0.0 || H[0] != Kd || H[1] != 0.0 || H[2] != 0.0 || H[3] != Kd) zero_ok = 0;
-            if (!pass) {
-                /* below r0 = min(1, h / 0.04 s) cells (0.25 here) the cubic part, its gradient and Hessian vanish */
-                s->u[2 * i] = s->u0_step[2 * i] + 0.9 * r0 * l * cos(ang); s->u[2 * i + 1] = s->u0_step[2 * i + 1] + 0.9 * r0 * l * sin(ang);
+            rr[0] = 0.9 * r0; rr[1] = r;
+            for (pt = 0; pt < 2; ++pt) {
+                s->u[2 * i] = s->u0_step[2 * i] + rr[pt] * l * cos(ang); s->u[2 * i + 1] = s->u0_step[2 * i + 1] + rr[pt] * l * sin(ang);
                 e0 = rc__sim_travel(s, i, s->u, g, H);
-                if (e0 != 0.0 || g[0] != 0.0 || g[1] != 0.0 || H[0] != 0.0 || H[1] != 0.0 || H[3] != 0.0) zero_ok = 0;
+                if (!pass && rr[pt] <= r0) {   /* the cubic part alone vanishes within r0 */
+                    if (e0 != 0.0 || g[0] != 0.0 || g[1] != 0.0 || H[0] != 0.0 || H[1] != 0.0 || H[3] != 0.0) zero_ok = 0;
+                    continue;
+                }
+                ++active;
+                for (a = 0; a < 2; ++a) {
+                    double keep = s->u[2 * i + a], ep, em, gp[2], gm[2], Hd[4], scale = fabs(g[0]) + fabs(g[1]), hscale = fabs(H[0]) + fabs(H[3]);
+                    s->u[2 * i + a] = keep + hs; ep = rc__sim_travel(s, i, s->u, gp, Hd);
+                    s->u[2 * i + a] = keep - hs; em = rc__sim_travel(s, i, s->u, gm, Hd);
+                    s->u[2 * i + a] = keep;
+                    gh[a] = (ep - em) / (2.0 * hs);
+                    for (c = 0; c < 2; ++c) Hh[2 * c + a] = (gp[c] - gm[c]) / (2.0 * hs);
+                    if (fabs(gh[a] - g[a]) / scale > worst_g) worst_g = fabs(gh[a] - g[a]) / scale;
+                    for (c = 0; c < 2; ++c)
+                        if (fabs(Hh[2 * c + a] - H[2 * c + a]) / hscale > worst_h) worst_h = fabs(Hh[2 * c + a] - H[2 * c + a]) / hscale;
+                }
+                /* convex: both eigenvalues of H >= 0, and symmetric */
+                if (H[0] < 0.0 || H[3] < 0.0 || H[0] * H[3] - H[1] * H[2] < -1e-12 * H[0] * H[3] || H[1] != H[2]) zero_ok = 0;
             }
-            s->u[2 * i] = s->u0_step[2 * i] + d[0]; s->u[2 * i + 1] = s->u0_step[2 * i + 1] + d[1];
-            e0 = rc__sim_travel(s, i, s->u, g, H);
-            if (r <= r0 && !pass) { if (e0 != 0.0 || g[0] != 0.0 || g[1] != 0.0) zero_ok = 0; continue; }
-            ++active;
-            for (a = 0; a < 2; ++a) {
-                double keep = s->u[2 * i + a], ep, em, gp[2], gm[2], Hd[4], scale = fabs(g[0]) + fabs(g[1]), hscale = fabs(H[0]) + fabs(H[3]);
-                s->u[2 * i + a] = keep + hs; ep = rc__sim_travel(s, i, s->u, gp, Hd);
-                s->u[2 * i + a] = keep - hs; em = rc__sim_travel(s, i, s->u, gm, Hd);
-                s->u[2 * i + a] = keep;
-                gh[a] = (ep - em) / (2.0 * hs);
-                for (c = 0; c < 2; ++c) Hh[2 * c + a] = (gp[c] - gm[c]) / (2.0 * hs);
-                if (fabs(gh[a] - g[a]) / scale > worst_g) worst_g = fabs(gh[a] - g[a]) / scale;
-                for (c = 0; c < 2; ++c)
-                    if (fabs(Hh[2 * c + a] - H[2 * c + a]) / hscale > worst_h) worst_h = fabs(Hh[2 * c + a] - H[2 * c + a]) / hscale;
-            }
-            /* convex: both eigenvalues of H >= 0, and symmetric */
-            if (H[0] < 0.0 || H[3] < 0.0 || H[0] * H[3] - H[1] * H[2] < -1e-12 * H[0] * H[3] || H[1] != H[2]) zero_ok = 0;
         }
-        printf("    damping %g: %d vertices slid 0.5-3 cells (r0 = 0.25): worst relative FD error gradient %.2e, Hessian %.2e\n",
-               damp, active, worst_g, worst_h);
-        CHECK(active > 40);
+        printf("    travel_weight %g, damping %g: %d points (slides 0.9 r0 and 0.5-3 cells, r0 = 0.25): worst relative FD error gradient %.2e, Hessian %.2e\n",
+               tw, damp, active, worst_g, worst_h);
+        CHECK(active > (pass ? 150 : 70));
         CHECK(zero_ok);
         CHECKF(worst_g < 1e-6 && worst_h < 1e-6, "travel FD errors %.3g / %.3g", worst_g, worst_h);
-        /* the assembled u gradient: with the term minus without, against central differences of T.travel */
+        /* the assembled u gradient: with the term minus without, against central differences of T.travel;
+           with damping, the assembled u diagonal at u = u^t: with minus without = c m/h^2 */
         {
             rc__system *y = &s->sys_xpu;
-            free(g1); free(g0);
+            free(g1); free(g0); free(d1); free(usave);
             g1 = (double *)malloc(sizeof(double) * (size_t)y->ndof);
             g0 = (double *)malloc(sizeof(double) * (size_t)y->ndof);
-            if (g1 && g0) {
+            d1 = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+            usave = (double *)malloc(sizeof(double) * 2 * (size_t)s->nv);
+            if (g1 && g0 && d1 && usave) {
+                int k;
+                if (pass) {
+                    memcpy(usave, s->u, sizeof(double) * 2 * (size_t)s->nv);
+                    memcpy(s->u, s->u0_step, sizeof(double) * 2 * (size_t)s->nv);
+                    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                    for (k = 0; k < y->ndof; ++k) d1[k] = y->val[y->colptr[k + 1] - 1];
+                    s->def.slide_damping = 0.0;
+                    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                    s->def.slide_damping = damp;
+                    for (i = 0; i < s->nv; ++i)
+                        for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
+                            int j = y->dof_u[i] + a;
+                            double Kd = damp * s->travel_mass[i] * s->inv_h2, dd = d1[j] - y->val[y->colptr[j + 1] - 1];
+                            double err = fabs(dd - Kd) / (Kd + 1e-9 * fabs(d1[j]));
+                            if (err > worst_d) worst_d = err;
+                            ++ndiag;
+                        }
+                    memcpy(s->u, usave, sizeof(double) * 2 * (size_t)s->nv);
+                }
                 rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
                 memcpy(g1, y->g, sizeof(double) * (size_t)y->ndof);
                 s->def.travel_weight = 0.0;
                 s->def.slide_damping = 0.0;
                 rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
                 memcpy(g0, y->g, sizeof(double) * (size_t)y->ndof);
-                s->def.travel_weight = 1.0;
+                s->def.travel_weight = tw;
                 s->def.slide_damping = damp;
                 for (i = 0; i < y->ndof; ++i) if (fabs(g1[i] - g0[i]) > gmax) gmax = fabs(g1[i] - g0[i]);
                 for (i = 0; i < s->nv; ++i)
@@ -1525,12 +1550,18 @@ static void test_adaptive_travel_term_fd(void)
                     }
             }
         }
-        printf("    assembled joint gradient, travel part: %d u DOFs (largest entry %.3g), worst relative error %.2e\n", checked, gmax, worst_a);
+        printf("    assembled joint gradient, travel part: %d u DOFs (largest entry %.3g), worst relative error %.2e", checked, gmax, worst_a);
+        if (pass) printf("; u diagonal at u^t: %d DOFs, worst relative error %.2e", ndiag, worst_d);
+        printf("\n");
         CHECK(gmax > 0.0);
         CHECK(checked > 100);
         CHECKF(worst_a < 1e-5, "assembled travel gradient error %.3g", worst_a);
+        if (pass) {
+            CHECK(ndiag > 100);
+            CHECKF(worst_d < 1e-6, "assembled damping diagonal error %.3g", worst_d);
+        }
     }
-    free(g1); free(g0);
+    free(g1); free(g0); free(d1); free(usave);
     rc_sim_destroy(s);
 }
 
