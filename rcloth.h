@@ -8189,6 +8189,7 @@ static rc_status rc__ct_bp_pairs(void *user, int na, const double *alo, const do
    IMPLEMENTATION: SIM
    ========================================================================== */
 #include <stdio.h>
+#include <stdarg.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -8429,6 +8430,16 @@ static double rc__sim_mesh_friction(const rc_sim *s, const double *x, const doub
 static double rc__sim_fm_pair(const rc_sim *s, const double *rec, const double *x, double *g, double *H);
 static void rc__sim_fm_carry(const rc_sim *s, const double *rec, int v, double *QG);
 #define RC__FM_STRIDE 28   /* doubles per lagged friction pair record (rc__sim_fm_record) */
+
+/* a warning (rc_sim_last_warning), counted (rc_sim_warning_count): every warning goes through here */
+static void rc__sim_warn(rc_sim *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->warn, sizeof s->warn, fmt, ap);
+    va_end(ap);
+    s->nwarn++;
+}
 
 static rc_status rc__sim_fail(rc_sim *s, rc_status st, const char *msg)
 {
@@ -8940,10 +8951,9 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
             lu += s->edge_len0[e];
         }
         if (!(lw <= 1.25 * lu && lw >= 0.5 * lu)) {
-            snprintf(s->warn, sizeof s->warn, "rc_sim_create: the world edges (pos) are on average %.3g times their rest lengths "
+            rc__sim_warn(s, "rc_sim_create: the world edges (pos) are on average %.3g times their rest lengths "
                      "(uv): uv is the rest shape in metres, not texture coordinates; the cloth starts %s", lw / lu,
                      lw > lu ? "stretched" : "compressed");
-            s->nwarn++;
         }
     }
     *out = s;
@@ -9213,10 +9223,9 @@ RCLOTHDEF rc_status rc_sim_add_seam(rc_sim *s, int n, const int *side_a, const i
             if (g > gmax) { gmax = g; imax = i; }
         }
         if (nfar > 0) {
-            snprintf(s->warn, sizeof s->warn, "rc_sim_add_seam: %d of %d stitches start over 2 mean edges apart, stitch %d (vertices %d, %d)"
+            rc__sim_warn(s, "rc_sim_add_seam: %d of %d stitches start over 2 mean edges apart, stitch %d (vertices %d, %d)"
                      " %.3g m, pulling %.3g N; stitched vertices should start together: sides paired in order?",
                      nfar, n, imax, side_a[imax], side_b[imax], gmax, stiffness * gmax);
-            s->nwarn++;
         }
     }
     return RC_OK;
@@ -9512,9 +9521,8 @@ RCLOTHDEF rc_status rc_sim_add_capsule(rc_sim *s, const double a[3], const doubl
         for (e = 0; e < s->ne; ++e) if (s->edge_len0[e] > lmax) lmax = s->edge_len0[e];
         dip = lmax * lmax / (8.0 * radius);
         if (dip > s->def.contact_thickness) {
-            snprintf(s->warn, sizeof s->warn, "rc_sim_add_capsule: cloth edges up to %.3g m can dip %.3g m into this capsule between vertices (contact thickness %.3g m); refine the cloth or enlarge the thickness",
+            rc__sim_warn(s, "rc_sim_add_capsule: cloth edges up to %.3g m can dip %.3g m into this capsule between vertices (contact thickness %.3g m); refine the cloth or enlarge the thickness",
                      lmax, dip, s->def.contact_thickness);
-            s->nwarn++;
         }
     }
     rc__obstacle_init(&o, RC__CT_SHAPE_CAPSULE, s->def.friction);
@@ -10530,8 +10538,8 @@ static double rc__sim_handles(rc_sim *s, const double *x, const double *u, rc__s
    where the energy barely depends on u (a flat, evenly stretched region, where x follows u at
    almost no cost) u is a nearly free mode, and nJ-sized effects decide where it goes (probed: the
    cells sit on the regulariser's threshold and swap which triangle touches it, pushed by gravity
-   through the u-dependent lumped masses; not the first-order transfer). Measured (a long-run probe, session 60, bench/RESULTS.md section 34): the
-   didactic drape's flaps hanging from the rod, the cloth nearly still (kinetic energy 4e-6 J),
+   through the u-dependent lumped masses; not the first-order transfer). Measured (a long-run
+   probe, session 60, bench/RESULTS.md section 34): the didactic drape's flaps hanging from the rod, the cloth nearly still (kinetic energy 4e-6 J),
    vertices slid +1.9, -1.65, +1.6, -1.35, +1.9 cm in u in consecutive steps (cells of 6.7 cm),
    such steps taking 17-21 outer iterations; over steps 1000-1500 the 100 vertices travelled
    19.4 m in u for 0.77 m of net displacement, dying out after step ~1600 (a quarter of the free
@@ -16851,10 +16859,9 @@ static rc_status rc__sim_keep_start(rc_sim *s, double *E, rc__terms *T, rc_step_
     if (s->contact_status != RC_OK) return rc__sim_fail(s, s->contact_status, "out of memory in the contact pair search");
     if (!(EA < *E)) return RC_OK;
     rc__sim_adopt_start(s);
-    snprintf(s->warn, sizeof s->warn, "t = %.6g s: a step unconverged at IP %.4g J, above its start's %.4g J, ended at its start "
+    rc__sim_warn(s, "t = %.6g s: a step unconverged at IP %.4g J, above its start's %.4g J, ended at its start "
              "(free cloth stopped); lower dt, raise the iteration caps or (adaptive) use the regulariser", s->time,
              rc__sim_world_energy(s, *E), rc__sim_world_energy(s, EA));
-    s->nwarn++;
     *E = EA;
     *T = TA;
     st->kept_start = 1;
@@ -17521,10 +17528,9 @@ static void rc__sim_report_self_crossing(rc_sim *s, rc_step_stats *st)
     s->contact_status = RC_OK;
     if (rc__sim_first_crossing(s, s->ne, s->topo.edge_v, s->x, s->nt, s->tris, s->x, 2, &e, &t)) {
         st->self_crossed = 1;
-        snprintf(s->warn, sizeof s->warn, "at t = %.6g s the cloth crosses itself, edge %d (%d-%d) through triangle %d "
+        rc__sim_warn(s, "at t = %.6g s the cloth crosses itself, edge %d (%d-%d) through triangle %d "
                  "(%d %d %d), a fold sharper than self contact sees; refine the cloth or lower contact_thickness",
                  s->time, e, s->topo.edge_v[2 * e], s->topo.edge_v[2 * e + 1], t, s->tris[3 * t], s->tris[3 * t + 1], s->tris[3 * t + 2]);
-        s->nwarn++;
     }
     s->contact_status = RC_OK;
 }
