@@ -867,6 +867,23 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out);
 /* the checks rc_sim_create makes of def and its mesh, with the reason written to msg (msg_len
    bytes, may be 0): where create fails without a sim to ask, this says why ("" when RC_OK) */
 RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_len);
+/* Change a running sim's parameters between steps: dt, gravity, the material and bending_scale,
+   the solver's tolerances and caps, the regulariser, friction, threads, the iterate hook. The next
+   steps are exactly (bit for bit) those of a sim created with def from the same mesh, given the
+   same pins, forces, obstacles, handles and seams, and loaded with this sim's state
+   (rc_sim_load_state): the state (x, v, u, directors, the barrier stiffness) is kept as it is.
+   def.mesh is ignored (the sim keeps its mesh and rest shape); def.friction is the friction of
+   self contact and of obstacles added afterwards (existing ones keep theirs:
+   rc_sim_set_obstacle_friction). Refused, with the field named and the sim unchanged: a def
+   rc_sim_create would refuse for this mesh (checked on the current reference and positions); a
+   change of adaptive, self_contact, itr_cache, linear_solver or alloc_user (they shape what the
+   sim allocated), of contact_thickness or contact_dhat (cloth resting within the new band would
+   start a step inside the barrier), or an itr_max_outer above the one created with; a dt at
+   which a seam or handle spring exceeds the stiffness rc_sim_add_seam accepts. */
+RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def);
+/* the sim's def as created or last set (mesh: the counts, NULL arrays), the start of a change:
+   rc_sim_def d = *rc_sim_get_def(s); d.gravity[1] = 2.0; rc_sim_set_def(s, &d); NULL for NULL */
+RCLOTHDEF const rc_sim_def *rc_sim_get_def(const rc_sim *s);
 RCLOTHDEF void      rc_sim_destroy(rc_sim *s);
 /* the message of the last error of this sim ("" if none); calls that succeed leave it as it was,
    except rc_sim_step and rc_sim_solve_static, which clear it when they start */
@@ -8963,6 +8980,69 @@ oom:
     return RC_ERR_OUT_OF_MEMORY;
 }
 
+/* rc_sim_set_def: the def-derived quantities rc_sim_create computes (total mass, the regulariser's
+   weight, the step size, the shell's coefficients), recomputed in the same order of operations so
+   that the steps match a new sim's bit for bit (test_sim_set_def_matches_new_sim). */
+RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
+{
+    rc_sim_def d;
+    char msg[320];
+    rc_status st;
+    double rho_tau, m_h2;
+    int t, i;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!def) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_def: def is NULL");
+    d = *def;   /* checked as rc_sim_create would check it, on this sim's mesh */
+    d.mesh.num_verts = s->nv; d.mesh.num_tris = s->nt;
+    d.mesh.ref_uv = s->u; d.mesh.pos = s->x; d.mesh.tris = s->tris;
+    st = rc__sim_check_def(&d, msg, sizeof msg);
+    if (st == RC_OK) st = rc__sim_check_scale(&d, msg, sizeof msg);
+    if (st != RC_OK) return rc__sim_fail(s, st, msg);
+#define RC__SETDEF_KEEP(f, why) do { if (def->f != s->def.f) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, \
+        "rc_sim_set_def: " #f " cannot change on a running sim (" why "): create a new sim and rc_sim_load_state this one's state"); } while (0)
+    RC__SETDEF_KEEP(adaptive, "it sets the unknowns and what the sim allocated");
+    RC__SETDEF_KEEP(self_contact, "it sets what the sim allocated");
+    RC__SETDEF_KEEP(itr_cache, "it sets what the sim allocated");
+    RC__SETDEF_KEEP(linear_solver, "it sets what the sim allocated");
+    RC__SETDEF_KEEP(alloc_user, "the sim's memory belongs to it");
+    RC__SETDEF_KEEP(contact_thickness, "cloth resting within the new band would start a step inside the barrier");
+    RC__SETDEF_KEEP(contact_dhat, "cloth resting within the new band would start a step inside the barrier");
+#undef RC__SETDEF_KEEP
+    if (s->def.adaptive && def->itr_max_outer > s->active_cap) {
+        snprintf(msg, sizeof msg, "rc_sim_set_def: itr_max_outer %d is above the %d the sim was created with (it sized the "
+                 "per-iteration statistics): create a new sim", def->itr_max_outer, s->active_cap);
+        return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+    }
+    rho_tau = d.material.density * d.material.thickness;
+    {   /* springs were accepted against m / dt^2 (rc__sim_check_spring): a longer dt lowers it */
+        double M = 0.0, kmax = 0.0;
+        for (t = 0; t < s->nt; ++t) M += rho_tau * s->A0[t];
+        m_h2 = M / s->nv / (d.dt * d.dt);
+        for (i = 0; i < s->nst; ++i) kmax = fmax(kmax, s->st_k[i]);
+        for (i = 0; i < s->nmh; ++i) if (s->mh[i].tri >= 0) kmax = fmax(kmax, s->mh[i].k);
+        if (!(kmax <= 1e12 * m_h2)) {
+            snprintf(msg, sizeof msg, "rc_sim_set_def: at this dt and material a seam or handle of stiffness %g N/m is %.3g times the "
+                     "inertia of an average vertex (m / dt^2 = %.3g N/m); supported: up to 1e12", kmax, kmax / m_h2, m_h2);
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+        }
+    }
+    /* accepted: what rc_sim_create derives from def, in its order */
+    s->def = d;
+    s->def.mesh.ref_uv = NULL; s->def.mesh.pos = NULL; s->def.mesh.tris = NULL;   /* not retained */
+    s->gravity_norm = rc__norm3(d.gravity);
+    s->total_mass = 0.0;
+    for (t = 0; t < s->nt; ++t) s->total_mass += d.material.density * d.material.thickness * s->A0[t];
+    {
+        double abar = s->total_mass / (d.material.density * d.material.thickness * s->nt);
+        double hq = fmin(d.dt, d.quality_time);
+        s->quality_w = d.quality_weight * d.material.density * d.material.thickness * abar * abar / (hq * hq);
+    }
+    rc__sim_set_step_size(s, d.dt);
+    s->coef = rc__sh_make_coef(&d.material, d.bending_scale);
+    return RC_OK;
+}
+
+RCLOTHDEF const rc_sim_def *rc_sim_get_def(const rc_sim *s) { return s ? &s->def : NULL; }
 RCLOTHDEF int rc_sim_num_verts(const rc_sim *s) { return s ? s->nv : 0; }
 RCLOTHDEF int rc_sim_num_tris(const rc_sim *s) { return s ? s->nt : 0; }
 RCLOTHDEF int rc_sim_num_edges(const rc_sim *s) { return s ? s->ne : 0; }

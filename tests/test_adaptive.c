@@ -1769,6 +1769,160 @@ static void test_adaptive_state_replay(void)
     }
 }
 
+/* rc_sim_set_def: changing dt, gravity, the material and solver settings of a running sim gives
+   exactly the steps of a new sim created with the new def from the same mesh, with the same pins
+   and obstacle, loaded with the old one's state (the workaround the README gave before the
+   setter existed), in both modes. Gravity turned sideways blows the hanging sheet into a sphere
+   added with the change, so the compared steps include contact and the barrier stiffness set
+   from the new def's mass and gravity. Refused changes (a field that shaped the allocations, the
+   contact band, non-finite or out-of-range values, a dt at which a handle's spring exceeds the
+   accepted stiffness) leave the sim as it was: its next steps still match the new sim's. */
+static rc_sim_def ta_setdef_def(rc_mesh *m, int adaptive)
+{
+    rc_sim_def def = rc_default_sim_def();
+    int i;
+    const double L = 0.8;
+    if (rc_mesh_grid(m, L, L, 8, 8, RC_DIAG_ALTERNATING) == RC_OK)
+        for (i = 0; i < m->num_verts; ++i) {
+            double u = m->ref_uv[2 * i], v = m->ref_uv[2 * i + 1];
+            m->pos[3 * i] = 0.1 + 0.75 * u;
+            m->pos[3 * i + 1] = 0.01 * sin(3.14159265358979 * u / L) * v / L;
+            m->pos[3 * i + 2] = -v;
+        }
+    def.mesh = rc_mesh_describe(m);
+    def.material = rc_material_proto();
+    def.adaptive = adaptive;
+    def.num_threads = 1;
+    def.itr_max_outer = 150;
+    return def;
+}
+
+static void ta_setdef_sphere(rc_sim *s)
+{
+    const double c[3] = { 0.45, 0.15, -0.45 };
+    CHECK_OK(rc_sim_add_sphere(s, c, 0.12, NULL));
+}
+
+static rc_sim *ta_setdef_sim(const rc_sim_def *def, int sphere)
+{
+    rc_sim *s = NULL;
+    if (rc_sim_create(def, &s) != RC_OK) return NULL;
+    rc_sim_pin(s, 0, rc_sim_positions(s));
+    rc_sim_pin(s, 8, rc_sim_positions(s) + 3 * 8);
+    if (sphere) ta_setdef_sphere(s);
+    return s;
+}
+
+static void test_adaptive_set_def_matches_new_sim(void)
+{
+    int mode;
+    for (mode = 1; mode >= 0; --mode) {
+        rc_mesh m;
+        rc_sim_def d0 = ta_setdef_def(&m, mode), d1 = d0, bad;
+        rc_sim *a = ta_setdef_sim(&d0, 0), *b = NULL;
+        double *state = NULL, mind = HUGE_VAL, ymax = 0.0;
+        int k, nv, same = 1, refused = 0;
+        rc_status st;
+        CHECK(a != NULL);
+        if (!a) { rc_mesh_free(&m); return; }
+        nv = rc_sim_num_verts(a);
+        for (k = 0; k < 3; ++k) CHECK_OK(rc_sim_step(a, NULL));
+        d1.dt = 0.005;
+        d1.gravity[1] = 9.0;
+        d1.material.density *= 2.0;
+        d1.material.thickness *= 1.5;
+        d1.bending_scale = 0.5;
+        d1.quality_weight = 2.0;
+        d1.travel_time = 0.02;
+        d1.tol = 0.5 * d0.tol;
+        d1.itr_max_outer = 100;
+        d1.mesh.pos = NULL;   /* ignored by rc_sim_set_def */
+        CHECK_OK(rc_sim_set_def(a, rc_sim_get_def(a)));   /* its own def: accepted, changes nothing */
+        CHECK_OK(rc_sim_set_def(a, &d1));
+        CHECK(rc_sim_get_def(a)->dt == 0.005 && rc_sim_get_def(a)->gravity[1] == 9.0 && rc_sim_get_def(a)->mesh.ref_uv == NULL);
+        CHECK(rc_sim_get_def(NULL) == NULL);
+        /* refusals, each naming its reason; none may change the sim */
+        bad = d1; bad.adaptive = !mode;
+        st = rc_sim_set_def(a, &bad); refused += st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(a), "adaptive") != NULL;
+        bad = d1; bad.contact_thickness *= 2.0;
+        st = rc_sim_set_def(a, &bad); refused += st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(a), "contact_thickness") != NULL;
+        bad = d1; bad.linear_solver = RC_SOLVER_PCG;
+        st = rc_sim_set_def(a, &bad); refused += st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(a), "linear_solver") != NULL;
+        bad = d1; bad.dt = sqrt(-d1.dt);
+        st = rc_sim_set_def(a, &bad); refused += st == RC_ERR_NON_FINITE && strstr(rc_sim_last_error(a), "dt") != NULL;
+        bad = d1; bad.material.density = -1.0; bad.dt = 1.0;
+        st = rc_sim_set_def(a, &bad); refused += st != RC_OK;
+        bad = d1; bad.itr_max_outer = 151;
+        st = rc_sim_set_def(a, &bad); refused += mode ? st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(a), "itr_max_outer") != NULL : st == RC_OK;
+        st = rc_sim_set_def(a, NULL); refused += st == RC_ERR_INVALID_ARGUMENT;
+        if (!mode) CHECK_OK(rc_sim_set_def(a, &d1));   /* the accepted itr_max_outer 151 of the fixed mesh, back to d1 */
+        CHECKF(refused == 7, "%d of 7 refusals as expected (last: %s)", refused, rc_sim_last_error(a));
+        CHECK(rc_sim_set_def(NULL, &d1) == RC_ERR_INVALID_ARGUMENT);
+        /* the sphere arrives now, so the barrier's stiffness is first set from the new def's mass and gravity */
+        ta_setdef_sphere(a);
+        state = (double *)malloc(sizeof(double) * rc_sim_state_size(a));
+        CHECK_OK(rc_sim_save_state(a, state));
+        /* the new sim of the workaround */
+        {
+            rc_mesh m2;
+            rc_sim_def d2 = ta_setdef_def(&m2, mode);
+            d2.mesh.pos = m2.pos;
+            d1.mesh = d2.mesh;
+            b = ta_setdef_sim(&d1, 1);
+            rc_mesh_free(&m2);
+        }
+        CHECK(b != NULL);
+        if (b) {
+            CHECK_OK(rc_sim_load_state(b, state));
+            for (k = 0; k < 8; ++k) {
+                rc_step_stats sa, sb;
+                int i;
+                CHECK_OK(rc_sim_step(a, &sa));
+                CHECK_OK(rc_sim_step(b, &sb));
+                same &= memcmp(rc_sim_positions(a), rc_sim_positions(b), sizeof(double) * 3 * nv) == 0;
+                same &= memcmp(rc_sim_velocities(a), rc_sim_velocities(b), sizeof(double) * 3 * nv) == 0;
+                same &= memcmp(rc_sim_reference(a), rc_sim_reference(b), sizeof(double) * 2 * nv) == 0;
+                same &= memcmp(rc_sim_directors(a), rc_sim_directors(b), sizeof(double) * rc_sim_num_edges(a)) == 0;
+                same &= sa.ip_end == sb.ip_end && sa.outer_iters == sb.outer_iters && sa.inner_iters == sb.inner_iters;
+                if (sa.min_contact_distance < mind) mind = sa.min_contact_distance;
+                for (i = 0; i < nv; ++i) ymax = fmax(ymax, rc_sim_positions(a)[3 * i + 1]);
+            }
+            CHECKF(fabs(rc_sim_time(a) - (3 * 0.01 + 8 * 0.005)) < 1e-12, "time %.17g", rc_sim_time(a));
+        }
+        printf("    %s: 8 steps after rc_sim_set_def (dt 0.01 -> 0.005, gravity sideways, material, solver): %s a new sim's; "
+               "closest to the sphere %.3g m, sheet at y <= %.3f m\n", mode ? "adaptive" : "fixed", same ? "bit-identical to" : "DIFFERENT from", mind, ymax);
+        CHECK(same);
+        CHECKF(mind < d1.contact_thickness + d1.contact_dhat, "the sheet never came within the barrier band of the sphere (%.3g m)", mind);
+        /* a handle accepted at dt 0.01 whose spring a 30 times longer step cannot carry */
+        {
+            rc_sim *c = NULL;
+            double M = 0.0, uv[2] = { 0.41, 0.43 }, tgt[3], *mass = (double *)malloc(sizeof(double) * nv);
+            int i;
+            rc_mesh m3;
+            rc_sim_def d3 = ta_setdef_def(&m3, mode);
+            CHECK_OK(rc_sim_create(&d3, &c));
+            rc_mesh_free(&m3);
+            if (c && mass) {
+                CHECK_OK(rc_sim_vertex_masses(c, mass));
+                for (i = 0; i < nv; ++i) M += mass[i];
+                CHECK_OK(rc_sim_material_point(c, uv, tgt));
+                CHECK_OK(rc_sim_add_material_handle(c, uv, tgt, 1e11 * M / nv / (d3.dt * d3.dt), NULL));
+                d3.dt = 0.3;
+                st = rc_sim_set_def(c, &d3);
+                CHECKF(st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(c), "handle"), "spring at dt 0.3: %s (%s)", rc_status_string(st), rc_sim_last_error(c));
+                d3.dt = 0.02;
+                CHECK_OK(rc_sim_set_def(c, &d3));
+            }
+            free(mass);
+            rc_sim_destroy(c);
+        }
+        free(state);
+        rc_sim_destroy(a);
+        rc_sim_destroy(b);
+        rc_mesh_free(&m);
+    }
+}
+
 /* States a sim cannot be in, or that another sim saved, found by a probe; each was
    accepted before: (1) obstacles of the same sizes in another order (a sphere and a plane swapped);
    (2) a reference domain other than the sim's (u scaled by 3: the corners move); (3) a sliver of
@@ -1899,6 +2053,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_converged_step_below_start_energy);
     RUN(test_adaptive_time_unit_similarity);
     RUN(test_adaptive_state_replay);
+    RUN(test_adaptive_set_def_matches_new_sim);
     RUN(test_adaptive_state_load_refuses);
     RUN(test_adaptive_travel_term_fd);
     RUN(test_adaptive_slide_damping_flap);
