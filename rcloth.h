@@ -874,7 +874,9 @@ RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_l
    (rc_sim_load_state): the state (x, v, u, directors, the barrier stiffness) is kept as it is.
    def.mesh is ignored (the sim keeps its mesh and rest shape); def.friction is the friction of
    self contact and of obstacles added afterwards (existing ones keep theirs:
-   rc_sim_set_obstacle_friction). Refused, with the field named and the sim unchanged: a def
+   rc_sim_set_obstacle_friction). A static solve from the last one's equilibrium ramps its load
+   steps from the loads that equilibrium holds, its weight (gravity, rho tau) included. Refused,
+   with the field named and the sim unchanged: a def
    rc_sim_create would refuse for this mesh (checked on the current reference and positions); a
    change of adaptive, self_contact, itr_cache, linear_solver or alloc_user (they shape what the
    sim allocated), of contact_thickness or contact_dhat (cloth resting within the new band would
@@ -8319,8 +8321,9 @@ struct rc_sim {
     const char *stop_why;                 /* the rule that last ended a solve unconverged (rc_step_stats.stop_reason) */
     double *static_eq;                    /* rc_sim_solve_static's memory of its last equilibrium: the end
                                              state of the last converged call, x (3 nv), u (2 nv), phi (ne),
-                                             the vertex forces it is in equilibrium with (3 nv) and the
-                                             friction's carried slips that hold it (3 nv); allocated at first use */
+                                             the vertex forces it is in equilibrium with (3 nv), the
+                                             friction's carried slips that hold it (3 nv), and its gravity (3)
+                                             and rho tau (1) (rc_sim_set_def may change both); allocated at first use */
     int static_eq_valid;
     double *vert_len0;                    /* nv mean rest length of incident edges */
     double *mesh_tb;                      /* mesh obstacles: 91 nt scratch, each cloth triangle's summed weighted
@@ -17897,7 +17900,7 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     n3 = (size_t)3 * s->nv;
     n_eq = (size_t)5 * s->nv + (size_t)s->ne;   /* the snapshot of x, u, phi in static_eq; then forces, carried slip */
     if (!s->static_eq) {
-        s->static_eq = (double *)rc__alloc(s->user, n_eq + 2 * n3, sizeof(double));
+        s->static_eq = (double *)rc__alloc(s->user, n_eq + 2 * n3 + 4, sizeof(double));
         s->static_eq_valid = 0;
         if (!s->static_eq) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_solve_static");
     }
@@ -17921,7 +17924,11 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
         memcpy(f0, s->force, n3 * sizeof(double));
         memcpy(p1, s->pin_target, n3 * sizeof(double));
         memcpy(p0, s->x, n3 * sizeof(double));
-        if (from_eq) { memcpy(fs, eq + n_eq, n3 * sizeof(double)); memcpy(gs, g0, sizeof gs); }   /* gravity has no setter */
+        if (from_eq) {   /* from the equilibrium's loads: its weight rho tau g, as a gravity at this rho tau (rc_sim_set_def) */
+            double r = eq[n_eq + 2 * n3 + 3] / (s->def.material.density * s->def.material.thickness);
+            memcpy(fs, eq + n_eq, n3 * sizeof(double));
+            for (c = 0; c < 3; ++c) gs[c] = eq[n_eq + 2 * n3 + c] * r;
+        }
         else memset(fs, 0, n3 * sizeof(double));
         for (i = 0; i < s->nmh; ++i) {
             memcpy(m + 12 * i, s->mh[i].f, 3 * sizeof(double));
@@ -17962,6 +17969,8 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
         memcpy(eq + n3, s->u, (size_t)2 * s->nv * sizeof(double));
         memcpy(eq + 5 * (size_t)s->nv, s->phi, (size_t)s->ne * sizeof(double));
         memcpy(eq + n_eq, s->force, n3 * sizeof(double));
+        memcpy(eq + n_eq + 2 * n3, s->def.gravity, 3 * sizeof(double));
+        eq[n_eq + 2 * n3 + 3] = s->def.material.density * s->def.material.thickness;
         for (i = 0; i < s->nmh; ++i) memcpy(s->mh[i].f_eq, s->mh[i].f, 3 * sizeof(double));
         s->static_eq_valid = 1;
     }

@@ -1923,6 +1923,51 @@ static void test_adaptive_set_def_matches_new_sim(void)
     }
 }
 
+/* rc_sim_solve_static's load stepping after rc_sim_set_def: a second static solve from the first's
+   equilibrium ramps from the loads that equilibrium holds, now including its weight (gravity and
+   rho tau, which rc_sim_set_def can change). Gravity doubled and the density 1.5 times: the first
+   increment of 4 sees the old weight plus a quarter of the change (gravity -9.81 in the new
+   density's terms), where before the setter existed the ramp started at the new gravity. */
+static double ta_static_first_gz;
+static int ta_static_hooked;
+static void ta_static_hook(const rc_sim *s, void *user)
+{
+    (void)user;
+    if (!ta_static_hooked++) ta_static_first_gz = rc_sim_get_def(s)->gravity[2];
+}
+
+static void test_adaptive_set_def_static_ramp(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        rc_mesh m;
+        rc_sim_def d = ta_setdef_def(&m, mode);
+        rc_sim *s = NULL;
+        rc_step_stats st;
+        d.static_load_steps = 4;
+        s = ta_setdef_sim(&d, 0);
+        rc_mesh_free(&m);
+        CHECK(s != NULL);
+        if (!s) return;
+        CHECK_OK(rc_sim_solve_static(s, &st));
+        CHECK(st.converged);
+        d = *rc_sim_get_def(s);
+        d.gravity[2] *= 2.0;
+        d.material.density *= 1.5;
+        d.iterate_hook = ta_static_hook;
+        CHECK_OK(rc_sim_set_def(s, &d));
+        ta_static_hooked = 0;
+        CHECK_OK(rc_sim_solve_static(s, &st));
+        printf("    %s: static solve after gravity x2 and density x1.5: first increment's gravity %.6f m/s^2 (old weight + 1/4 of the change: -9.81), "
+               "converged %d, gravity after %.4f\n", mode ? "adaptive" : "fixed", ta_static_first_gz, st.converged, rc_sim_get_def(s)->gravity[2]);
+        CHECK(ta_static_hooked > 0);
+        CHECKF(fabs(ta_static_first_gz + 9.81) < 1e-12, "first increment at gravity %.15g", ta_static_first_gz);
+        CHECK(st.converged);
+        CHECK(rc_sim_get_def(s)->gravity[2] == d.gravity[2]);
+        rc_sim_destroy(s);
+    }
+}
+
 /* States a sim cannot be in, or that another sim saved, found by a probe; each was
    accepted before: (1) obstacles of the same sizes in another order (a sphere and a plane swapped);
    (2) a reference domain other than the sim's (u scaled by 3: the corners move); (3) a sliver of
@@ -2054,6 +2099,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_time_unit_similarity);
     RUN(test_adaptive_state_replay);
     RUN(test_adaptive_set_def_matches_new_sim);
+    RUN(test_adaptive_set_def_static_ramp);
     RUN(test_adaptive_state_load_refuses);
     RUN(test_adaptive_travel_term_fd);
     RUN(test_adaptive_slide_damping_flap);
