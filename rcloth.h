@@ -8386,7 +8386,7 @@ struct rc_sim {
     double h, inv_h2;                     /* current (sub)step size and 1/h^2 (inertia weight) */
     int has_mesh_obstacle;
     int support_moves;                    /* this step: an obstacle with lagged friction contact moved (rc__sim_ritr: strict first inner solve) */
-    double gravity_norm;                  /* |def.gravity| as created (load stepping scales def.gravity; kappa_min keeps this) */
+    double gravity_norm;                  /* |def.gravity| as created or set (rc_sim_set_def): load stepping scales def.gravity, kappa_min keeps this */
     int start_pushed;                     /* this step's start pushed cloth out of an obstacle (rc__sim_push_out) */
     int carry_limited;                    /* the last mesh carry was held back by the CCD (cloth-cloth, other obstacles: rc__sim_resolve_start_mesh) */
     int ls_nonfinite;                     /* the last line search met no finite trial energy (rc__sim_line_search) */
@@ -14568,7 +14568,7 @@ static rc_status rc__sim_ritr(rc_sim *s, double E_ref, double *E, rc__terms *T, 
    the cap: where a collapsed sheet could not leave the band (the didactic drape without the
    regulariser) kappa doubled at every step and the step's IP grew from -0.03 J to 4.6e11 J within
    25 steps while the sheet stood still. */
-/* the scene's acceleration scale: |g| as created, or 1e-4 L / dt^2 without gravity (a length over
+/* the scene's acceleration scale: |g| as created or set (rc_sim_set_def), or 1e-4 L / dt^2 without gravity (a length over
    a time squared that scales with the scene; not a floor under |g|, which at dt = 1e-4 s would be
    1.4e4 m/s^2 for a 1 m square) */
 static double rc__sim_accel_scale(const rc_sim *s)
