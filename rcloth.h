@@ -18012,8 +18012,8 @@ RCLOTHDEF rc_status rc_sim_potential(const rc_sim *s, double *stretch, double *b
 /* names the file (a first-use review: "could not write the file" left the user guessing which) */
 static void rc__sim_write_failed(const rc_sim *s, rc_status st, const char *fn, const char *path)
 {
-    char msg[400];
-    snprintf(msg, sizeof msg, "%s: could not write \"%.300s\" (%s%s)", fn, path, rc_status_string(st),
+    char msg[512];   /* room for every part at its bound (gcc -O3 -Wformat-truncation, inlined with known strings) */
+    snprintf(msg, sizeof msg, "%.60s: could not write \"%.300s\" (%.60s%s)", fn, path, rc_status_string(st),
              st == RC_ERR_IO ? ": does its folder exist, and may it be written?" : "");
     rc__sim_fail_c(s, st, msg);
 }

@@ -1806,9 +1806,12 @@ static void ta_setdef_sphere(rc_sim *s)
 static rc_sim *ta_setdef_sim(const rc_sim_def *def, int sphere)
 {
     rc_sim *s = NULL;
-    if (rc_sim_create(def, &s) != RC_OK) return NULL;
-    rc_sim_pin(s, 0, rc_sim_positions(s));
-    rc_sim_pin(s, 8, rc_sim_positions(s) + 3 * 8);
+    double p0[3], p8[3];
+    if (rc_sim_create(def, &s) != RC_OK || !s) return NULL;
+    memcpy(p0, rc_sim_positions(s), sizeof p0);
+    memcpy(p8, rc_sim_positions(s) + 3 * 8, sizeof p8);
+    rc_sim_pin(s, 0, p0);
+    rc_sim_pin(s, 8, p8);
     if (sphere) ta_setdef_sphere(s);
     return s;
 }

@@ -962,7 +962,7 @@ static void test_rel_sim_calls_bad(void)
                 /* accepted, but a stitch many edges long is named (the sides paired out of order?) */
                 {
                     int far_a = 0, far_b = nv - 1;
-                    char want[64];
+                    char want[96];
                     snprintf(want, sizeof want, "1 of 1 stitches start over 2 mean edges apart, stitch 0 (vertices 0, %d)", nv - 1);
                     CHECK_OK(rc_sim_add_seam(t2, 1, &far_a, &far_b, 1e3));
                     CHECKF(strstr(rc_sim_last_warning(t2), want) != NULL, "warning: %s", rc_sim_last_warning(t2));
