@@ -869,19 +869,22 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out);
 RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_len);
 /* Change a running sim's parameters between steps: dt, gravity, the material and bending_scale,
    the solver's tolerances and caps, the regulariser, friction, threads, the iterate hook. The next
-   steps are exactly (bit for bit) those of a sim created with def from the same mesh, given the
-   same pins, forces, obstacles, handles and seams, and loaded with this sim's state
-   (rc_sim_load_state): the state (x, v, u, directors, the barrier stiffness) is kept as it is.
-   def.mesh is ignored (the sim keeps its mesh and rest shape); def.friction is the friction of
-   self contact and of obstacles added afterwards (existing ones keep theirs:
-   rc_sim_set_obstacle_friction). A static solve from the last one's equilibrium ramps its load
-   steps from the loads that equilibrium holds, its weight (gravity, rho tau) included. Refused,
-   with the field named and the sim unchanged: a def
-   rc_sim_create would refuse for this mesh (checked on the current reference and positions); a
-   change of adaptive, self_contact, itr_cache, linear_solver or alloc_user (they shape what the
-   sim allocated), of contact_thickness or contact_dhat (cloth resting within the new band would
-   start a step inside the barrier), or an itr_max_outer above the one created with; a dt at
-   which a seam or handle spring exceeds the stiffness rc_sim_add_seam accepts. */
+   steps (rc_sim_step) are exactly (bit for bit) those of a sim created with def from the same
+   mesh, given the same pins, forces, obstacles, handles and seams, and loaded with this sim's
+   state (rc_sim_load_state): the state (x, v, u, directors) is kept, and the barrier stiffness
+   too, lowered to the new def's cap as rc_sim_load_state lowers it. def.mesh is ignored (the sim
+   keeps its mesh and rest shape); def.friction is the friction of self contact and of obstacles
+   added afterwards (existing ones keep theirs: rc_sim_set_obstacle_friction). Unlike a new sim,
+   this one keeps rc_sim_solve_static's memory of its last equilibrium: a static solve from that
+   equilibrium ramps its load steps from the loads it holds, its weight (gravity, rho tau)
+   included, and starts from its friction's hold. Refused, with the reason named and the sim
+   unchanged: a def rc_sim_create would refuse for this mesh (the scale checks are made on the
+   current reference and positions); a change of adaptive, self_contact, itr_cache,
+   linear_solver or alloc_user (they shape what the sim allocated), of contact_thickness or
+   contact_dhat (cloth resting within the new band would start a step inside the barrier), or an
+   adaptive itr_max_outer above the one created with; a dt at which a seam or handle spring
+   exceeds the stiffness rc_sim_add_seam accepts; the regulariser turned on over a reference
+   sliver that a sim without it reached (rc_sim_load_state refuses such a state too). */
 RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def);
 /* the sim's def as created or last set (mesh: the counts, NULL arrays), the start of a change:
    rc_sim_def d = *rc_sim_get_def(s); d.gravity[1] = 2.0; rc_sim_set_def(s, &d); NULL for NULL */
@@ -8983,6 +8986,9 @@ oom:
     return RC_ERR_OUT_OF_MEMORY;
 }
 
+static double rc__sim_kappa_min(const rc_sim *s);
+static double rc__sim_ref_mips(const rc_sim *s, const double *u, int t);
+#define RC__MIPS_CAP 1e4   /* the line search's shape bound on reference triangles (the inversion filter below) */
 /* rc_sim_set_def: the def-derived quantities rc_sim_create computes (total mass, the regulariser's
    weight, the step size, the shell's coefficients), recomputed in the same order of operations so
    that the steps match a new sim's bit for bit (test_sim_set_def_matches_new_sim). */
@@ -9029,6 +9035,13 @@ RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
         }
     }
+    if (d.adaptive && d.quality_weight > 0.0)   /* as rc_sim_load_state refuses them (a state of a sim without the regulariser) */
+        for (t = 0; t < s->nt; ++t)
+            if (!(rc__sim_ref_mips(s, s->u, t) <= RC__MIPS_CAP * (1.0 + 1e-9))) {
+                snprintf(msg, sizeof msg, "rc_sim_set_def: reference triangle %d is a sliver (MIPS above %g, which the regulariser "
+                         "never lets a step reach): the state of a sim without the regulariser cannot take it on", t, RC__MIPS_CAP);
+                return rc__sim_fail(s, RC_ERR_MESH_DEGENERATE, msg);
+            }
     /* accepted: what rc_sim_create derives from def, in its order */
     s->def = d;
     s->def.mesh.ref_uv = NULL; s->def.mesh.pos = NULL; s->def.mesh.tris = NULL;   /* not retained */
@@ -9042,6 +9055,11 @@ RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
     }
     rc__sim_set_step_size(s, d.dt);
     s->coef = rc__sh_make_coef(&d.material, d.bending_scale);
+    {   /* the barrier stiffness's growth cap, as rc_sim_load_state applies it (a probe: density x1e-3
+           in contact left kappa 10 times the new sim's, and the steps 1.2 m apart) */
+        double kmax = 100.0 * rc__sim_kappa_min(s);
+        if (s->kappa > kmax) s->kappa = kmax;
+    }
     return RC_OK;
 }
 
@@ -13661,8 +13679,8 @@ static double rc__sim_ccd_bound(const rc_sim *s, const rc__system *y, const doub
    3e7 and the smallest reference area 6e-8 of its rest value by step 13, and from step 21 every
    step failed with a non-finite gradient, for good (a probe; steps 13-20 had returned
    RC_OK, unconverged; an area floor of 1e-6 alone still ended in NaN at step 23, MIPS 2.8e6).
-   With the regulariser on (threshold 2.5), no triangle comes near the cap. */
-#define RC__MIPS_CAP 1e4
+   With the regulariser on (threshold 2.5), no triangle comes near the cap. (RC__MIPS_CAP = 1e4 is
+   defined above rc_sim_set_def, which refuses a state past it as rc_sim_load_state does.) */
 /* the MIPS measure |J|_F^2 / det J of reference triangle t at u (J: its map from the rest shape),
    +inf when it is inverted or degenerate */
 static double rc__sim_ref_mips(const rc_sim *s, const double *u, int t)

@@ -1891,6 +1891,35 @@ static void test_adaptive_set_def_matches_new_sim(void)
                 for (i = 0; i < nv; ++i) ymax = fmax(ymax, rc_sim_positions(a)[3 * i + 1]);
             }
             CHECKF(fabs(rc_sim_time(a) - (3 * 0.01 + 8 * 0.005)) < 1e-12, "time %.17g", rc_sim_time(a));
+            {   /* in contact, a def whose barrier stiffness cap (100 kappa_min) is far below the kappa in
+                   use: lowered to the cap, as rc_sim_load_state lowers it (a probe: density x1e-3 left
+                   the set_def sim at 10 times the new sim's kappa, the steps 1.2 m apart) */
+                rc_sim_def d4 = d1;
+                rc_sim *c = NULL;
+                rc_mesh m4;
+                rc_sim_def d5 = ta_setdef_def(&m4, mode);
+                double *st2 = (double *)malloc(sizeof(double) * rc_sim_state_size(a));
+                int same2 = 1;
+                CHECK_OK(rc_sim_save_state(a, st2));
+                d4.material.density *= 1e-3;
+                d4.mesh = d5.mesh;
+                CHECK_OK(rc_sim_set_def(a, &d4));
+                c = ta_setdef_sim(&d4, 1);
+                rc_mesh_free(&m4);
+                CHECK(c != NULL && st2 != NULL);
+                if (c && st2) {
+                    CHECK_OK(rc_sim_load_state(c, st2));
+                    for (k = 0; k < 2; ++k) {
+                        CHECK_OK(rc_sim_step(a, NULL));
+                        CHECK_OK(rc_sim_step(c, NULL));
+                        same2 &= memcmp(rc_sim_positions(a), rc_sim_positions(c), sizeof(double) * 3 * nv) == 0;
+                        same2 &= memcmp(rc_sim_reference(a), rc_sim_reference(c), sizeof(double) * 2 * nv) == 0;
+                    }
+                }
+                CHECKF(same2, "%s: density x1e-3 in contact: the steps differ from a new sim's", mode ? "adaptive" : "fixed");
+                free(st2);
+                rc_sim_destroy(c);
+            }
         }
         printf("    %s: 8 steps after rc_sim_set_def (dt 0.01 -> 0.005, gravity sideways, material, solver): %s a new sim's; "
                "closest to the sphere %.3g m, sheet at y <= %.3f m\n", mode ? "adaptive" : "fixed", same ? "bit-identical to" : "DIFFERENT from", mind, ymax);
@@ -2023,6 +2052,13 @@ static void test_adaptive_state_load_refuses(void)
             CHECK_OK(rc_sim_add_sphere(s3, c, 0.1, NULL)); CHECK_OK(rc_sim_add_plane(s3, p0, nz, NULL));
             CHECK_OK(rc_sim_add_trimesh(s3, 4, pv, 2, plate_t, &id));
             CHECK_OK(rc_sim_load_state(s3, bad));
+            {   /* nor can the regulariser be turned on over it (rc_sim_set_def) */
+                rc_sim_def d3 = *rc_sim_get_def(s3);
+                d3.quality_weight = 1.0;
+                st = rc_sim_set_def(s3, &d3);
+                CHECKF(st == RC_ERR_MESH_DEGENERATE && strstr(rc_sim_last_error(s3), "sliver"), "regulariser on over a sliver: %s (%s)",
+                       rc_status_string(st), rc_sim_last_error(s3));
+            }
             rc_sim_destroy(s3);
         }
     }
