@@ -16991,6 +16991,7 @@ static void rc__sim_set_origin(rc_sim *s)
 }
 
 /* the solve of one step of size s->h from the current state, with x^t + h v^t as predictor */
+#define RC__PHI_MAX 1e4   /* the largest director angle a step may end with or a loaded state hold, rad */
 static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
 {
     rc__terms T;
@@ -17170,6 +17171,19 @@ static rc_status rc__sim_solve(rc_sim *s, rc_step_stats *st)
     if (!conv && !resolved) {
         rs = rc__sim_keep_start(s, &E, &T, st);
         if (rs != RC_OK) return rs;
+    }
+    {   /* Director angles past RC__PHI_MAX: the step diverged. No converging step comes near (at most
+           7.5 rad measured over the CLI scenes), and rc_sim_load_state refuses such a state. Seen
+           (a probe, session 61): one vertex given 1e10 m/s, the adaptive step returned RC_OK,
+           unconverged, with angles of 3e4 rad, a state the sim could not load back. */
+        int e;
+        for (e = 0; e < s->ne; ++e)
+            if (!(fabs(s->phi[e]) <= RC__PHI_MAX)) {
+                char msg[240];
+                snprintf(msg, sizeof msg, "the step diverged: the director angle of edge %d reached %.3g rad (steps keep them within a "
+                         "few radians; velocities, loads or stiffnesses far too large?)", e, s->phi[e]);
+                return rc__sim_fail(s, RC_ERR_NOT_CONVERGED, msg);
+            }
     }
     st->newton_iters += st->inner_iters;
     st->converged = conv;
@@ -17400,7 +17414,6 @@ static void rc__sim_restore_state(rc_sim *s, const double *b)
    an obstacle was added) is refused without reading past its end. Everything the next step depends
    on is restored or reset: the derivative cache and the joint factor that the next step's first
    outer directions would reuse (rc__sim_outer_direction) are dropped, as at every step's start. */
-#define RC__PHI_MAX 1e4   /* the largest director angle a loaded state may hold, rad */
 RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
 {
     int o;

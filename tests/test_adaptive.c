@@ -2000,6 +2000,48 @@ static void test_adaptive_set_def_static_ramp(void)
     }
 }
 
+/* A step never ends in a state the sim would refuse to load: one vertex given 1e10 m/s made an
+   adaptive step return RC_OK (unconverged) with director angles of 3e4 rad, past
+   rc_sim_load_state's bound of 1e4 (a probe, session 61). Now such a step fails and is split, or
+   fails with RC_ERR_NOT_CONVERGED (or RC_ERR_NON_FINITE where the energy overflows) and the state
+   restored; either way the state loads back. */
+static void test_adaptive_huge_velocity_state_loads(void)
+{
+    double speeds[3] = { 1e10, 1e20, 1e150 };
+    int q;
+    for (q = 0; q < 3; ++q) {
+        rc_mesh m;
+        rc_sim_def d = ta_setdef_def(&m, 1);
+        rc_sim *s, *twin;
+        double *v, *state, pmax = 0.0;
+        int k, nv;
+        rc_status st;
+        d.gravity[1] = 6.0;   /* the probe's scene: the sheet blown onto the sphere */
+        d.friction = 0.3;
+        s = ta_setdef_sim(&d, 1);
+        twin = ta_setdef_sim(&d, 1);
+        rc_mesh_free(&m);
+        CHECK(s != NULL && twin != NULL);
+        if (!s || !twin) { rc_sim_destroy(s); rc_sim_destroy(twin); return; }
+        nv = rc_sim_num_verts(s);
+        for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_step(s, NULL));
+        v = (double *)malloc(sizeof(double) * 3 * nv);
+        state = (double *)malloc(sizeof(double) * rc_sim_state_size(s));
+        memcpy(v, rc_sim_velocities(s), sizeof(double) * 3 * nv);
+        v[3 * 30 + 2] = speeds[q];
+        CHECK_OK(rc_sim_set_velocities(s, v));
+        st = rc_sim_step(s, NULL);
+        for (k = 0; k < rc_sim_num_edges(s); ++k) pmax = fmax(pmax, fabs(rc_sim_directors(s)[k]));
+        CHECK_OK(rc_sim_save_state(s, state));
+        printf("    vertex 30 at %g m/s: the step: %s%s%s; largest director angle %.3g rad\n", speeds[q], rc_status_string(st),
+               st == RC_OK ? "" : ", ", st == RC_OK ? "" : rc_sim_last_error(s), pmax);
+        CHECK(st == RC_OK || st == RC_ERR_NOT_CONVERGED || st == RC_ERR_NON_FINITE);
+        CHECKF(rc_sim_load_state(twin, state) == RC_OK, "the state after the step does not load: %s", rc_sim_last_error(twin));
+        free(v); free(state);
+        rc_sim_destroy(s); rc_sim_destroy(twin);
+    }
+}
+
 /* States a sim cannot be in, or that another sim saved, found by a probe; each was
    accepted before: (1) obstacles of the same sizes in another order (a sphere and a plane swapped);
    (2) a reference domain other than the sim's (u scaled by 3: the corners move); (3) a sliver of
@@ -2139,6 +2181,7 @@ static void suite_adaptive(void)
     RUN(test_adaptive_state_replay);
     RUN(test_adaptive_set_def_matches_new_sim);
     RUN(test_adaptive_set_def_static_ramp);
+    RUN(test_adaptive_huge_velocity_state_loads);
     RUN(test_adaptive_state_load_refuses);
     RUN(test_adaptive_travel_term_fd);
     RUN(test_adaptive_slide_damping_flap);
