@@ -1084,9 +1084,10 @@ RCLOTHDEF rc_status rc_sim_teleport_obstacle(rc_sim *s, int id, const double tra
    a cloth that starts inside an obstacle: its start energy is infinite), RC_ERR_NON_FINITE (the
    step's start energy is not finite otherwise, the message names the term; or the solve produced
    NaN), RC_ERR_NO_DESCENT (no split found a decrease above round-off),
-   RC_ERR_NOT_SPD (RC_SOLVER_PCG only: a system it cannot solve), RC_ERR_OUT_OF_MEMORY;
-   rc_sim_last_error says which and where. A step that ends at an iteration cap is RC_OK with
-   stats->converged = 0. */
+   RC_ERR_NOT_SPD (RC_SOLVER_PCG only: a system it cannot solve), RC_ERR_NOT_CONVERGED (the step
+   diverged, no split helping: a director angle past 1e4 rad, from velocities or loads far beyond
+   any fabric's), RC_ERR_OUT_OF_MEMORY; rc_sim_last_error says which and where. A step that ends
+   at an iteration cap is RC_OK with stats->converged = 0. */
 RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
 /* equilibrium (no inertia) under the current pins, forces and contact; def.dt is the pseudo step.
    Up to 400 pseudo steps (per load increment, def.static_load_steps) whose size doubles after
