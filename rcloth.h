@@ -878,13 +878,12 @@ RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_l
    this one keeps rc_sim_solve_static's memory of its last equilibrium: a static solve from that
    equilibrium ramps its load steps from the loads it holds, its weight (gravity, rho tau)
    included, and starts from its friction's hold. Refused, with the reason named and the sim
-   unchanged: a def rc_sim_create would refuse for this mesh (the scale checks are made on the
-   current reference and positions); a change of adaptive, self_contact, itr_cache,
-   linear_solver or alloc_user (they shape what the sim allocated), of contact_thickness or
-   contact_dhat (cloth resting within the new band would start a step inside the barrier), or an
-   adaptive itr_max_outer above the one created with; a dt at which a seam or handle spring
-   exceeds the stiffness rc_sim_add_seam accepts; the regulariser turned on over a reference
-   sliver that a sim without it reached (rc_sim_load_state refuses such a state too). */
+   unchanged: a def rc_sim_create would refuse for this mesh; a change of adaptive,
+   self_contact, itr_cache, linear_solver or alloc_user (they shape what the sim allocated), of
+   contact_thickness or contact_dhat (cloth resting within the new band would start a step inside
+   the barrier), or an adaptive itr_max_outer above the one created with; a dt at which a seam or
+   handle spring exceeds the stiffness rc_sim_add_seam accepts; the regulariser turned on over a
+   reference sliver that a sim without it reached (rc_sim_load_state refuses such a state too). */
 RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def);
 /* the sim's def as created or last set (mesh: the counts, NULL arrays), the start of a change:
    rc_sim_def d = *rc_sim_get_def(s); d.gravity[1] = 2.0; rc_sim_set_def(s, &d); NULL for NULL */
@@ -9002,9 +9001,9 @@ RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
     int t, i;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!def) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_def: def is NULL");
-    d = *def;   /* checked as rc_sim_create would check it, on this sim's mesh */
+    d = *def;   /* checked as rc_sim_create checked it, on this sim's mesh as created (the scale checks read its uv) */
     d.mesh.num_verts = s->nv; d.mesh.num_tris = s->nt;
-    d.mesh.ref_uv = s->u; d.mesh.pos = s->x; d.mesh.tris = s->tris;
+    d.mesh.ref_uv = s->u_init; d.mesh.pos = s->x; d.mesh.tris = s->tris;
     st = rc__sim_check_def(&d, msg, sizeof msg);
     if (st == RC_OK) st = rc__sim_check_scale(&d, msg, sizeof msg);
     if (st != RC_OK) return rc__sim_fail(s, st, msg);

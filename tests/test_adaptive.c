@@ -1860,6 +1860,26 @@ static void test_adaptive_set_def_matches_new_sim(void)
         st = rc_sim_set_def(a, NULL); refused += st == RC_ERR_INVALID_ARGUMENT;
         if (!mode) CHECK_OK(rc_sim_set_def(a, &d1));   /* the accepted itr_max_outer 151 of the fixed mesh, back to d1 */
         CHECKF(refused == 7, "%d of 7 refusals as expected (last: %s)", refused, rc_sim_last_error(a));
+        {   /* at the material's stiffness bound, the verdict is rc_sim_create's on the mesh as created, although u
+               has moved (adaptive): the largest Young's modulus rc_sim_def_check accepts, found by bisection */
+            rc_sim_def dc = d1;
+            double lo = dc.material.young, hi = 1e30;
+            int it, agree = 1;
+            dc.mesh = d0.mesh;
+            for (it = 0; it < 200; ++it) {
+                double mid = sqrt(lo * hi);
+                dc.material.young = mid;
+                if (rc_sim_def_check(&dc, NULL, 0) == RC_OK) lo = mid; else hi = mid;
+            }
+            for (it = -2; it <= 2; ++it) {
+                bad = d1;
+                bad.material.young = lo * (1.0 + 1e-9 * it);
+                dc.material.young = bad.material.young;
+                agree &= (rc_sim_def_check(&dc, NULL, 0) == RC_OK) == (rc_sim_set_def(a, &bad) == RC_OK);
+            }
+            CHECKF(agree, "at Young's modulus %.17g: rc_sim_set_def and rc_sim_def_check disagree", lo);
+            CHECK_OK(rc_sim_set_def(a, &d1));
+        }
         CHECK(rc_sim_set_def(NULL, &d1) == RC_ERR_INVALID_ARGUMENT);
         /* the sphere arrives now, so the barrier's stiffness is first set from the new def's mass and gravity */
         ta_setdef_sphere(a);
