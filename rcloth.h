@@ -86,7 +86,7 @@ typedef enum rc_status {
     RC_ERR_NON_FINITE,         /* NaN or inf in the input, or produced by the computation */
     RC_ERR_BAD_PATTERN,        /* sparse pattern malformed: colptr not monotone, row out of range, lower entry */
     RC_ERR_NOT_SPD,            /* a pivot was not positive (matrix indefinite or singular) */
-    RC_ERR_NOT_CONVERGED,      /* an iterative solve hit its cap before its tolerance */
+    RC_ERR_NOT_CONVERGED,      /* an iterative solve hit its cap before its tolerance, or a step diverged */
     RC_ERR_MESH_INDEX,         /* triangle references a vertex outside [0, num_verts) or repeats one */
     RC_ERR_MESH_DEGENERATE,    /* a reference triangle with (near) zero area, or a sliver */
     RC_ERR_MESH_ORIENTATION,   /* reference triangles of mixed orientation */
@@ -886,7 +886,8 @@ RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_l
    reference sliver that a sim without it reached (rc_sim_load_state refuses such a state too). */
 RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def);
 /* the sim's def as created or last set (mesh: the counts, NULL arrays), the start of a change:
-   rc_sim_def d = *rc_sim_get_def(s); d.gravity[1] = 2.0; rc_sim_set_def(s, &d); NULL for NULL */
+   rc_sim_def d = *rc_sim_get_def(s); d.gravity[1] = 2.0; rc_sim_set_def(s, &d); NULL for NULL.
+   During a load-stepped rc_sim_solve_static (from its iterate hook) gravity is the increment's. */
 RCLOTHDEF const rc_sim_def *rc_sim_get_def(const rc_sim *s);
 RCLOTHDEF void      rc_sim_destroy(rc_sim *s);
 /* the message of the last error of this sim ("" if none); calls that succeed leave it as it was,
@@ -1105,7 +1106,9 @@ RCLOTHDEF rc_status rc_sim_step(rc_sim *s, rc_step_stats *stats);
    sphere, stays; above the friction angle it slides off (converged = 0). A call that converged
    remembers its end state, loads and carried slips: a later call from that state (to the bit)
    starts from that hold, so a repeated call does not move the cloth (it used to slip again by
-   up to 1.2 cm), and load stepping ramps from those loads (def.static_load_steps). */
+   up to 1.2 cm), and load stepping ramps from those loads (def.static_load_steps). A pseudo step
+   that diverges (a director angle past 1e4 rad, as rc_sim_step) ends the call with
+   RC_ERR_NOT_CONVERGED, the state as before it. */
 RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats);
 
 RCLOTHDEF int           rc_sim_num_verts(const rc_sim *s);
@@ -1242,7 +1245,7 @@ RCLOTHDEF const char *rc_status_string(rc_status s)
         "non-finite value (NaN or inf)",
         "malformed sparse pattern",
         "matrix not positive definite",
-        "iteration cap reached before tolerance",
+        "not converged (an iteration cap before the tolerance, or a divergence)",
         "triangle vertex index out of range or repeated",
         "degenerate (zero-area) reference triangle",
         "reference triangles of mixed orientation",
@@ -8988,10 +8991,13 @@ oom:
 
 static double rc__sim_kappa_min(const rc_sim *s);
 static double rc__sim_ref_mips(const rc_sim *s, const double *u, int t);
+static int rc__sim_threads(const rc_sim *s);
 #define RC__MIPS_CAP 1e4   /* the line search's shape bound on reference triangles (the inversion filter below) */
-/* rc_sim_set_def: the def-derived quantities rc_sim_create computes (total mass, the regulariser's
-   weight, the step size, the shell's coefficients), recomputed in the same order of operations so
-   that the steps match a new sim's bit for bit (test_sim_set_def_matches_new_sim). */
+/* rc_sim_set_def: the def-derived quantities rc_sim_create computes (|g|, the total mass, the
+   regulariser's weight, the step size, the shell's coefficients, the factorizations' threads), in
+   the same order of operations so that the steps match a new sim's bit for bit, and the barrier
+   stiffness lowered to its cap as rc_sim_load_state lowers it
+   (test_adaptive_set_def_matches_new_sim). */
 RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
 {
     rc_sim_def d;
@@ -9055,6 +9061,10 @@ RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
     }
     rc__sim_set_step_size(s, d.dt);
     s->coef = rc__sh_make_coef(&d.material, d.bending_scale);
+    /* the factorizations' thread count is set when a system is built (rc__system_build_x) */
+    if (s->sys_p.ldlt) s->sys_p.ldlt->nthreads = rc__sim_threads(s);
+    if (s->sys_xp.ldlt) s->sys_xp.ldlt->nthreads = rc__sim_threads(s);
+    if (s->sys_xpu.ldlt) s->sys_xpu.ldlt->nthreads = rc__sim_threads(s);
     {   /* the barrier stiffness's growth cap, as rc_sim_load_state applies it (a probe: density x1e-3
            in contact left kappa 10 times the new sim's, and the steps 1.2 m apart) */
         double kmax = 100.0 * rc__sim_kappa_min(s);
@@ -17929,7 +17939,7 @@ RCLOTHDEF rc_status rc_sim_solve_static(rc_sim *s, rc_step_stats *stats)
     if (rs != RC_OK) return rs;
     steps = s->def.static_load_steps > 1 ? s->def.static_load_steps : 1;
     n3 = (size_t)3 * s->nv;
-    n_eq = (size_t)5 * s->nv + (size_t)s->ne;   /* the snapshot of x, u, phi in static_eq; then forces, carried slip */
+    n_eq = (size_t)5 * s->nv + (size_t)s->ne;   /* the snapshot of x, u, phi in static_eq; then forces, carried slip, gravity, rho tau */
     if (!s->static_eq) {
         s->static_eq = (double *)rc__alloc(s->user, n_eq + 2 * n3 + 4, sizeof(double));
         s->static_eq_valid = 0;

@@ -1858,8 +1858,25 @@ static void test_adaptive_set_def_matches_new_sim(void)
         bad = d1; bad.itr_max_outer = 151;
         st = rc_sim_set_def(a, &bad); refused += mode ? st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(a), "itr_max_outer") != NULL : st == RC_OK;
         st = rc_sim_set_def(a, NULL); refused += st == RC_ERR_INVALID_ARGUMENT;
+        bad = d1; bad.self_contact = 1;
+        st = rc_sim_set_def(a, &bad); refused += st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(a), "self_contact") != NULL;
+        bad = d1; bad.itr_cache = !d1.itr_cache;
+        st = rc_sim_set_def(a, &bad); refused += st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(a), "itr_cache") != NULL;
+        bad = d1; bad.alloc_user = &bad;
+        st = rc_sim_set_def(a, &bad); refused += st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(a), "alloc_user") != NULL;
         if (!mode) CHECK_OK(rc_sim_set_def(a, &d1));   /* the accepted itr_max_outer 151 of the fixed mesh, back to d1 */
-        CHECKF(refused == 7, "%d of 7 refusals as expected (last: %s)", refused, rc_sim_last_error(a));
+        CHECKF(refused == 10, "%d of 10 refusals as expected (last: %s)", refused, rc_sim_last_error(a));
+        /* nothing of the refused defs was taken: the def is d1 field by field (its mesh as the sim keeps it) */
+        {
+            const rc_sim_def *now = rc_sim_get_def(a);
+            CHECK(now->dt == d1.dt && memcmp(now->gravity, d1.gravity, sizeof d1.gravity) == 0 &&
+                  now->material.density == d1.material.density && now->material.thickness == d1.material.thickness &&
+                  now->material.young == d1.material.young && now->bending_scale == d1.bending_scale &&
+                  now->quality_weight == d1.quality_weight && now->travel_time == d1.travel_time && now->tol == d1.tol &&
+                  now->itr_max_outer == d1.itr_max_outer && now->adaptive == d1.adaptive && now->self_contact == d1.self_contact &&
+                  now->itr_cache == d1.itr_cache && now->linear_solver == d1.linear_solver &&
+                  now->contact_thickness == d1.contact_thickness && now->contact_dhat == d1.contact_dhat && now->alloc_user == d1.alloc_user);
+        }
         {   /* at the material's stiffness bound, the verdict is rc_sim_create's on the mesh as created, although u
                has moved (adaptive): the largest Young's modulus rc_sim_def_check accepts, found by bisection */
             rc_sim_def dc = d1;
@@ -1911,6 +1928,15 @@ static void test_adaptive_set_def_matches_new_sim(void)
                 for (i = 0; i < nv; ++i) ymax = fmax(ymax, rc_sim_positions(a)[3 * i + 1]);
             }
             CHECKF(fabs(rc_sim_time(a) - (3 * 0.01 + 8 * 0.005)) < 1e-12, "time %.17g", rc_sim_time(a));
+            {   /* threads reach the factorizations already built (a review: they kept the count they were built with) */
+                rc_sim_def dt2 = d1;
+                dt2.num_threads = 2;
+                CHECK_OK(rc_sim_set_def(a, &dt2));
+                CHECK(a->sys_xp.ldlt && a->sys_xp.ldlt->nthreads == rc__sim_threads(a));
+                CHECK(!a->sys_xpu.ldlt || a->sys_xpu.ldlt->nthreads == rc__sim_threads(a));
+                CHECK_OK(rc_sim_set_def(a, &d1));
+                CHECK(a->sys_xp.ldlt && a->sys_xp.ldlt->nthreads == rc__sim_threads(a));
+            }
             {   /* in contact, a def whose barrier stiffness cap (100 kappa_min) is far below the kappa in
                    use: lowered to the cap, as rc_sim_load_state lowers it (a probe: density x1e-3 left
                    the set_def sim at 10 times the new sim's kappa, the steps 1.2 m apart) */
@@ -1962,6 +1988,7 @@ static void test_adaptive_set_def_matches_new_sim(void)
                 d3.dt = 0.3;
                 st = rc_sim_set_def(c, &d3);
                 CHECKF(st == RC_ERR_INVALID_ARGUMENT && strstr(rc_sim_last_error(c), "handle"), "spring at dt 0.3: %s (%s)", rc_status_string(st), rc_sim_last_error(c));
+                CHECK(rc_sim_get_def(c)->dt == 0.01);
                 d3.dt = 0.02;
                 CHECK_OK(rc_sim_set_def(c, &d3));
             }
@@ -2047,6 +2074,8 @@ static void test_adaptive_huge_velocity_state_loads(void)
         for (k = 0; k < 4; ++k) CHECK_OK(rc_sim_step(s, NULL));
         v = (double *)malloc(sizeof(double) * 3 * nv);
         state = (double *)malloc(sizeof(double) * rc_sim_state_size(s));
+        CHECK(v != NULL && state != NULL);
+        if (!v || !state) { free(v); free(state); rc_sim_destroy(s); rc_sim_destroy(twin); return; }
         memcpy(v, rc_sim_velocities(s), sizeof(double) * 3 * nv);
         v[3 * 30 + 2] = speeds[q];
         CHECK_OK(rc_sim_set_velocities(s, v));
@@ -2120,6 +2149,7 @@ static void test_adaptive_state_load_refuses(void)
                 st = rc_sim_set_def(s3, &d3);
                 CHECKF(st == RC_ERR_MESH_DEGENERATE && strstr(rc_sim_last_error(s3), "sliver"), "regulariser on over a sliver: %s (%s)",
                        rc_status_string(st), rc_sim_last_error(s3));
+                CHECK(rc_sim_get_def(s3)->quality_weight == 0.0);
             }
             rc_sim_destroy(s3);
         }

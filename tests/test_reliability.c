@@ -1682,9 +1682,9 @@ static void test_rel_contracts_s20(void)
    the bending gradient came out NaN (a sliver's height cancelled, test_energy_bend_sliver_height),
    so every later step failed with RC_ERR_NON_FINITE, force removed or not. Now: every step
    returns RC_OK or a clean error, the state stays finite, and once the force is gone the steps
-   run again. (Fixed mode refuses the loaded step: its line search finds the energy overflowing.
-   Since session 61 the adaptive one is refused too, RC_ERR_NOT_CONVERGED: its director angles
-   passed 1e4 rad, a diverged step whose state rc_sim_load_state would refuse.) */
+   run again. (Fixed mode returns RC_OK for the loaded step, unconverged. Since session 61 the
+   adaptive one fails cleanly, RC_ERR_NOT_CONVERGED, the state restored: its director angles passed
+   1e4 rad at every split level, a diverged step whose state rc_sim_load_state would refuse.) */
 static void test_rel_huge_force_recovers(void)
 {
     int mode;
