@@ -8849,6 +8849,31 @@ RCLOTHDEF rc_status rc_sim_def_check(const rc_sim_def *def, char *msg, int msg_l
     return st;
 }
 
+/* the cloth's mass, rho tau sum_T A_T(u0) (constant: sum_T A_T(u) is the domain's area for every u) */
+static double rc__sim_mass_of(const rc_sim *s, const rc_material *m)
+{
+    double M = 0.0;
+    int t;
+    for (t = 0; t < s->nt; ++t) M += m->density * m->thickness * s->A0[t];
+    return M;
+}
+
+/* What the sim derives from s->def (rc_sim_create, and rc_sim_set_def after a change): |g|, the
+   total mass, the regulariser's weight (rc__sim_kernel_A: its h is min(def.dt, quality_time),
+   also in substeps and statics), the step size and the shell's coefficients. */
+static void rc__sim_derive(rc_sim *s)
+{
+    const rc_sim_def *d = &s->def;
+    double abar, hq;
+    s->gravity_norm = rc__norm3(d->gravity);
+    s->total_mass = rc__sim_mass_of(s, &d->material);
+    abar = s->total_mass / (d->material.density * d->material.thickness * s->nt);
+    hq = fmin(d->dt, d->quality_time);
+    s->quality_w = d->quality_weight * d->material.density * d->material.thickness * abar * abar / (hq * hq);
+    rc__sim_set_step_size(s, d->dt);
+    s->coef = rc__sh_make_coef(&d->material, d->bending_scale);
+}
+
 RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
 {
     rc_sim *s;
@@ -8868,7 +8893,6 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     memset(s, 0, sizeof *s);
     s->user = user;
     s->def = *def;
-    s->gravity_norm = rc__norm3(def->gravity);
     s->def.mesh.ref_uv = NULL; s->def.mesh.pos = NULL; s->def.mesh.tris = NULL;   /* not retained */
     s->flipped = flipped;
     nv = s->nv = def->mesh.num_verts;
@@ -8925,13 +8949,6 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         const int *tri = s->tris + 3 * t;
         /* the mesh was validated: det > 0 */
         s->A0[t] = 0.5 * rc__uv_dinv(s->u + 2 * tri[0], s->u + 2 * tri[1], s->u + 2 * tri[2], s->Dinv0 + 4 * t);
-        s->total_mass += def->material.density * def->material.thickness * s->A0[t];
-    }
-    {   /* the regulariser's weight (rc__sim_kernel_A): its h is min(def.dt, quality_time), also in
-           substeps and statics */
-        double abar = s->total_mass / (def->material.density * def->material.thickness * nt);
-        double hq = fmin(def->dt, def->quality_time);
-        s->quality_w = def->quality_weight * def->material.density * def->material.thickness * abar * abar / (hq * hq);
     }
     {
         int *cnt = (int *)rc__calloc(user, (size_t)nv, sizeof(int));
@@ -8956,8 +8973,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
         for (i = 0; i < nv; ++i) s->panel[i] = s->panel[s->panel[i]];
     }
     if (s->L <= 0.0) s->L = s->mean_edge;
-    rc__sim_set_step_size(s, def->dt);
-    s->coef = rc__sh_make_coef(&def->material, def->bending_scale);
+    rc__sim_derive(s);
     s->proj = RC__PROJECT_CLAMP;
     s->kappa = 0.0;   /* set from the mass scale when the first contact appears */
     s->kappa_prev_dist = 1e300;
@@ -8994,17 +9010,15 @@ static double rc__sim_kappa_min(const rc_sim *s);
 static double rc__sim_ref_mips(const rc_sim *s, const double *u, int t);
 static int rc__sim_threads(const rc_sim *s);
 #define RC__MIPS_CAP 1e4   /* the line search's shape bound on reference triangles (the inversion filter below) */
-/* rc_sim_set_def: the def-derived quantities rc_sim_create computes (|g|, the total mass, the
-   regulariser's weight, the step size, the shell's coefficients, the factorizations' threads), in
-   the same order of operations so that the steps match a new sim's bit for bit, and the barrier
-   stiffness lowered to its cap as rc_sim_load_state lowers it
-   (test_adaptive_set_def_matches_new_sim). */
+/* rc_sim_set_def: rc__sim_derive as rc_sim_create runs it, so that the steps match a new sim's bit
+   for bit, the factorizations' threads, and the barrier stiffness lowered to its cap as
+   rc_sim_load_state lowers it (test_adaptive_set_def_matches_new_sim). */
 RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
 {
     rc_sim_def d;
     char msg[320];
     rc_status st;
-    double rho_tau, m_h2;
+    double m_h2;
     int t, i;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!def) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_def: def is NULL");
@@ -9029,11 +9043,9 @@ RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
                  "per-iteration statistics): create a new sim", def->itr_max_outer, s->active_cap);
         return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
     }
-    rho_tau = d.material.density * d.material.thickness;
     {   /* springs were accepted against m / dt^2 (rc__sim_check_spring): a longer dt lowers it */
-        double M = 0.0, kmax = 0.0;
-        for (t = 0; t < s->nt; ++t) M += rho_tau * s->A0[t];
-        m_h2 = M / s->nv / (d.dt * d.dt);
+        double kmax = 0.0;
+        m_h2 = rc__sim_mass_of(s, &d.material) / s->nv / (d.dt * d.dt);
         for (i = 0; i < s->nst; ++i) kmax = fmax(kmax, s->st_k[i]);
         for (i = 0; i < s->nmh; ++i) if (s->mh[i].tri >= 0) kmax = fmax(kmax, s->mh[i].k);
         if (!(kmax <= 1e12 * m_h2)) {
@@ -9049,19 +9061,10 @@ RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
                          "never lets a step reach): the state of a sim without the regulariser cannot take it on", t, RC__MIPS_CAP);
                 return rc__sim_fail(s, RC_ERR_MESH_DEGENERATE, msg);
             }
-    /* accepted: what rc_sim_create derives from def, in its order */
+    /* accepted: what rc_sim_create derives from def */
     s->def = d;
     s->def.mesh.ref_uv = NULL; s->def.mesh.pos = NULL; s->def.mesh.tris = NULL;   /* not retained */
-    s->gravity_norm = rc__norm3(d.gravity);
-    s->total_mass = 0.0;
-    for (t = 0; t < s->nt; ++t) s->total_mass += d.material.density * d.material.thickness * s->A0[t];
-    {
-        double abar = s->total_mass / (d.material.density * d.material.thickness * s->nt);
-        double hq = fmin(d.dt, d.quality_time);
-        s->quality_w = d.quality_weight * d.material.density * d.material.thickness * abar * abar / (hq * hq);
-    }
-    rc__sim_set_step_size(s, d.dt);
-    s->coef = rc__sh_make_coef(&d.material, d.bending_scale);
+    rc__sim_derive(s);
     /* the factorizations' thread count is set when a system is built (rc__system_build_x) */
     if (s->sys_p.ldlt) s->sys_p.ldlt->nthreads = rc__sim_threads(s);
     if (s->sys_xp.ldlt) s->sys_xp.ldlt->nthreads = rc__sim_threads(s);
