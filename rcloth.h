@@ -17847,7 +17847,9 @@ static rc_status rc__sim_static_equilibrium(rc_sim *s, rc_step_stats *acc, int *
             move <= 1e-3 * rc__sim_accel_scale(s) * h * h) { *conv = 1; break; }
         if (st.converged && h < 1e6 * s->def.dt) h *= 2.0;
         else if (!st.converged && h > s->def.dt) h *= 0.5;
-        else if (!st.converged && h < s->def.dt) h = fmin(2.0 * h, s->def.dt);   /* below dt only after a divergence: back toward dt (measured: at 1e9 N the call then converged in 10 pseudo steps instead of ending at the cap) */
+        /* below dt only after a divergence: back toward dt (measured: at 1e9 N the call then
+           converged in 10 pseudo steps instead of ending at the cap of 400) */
+        else if (!st.converged && h < s->def.dt) h = fmin(2.0 * h, s->def.dt);
     }
     memset(s->v, 0, sizeof(double) * 3 * (size_t)s->nv);
     rc__sim_set_step_size(s, s->def.dt);
