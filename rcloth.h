@@ -4804,9 +4804,10 @@ RCLOTHDEF rc_status rc_mesh_annulus(rc_mesh *out, double r_inner, double r_outer
 
 /* ---- OBJ ------------------------------------------------------------------------------------ */
 
-/* the writer with the allocator's user pointer (a sim's writes pass theirs) */
+/* the writer with the allocator's user pointer (a sim's writes pass theirs) and what v and vt hold,
+   for the header comment */
 static rc_status rc__mesh_write_obj_user(void *user, const char *path, int nv, const double *pos, const double *ref_uv,
-                                         int nt, const int *tris)
+                                         int nt, const int *tris, const char *what)
 {
     FILE *f;
     int v, t, ok;
@@ -4825,7 +4826,7 @@ static rc_status rc__mesh_write_obj_user(void *user, const char *path, int nv, c
     memcpy(tmp + len, ".tmp", 5);
     f = fopen(tmp, "wb");
     if (!f) { rc__free(user, tmp); return RC_ERR_IO; }
-    fprintf(f, "# rcloth mesh: %d vertices, %d triangles; v = world position, vt = reference uv\n", nv, nt);
+    fprintf(f, "# rcloth mesh: %d vertices, %d triangles; %s\n", nv, nt, what);
     for (v = 0; v < nv; ++v) fprintf(f, "v %.17g %.17g %.17g\n", pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
     if (ref_uv)
         for (v = 0; v < nv; ++v) fprintf(f, "vt %.17g %.17g\n", ref_uv[2 * v], ref_uv[2 * v + 1]);
@@ -4853,7 +4854,8 @@ static rc_status rc__mesh_write_obj_user(void *user, const char *path, int nv, c
 RCLOTHDEF rc_status rc_mesh_write_obj(const char *path, int nv, const double *pos, const double *ref_uv,
                                       int nt, const int *tris)
 {
-    return rc__mesh_write_obj_user(NULL, path, nv, pos, ref_uv, nt, tris);
+    return rc__mesh_write_obj_user(NULL, path, nv, pos, ref_uv, nt, tris,
+                                   ref_uv ? "v = position, vt = reference uv" : "v = position");
 }
 
 /* growable arrays for the reader */
@@ -9013,6 +9015,12 @@ static int rc__sim_threads(const rc_sim *s);
 /* rc_sim_set_def: rc__sim_derive as rc_sim_create runs it, so that the steps match a new sim's bit
    for bit, the factorizations' threads, and the barrier stiffness lowered to its cap as
    rc_sim_load_state lowers it (test_adaptive_set_def_matches_new_sim). */
+/* Seams and handles are springs: one stiffer than RC__SPRING_MAX times an average vertex's inertia
+   m / dt^2 would leave the Newton systems ill-conditioned past double precision (the rule of
+   rc_sim_add_seam, rc_sim_add_material_handle and, for a new dt or material, rc_sim_set_def). */
+#define RC__SPRING_MAX 1e12
+static double rc__sim_vertex_inertia(double total_mass, int nv, double dt) { return total_mass / nv / (dt * dt); }
+
 RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
 {
     rc_sim_def d;
@@ -9045,10 +9053,10 @@ RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
     }
     {   /* springs were accepted against m / dt^2 (rc__sim_check_spring): a longer dt lowers it */
         double kmax = 0.0;
-        m_h2 = rc__sim_mass_of(s, &d.material) / s->nv / (d.dt * d.dt);
+        m_h2 = rc__sim_vertex_inertia(rc__sim_mass_of(s, &d.material), s->nv, d.dt);
         for (i = 0; i < s->nst; ++i) kmax = fmax(kmax, s->st_k[i]);
         for (i = 0; i < s->nmh; ++i) if (s->mh[i].tri >= 0) kmax = fmax(kmax, s->mh[i].k);
-        if (!(kmax <= 1e12 * m_h2)) {
+        if (!(kmax <= RC__SPRING_MAX * m_h2)) {
             snprintf(msg, sizeof msg, "rc_sim_set_def: at this dt and material a seam or handle of stiffness %g N/m is %.3g times the "
                      "inertia of an average vertex (m / dt^2 = %.3g N/m); supported: up to 1e12", kmax, kmax / m_h2, m_h2);
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
@@ -9224,9 +9232,9 @@ static void rc__sim_gather_A(const rc_sim *s, int t, const double *x, const doub
    constraint is a pin. */
 static rc_status rc__sim_check_spring(rc_sim *s, double k, const char *fn)
 {
-    double m_h2 = s->total_mass / s->nv / (s->def.dt * s->def.dt);
+    double m_h2 = rc__sim_vertex_inertia(s->total_mass, s->nv, s->def.dt);
     char msg[256];
-    if (k <= 1e12 * m_h2) return RC_OK;
+    if (k <= RC__SPRING_MAX * m_h2) return RC_OK;
     snprintf(msg, sizeof msg, "%s: stiffness %g N/m is %.3g times the inertia of an average vertex (m / dt^2 = %.3g N/m); supported: up "
              "to 1e12 (for a hard constraint, pin the vertex)", fn, k, k / m_h2, m_h2);
     return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
@@ -18083,7 +18091,7 @@ RCLOTHDEF rc_status rc_sim_write_obj(const rc_sim *s, const char *path)
     rc_status st;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!path) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_write_obj: path is NULL");
-    st = rc__mesh_write_obj_user(s->user, path, s->nv, s->x, s->u, s->nt, s->tris);
+    st = rc__mesh_write_obj_user(s->user, path, s->nv, s->x, s->u, s->nt, s->tris, "v = world position x, vt = reference position u");
     if (st != RC_OK) rc__sim_write_failed(s, st, "rc_sim_write_obj", path);
     return st;
 }
@@ -18098,7 +18106,8 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
     p = (double *)rc__alloc(s->user, (size_t)3 * s->nv, sizeof(double));
     if (!p) return rc__sim_fail_c(s, RC_ERR_OUT_OF_MEMORY, "out of memory in rc_sim_write_reference_obj");
     for (i = 0; i < s->nv; ++i) { p[3 * i] = s->u[2 * i]; p[3 * i + 1] = s->u[2 * i + 1]; p[3 * i + 2] = 0.0; }
-    st = rc__mesh_write_obj_user(s->user, path, s->nv, p, s->u, s->nt, s->tris);
+    st = rc__mesh_write_obj_user(s->user, path, s->nv, p, s->u, s->nt, s->tris,
+                                 "the reference mesh: v = (u, 0), vt = reference position u");
     rc__free(s->user, p);
     if (st != RC_OK) rc__sim_write_failed(s, st, "rc_sim_write_reference_obj", path);
     return st;

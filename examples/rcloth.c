@@ -22,7 +22,11 @@ static void usage(FILE *f)
             "scenes:\n");
     for (i = 0; i < sc_num_scenes(); i++) {
         const sc_info *s = sc_scene_at(i);
-        fprintf(f, "  %-16s %s (default %d verts, %d frames)\n", s->name, s->summary, s->default_verts, s->default_frames);
+        int k;
+        fprintf(f, "  %-16s %s\n  %-16s (default %d verts, dt %g s, %d frames; runs:", s->name, s->summary, "", s->default_verts,
+                s->default_dt, s->default_frames);
+        for (k = 0; k < s->nvariants; k++) fprintf(f, " %s", s->variants[k].label);
+        fprintf(f, ")\n");
     }
     fprintf(f,
             "\n"
@@ -31,14 +35,20 @@ static void usage(FILE *f)
             "  --verts N         target vertex count (same for every run)\n"
             "  --frames N        number of frames (a frame is round(0.04 s / dt) steps, at least one: 0.04 s\n"
             "                    when dt divides it; the run's first line says how long)\n"
-            "  --mode M          adaptive | fixed | both (default both: every variant side by side)\n"
+            "  --steps N         number of time steps instead (the last frame takes what is left)\n"
+            "  --mode M          adaptive | fixed | both (default both: every run of the scene side by side;\n"
+            "                    adaptive: every adaptive run, e.g. didactic_drape's two)\n"
             "  --adaptive        same as --mode adaptive;  --fixed: same as --mode fixed\n"
+            "  --variant LABEL   only the run of this label (the labels are listed with the scenes above)\n"
+            "  --quality-weight W  the mesh-quality regulariser's weight in the adaptive runs (0 = off;\n"
+            "                    default: the run's own, 1 but for didactic_drape's no_regulariser)\n"
             "  --threads N       OpenMP threads per simulation (default 1; 0 = all cores; more threads\n"
             "                    than idle cores make OpenMP slow: see rc_sim_def.num_threads)\n"
             "  --parallel        run the variants at the same time, one thread each\n"
             "  --out DIR         output folder (default out/<scene>)\n"
             "  --dt S            time step in seconds\n"
-            "  --thickness M     cloth thickness in metres (cube_drape's thickness option)\n"
+            "  --thickness M     cloth thickness in metres, any scene (default the scene's material: cotton\n"
+            "                    0.3 mm in most; the density stays, so the mass scales with it)\n"
             "  --tol T           solver tolerance (default 1e-4, 1/s)\n"
             "  --obj-every K     write OBJ frames every K frames (0 = none; default 1)\n"
             "  --no-pictures     skip the PNG and SVG files\n"
@@ -46,7 +56,19 @@ static void usage(FILE *f)
             "  --small           reduced size for CI: 49 vertices, 3 frames (options after it override)\n"
             "  --quiet           no progress lines\n"
             "  --list            print the scene names and exit\n"
-            "  -h, --help        this text\n");
+            "  -h, --help        this text\n"
+            "\n"
+            "output, in the folder (--out):\n"
+            "  <run>/x_NNNN.obj  frame NNNN's world positions (v) with the reference uv (vt); frame 0 is\n"
+            "                    the initial state, and the first and last frames are always written\n"
+            "  <run>/u_NNNN.obj  frame NNNN's reference mesh: v = (u, 0), the same faces\n"
+            "                    (frames an earlier run left in <run>/ are removed first)\n"
+            "  summary.txt       one line per run: steps, unconverged steps, final IP, potential,\n"
+            "                    iterations, solver time, the reference mesh's max MIPS and min area ratio\n"
+            "  final.png, reference.png, energy.svg, curvature.svg   pictures (--no-pictures: none)\n"
+            "and on stdout, last, one line per run: final <run> IP ... potential ... J, then the same\n"
+            "counts. Exit status: 0 done (also with unconverged steps: see the counts), 1 a run failed or\n"
+            "an output could not be written, 2 a bad command line.\n");
 }
 
 static int bad(const char *msg, const char *arg)
@@ -56,7 +78,7 @@ static int bad(const char *msg, const char *arg)
     return 2;
 }
 
-/* strict number parsing: the whole argument must be a number */
+/* strict number parsing: the whole argument must be a number (>= 0 where zero_ok) */
 static int parse_int(const char *s, int lo, int *out)
 {
     char *end;
@@ -68,13 +90,13 @@ static int parse_int(const char *s, int lo, int *out)
     return 1;
 }
 
-static int parse_double(const char *s, double *out)
+static int parse_double(const char *s, int zero_ok, double *out)
 {
     char *end;
     double v;
     if (!s) return 0;
     v = strtod(s, &end);
-    if (end == s || *end || !(v > 0.0) || v > 1e6) return 0;
+    if (end == s || *end || !(zero_ok ? v >= 0.0 : v > 0.0) || v > 1e6) return 0;
     *out = v;
     return 1;
 }
@@ -97,13 +119,19 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(a, "--scene")) { if (!v) return bad("missing value", a); scene = v; i++; }
         else if (!strcmp(a, "--verts")) { if (!parse_int(v, 4, &o.verts)) return bad("--verts needs an integer >= 4", v); i++; }
-        else if (!strcmp(a, "--frames")) { if (!parse_int(v, 1, &o.frames)) return bad("--frames needs an integer >= 1", v); i++; }
+        else if (!strcmp(a, "--frames")) { if (!parse_int(v, 1, &o.frames)) return bad("--frames needs an integer >= 1", v); o.steps = 0; i++; }
+        else if (!strcmp(a, "--steps")) { if (!parse_int(v, 1, &o.steps)) return bad("--steps needs an integer >= 1", v); i++; }
+        else if (!strcmp(a, "--variant")) { if (!v || !*v) return bad("missing value", a); o.variant = v; i++; }
+        else if (!strcmp(a, "--quality-weight")) {
+            if (!parse_double(v, 1, &o.quality_weight)) return bad("--quality-weight needs a number >= 0", v);
+            i++;
+        }
         else if (!strcmp(a, "--threads")) { if (!parse_int(v, 0, &o.threads)) return bad("--threads needs an integer >= 0", v); i++; }
         else if (!strcmp(a, "--obj-every")) { if (!parse_int(v, 0, &o.obj_every)) return bad("--obj-every needs an integer >= 0", v); i++; }
         else if (!strcmp(a, "--out")) { if (!v || !*v) return bad("missing value", a); o.outdir = v; i++; }
-        else if (!strcmp(a, "--dt")) { if (!parse_double(v, &o.dt)) return bad("--dt needs a positive number", v); i++; }
-        else if (!strcmp(a, "--thickness")) { if (!parse_double(v, &o.thickness)) return bad("--thickness needs a positive number", v); i++; }
-        else if (!strcmp(a, "--tol")) { if (!parse_double(v, &o.tol)) return bad("--tol needs a positive number", v); i++; }
+        else if (!strcmp(a, "--dt")) { if (!parse_double(v, 0, &o.dt)) return bad("--dt needs a positive number", v); i++; }
+        else if (!strcmp(a, "--thickness")) { if (!parse_double(v, 0, &o.thickness)) return bad("--thickness needs a positive number", v); i++; }
+        else if (!strcmp(a, "--tol")) { if (!parse_double(v, 0, &o.tol)) return bad("--tol needs a positive number", v); i++; }
         else if (!strcmp(a, "--mode")) {
             if (!v) return bad("missing value", a);
             if (!strcmp(v, "adaptive")) o.mode = DM_ADAPTIVE;
@@ -117,7 +145,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--parallel")) o.parallel = 1;
         else if (!strcmp(a, "--no-pictures")) o.pictures = 0;
         else if (!strcmp(a, "--static")) o.static_solve = 1;
-        else if (!strcmp(a, "--small")) { small = 1; o.verts = 49; o.frames = 3; }   /* later options still override */
+        else if (!strcmp(a, "--small")) { small = 1; o.verts = 49; o.frames = 3; o.steps = 0; }   /* later options still override */
         else if (!strcmp(a, "--quiet")) o.quiet = 1;
         else if (a[0] == '-') return bad("unknown option", a);
         else if (!scene) scene = a;
@@ -125,6 +153,14 @@ int main(int argc, char **argv)
     }
     if (!scene) scene = "sphere_drape";
     if (!sc_find_scene(scene)) return bad("unknown scene", scene);
+    if (o.variant) {   /* a label of this scene's, of the mode asked for */
+        const sc_info *info = sc_find_scene(scene);
+        int k, found = 0;
+        for (k = 0; k < info->nvariants; k++)
+            if (!strcmp(info->variants[k].label, o.variant) &&
+                (o.mode == DM_BOTH || (o.mode == DM_ADAPTIVE) == (info->variants[k].adaptive != 0))) found = 1;
+        if (!found) return bad("--variant: no run of that label in this scene (and --mode)", o.variant);
+    }
     o.scene = scene;
     if (small) o.panel_px = 320;   /* CI size: a few seconds for any scene */
     t0 = time(NULL);
@@ -135,6 +171,8 @@ int main(int argc, char **argv)
     if (rc == -2) fprintf(stderr, "rcloth: %s: a run failed (see %s/summary.txt)\n", scene, o.outdir ? o.outdir : "out/<scene>");
     else if (rc != 0) fprintf(stderr, "rcloth: %s: could not write the outputs to %s\n", scene, o.outdir ? o.outdir : "out/<scene>");
     for (i = 0; i < res.nruns; i++)
-        printf("final %-15s IP %.8e  potential %.8e J\n", res.run[i].label, res.run[i].ip, res.run[i].potential);
+        printf("final %-15s IP %.8e  potential %.8e J  steps %d  unconverged %d  reference max MIPS %.4g  min area ratio %.4g\n",
+               res.run[i].label, res.run[i].ip, res.run[i].potential, res.run[i].steps_done, res.run[i].unconverged_steps,
+               res.run[i].max_mips, res.run[i].min_area_ratio);
     return rc == 0 ? 0 : rc == -1 ? 2 : 1;
 }

@@ -255,10 +255,48 @@ static void test_io_demo_pipeline(void)
             rc_mesh_free(&m);
         }
     }
+    for (k = 0; k < r.nruns; k++) {   /* 2 frames of 4 steps; the fixed reference mesh never changes */
+        CHECK(r.run[k].steps_done == 8 && r.run[k].unconverged_steps >= 0 && r.run[k].unconverged_steps <= 8);
+        CHECK(r.run[k].max_mips >= 2.0 - 1e-12 && r.run[k].max_mips < 3.5 && r.run[k].min_area_ratio > 0.0 &&
+              r.run[k].min_area_ratio <= 1.0 + 1e-12);
+        if (strcmp(r.run[k].label, "fixed") == 0) CHECK(r.run[k].max_mips == 2.0 && r.run[k].min_area_ratio == 1.0);
+    }
+    {   /* the reference OBJ says what its v holds */
+        char line[200] = "";
+        FILE *f;
+        snprintf(path, sizeof path, "%s/adaptive/u_0001.obj", o.outdir);
+        f = fopen(path, "r");
+        CHECK(f != NULL);
+        if (f) { CHECK(fgets(line, sizeof line, f) != NULL); fclose(f); }
+        CHECKF(strstr(line, "reference mesh: v = (u, 0)") != NULL, "%s", line);
+    }
+    /* --steps: 5 steps are a frame of 4 and one of 1; the same folder again: frames past the new
+       run's last (x_0002, u_0002 of the run above) are gone; a single variant; the regulariser
+       off in the adaptive run */
+    o.frames = 0; o.steps = 5; o.variant = "adaptive"; o.quality_weight = 0.0; o.pictures = 0;
+    rc = dm_run(&o, &r);
+    CHECKF(rc == 0, "dm_run -> %d", rc);
+    CHECK(r.nruns == 1 && !strcmp(r.run[0].label, "adaptive") && r.run[0].steps_done == 5 && r.run[0].frames_done == 2);
+    o.steps = 3;
+    rc = dm_run(&o, &r);
+    CHECKF(rc == 0 && r.run[0].steps_done == 3 && r.run[0].frames_done == 1, "dm_run -> %d, %d steps", rc, r.run[0].steps_done);
+    snprintf(path, sizeof path, "%s/adaptive/x_0001.obj", o.outdir);
+    CHECK(t_io_file_size(path) > 100);
+    snprintf(path, sizeof path, "%s/adaptive/x_0002.obj", o.outdir);
+    CHECK(t_io_file_size(path) < 0);
+    snprintf(path, sizeof path, "%s/adaptive/u_0002.obj", o.outdir);
+    CHECK(t_io_file_size(path) < 0);
     /* bad options are refused before anything runs */
+    o.variant = "no_such_run";
+    CHECK(dm_run(&o, &r) == -1 && r.nruns == 0);
+    o.variant = "fixed"; o.mode = DM_ADAPTIVE;
+    CHECK(dm_run(&o, &r) == -1 && r.nruns == 0);
+    o.variant = NULL; o.mode = DM_BOTH;
     o.scene = "no_such_scene";
     CHECK(dm_run(&o, &r) == -1 && r.nruns == 0);
     o.scene = "sphere_drape"; o.mode = 7;
+    CHECK(dm_run(&o, &r) == -1);
+    o.mode = DM_BOTH; o.steps = -1;
     CHECK(dm_run(&o, &r) == -1);
 }
 

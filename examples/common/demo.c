@@ -21,6 +21,7 @@ dm_options dm_default_options(void)
     o.pictures = 1;
     o.panel_px = 640;
     o.threads = 1;   /* as the library's default: threads are opt-in (rc_sim_def.num_threads) */
+    o.quality_weight = -1.0;
     return o;
 }
 
@@ -44,6 +45,19 @@ void dm_mips(int nt, const int *tris, const double *u0, const double *u, double 
     }
 }
 
+void dm_area_ratio(int nt, const int *tris, const double *u0, const double *u, double *ratio)
+{
+    int t;
+    for (t = 0; t < nt; t++) {
+        const int *v = tris + 3 * t;
+        double a0 = (u0[2 * v[1]] - u0[2 * v[0]]) * (u0[2 * v[2] + 1] - u0[2 * v[0] + 1]) -
+                    (u0[2 * v[2]] - u0[2 * v[0]]) * (u0[2 * v[1] + 1] - u0[2 * v[0] + 1]);
+        double a = (u[2 * v[1]] - u[2 * v[0]]) * (u[2 * v[2] + 1] - u[2 * v[0] + 1]) -
+                   (u[2 * v[2]] - u[2 * v[0]]) * (u[2 * v[1] + 1] - u[2 * v[0] + 1]);
+        ratio[t] = a0 != 0.0 ? a / a0 : HUGE_VAL;
+    }
+}
+
 /* ---------------------------------------------------------------- files */
 
 static int dm__mkdir(const char *path)
@@ -64,6 +78,23 @@ static int dm__mkdir(const char *path)
     return 0;
 }
 
+/* Removes the OBJ frames an earlier run left in dir/label (x_NNNN.obj, u_NNNN.obj), so the folder
+   holds this run's frames only; frame numbers are searched upward until 1000 in a row are absent
+   (an earlier run's --obj-every leaves gaps). */
+static void dm__remove_frames(const char *dir, const char *label)
+{
+    char path[1200];
+    int k, missing = 0;
+    for (k = 0; missing < 1000 && k < 100000000; k++) {
+        int gone = 0;
+        snprintf(path, sizeof path, "%s/%s/x_%04d.obj", dir, label, k);
+        gone += remove(path) == 0;
+        snprintf(path, sizeof path, "%s/%s/u_%04d.obj", dir, label, k);
+        gone += remove(path) == 0;
+        missing = gone ? 0 : missing + 1;
+    }
+}
+
 /* ---------------------------------------------------------------- one run */
 
 typedef struct dm__run {
@@ -76,6 +107,7 @@ typedef struct dm__run {
     dm_run_result res;
     int write_failed;
     int nwarn;                 /* the sim's warnings printed so far */
+    double *tri_scratch;       /* nt: MIPS and area ratios of the reference mesh */
 } dm__run;
 
 /* prints the sim's last warning when it issued a new one (rc_sim_warning_count) */
@@ -101,14 +133,33 @@ static void dm__potential(dm__run *R, double *s, double *b, double *g)
     *s = *b = *g = NAN;
     rc_sim_potential(R->sc.sim, s, b, g);
 }
-
-static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int frames, FILE *log)
+/* the reference mesh's worst MIPS and smallest area ratio (against the initial mesh) so far */
+static void dm__reference_quality(dm__run *R)
 {
-    const sc_info *info = R->sc.info;
-    int steps_per_frame = (int)floor(info->frame_time / R->sc.def.dt + 0.5), f, k, nv;
+    const rc_sim *s = R->sc.sim;
+    int nt = rc_sim_num_tris(s), t;
+    if (!R->tri_scratch) return;
+    dm_mips(nt, rc_sim_tris(s), R->sc.mesh.ref_uv, rc_sim_reference(s), R->tri_scratch);
+    for (t = 0; t < nt; t++) if (!(R->tri_scratch[t] <= R->res.max_mips)) R->res.max_mips = R->tri_scratch[t];
+    dm_area_ratio(nt, rc_sim_tris(s), R->sc.mesh.ref_uv, rc_sim_reference(s), R->tri_scratch);
+    for (t = 0; t < nt; t++) if (!(R->tri_scratch[t] >= R->res.min_area_ratio)) R->res.min_area_ratio = R->tri_scratch[t];
+}
+
+/* a frame is the whole number of steps nearest the scene's frame time, at least one */
+static int dm__steps_per_frame(const sc_scene *sc)
+{
+    int n = (int)floor(sc->info->frame_time / sc->def.dt + 0.5);
+    return n < 1 ? 1 : n;
+}
+
+static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int frames, int steps, FILE *log)
+{
+    int steps_per_frame = dm__steps_per_frame(&R->sc), f, k, nv;
     double s, b, g;
     rc_status st = RC_OK;
-    if (steps_per_frame < 1) steps_per_frame = 1;
+    R->tri_scratch = (double *)malloc(sizeof(double) * (size_t)rc_sim_num_tris(R->sc.sim));
+    R->res.max_mips = 0.0; R->res.min_area_ratio = HUGE_VAL;
+    dm__reference_quality(R);
     dm__report_warning(R, log);   /* the scene's set-up may have warned (a thin capsule) */
     dm__potential(R, &s, &b, &g);
     R->time[0] = 0.0;
@@ -118,7 +169,8 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
         int iters = 0, outer = 0, conv = 1;
         double active = 0.0, secs = 0.0, ip = NAN;
         const char *why = NULL;   /* the last unconverged step's stop reason */
-        for (k = 0; k < steps_per_frame; k++) {
+        int nsteps = steps - R->res.steps_done < steps_per_frame ? steps - R->res.steps_done : steps_per_frame;
+        for (k = 0; k < nsteps; k++) {
             rc_step_stats ss;
             memset(&ss, 0, sizeof ss);
             st = sc_step(&R->sc, &ss);
@@ -126,11 +178,12 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
             dm__report_warning(R, log);
             iters += ss.newton_iters;
             outer += ss.outer_iters;
-            active += ss.active_rate / steps_per_frame;
+            active += ss.active_rate / nsteps;
             secs += ss.t_total;
             conv &= ss.converged;
-            if (!ss.converged) why = ss.stop_reason;
+            if (!ss.converged) { why = ss.stop_reason; R->res.unconverged_steps++; }
             ip = ss.ip_end;
+            R->res.steps_done++;
         }
         R->res.newton_total += iters;
         R->res.outer_total += outer;
@@ -140,6 +193,7 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
         R->time[f] = R->sc.time;
         R->energy[f] = s + b + g;
         R->res.frames_done = f;
+        dm__reference_quality(R);
         if (log) {
             char extra[32] = "";
             if (R->sc.def.adaptive) snprintf(extra, sizeof extra, " (outer %d)", outer);
@@ -166,6 +220,7 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
     R->res.status = (int)st;
     dm__potential(R, &R->res.stretch, &R->res.bend, &R->res.gravity);
     R->res.potential = R->res.stretch + R->res.bend + R->res.gravity;
+    free(R->tri_scratch); R->tri_scratch = NULL;
     nv = rc_sim_num_verts(R->sc.sim);
     R->res.nv = nv;
     R->res.nt = rc_sim_num_tris(R->sc.sim);
@@ -354,15 +409,15 @@ int dm_run(const dm_options *o, dm_result *r)
     dm__run runs[SC_MAX_VARIANTS];
     const sc_variant *vars[SC_MAX_VARIANTS];
     char dir[1024], path[1200];
-    int nruns = 0, k, frames, err = 0;
+    int nruns = 0, k, frames, steps, err = 0;
     FILE *log;
     if (r) memset(r, 0, sizeof *r);
     if (!o || !(info = sc_find_scene(o->scene ? o->scene : "sphere_drape"))) return -1;
-    if (o->verts < 0 || o->frames < 0 || o->dt < 0.0 || o->mode < DM_BOTH || o->mode > DM_FIXED) return -1;
-    frames = o->frames > 0 ? o->frames : info->default_frames;
+    if (o->verts < 0 || o->frames < 0 || o->steps < 0 || o->dt < 0.0 || o->mode < DM_BOTH || o->mode > DM_FIXED) return -1;
     log = o->quiet ? NULL : (o->log ? o->log : stdout);
     for (k = 0; k < info->nvariants; k++) {
         const sc_variant *v = &info->variants[k];
+        if (o->variant && strcmp(o->variant, v->label) != 0) continue;
         if (o->mode == DM_BOTH || (o->mode == DM_ADAPTIVE && v->adaptive) || (o->mode == DM_FIXED && !v->adaptive))
             vars[nruns++] = v;
     }
@@ -384,23 +439,38 @@ int dm_run(const dm_options *o, dm_result *r)
         R->res.static_converged = -1;
         p.verts = o->verts; p.dt = o->dt; p.thickness = o->thickness; p.tol = o->tol;
         p.threads = o->parallel && nruns > 1 ? 1 : o->threads;
-        p.adaptive = vars[k]->adaptive; p.quality_weight = vars[k]->quality_weight;
+        p.adaptive = vars[k]->adaptive;
+        p.quality_weight = vars[k]->adaptive && o->quality_weight >= 0.0 ? o->quality_weight : vars[k]->quality_weight;
         st = sc_create(&R->sc, info, &p);
-        R->time = (double *)calloc((size_t)frames + 1, sizeof(double));
-        R->energy = (double *)calloc((size_t)frames + 1, sizeof(double));
-        if (st != RC_OK || !R->time || !R->energy) {
+        if (st != RC_OK) {
             if (log) fprintf(log, "%s/%s: cannot create the scene: %s\n", info->name, vars[k]->label, rc_status_string(st));
-            R->res.status = st != RC_OK ? (int)st : (int)RC_ERR_OUT_OF_MEMORY;
+            R->res.status = (int)st;
             err = -2;
         }
     }
+    /* every run has the scene's dt, so the same steps per frame */
+    frames = o->frames > 0 ? o->frames : info->default_frames;
+    steps = frames * (runs[0].sc.sim ? dm__steps_per_frame(&runs[0].sc) : 1);
+    if (o->steps > 0 && runs[0].sc.sim) {
+        steps = o->steps;
+        frames = (steps + dm__steps_per_frame(&runs[0].sc) - 1) / dm__steps_per_frame(&runs[0].sc);
+    }
+    for (k = 0; k < nruns && !err; k++) {
+        dm__run *R = &runs[k];
+        R->time = (double *)calloc((size_t)frames + 1, sizeof(double));
+        R->energy = (double *)calloc((size_t)frames + 1, sizeof(double));
+        if (!R->time || !R->energy) {
+            if (log) fprintf(log, "%s/%s: out of memory\n", info->name, vars[k]->label);
+            R->res.status = (int)RC_ERR_OUT_OF_MEMORY;
+            err = -2;
+        }
+        if (o->obj_every > 0) dm__remove_frames(dir, vars[k]->label);
+    }
     if (!err) {
         if (log) {
-            /* a frame is the whole number of steps nearest the scene's frame time (at least one), as in run_variant */
-            double spf = floor(info->frame_time / runs[0].sc.def.dt + 0.5);
-            fprintf(log, "%s: %d vertices, %d triangles, dt %g s, %d frames of %g s, runs:", info->name,
-                    runs[0].sc.mesh.num_verts, runs[0].sc.mesh.num_tris, runs[0].sc.def.dt, frames,
-                    (spf < 1.0 ? 1.0 : spf) * runs[0].sc.def.dt);
+            int spf = dm__steps_per_frame(&runs[0].sc);
+            fprintf(log, "%s: %d vertices, %d triangles, dt %g s, %d steps in %d frames of %g s, runs:", info->name,
+                    runs[0].sc.mesh.num_verts, runs[0].sc.mesh.num_tris, runs[0].sc.def.dt, steps, frames, spf * runs[0].sc.def.dt);
             for (k = 0; k < nruns; k++) fprintf(log, " %s", vars[k]->label);
             fprintf(log, "%s\n", o->parallel && nruns > 1 ? " (in parallel)" : "");
             fflush(log);
@@ -408,7 +478,7 @@ int dm_run(const dm_options *o, dm_result *r)
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nruns) if (o->parallel && nruns > 1)
 #endif
-        for (k = 0; k < nruns; k++) dm__simulate(&runs[k], o, dir, frames, log);
+        for (k = 0; k < nruns; k++) dm__simulate(&runs[k], o, dir, frames, steps, log);
         for (k = 0; k < nruns; k++) {
             if (runs[k].res.status != (int)RC_OK) err = -2;
             if (runs[k].write_failed) err = err ? err : -3;
@@ -426,12 +496,14 @@ int dm_run(const dm_options *o, dm_result *r)
             if (!f) err = err ? err : -3;
             for (k = 0; k < nruns; k++) {
                 const dm_run_result *q = &runs[k].res;
-                char line[400];
+                char line[600];
                 snprintf(line, sizeof line,
-                         "%-15s %s  verts %d  tris %d  frames %d  IP %.8e  potential %.8e J (stretch %.4e bend %.4e gravity %.4e)  "
-                         "newton %d outer %d  solver %.2f s  mean log(H^2) %.3f%s\n",
-                         q->label, rc_status_string((rc_status)q->status), q->nv, q->nt, q->frames_done, q->ip, q->potential,
-                         q->stretch, q->bend, q->gravity, q->newton_total, q->outer_total, q->seconds, q->mean_log_h2,
+                         "%-15s %s  verts %d  tris %d  frames %d  steps %d  unconverged %d  IP %.8e  potential %.8e J (stretch %.4e bend "
+                         "%.4e gravity %.4e)  newton %d outer %d  solver %.2f s  mean log(H^2) %.3f  reference: max MIPS %.4g, "
+                         "min area ratio %.4g%s\n",
+                         q->label, rc_status_string((rc_status)q->status), q->nv, q->nt, q->frames_done, q->steps_done,
+                         q->unconverged_steps, q->ip, q->potential, q->stretch, q->bend, q->gravity, q->newton_total, q->outer_total,
+                         q->seconds, q->mean_log_h2, q->max_mips, q->min_area_ratio,
                          q->static_converged < 0 ? "" : q->static_converged ? "  static: equilibrium" : "  static: NOT converged (no equilibrium)");
                 if (f) fputs(line, f);
                 if (log) fputs(line, log);

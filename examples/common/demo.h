@@ -2,15 +2,21 @@
 
    dm_run runs one scene (scenes.h) in each of its variants (adaptive / fixed / ...) at the same
    vertex count, prints one progress line per frame, and writes into o->outdir:
-       <label>/x_NNNN.obj   world positions x of frame NNNN (vt = reference u)
-       <label>/u_NNNN.obj   the reference mesh (u, 0) of frame NNNN
+       <label>/x_NNNN.obj   world positions x of frame NNNN (vt = reference u); frame 0 is the
+                            initial state, and a frame is round(frame_time / dt) steps, the last
+                            one shorter when o->steps is not a multiple of that
+       <label>/u_NNNN.obj   the reference mesh (u, 0) of frame NNNN (same faces as x_NNNN.obj)
+                            (files x_/u_NNNN.obj past the run's last frame, left in the folder by
+                            a longer earlier run, are removed, so a folder holds one run)
        final.png            the last frames side by side (cloth + obstacles, one camera), captioned
        reference.png        the reference meshes u side by side, triangles coloured by MIPS quality
                             (relative to the initial reference; white = undistorted, red >= 3)
        energy.svg           potential energy (stretch + bend + gravity) per frame, one line per run
        curvature.svg        histogram of log(H^2), H the discrete mean curvature of the final
                             frame at interior vertices (first run vs last run)
-       summary.txt          per run: vertices, final IP, potential, Newton iterations, seconds
+       summary.txt          per run: vertices, steps and unconverged steps, final IP, potential,
+                            Newton iterations, seconds, the reference mesh's worst MIPS and
+                            smallest area ratio over the frames
    Depends on rcloth.h (declarations), scenes.h, curvature.h, picture.h. */
 #ifndef RCLOTH_DEMO_H
 #define RCLOTH_DEMO_H
@@ -28,6 +34,10 @@ typedef struct dm_options {
     const char *outdir;     /* output folder (default "out/<scene>"); created if missing */
     int verts;              /* target vertex count, 0 = scene default */
     int frames;             /* frames to simulate, 0 = scene default */
+    int steps;              /* > 0: simulate this many time steps instead (overrides frames) */
+    const char *variant;    /* non-NULL: run only the scene's variant of this label (with mode) */
+    double quality_weight;  /* >= 0: the regulariser's weight in every adaptive variant (0 = off);
+                               < 0 (default): each variant's own */
     int mode;               /* DM_BOTH (every variant of the scene), DM_ADAPTIVE (the adaptive
                                variants), DM_FIXED (the fixed one) */
     int threads;            /* OpenMP threads per sim (default 1), 0 = runtime default */
@@ -47,6 +57,11 @@ typedef struct dm_run_result {
     char label[32];
     int status;             /* rc_status of the run (RC_OK) */
     int nv, nt, frames_done;
+    int steps_done;         /* time steps taken */
+    int unconverged_steps;  /* steps that ended RC_OK with converged = 0 (rc_step_stats) */
+    double max_mips;        /* worst MIPS of the reference mesh against the initial one, over the
+                               frames (2 = undistorted; stays 2 in the fixed mode) */
+    double min_area_ratio;  /* smallest reference triangle area / its initial area, over the frames */
     double ip;              /* incremental potential at the end of the last step */
     double potential;       /* stretch + bend + gravity of the final state, J */
     double stretch, bend, gravity;
@@ -63,13 +78,15 @@ typedef struct dm_result {
 } dm_result;
 
 dm_options dm_default_options(void);
-/* Returns 0 on success, -1 on a bad option or unknown scene, -2 if a run failed, -3 if an output
-   file could not be written. r (may be NULL) receives per-run figures in any case. */
+/* Returns 0 on success, -1 on a bad option, unknown scene or variant, -2 if a run failed, -3 if an
+   output file could not be written. r (may be NULL) receives per-run figures in any case. */
 int dm_run(const dm_options *o, dm_result *r);
 
 /* MIPS = |J|_F^2 / det J of each triangle's map J from the reference u0 to u (>= 2, HUGE_VAL if
    inverted or degenerate). */
 void dm_mips(int nt, const int *tris, const double *u0, const double *u, double *mips);
+/* area of each triangle in u over its area in u0 (signed: negative if inverted) */
+void dm_area_ratio(int nt, const int *tris, const double *u0, const double *u, double *ratio);
 
 #ifdef __cplusplus
 }
