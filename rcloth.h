@@ -658,7 +658,9 @@ typedef struct rc_sim_def {
                                    at most 20 (8: down to dt/256; a step that fails at its start
                                    or in its solve is retried as two half steps, recursively;
                                    obstacles and pins move half as far in each; not when it failed
-                                   at a start that no split changes: nothing moving). 4 levels were
+                                   at a start that no split changes: nothing moving; not when it ran
+                                   out of memory: RC_ERR_OUT_OF_MEMORY, the state as at the start,
+                                   so a result never depends on the allocator). 4 levels were
                                    one short for the 1k skirt_panels scene, whose kicking leg
                                    presses two layers together: fixed-mesh step 48 needed 14
                                    substeps */
@@ -915,7 +917,11 @@ RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
    RC_ERR_INTERSECTING (after the substep splits), the state unchanged, the message naming the pin.
    With self contact, free cloth that the move leaves within contact_thickness of the pinned cloth
    is pushed away from it (a pinned sheet pressed onto a free one pushes it ahead; the steps split
-   while the pins' path would cross it); cloth that cannot give way is refused. */
+   while the pins' path would cross it); cloth that cannot give way is refused.
+   Input bounds, here and for every position, velocity and force the sim takes (pins, handles,
+   forces, loads, velocities, loaded states): a coordinate up to 1e12 m, a velocity up to
+   1e12 m / dt, a force up to 1e12 m times an average vertex's m / dt^2; beyond,
+   RC_ERR_INVALID_ARGUMENT when given (no step could take them), nothing changed. */
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);
 RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex);
 /* External force on a vertex, N (zero removes it). In adaptive mode a vertex carrying a force keeps
@@ -932,8 +938,8 @@ RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3]);
    target, and its velocity is then the pin's own; until then its entry is part of the velocity
    field that the adaptive mode interpolates at material points sliding past it. The same as
    editing the velocities of a saved state (rc_sim_save_state) and loading it back. Errors:
-   RC_ERR_INVALID_ARGUMENT (s or v NULL), RC_ERR_NON_FINITE (an entry NaN or inf); nothing changes
-   then. */
+   RC_ERR_INVALID_ARGUMENT (s or v NULL, an entry beyond 1e12 m / dt), RC_ERR_NON_FINITE (an entry
+   NaN or inf); nothing changes then. */
 RCLOTHDEF rc_status rc_sim_set_velocities(rc_sim *s, const double *v);
 
 /* Material-space handles and loads: attached to the material point uv (a point of the flat
@@ -3624,21 +3630,25 @@ RCLOTHDEF rc_status rc_ldlt_solve(const rc_ldlt *f, double *b)
    symmetric positive definite operator close to L D L^T (relative error ~6e-8 per entry of L), so it
    serves as a preconditioner: the r-ITR's conjugate gradients on the joint system with an
    earlier matrix's factor (rc__system_solve_stale), whose triangular solves stream L from memory
-   and run nearly twice as fast on half the bytes. The copy is made on first use after each
-   factorization; if it cannot be allocated, the double factor serves. */
+   and run nearly twice as fast on half the bytes. The copy is made by rc__ldlt_single_ready, before
+   the solves, after each factorization. */
+static rc_status rc__ldlt_single_ready(rc_ldlt *f)
+{
+    size_t q;
+    if (!f || !f->valid) return RC_ERR_INVALID_ARGUMENT;
+    if (f->lxf_valid) return RC_OK;
+    if (!f->lxf) {
+        f->lxf = (float *)rc__alloc(f->user, f->nnz_stored > 0 ? f->nnz_stored : 1, sizeof(float));
+        if (!f->lxf) return RC_ERR_OUT_OF_MEMORY;
+        f->lxf_cap = f->nnz_stored > 0 ? f->nnz_stored : 1;
+    }
+    for (q = 0; q < f->nnz_stored; ++q) f->lxf[q] = (float)f->lx[q];
+    f->lxf_valid = 1;
+    return RC_OK;
+}
 static rc_status rc__ldlt_solve_single(rc_ldlt *f, double *b)
 {
-    if (!f || !f->valid) return RC_ERR_INVALID_ARGUMENT;
-    if (!f->lxf_valid) {
-        size_t q;
-        if (!f->lxf) {
-            f->lxf = (float *)rc__alloc(f->user, f->nnz_stored > 0 ? f->nnz_stored : 1, sizeof(float));
-            f->lxf_cap = f->nnz_stored > 0 ? f->nnz_stored : 1;
-        }
-        if (!f->lxf) return rc_ldlt_solve(f, b);
-        for (q = 0; q < f->nnz_stored; ++q) f->lxf[q] = (float)f->lx[q];
-        f->lxf_valid = 1;
-    }
+    if (!f || !f->valid || !f->lxf_valid) return RC_ERR_INVALID_ARGUMENT;
     return rc__ldlt_solve_with(f, f->lxf, b);
 }
 
@@ -9099,7 +9109,8 @@ RCLOTHDEF rc_status rc_sim_vertex_masses(const rc_sim *s, double *mass)
 {
     const double rho_tau = s ? s->def.material.density * s->def.material.thickness : 0.0;
     int t, k;
-    if (!s || !mass) return RC_ERR_INVALID_ARGUMENT;
+    if (!s) return RC_ERR_INVALID_ARGUMENT;
+    if (!mass) return rc__sim_fail_c(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_vertex_masses: mass is NULL");
     memset(mass, 0, sizeof(double) * (size_t)s->nv);
     for (t = 0; t < s->nt; ++t) {   /* the triangles are counter-clockwise in u: A > 0 */
         const int *tr = s->tris + 3 * t;
@@ -9121,12 +9132,44 @@ static void rc__sim_invalidate_layout(rc_sim *s)
     if (s->cache_valid) memset(s->cache_valid, 0, (size_t)s->nt);
 }
 
+/* The largest coordinate or size accepted, m (obstacles, pin and handle targets, a loaded state's
+   positions): far beyond any scene (the cloth is at most 1e6 m across), far inside double's range
+   for the contact and CCD polynomials (products of up to six coordinates). An obstacle teleported
+   1e160 m away to take it out of play (a probe, session 55) overflowed the CCD: the adaptive step
+   never returned (a root search at t = NaN), the fixed one froze the cloth with RC_OK. */
+#define RC__WORLD_MAX 1e12
+/* Inputs a step could not take, refused when given (a probe, session 62: a pin target, force,
+   velocity or handle target of 1e300 was accepted, and every later step failed with
+   RC_ERR_NON_FINITE until the caller undid it): positions beyond RC__WORLD_MAX, velocities that
+   cover RC__WORLD_MAX in one step, forces that would move an average vertex that far in one step
+   (RC__WORLD_MAX m / dt^2). */
+enum { RC__INPUT_POSITION, RC__INPUT_VELOCITY, RC__INPUT_FORCE };
+static rc_status rc__sim_check_input(rc_sim *s, const double *v, size_t n, int kind, const char *what)
+{
+    static const char *unit[3] = { "m", "m/s", "N" };
+    double lim = RC__WORLD_MAX;
+    size_t i;
+    if (kind == RC__INPUT_VELOCITY) lim = RC__WORLD_MAX / s->def.dt;
+    if (kind == RC__INPUT_FORCE) lim = RC__WORLD_MAX * rc__sim_vertex_inertia(s->total_mass, s->nv, s->def.dt);
+    for (i = 0; i < n; ++i)
+        if (fabs(v[i]) > lim) {
+            char msg[240];
+            snprintf(msg, sizeof msg, "%s: a component of %.3g %s; supported: up to %.3g %s (%s)", what, v[i], unit[kind], lim, unit[kind],
+                     kind == RC__INPUT_POSITION ? "the largest coordinate a step handles"
+                     : kind == RC__INPUT_VELOCITY ? "1e12 m in one step" : "moving an average vertex 1e12 m in one step");
+            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+        }
+    return RC_OK;
+}
+
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3])
 {
+    rc_status st;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!target) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin: target is NULL");
     if (vertex < 0 || vertex >= s->nv) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_pin: vertex out of range");
     if (!rc__all_finite(target, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_pin: target is not finite");
+    if ((st = rc__sim_check_input(s, target, 3, RC__INPUT_POSITION, "rc_sim_pin: target")) != RC_OK) return st;
     if (!s->pinned[vertex]) {
         s->pinned[vertex] = 1;
         memset(s->reaction + 3 * vertex, 0, 3 * sizeof(double));   /* not pinned during the last step */
@@ -9151,10 +9194,12 @@ RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex)
 RCLOTHDEF rc_status rc_sim_set_force(rc_sim *s, int vertex, const double f[3])
 {
     int had, has;
+    rc_status st;
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!f) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_force: force is NULL");
     if (vertex < 0 || vertex >= s->nv) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_force: vertex out of range");
     if (!rc__all_finite(f, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_force: force is not finite");
+    if ((st = rc__sim_check_input(s, f, 3, RC__INPUT_FORCE, "rc_sim_set_force: force")) != RC_OK) return st;
     had = s->force[3 * vertex] != 0.0 || s->force[3 * vertex + 1] != 0.0 || s->force[3 * vertex + 2] != 0.0;
     has = f[0] != 0.0 || f[1] != 0.0 || f[2] != 0.0;
     memcpy(s->force + 3 * vertex, f, 3 * sizeof(double));
@@ -9167,6 +9212,10 @@ RCLOTHDEF rc_status rc_sim_set_velocities(rc_sim *s, const double *v)
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!v) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_velocities: v is NULL");
     if (!rc__all_finite(v, (size_t)3 * (size_t)s->nv)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_set_velocities: a velocity is not finite");
+    {
+        rc_status st = rc__sim_check_input(s, v, (size_t)3 * (size_t)s->nv, RC__INPUT_VELOCITY, "rc_sim_set_velocities: a velocity");
+        if (st != RC_OK) return st;
+    }
     memcpy(s->v, v, sizeof(double) * 3 * (size_t)s->nv);
     return RC_OK;
 }
@@ -9425,6 +9474,7 @@ RCLOTHDEF rc_status rc_sim_add_material_handle(rc_sim *s, const double uv[2], co
     if (!rc__all_finite(target, 3) || !rc__isfinite(stiffness))
         return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_material_handle: target or stiffness not finite");
     if (!(stiffness > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_handle: stiffness must be > 0");
+    if ((st = rc__sim_check_input(s, target, 3, RC__INPUT_POSITION, "rc_sim_add_material_handle: target")) != RC_OK) return st;
     st = rc__sim_check_spring(s, stiffness, "rc_sim_add_material_handle");
     return st != RC_OK ? st : rc__sim_add_mh(s, uv, target, stiffness, zero, id, "rc_sim_add_material_handle");
 }
@@ -9435,6 +9485,10 @@ RCLOTHDEF rc_status rc_sim_add_material_load(rc_sim *s, const double uv[2], cons
     if (!s) return RC_ERR_INVALID_ARGUMENT;
     if (!force) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_add_material_load: force is NULL");
     if (!rc__all_finite(force, 3)) return rc__sim_fail(s, RC_ERR_NON_FINITE, "rc_sim_add_material_load: force is not finite");
+    {
+        rc_status st = rc__sim_check_input(s, force, 3, RC__INPUT_FORCE, "rc_sim_add_material_load: force");
+        if (st != RC_OK) return st;
+    }
     return rc__sim_add_mh(s, uv, zero, 0.0, force, id, "rc_sim_add_material_load");
 }
 
@@ -9462,6 +9516,7 @@ RCLOTHDEF rc_status rc_sim_move_material_handle(rc_sim *s, int id, const double 
     st = rc__sim_mh_get(s, id, target, "rc_sim_move_material_handle", &m);
     if (st != RC_OK) return st;
     if (!(m->k > 0.0)) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_move_material_handle: id is a load, not a handle");
+    if ((st = rc__sim_check_input(s, target, 3, RC__INPUT_POSITION, "rc_sim_move_material_handle: target")) != RC_OK) return st;
     memcpy(m->target, target, 3 * sizeof(double));
     return RC_OK;
 }
@@ -9474,6 +9529,7 @@ RCLOTHDEF rc_status rc_sim_set_material_load(rc_sim *s, int id, const double for
     if (!force) return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_set_material_load: force is NULL");
     st = rc__sim_mh_get(s, id, force, "rc_sim_set_material_load", &m);
     if (st != RC_OK) return st;
+    if ((st = rc__sim_check_input(s, force, 3, RC__INPUT_FORCE, "rc_sim_set_material_load: force")) != RC_OK) return st;
     memcpy(m->f, force, 3 * sizeof(double));
     return RC_OK;
 }
@@ -9519,12 +9575,6 @@ RCLOTHDEF rc_status rc_sim_pin_reaction(const rc_sim *s, int vertex, double forc
     return RC_OK;
 }
 
-/* The largest obstacle coordinate or size accepted, m: far beyond any scene (the cloth is at most
-   1e6 m across), far inside double's range for the contact and CCD polynomials (products of up to
-   six coordinates). An obstacle teleported 1e160 m away to take it out of play (a probe, session
-   55) overflowed the CCD: the adaptive step never returned (a root search at t = NaN), the fixed one
-   froze the cloth with RC_OK. */
-#define RC__WORLD_MAX 1e12
 /* 1 (with msg) if a coordinate or size among v[0..n) exceeds RC__WORLD_MAX */
 static int rc__sim_too_far(const double *v, size_t n, const char *who, char *msg, size_t len)
 {
@@ -13513,13 +13563,16 @@ static int rc__pcg_ldlt_apply(void *ctx, const double *r, double *z)
    factorization (~nnz(L)^2/n flops, the dominant cost of an outer iteration). Inexact Newton:
    stop at ||r|| <= eta ||g||. Every CG iterate from d = 0 on a system whose curvatures p.Ap met so
    far are positive is a descent direction (g.d = -sum alpha_k r_k.z_k < 0), so an early stop still
-   serves the line search. Returns 1 with y->d set, or 0 (not converged in max_it iterations, or a
-   non-positive curvature: the caller refactors). */
+   serves the line search. Returns 1 with y->d set, 0 (not converged in max_it iterations, or a
+   non-positive curvature: the caller refactors), or -1 (out of memory for the single-precision
+   copy of the factor: an error, not a quiet fallback to the double factor, whose other iterates
+   would make the step's result depend on the allocator). */
 static int rc__system_solve_stale(rc__system *y, double mu, double eta, int max_it, int *iters)
 {
     int i;
     *iters = 0;
     if (!y->ldlt || !y->ldlt->valid) return 0;
+    if (rc__ldlt_single_ready(y->ldlt) != RC_OK) return -1;
     for (i = 0; i < y->ndof; ++i) { y->d[i] = 0.0; y->rhs_scratch[i] = -y->g[i]; }
     return rc__pcg_core(y->ndof, y->colptr, y->rowind, y->val, mu, rc__pcg_ldlt_apply, y->ldlt, y->rhs_scratch, y->d, eta,
                         max_it, y->pcg_work, iters, NULL) == RC_OK;
@@ -14288,11 +14341,12 @@ static rc_status rc__sim_outer_direction(rc_sim *s, rc__system *y, int exact, in
         ok = rc__system_solve_stale(y, s->itr_mu, s->def.itr_factor_eta, s->def.itr_factor_reuse, &its);
         st->t_solve += rc__now() - t0;
         st->cg_iters += its;
+        if (ok < 0) return rc__sim_fail(s, RC_ERR_OUT_OF_MEMORY, "out of memory for the single-precision copy of the joint factor");
         /* no shift search ran, but the Hessian moved on: the memory of the last rejected shift
            halves as after a search without retry (else, after a run of reused factors, the next
            search starts from a shift the Hessian outgrew long ago: measured 0.2 -> 10 in one
            iteration, and that heavily shifted, short direction passed the stopping test) */
-        if (ok) { s->itr_cg_last = its; st->linear_solves++; st->factor_reuses++; *stale = 1; s->itr_mu_fail *= 0.5; return RC_OK; }
+        if (ok > 0) { s->itr_cg_last = its; st->linear_solves++; st->factor_reuses++; *stale = 1; s->itr_mu_fail *= 0.5; return RC_OK; }
     }
     return rc__sim_outer_fresh(s, y, st);
 }
@@ -17467,6 +17521,11 @@ RCLOTHDEF rc_status rc_sim_load_state(rc_sim *s, const double *b)
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative barrier stiffness, contact distance or solver shift");
         if (!(q[8 * nv + s->ne] >= 0.0))   /* the simulated time (before kappa) starts at 0 and only grows */
             return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, "rc_sim_load_state: negative simulated time");
+        {
+            rc_status st = rc__sim_check_input(s, q, 3 * nv, RC__INPUT_POSITION, "rc_sim_load_state: a position");
+            if (st == RC_OK) st = rc__sim_check_input(s, q + 3 * nv, 3 * nv, RC__INPUT_VELOCITY, "rc_sim_load_state: a velocity");
+            if (st != RC_OK) return st;
+        }
         /* Director angles: a step keeps them within a few radians (their energy grows without
            bound past the fold profile's psi0; measured at most 7.5 rad over 100-400 steps of the
            CLI scenes). At 1e12 rad the hinge angle, psi = theta/2 + s phi, is lost to round-off
@@ -17580,7 +17639,10 @@ static rc_status rc__sim_advance(rc_sim *s, double h, int levels, double *saved,
     if (rs == RC_OK) { rc__sim_finish(s, st); return RC_OK; }
     rc__sim_restore_state(s, saved);
     if (h == s->def.dt) memcpy(s->err_whole, s->err, sizeof s->err_whole);
-    if (levels <= 0 || s->split_futile) return rs;
+    /* out of memory is not the step's difficulty: split, the halves could get the memory back and
+       succeed, returning RC_OK on another trajectory than the step's (an allocator failing once
+       then working again: a probe, 206 of 252 failure points) */
+    if (levels <= 0 || s->split_futile || rs == RC_ERR_OUT_OF_MEMORY) return rs;
     {
         size_t n3 = (size_t)3 * s->nv;
         rc_step_stats a, b;

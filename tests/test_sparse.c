@@ -731,6 +731,8 @@ static void test_sparse_single_precision_preconditioner(void)
         CHECK_OK(rc_ldlt_factor(f, m.val));
         for (i = 0; i < n; ++i) { b[i] = xd[i] = xs[i] = sin(0.3 + 1.7 * i); a[i] = ma[i] = cos(0.9 * i); }
         CHECK_OK(rc_ldlt_solve(f, xd));
+        CHECK(rc__ldlt_solve_single(f, xs) == RC_ERR_INVALID_ARGUMENT);   /* the single copy is made first, after each factorization */
+        CHECK_OK(rc__ldlt_single_ready(f));
         CHECK_OK(rc__ldlt_solve_single(f, xs));
         CHECK_OK(rc__ldlt_solve_single(f, ma));
         for (i = 0; i < n; ++i) {

@@ -158,9 +158,13 @@ done:;
 }
 
 /* the issue's scene: a sim with a sphere and pins, a few steps, then a static solve. A failed call
-   must leave the sim usable: once allocation works again, the next step must succeed. */
+   must leave the sim usable: once allocation works again, the next step must succeed. Steps that
+   all returned RC_OK must have taken the reference run's trajectory to the bit: an allocation that
+   failed inside a step once made it split into half steps, which got the memory back and returned
+   RC_OK on another trajectory (a probe, session 62). */
 static void sc_sim_common(int adaptive)
 {
+    static double ref_x[2][3 * 9];   /* per mode: the positions after the steps without any failure */
     rc_mesh g;
     rc_sim_def d;
     rc_sim *s = NULL;
@@ -197,6 +201,11 @@ static void sc_sim_common(int adaptive)
         }
         for (i = 0; i < 3 * g.num_verts; ++i) OOM_CHECK(rc__isfinite(rc_sim_positions(s)[i]), "NaN after step");
     }
+    if (oom_fail_at == 0) memcpy(ref_x[adaptive], rc_sim_positions(s), sizeof ref_x[0]);
+    else
+        for (i = 0; i < 3 * g.num_verts; ++i)
+            OOM_CHECK(rc_sim_positions(s)[i] == ref_x[adaptive][i], "coordinate %d after RC_OK steps: %.17g, without the failure %.17g", i,
+                      rc_sim_positions(s)[i], ref_x[adaptive][i]);
     /* adaptive statics runs hundreds of r-ITR pseudo steps on this scene (seconds per run):
        statics is covered in fixed mode, the adaptive allocations by the steps */
     if (!adaptive) OOM_ST(rc_sim_solve_static(s, NULL));
@@ -286,6 +295,14 @@ static void sc_features_common(int adaptive)
     }
     for (k = 0; k < 3; ++k)
         if (!oom_step(s)) break;
+    if (k == 3) {   /* three RC_OK steps: the reference run's trajectory to the bit (as in sc_sim_common) */
+        static double ref_x[2][3 * 18];
+        if (oom_fail_at == 0) memcpy(ref_x[adaptive], rc_sim_positions(s), sizeof ref_x[0]);
+        else
+            for (j = 0; j < 3 * 18; ++j)
+                OOM_CHECK(rc_sim_positions(s)[j] == ref_x[adaptive][j], "coordinate %d after RC_OK steps: %.17g, without the failure %.17g",
+                          j, rc_sim_positions(s)[j], ref_x[adaptive][j]);
+    }
 done:
     rc_sim_destroy(s);
 }
