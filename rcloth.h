@@ -921,7 +921,10 @@ RCLOTHDEF int       rc_sim_mesh_was_flipped(const rc_sim *s);
    Input bounds, here and for every position, velocity and force the sim takes (pins, handles,
    forces, loads, velocities, loaded states): a coordinate up to 1e12 m, a velocity up to
    1e12 m / dt, a force up to 1e12 m times an average vertex's m / dt^2; beyond,
-   RC_ERR_INVALID_ARGUMENT when given (no step could take them), nothing changed. */
+   RC_ERR_INVALID_ARGUMENT when given (no step could take them), nothing changed. The bounds are
+   checked when a value is given: a later rc_sim_set_def (another dt or material) does not check
+   the forces and velocities already set again (a step that cannot take them fails, the state
+   kept). */
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3]);
 RCLOTHDEF rc_status rc_sim_unpin(rc_sim *s, int vertex);
 /* External force on a vertex, N (zero removes it). In adaptive mode a vertex carrying a force keeps
@@ -9022,14 +9025,15 @@ static double rc__sim_kappa_min(const rc_sim *s);
 static double rc__sim_ref_mips(const rc_sim *s, const double *u, int t);
 static int rc__sim_threads(const rc_sim *s);
 #define RC__MIPS_CAP 1e4   /* the line search's shape bound on reference triangles (the inversion filter below) */
-/* rc_sim_set_def: rc__sim_derive as rc_sim_create runs it, so that the steps match a new sim's bit
-   for bit, the factorizations' threads, and the barrier stiffness lowered to its cap as
-   rc_sim_load_state lowers it (test_adaptive_set_def_matches_new_sim). */
 /* Seams and handles are springs: one stiffer than RC__SPRING_MAX times an average vertex's inertia
    m / dt^2 would leave the Newton systems ill-conditioned past double precision (the rule of
    rc_sim_add_seam, rc_sim_add_material_handle and, for a new dt or material, rc_sim_set_def). */
 #define RC__SPRING_MAX 1e12
 static double rc__sim_vertex_inertia(double total_mass, int nv, double dt) { return total_mass / nv / (dt * dt); }
+
+/* rc_sim_set_def: rc__sim_derive as rc_sim_create runs it, so that the steps match a new sim's bit
+   for bit, the factorizations' threads, and the barrier stiffness lowered to its cap as
+   rc_sim_load_state lowers it (test_adaptive_set_def_matches_new_sim). */
 
 RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
 {

@@ -35,13 +35,14 @@ static void usage(FILE *f)
             "  --verts N         target vertex count (same for every run)\n"
             "  --frames N        number of frames (a frame is round(0.04 s / dt) steps, at least one: 0.04 s\n"
             "                    when dt divides it; the run's first line says how long)\n"
-            "  --steps N         number of time steps instead (the last frame takes what is left)\n"
+            "  --steps N         number of time steps instead (the last frame takes what is left; of\n"
+            "                    --frames and --steps the later one counts)\n"
             "  --mode M          adaptive | fixed | both (default both: every run of the scene side by side;\n"
             "                    adaptive: every adaptive run, e.g. didactic_drape's two)\n"
             "  --adaptive        same as --mode adaptive;  --fixed: same as --mode fixed\n"
             "  --variant LABEL   only the run of this label (the labels are listed with the scenes above)\n"
-            "  --quality-weight W  the mesh-quality regulariser's weight in the adaptive runs (0 = off;\n"
-            "                    default: the run's own, 1 but for didactic_drape's no_regulariser)\n"
+            "  --quality-weight W  the mesh-quality regulariser's weight in every adaptive run, didactic_drape's\n"
+            "                    no_regulariser too (0 = off; default: the run's own, 1 but for no_regulariser)\n"
             "  --threads N       OpenMP threads per simulation (default 1; 0 = all cores; more threads\n"
             "                    than idle cores make OpenMP slow: see rc_sim_def.num_threads)\n"
             "  --parallel        run the variants at the same time, one thread each\n"
@@ -60,9 +61,11 @@ static void usage(FILE *f)
             "\n"
             "output, in the folder (--out):\n"
             "  <run>/x_NNNN.obj  frame NNNN's world positions (v) with the reference uv (vt); frame 0 is\n"
-            "                    the initial state, and the first and last frames are always written\n"
+            "                    the initial state; with --obj-every K, every K-th frame, the first and the\n"
+            "                    last (unless a step failed)\n"
             "  <run>/u_NNNN.obj  frame NNNN's reference mesh: v = (u, 0), the same faces\n"
-            "                    (frames an earlier run left in <run>/ are removed first)\n"
+            "                    (frames an earlier run left in the scene's run folders are removed first,\n"
+            "                    and its pictures with --no-pictures)\n"
             "  summary.txt       one line per run: steps, unconverged steps, final IP, potential,\n"
             "                    iterations, solver time, the reference mesh's max MIPS and min area ratio\n"
             "  final.png, reference.png, energy.svg, curvature.svg   pictures (--no-pictures: none)\n"
@@ -123,7 +126,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--steps")) { if (!parse_int(v, 1, &o.steps)) return bad("--steps needs an integer >= 1", v); i++; }
         else if (!strcmp(a, "--variant")) { if (!v || !*v) return bad("missing value", a); o.variant = v; i++; }
         else if (!strcmp(a, "--quality-weight")) {
-            if (!parse_double(v, 1, &o.quality_weight)) return bad("--quality-weight needs a number >= 0", v);
+            if (!parse_double(v, 1, &o.quality_weight)) return bad("--quality-weight needs a number in [0, 1e6]", v);
             i++;
         }
         else if (!strcmp(a, "--threads")) { if (!parse_int(v, 0, &o.threads)) return bad("--threads needs an integer >= 0", v); i++; }
@@ -165,12 +168,13 @@ int main(int argc, char **argv)
     if (small) o.panel_px = 320;   /* CI size: a few seconds for any scene */
     t0 = time(NULL);
     rc = dm_run(&o, &res);
-    if (!o.quiet) printf("%s: %s, wall %.0f s\n", scene, rc == 0 ? "done" : rc == -2 ? "a run failed" : "could not write the outputs",
+    if (!o.quiet) printf("%s: %s, wall %.0f s\n", scene, rc == 0 ? "done" : rc == -2 ? "a run failed" : rc == -1 ? "bad options" : "could not write the outputs",
                          difftime(time(NULL), t0));
     /* errors reach stderr with --quiet too, with the folder that could not be written */
     if (rc == -2) fprintf(stderr, "rcloth: %s: a run failed (see %s/summary.txt)\n", scene, o.outdir ? o.outdir : "out/<scene>");
+    else if (rc == -1) fprintf(stderr, "rcloth: %s: options the run cannot take (see the lines above)\n", scene);
     else if (rc != 0) fprintf(stderr, "rcloth: %s: could not write the outputs to %s\n", scene, o.outdir ? o.outdir : "out/<scene>");
-    for (i = 0; i < res.nruns; i++)
+    for (i = 0; i < res.nruns && rc != -1; i++)
         printf("final %-15s IP %.8e  potential %.8e J  steps %d  unconverged %d  reference max MIPS %.4g  min area ratio %.4g\n",
                res.run[i].label, res.run[i].ip, res.run[i].potential, res.run[i].steps_done, res.run[i].unconverged_steps,
                res.run[i].max_mips, res.run[i].min_area_ratio);

@@ -619,6 +619,145 @@ static void test_adaptive_static_friction_converges(void)
     CHECKF(fabs(V_fric - V_free) <= 5e-3 * fabs(V_free), "sphere: V with friction %.9g, without %.9g", V_fric, V_free);
 }
 
+/* The regulariser as assembled into the joint system, where it is active: its u-gradient against
+   central differences of its energy, the whole assembled u-gradient against those of the whole
+   energy, and the joint Hessian's u columns (exact: proj = -1) against differences of the
+   assembled gradient. The kernel's own checks (test_energy_fd_mips) do not see the assembly: a
+   session-62 mutation that left the regulariser's gradient out of the assembled one passed every
+   assembled check, whose states all sat below the threshold. Here the interior vertices at odd
+   rows and columns of the hanging sheet (no two in one triangle) are slid 35% of a cell, so that
+   their triangles pass MIPS 2.5. */
+static void test_adaptive_regulariser_assembled_fd(void)
+{
+    const int n = 7;
+    rc_sim *s = ta_hanging(n, 1, 0.1, 1.0);
+    rc__system *y;
+    rc__terms T;
+    double *g, *gq, gmax = 0.0, qmax = 0.0, worst = 0.0, worst_q = 0.0, cell = 0.8 / (n - 1);
+    int i, a, checked = 0, nnz, k;
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK_OK(rc_sim_step(s, NULL));   /* the systems built, x~ and the masses of a real step */
+    y = &s->sys_xpu;
+    for (i = 0; i < s->nv; ++i)   /* along u on odd rows 1, 5, ..., along v on rows 3, 7, ... */
+        if ((i % n) & 1 && (i / n) & 1) s->u[2 * i + ((i / n) % 4 == 3)] += 0.35 * cell;
+    memset(&T, 0, sizeof T);
+    rc__sim_energy(s, s->x, s->u, s->phi, &T);
+    printf("    regulariser energy %.3e J at the slid state (the total's terms: inertia %.3e, stretch %.3e)\n", T.quality, T.inertia, T.stretch);
+    CHECKF(rc__isfinite(T.quality) && T.quality > 1e-6 * (fabs(T.inertia) + fabs(T.stretch) + fabs(T.gravity)),
+           "the regulariser is not active or not finite: %g J", T.quality);
+    s->proj = -1;
+    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+    g = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+    gq = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+    CHECK(g != NULL && gq != NULL);
+    if (!g || !gq) { free(g); free(gq); rc_sim_destroy(s); return; }
+    memcpy(g, y->g, sizeof(double) * (size_t)y->ndof);
+    {   /* the regulariser's part: the assembly with its weight at zero subtracted */
+        double w = s->quality_w;
+        s->quality_w = 0.0;
+        rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+        s->quality_w = w;
+        for (k = 0; k < y->ndof; ++k) gq[k] = g[k] - y->g[k];
+    }
+    for (i = 0; i < s->nv; ++i)
+        for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
+            int j = y->dof_u[i] + a;
+            if (fabs(g[j]) > gmax) gmax = fabs(g[j]);
+            if (fabs(gq[j]) > qmax) qmax = fabs(gq[j]);
+        }
+    for (i = 0; i < s->nv; ++i)
+        for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
+            int j = y->dof_u[i] + a;
+            double e[2], ku[2], hs = 1e-7, ep, em, qp, qm, err;
+            t_u_dof_dir(s, y, i, a, e);
+            ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
+            s->u[2 * i] = ku[0] + hs * e[0]; s->u[2 * i + 1] = ku[1] + hs * e[1];
+            ep = rc__sim_energy(s, s->x, s->u, s->phi, &T); qp = T.quality;
+            s->u[2 * i] = ku[0] - hs * e[0]; s->u[2 * i + 1] = ku[1] - hs * e[1];
+            em = rc__sim_energy(s, s->x, s->u, s->phi, &T); qm = T.quality;
+            s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
+            err = fabs((ep - em) / (2.0 * hs) - g[j]) / (fabs(g[j]) + 1e-3 * gmax);
+            if (!(err <= worst)) worst = err;   /* NaN too */
+            err = fabs((qp - qm) / (2.0 * hs) - gq[j]) / (fabs(gq[j]) + 1e-3 * qmax);
+            if (!(err <= worst_q)) worst_q = err;
+            checked++;
+        }
+    {
+        double *H, hmax = 0.0, worst_h;
+        rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+        nnz = y->colptr[y->ndof];
+        H = (double *)malloc(sizeof(double) * (size_t)nnz);
+        CHECK(H != NULL);
+        if (H) {
+            memcpy(H, y->val, sizeof(double) * (size_t)nnz);
+            for (k = 0; k < nnz; ++k) if (fabs(H[k]) > hmax) hmax = fabs(H[k]);
+            worst_h = t_hess_u_columns(s, y, H, 1e-8, 0, NULL, 0) / hmax;
+            printf("    the joint Hessian's u columns: error %.2e of max %.3e\n", worst_h, hmax);
+            CHECKF(rc__all_finite(H, (size_t)nnz) && worst_h < 1e-5, "joint Hessian u columns error %.2e", worst_h);
+            free(H);
+        }
+    }
+    printf("    %d u DOFs: worst relative error %.2e (total), %.2e (regulariser); max |g_u| %.3e, of it the regulariser's %.3e\n",
+           checked, worst, worst_q, gmax, qmax);
+    CHECK(checked > 0);
+    CHECKF(rc__all_finite(g, (size_t)y->ndof) && qmax > 1e-3 * gmax, "the regulariser is missing from the assembled u-gradient (%.3e of %.3e)",
+           qmax, gmax);
+    CHECKF(worst < 1e-4 && worst_q < 1e-4, "u gradient error %.2e (total), %.2e (regulariser)", worst, worst_q);
+    free(g); free(gq);
+    rc_sim_destroy(s);
+}
+
+/* "Every step is monotone in E" (DESIGN §4): the incremental potential at every accepted iterate of
+   a step (inner x solves, joint outer steps, the angle polish: def.iterate_hook) never rises above
+   the one before it, beyond round-off. The hanging sheet has no contact, so no barrier stiffness
+   or lagged friction changes E within a step. Checked in both modes; before, only each step's end
+   against its start was asserted (ta_track). */
+typedef struct ta_mono {
+    double last, rise;   /* E at the last iterate of this step; the largest rise from one iterate to the next */
+    int count;
+} ta_mono;
+static void ta_mono_hook(const rc_sim *cs, void *user)
+{
+    ta_mono *m = (ta_mono *)user;
+    rc_sim *s = (rc_sim *)cs;   /* the energy evaluation writes only scratch */
+    rc__terms T;
+    double E = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+    if (m->count > 0 && !(E <= m->last)) m->rise = fmax(m->rise, E - m->last);
+    if (!rc__isfinite(E)) m->rise = HUGE_VAL;
+    m->last = E;
+    m->count++;
+}
+static void test_adaptive_iterates_monotone(void)
+{
+    int mode;
+    for (mode = 0; mode <= 1; ++mode) {
+        rc_sim *s = ta_hanging(7, mode, 0.1, 1.0);
+        ta_mono m;
+        int k, total = 0;
+        double worst = 0.0;
+        CHECK(s != NULL);
+        if (!s) return;
+        memset(&m, 0, sizeof m);
+        s->def.iterate_hook = ta_mono_hook;
+        s->def.iterate_user = &m;
+        for (k = 0; k < 8; ++k) {
+            rc_step_stats st;
+            m.count = 0; m.rise = 0.0;
+            CHECK_OK(rc_sim_step(s, &st));
+            /* 1e-12 of the step's IP: far above E's round-off (~1e-16 of its terms) and far below
+               any real rise */
+            total += m.count;
+            worst = fmax(worst, m.rise / (fabs(st.ip_start) + fabs(st.ip_end) + 1e-300));
+            CHECKF(m.count > 1, "mode %d step %d: %d iterates seen", mode, k, m.count);
+        }
+        printf("    %s: %d accepted iterates over 8 steps; the largest rise from one to the next %.2e of the step's IP\n",
+               mode ? "adaptive" : "fixed", total, worst);
+        CHECKF(worst <= 1e-12, "%s: an iterate rose %.3g of the step's IP above the one before it", mode ? "adaptive" : "fixed", worst);
+        rc_sim_destroy(s);
+    }
+}
+
 /* the scheduled + cached solver ends the step where the unaccelerated one does: final IPs within
    1% of the IP decrease of the step (issue 5) */
 static void test_adaptive_schedule_cache_agree(void)
@@ -642,6 +781,7 @@ static void test_adaptive_schedule_cache_agree(void)
            " unaccelerated: IP %.10g (outer %d, inner %d, converged %d)\n",
            sa.ip_end, sa.outer_iters, sa.inner_iters, sa.active_rate, sa.factor_reuses, sa.converged, sb.ip_end, sb.outer_iters, sb.inner_iters, sb.converged);
     CHECK(sa.factor_reuses > 0 && sb.factor_reuses == 0 && sb.cg_iters == 0);   /* the reuse is exercised, and off without the cache */
+    CHECK(sa.converged && sb.converged);   /* two runs stopped by the cap could "agree" anywhere */
     CHECKF(fabs(sa.ip_end - sb.ip_end) <= 0.01 * fabs(sb.ip_start - sb.ip_end), "IPs differ by %g, decrease %g",
            fabs(sa.ip_end - sb.ip_end), fabs(sb.ip_start - sb.ip_end));
     /* the per-iteration active rates: one per outer iteration, in [0, 1], their mean is active_rate;
@@ -2241,6 +2381,8 @@ static void suite_adaptive(void)
     RUN(test_adaptive_projected_and_pcg_outer);
     RUN(test_adaptive_rest_on_plane_keeps_u);
     RUN(test_adaptive_regulariser_ablation);
+    RUN(test_adaptive_regulariser_assembled_fd);
+    RUN(test_adaptive_iterates_monotone);
     RUN(test_adaptive_regulariser_graded_mesh);
     RUN(test_adaptive_regulariser_long_step);
     RUN(test_adaptive_no_regulariser_collapse_bounded);

@@ -509,17 +509,23 @@ static void test_energy_fd_mips(void)
 }
 
 typedef struct t_ictx {
-    double F[6], t0[3], G[18], rt, h, grav[3];
-    int flags;
+    double F[6], t0[3], G[18], b[9], rt, h, grav[3];
+    int flags, per_vertex;
 } t_ictx;
-/* q = [x(9) u(6)], x~(u) = F u + t0 (affine previous field) */
+/* q = [x(9) u(6)], x~(u) = F u + t0 (affine previous field), or per_vertex: x~_i(u_i) = b_i + G_i u_i,
+   each vertex its own gradient G_i (a curved field, as rc__sim_update_xtil gives each vertex the
+   gradient of the triangle its material point lies in), so a kernel that mixed up the vertices' G
+   fails (a session-62 mutation, vertex 0's G used for all three, passed the affine case) */
 static double t_inertia_fn(void *ctx, const double *q, double *g, double *H)
 {
     t_ictx *c = (t_ictx *)ctx;
     double xt[9];
     int i, k;
     for (i = 0; i < 3; ++i)
-        for (k = 0; k < 3; ++k) xt[3 * i + k] = c->F[2 * k] * q[9 + 2 * i] + c->F[2 * k + 1] * q[10 + 2 * i] + c->t0[k];
+        for (k = 0; k < 3; ++k) {
+            const double *Gi = c->per_vertex ? c->G + 6 * i : c->F;
+            xt[3 * i + k] = Gi[2 * k] * q[9 + 2 * i] + Gi[2 * k + 1] * q[10 + 2 * i] + (c->per_vertex ? c->b[3 * i + k] : c->t0[k]);
+        }
     return rc__inertia_tri(q, q + 9, xt, c->G, c->rt, c->h, c->grav, NULL, RC__SH_GRAD | RC__SH_HESS | c->flags, g, H);
 }
 static void t_inertia_ctx(t_ictx *c)
@@ -529,20 +535,28 @@ static void t_inertia_ctx(t_ictx *c)
     for (k = 0; k < 3; ++k) c->t0[k] = t_rand();
     for (i = 0; i < 3; ++i)
         for (k = 0; k < 6; ++k) c->G[6 * i + k] = c->F[k];
+    for (k = 0; k < 9; ++k) c->b[k] = t_rand();
     c->rt = 0.3;
     c->h = 0.1;
     c->grav[0] = 0; c->grav[1] = 0; c->grav[2] = -9.81;
     c->flags = 0;
+    c->per_vertex = 0;
 }
 
 static void test_energy_fd_inertia(void)
 {
     int trial;
     double worst_g = 0, worst_h = 0;
-    for (trial = 0; trial < 20; ++trial) {
+    for (trial = 0; trial < 40; ++trial) {
         t_ictx c;
         double q[15], eg, eh;
+        int i, k;
         t_inertia_ctx(&c);
+        if (trial >= 20) {   /* per-vertex gradients: each G_i the affine F plus its own random part */
+            c.per_vertex = 1;
+            for (i = 0; i < 3; ++i)
+                for (k = 0; k < 6; ++k) c.G[6 * i + k] = c.F[k] + 0.5 * (t_rand() - 0.5);
+        }
         t_rand_tri(q + 9, q);
         t_fd_check(t_inertia_fn, &c, q, 15, 1e-5, &eg, &eh);
         if (eg > worst_g) worst_g = eg;

@@ -277,8 +277,24 @@ static void test_io_demo_pipeline(void)
     rc = dm_run(&o, &r);
     CHECKF(rc == 0, "dm_run -> %d", rc);
     CHECK(r.nruns == 1 && !strcmp(r.run[0].label, "adaptive") && r.run[0].steps_done == 5 && r.run[0].frames_done == 2);
+    {   /* stale frames of any run of the scene, far past the last one too, go; other files stay */
+        static const char *const made[3] = { "fixed/x_1500.obj", "adaptive/u_20000.obj", "adaptive/keep.txt" };
+        for (k = 0; k < 3; k++) {
+            FILE *f;
+            snprintf(path, sizeof path, "%s/%s", o.outdir, made[k]);
+            f = fopen(path, "w");
+            CHECK(f != NULL);
+            if (f) { fputs("stale\n", f); fclose(f); }
+        }
+    }
     o.steps = 3;
     rc = dm_run(&o, &r);
+    snprintf(path, sizeof path, "%s/fixed/x_1500.obj", o.outdir);
+    CHECK(t_io_file_size(path) < 0);
+    snprintf(path, sizeof path, "%s/adaptive/u_20000.obj", o.outdir);
+    CHECK(t_io_file_size(path) < 0);
+    snprintf(path, sizeof path, "%s/adaptive/keep.txt", o.outdir);
+    CHECK(t_io_file_size(path) == 6);
     CHECKF(rc == 0 && r.run[0].steps_done == 3 && r.run[0].frames_done == 1, "dm_run -> %d, %d steps", rc, r.run[0].steps_done);
     snprintf(path, sizeof path, "%s/adaptive/x_0001.obj", o.outdir);
     CHECK(t_io_file_size(path) > 100);

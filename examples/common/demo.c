@@ -6,7 +6,9 @@
 #include <string.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -78,21 +80,31 @@ static int dm__mkdir(const char *path)
     return 0;
 }
 
-/* Removes the OBJ frames an earlier run left in dir/label (x_NNNN.obj, u_NNNN.obj), so the folder
-   holds this run's frames only; frame numbers are searched upward until 1000 in a row are absent
-   (an earlier run's --obj-every leaves gaps). */
+/* 1 if name is an OBJ frame's file name: x_ or u_, four or more digits, .obj */
+static int dm__is_frame_name(const char *name)
+{
+    size_t n = strlen(name), i;
+    if (n < 10 || (name[0] != 'x' && name[0] != 'u') || name[1] != '_' || strcmp(name + n - 4, ".obj") != 0) return 0;
+    for (i = 2; i < n - 4; i++) if (name[i] < '0' || name[i] > '9') return 0;
+    return 1;
+}
+/* Removes the OBJ frames (x_NNNN.obj, u_NNNN.obj) an earlier run left in dir/label, so that the
+   folder holds one run's frames (a missing folder is nothing to remove) */
 static void dm__remove_frames(const char *dir, const char *label)
 {
     char path[1200];
-    int k, missing = 0;
-    for (k = 0; missing < 1000 && k < 100000000; k++) {
-        int gone = 0;
-        snprintf(path, sizeof path, "%s/%s/x_%04d.obj", dir, label, k);
-        gone += remove(path) == 0;
-        snprintf(path, sizeof path, "%s/%s/u_%04d.obj", dir, label, k);
-        gone += remove(path) == 0;
-        missing = gone ? 0 : missing + 1;
-    }
+    DIR *d;
+    struct dirent *e;
+    snprintf(path, sizeof path, "%s/%s", dir, label);
+    d = opendir(path);
+    if (!d) return;
+    while ((e = readdir(d)) != NULL)
+        if (dm__is_frame_name(e->d_name)) {
+            char file[1500];
+            snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+            remove(file);
+        }
+    closedir(d);
 }
 
 /* ---------------------------------------------------------------- one run */
@@ -158,7 +170,7 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
     double s, b, g;
     rc_status st = RC_OK;
     R->tri_scratch = (double *)malloc(sizeof(double) * (size_t)rc_sim_num_tris(R->sc.sim));
-    R->res.max_mips = 0.0; R->res.min_area_ratio = HUGE_VAL;
+    if (R->tri_scratch) { R->res.max_mips = 0.0; R->res.min_area_ratio = HUGE_VAL; }   /* else NaN: not measured */
     dm__reference_quality(R);
     dm__report_warning(R, log);   /* the scene's set-up may have warned (a thin capsule) */
     dm__potential(R, &s, &b, &g);
@@ -208,7 +220,7 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
     if (st == RC_OK && o->static_solve) {
         rc_step_stats ss;
         st = rc_sim_solve_static(R->sc.sim, &ss);
-        if (st == RC_OK) R->res.ip = ss.ip_end;
+        if (st == RC_OK) { R->res.ip = ss.ip_end; dm__reference_quality(R); }   /* statics moves u too (adaptive) */
         R->res.static_converged = st == RC_OK && ss.converged;
         if (log)
             fprintf(log, "%-15s static solve: %s, %s%s, %d Newton iterations\n", R->var->label, rc_status_string(st),
@@ -429,7 +441,15 @@ int dm_run(const dm_options *o, dm_result *r)
         snprintf(path, sizeof path, "%s/%s", dir, vars[k]->label);
         if (o->obj_every > 0 && dm__mkdir(path) != 0) return -3;
     }
+    /* the folder holds this run only: the frames of every run of the scene (those not run now too),
+       and the pictures when none are written */
+    for (k = 0; k < info->nvariants; k++) dm__remove_frames(dir, info->variants[k].label);
+    if (!o->pictures) {
+        static const char *const pics[] = { "final.png", "reference.png", "energy.svg", "curvature.svg" };
+        for (k = 0; k < 4; k++) { snprintf(path, sizeof path, "%s/%s", dir, pics[k]); remove(path); }
+    }
     memset(runs, 0, sizeof runs);
+    for (k = 0; k < nruns; k++) runs[k].res.max_mips = runs[k].res.min_area_ratio = NAN;   /* not measured (a run not created) */
     for (k = 0; k < nruns && !err; k++) {
         sc_params p = sc_default_params();
         dm__run *R = &runs[k];
@@ -450,10 +470,14 @@ int dm_run(const dm_options *o, dm_result *r)
     }
     /* every run has the scene's dt, so the same steps per frame */
     frames = o->frames > 0 ? o->frames : info->default_frames;
-    steps = frames * (runs[0].sc.sim ? dm__steps_per_frame(&runs[0].sc) : 1);
-    if (o->steps > 0 && runs[0].sc.sim) {
-        steps = o->steps;
-        frames = (steps + dm__steps_per_frame(&runs[0].sc) - 1) / dm__steps_per_frame(&runs[0].sc);
+    steps = frames;
+    if (runs[0].sc.sim) {
+        double spf = dm__steps_per_frame(&runs[0].sc);
+        if (o->steps > 0) { steps = o->steps; frames = (int)ceil(steps / spf); }
+        else if ((double)frames * spf > INT_MAX) {
+            if (log) fprintf(log, "%s: %d frames of %g steps are more than %d steps\n", info->name, frames, spf, INT_MAX);
+            err = err ? err : -1;
+        } else steps = frames * (int)spf;
     }
     for (k = 0; k < nruns && !err; k++) {
         dm__run *R = &runs[k];
@@ -469,8 +493,9 @@ int dm_run(const dm_options *o, dm_result *r)
     if (!err) {
         if (log) {
             int spf = dm__steps_per_frame(&runs[0].sc);
-            fprintf(log, "%s: %d vertices, %d triangles, dt %g s, %d steps in %d frames of %g s, runs:", info->name,
-                    runs[0].sc.mesh.num_verts, runs[0].sc.mesh.num_tris, runs[0].sc.def.dt, steps, frames, spf * runs[0].sc.def.dt);
+            fprintf(log, "%s: %d vertices, %d triangles, dt %g s, %d step%s in %d frame%s of up to %d step%s (%g s), runs:", info->name,
+                    runs[0].sc.mesh.num_verts, runs[0].sc.mesh.num_tris, runs[0].sc.def.dt, steps, steps == 1 ? "" : "s", frames,
+                    frames == 1 ? "" : "s", spf, spf == 1 ? "" : "s", spf * runs[0].sc.def.dt);
             for (k = 0; k < nruns; k++) fprintf(log, " %s", vars[k]->label);
             fprintf(log, "%s\n", o->parallel && nruns > 1 ? " (in parallel)" : "");
             fflush(log);
@@ -487,7 +512,7 @@ int dm_run(const dm_options *o, dm_result *r)
     if (!err || err == -2) {
         /* pictures and summary even after a failed step: they show where it went wrong */
         int all = 1;
-        for (k = 0; k < nruns; k++) if (!runs[k].sc.sim) all = 0;
+        for (k = 0; k < nruns; k++) if (!runs[k].sc.sim || !runs[k].time || !runs[k].energy) all = 0;
         if (all && o->pictures) { int e = dm__pictures(runs, nruns, o, dir); if (!err && e) err = e; }
         if (all) {
             FILE *f;

@@ -6,8 +6,9 @@
                             initial state, and a frame is round(frame_time / dt) steps, the last
                             one shorter when o->steps is not a multiple of that
        <label>/u_NNNN.obj   the reference mesh (u, 0) of frame NNNN (same faces as x_NNNN.obj)
-                            (files x_/u_NNNN.obj past the run's last frame, left in the folder by
-                            a longer earlier run, are removed, so a folder holds one run)
+                            (the frames an earlier run left in the scene's run folders are
+                            removed first, and its pictures when none are written, so the
+                            folder holds one run)
        final.png            the last frames side by side (cloth + obstacles, one camera), captioned
        reference.png        the reference meshes u side by side, triangles coloured by MIPS quality
                             (relative to the initial reference; white = undistorted, red >= 3)
@@ -34,7 +35,8 @@ typedef struct dm_options {
     const char *outdir;     /* output folder (default "out/<scene>"); created if missing */
     int verts;              /* target vertex count, 0 = scene default */
     int frames;             /* frames to simulate, 0 = scene default */
-    int steps;              /* > 0: simulate this many time steps instead (overrides frames) */
+    int steps;              /* > 0: simulate this many time steps instead (overrides frames; more
+                               than INT_MAX steps from frames is refused: -1) */
     const char *variant;    /* non-NULL: run only the scene's variant of this label (with mode) */
     double quality_weight;  /* >= 0: the regulariser's weight in every adaptive variant (0 = off);
                                < 0 (default): each variant's own */
@@ -60,8 +62,9 @@ typedef struct dm_run_result {
     int steps_done;         /* time steps taken */
     int unconverged_steps;  /* steps that ended RC_OK with converged = 0 (rc_step_stats) */
     double max_mips;        /* worst MIPS of the reference mesh against the initial one, over the
-                               frames (2 = undistorted; stays 2 in the fixed mode) */
-    double min_area_ratio;  /* smallest reference triangle area / its initial area, over the frames */
+                               frames and the static solve (2 = undistorted; stays 2 in the fixed
+                               mode); NaN if not measured (a run not created, no memory) */
+    double min_area_ratio;  /* smallest reference triangle area / its initial area, likewise */
     double ip;              /* incremental potential at the end of the last step */
     double potential;       /* stretch + bend + gravity of the final state, J */
     double stretch, bend, gravity;
