@@ -1150,7 +1150,9 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    from a loaded state repeats the steps that followed its save bit for bit (with self contact too:
    the sparse pattern's contact blocks are rebuilt from the state at each step's start). Not state but
    set-up, kept as the sim has it: pins and their targets, forces, seams, material handles and loads,
-   the set of obstacles (so adding a handle keeps the state's size), and rc_sim_solve_static's
+   the set of obstacles (so adding a handle keeps the state's size; their poses are state, so a
+   rc_sim_move_obstacle given before a load is replaced by the state's: move again after loading),
+   and rc_sim_solve_static's
    memory of its last equilibrium (another sim loading that state starts its static solve from no
    hold: loads ramped from zero, no carried friction slip). A step that splits moves each
    handle from its target at the step's start, which after a load is its target at the load: for
@@ -1160,7 +1162,8 @@ RCLOTHDEF rc_status rc_sim_write_reference_obj(const rc_sim *s, const char *path
    vertices), other cloth triangles or other obstacles (kinds, order, the vertex count of each
    mesh) fails with RC_ERR_INVALID_ARGUMENT, as does a state no sim can be in (a negative barrier stiffness or
    shift, an obstacle rotation that is not one, a corner or straight-side boundary vertex off this
-   sim's reference domain, a director angle beyond 1e4 rad); an inverted reference triangle is RC_ERR_INVERTED, one past the
+   sim's reference domain, a director angle beyond 1e4 rad, a position beyond 1e12 m or a velocity
+   beyond 1e12 m / dt); an inverted reference triangle is RC_ERR_INVERTED, one past the
    adaptive line search's MIPS bound (1e4) RC_ERR_MESH_DEGENERATE in an adaptive sim with the
    regulariser on (quality_weight > 0), a NaN or inf
    RC_ERR_NON_FINITE. A refused state changes nothing. A loaded state is checked for crossings
