@@ -337,6 +337,23 @@ static void t_u_dof_dir(const rc_sim *s, const rc__system *y, int i, int a, doub
     else { e[0] = rc__sim_u_dir(s, i)[0]; e[1] = rc__sim_u_dir(s, i)[1]; }
 }
 
+/* central differences (step hs) along u DOF a of vertex i of the incremental potential (*dE) and of
+   one of its terms (*dterm; term = offsetof(rc__terms, field)); u is left as it was */
+static void t_u_central_diff(rc_sim *s, const rc__system *y, int i, int a, double hs, size_t term, double *dE, double *dterm)
+{
+    double e[2], ku[2], ep, em, tp, tm;
+    rc__terms T;
+    t_u_dof_dir(s, y, i, a, e);
+    ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
+    s->u[2 * i] = ku[0] + hs * e[0]; s->u[2 * i + 1] = ku[1] + hs * e[1];
+    ep = rc__sim_energy(s, s->x, s->u, s->phi, &T); tp = *(const double *)((const char *)&T + term);
+    s->u[2 * i] = ku[0] - hs * e[0]; s->u[2 * i + 1] = ku[1] - hs * e[1];
+    em = rc__sim_energy(s, s->x, s->u, s->phi, &T); tm = *(const double *)((const char *)&T + term);
+    s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
+    *dE = (ep - em) / (2.0 * hs);
+    *dterm = (tp - tm) / (2.0 * hs);
+}
+
 /* The u columns of an assembled joint Hessian Href (the values of y's pattern) against central
    differences (step hs) of the assembled gradient along every u DOF: of the friction part alone
    (friction_only: the assembly without friction, t_slip_nofric_assemble, subtracted) or of the
@@ -407,16 +424,8 @@ static void t_slip_u_check(rc_sim *s, const char *name)
     for (i = 0; i < s->nv; ++i)
         for (a = 0; a < y->nu[i] && y->dof_u[i] >= 0; ++a) {
             int j = y->dof_u[i] + a;
-            double e[2], ku[2], hs = 1e-7, ep, em, fp, fm, fd, ffd, gf = gtot[j] - gnof[j], err;
-            t_u_dof_dir(s, y, i, a, e);
-            ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
-            s->u[2 * i] = ku[0] + hs * e[0]; s->u[2 * i + 1] = ku[1] + hs * e[1];
-            ep = rc__sim_energy(s, s->x, s->u, s->phi, &T); fp = T.friction;
-            s->u[2 * i] = ku[0] - hs * e[0]; s->u[2 * i + 1] = ku[1] - hs * e[1];
-            em = rc__sim_energy(s, s->x, s->u, s->phi, &T); fm = T.friction;
-            s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
-            fd = (ep - em) / (2.0 * hs);
-            ffd = (fp - fm) / (2.0 * hs);
+            double fd, ffd, gf = gtot[j] - gnof[j], err;
+            t_u_central_diff(s, y, i, a, 1e-7, offsetof(rc__terms, friction), &fd, &ffd);
             err = fabs(fd - gtot[j]) / (fabs(gtot[j]) + 1e-3 * gmax);
             if (err > worst) worst = err;
             err = fabs(ffd - gf) / (fabs(gf) + 1e-3 * fmax);
@@ -450,6 +459,7 @@ static void t_slip_u_check(rc_sim *s, const char *name)
         }
         free(Hf);
     }
+    rc__sim_energy(s, s->x, s->u, s->phi, &T);   /* the terms at the checked state, for the line below */
     printf("    %s: %d mesh vertex + %d triangle + %d self friction records, friction energy %.3e J, %d u DOFs: worst relative error %.2e (total), %.2e (friction part); max |g_u| %.3e, of it friction %.3e; friction Hessian u columns: error %.2e of max %.3e\n",
            name, s->nfm, s->nft, s->nfs, T.friction, checked, worst, worst_f, gmax, fmax, worst_h, hmax);
     /* the friction Hessian is exact away from y = eps_v h (test_meshfric_pair_derivs); h = 1e-8
