@@ -9037,7 +9037,6 @@ static double rc__sim_vertex_inertia(double total_mass, int nv, double dt) { ret
 /* rc_sim_set_def: rc__sim_derive as rc_sim_create runs it, so that the steps match a new sim's bit
    for bit, the factorizations' threads, and the barrier stiffness lowered to its cap as
    rc_sim_load_state lowers it (test_adaptive_set_def_matches_new_sim). */
-
 RCLOTHDEF rc_status rc_sim_set_def(rc_sim *s, const rc_sim_def *def)
 {
     rc_sim_def d;
@@ -9150,23 +9149,36 @@ static void rc__sim_invalidate_layout(rc_sim *s)
    RC_ERR_NON_FINITE until the caller undid it): positions beyond RC__WORLD_MAX, velocities that
    cover RC__WORLD_MAX in one step, forces that would move an average vertex that far in one step
    (RC__WORLD_MAX m / dt^2). */
-enum { RC__INPUT_POSITION, RC__INPUT_VELOCITY, RC__INPUT_FORCE };
-static rc_status rc__sim_check_input(rc_sim *s, const double *v, size_t n, int kind, const char *what)
+/* 1 (with msg) if a component of v[0..n) exceeds lim: "who: what V unit; supported: up to lim
+   unit (why)" */
+static int rc__beyond(const double *v, size_t n, double lim, const char *unit, const char *who, const char *what, const char *why,
+                      char *msg, size_t len)
 {
-    static const char *unit[3] = { "m", "m/s", "N" };
-    double lim = RC__WORLD_MAX;
     size_t i;
-    if (kind == RC__INPUT_VELOCITY) lim = RC__WORLD_MAX / s->def.dt;
-    if (kind == RC__INPUT_FORCE) lim = RC__WORLD_MAX * rc__sim_vertex_inertia(s->total_mass, s->nv, s->def.dt);
     for (i = 0; i < n; ++i)
         if (fabs(v[i]) > lim) {
-            char msg[240];
-            snprintf(msg, sizeof msg, "%s: a component of %.3g %s; supported: up to %.3g %s (%s)", what, v[i], unit[kind], lim, unit[kind],
-                     kind == RC__INPUT_POSITION ? "the largest coordinate a step handles"
-                     : kind == RC__INPUT_VELOCITY ? "1e12 m in one step" : "moving an average vertex 1e12 m in one step");
-            return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
+            snprintf(msg, len, "%s: %s %.3g %s; supported: up to %.3g %s (%s)", who, what, v[i], unit, lim, unit, why);
+            return 1;
         }
-    return RC_OK;
+    return 0;
+}
+/* an obstacle's coordinates and sizes */
+static int rc__sim_too_far(const double *v, size_t n, const char *who, char *msg, size_t len)
+{
+    return rc__beyond(v, n, RC__WORLD_MAX, "m", who, "a coordinate or size of",
+                      "to take an obstacle out of play, a few of the cloth's sizes away is enough", msg, len);
+}
+enum { RC__INPUT_POSITION, RC__INPUT_VELOCITY, RC__INPUT_FORCE };
+static rc_status rc__sim_check_input(rc_sim *s, const double *v, size_t n, int kind, const char *who)
+{
+    static const char *const unit[3] = { "m", "m/s", "N" };
+    static const char *const why[3] = { "the largest coordinate a step handles", "1e12 m in one step",
+                                        "moving an average vertex 1e12 m in one step" };
+    const double lim[3] = { RC__WORLD_MAX, RC__WORLD_MAX / s->def.dt,
+                            RC__WORLD_MAX * rc__sim_vertex_inertia(s->total_mass, s->nv, s->def.dt) };
+    char msg[240];
+    if (!rc__beyond(v, n, lim[kind], unit[kind], who, "a component of", why[kind], msg, sizeof msg)) return RC_OK;
+    return rc__sim_fail(s, RC_ERR_INVALID_ARGUMENT, msg);
 }
 
 RCLOTHDEF rc_status rc_sim_pin(rc_sim *s, int vertex, const double target[3])
@@ -9582,18 +9594,6 @@ RCLOTHDEF rc_status rc_sim_pin_reaction(const rc_sim *s, int vertex, double forc
     return RC_OK;
 }
 
-/* 1 (with msg) if a coordinate or size among v[0..n) exceeds RC__WORLD_MAX */
-static int rc__sim_too_far(const double *v, size_t n, const char *who, char *msg, size_t len)
-{
-    size_t i;
-    for (i = 0; i < n; ++i)
-        if (fabs(v[i]) > RC__WORLD_MAX) {
-            snprintf(msg, len, "%s: a coordinate or size of %.3g m; supported: up to %.0e m (to take an obstacle out of play, a few of "
-                     "the cloth's sizes away is enough)", who, v[i], RC__WORLD_MAX);
-            return 1;
-        }
-    return 0;
-}
 
 static rc_status rc__sim_add_obstacle(rc_sim *s, const rc__obstacle *o, int *id)
 {

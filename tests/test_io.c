@@ -154,19 +154,24 @@ static void test_io_mips(void)
     /* MIPS >= 2 with equality for similarities of the reference (rotation + uniform scale) */
     const int tri[3] = { 0, 1, 2 };
     const double u0[6] = { 0.0, 0.0, 1.0, 0.2, 0.3, 0.9 };
-    double u[6], q;
+    double u[6], q, ar;
     int i;
     double c = cos(1.1) * 2.5, s = sin(1.1) * 2.5;
     for (i = 0; i < 3; i++) { u[2 * i] = c * u0[2 * i] - s * u0[2 * i + 1] + 4.0; u[2 * i + 1] = s * u0[2 * i] + c * u0[2 * i + 1]; }
-    dm_mips(1, tri, u0, u, &q);
+    dm_mips(1, tri, u0, u, &q, &ar);
     CHECK_NEAR(q, 2.0, 1e-12);
+    CHECK_NEAR(ar, 2.5 * 2.5, 1e-12);   /* the area ratio, det J */
     /* stretch by 2 along x: J = diag(2, 1): (4 + 1) / 2 = 2.5 */
     for (i = 0; i < 3; i++) { u[2 * i] = 2.0 * u0[2 * i]; u[2 * i + 1] = u0[2 * i + 1]; }
-    dm_mips(1, tri, u0, u, &q);
+    dm_mips(1, tri, u0, u, &q, &ar);
     CHECK_NEAR(q, 2.5, 1e-12);
+    CHECK_NEAR(ar, 2.0, 1e-12);
     /* mirrored: inverted */
     for (i = 0; i < 3; i++) { u[2 * i] = -u0[2 * i]; u[2 * i + 1] = u0[2 * i + 1]; }
-    dm_mips(1, tri, u0, u, &q);
+    dm_mips(1, tri, u0, u, &q, &ar);
+    CHECK(q == HUGE_VAL);
+    CHECK_NEAR(ar, -1.0, 1e-12);
+    dm_mips(1, tri, u0, u, &q, NULL);   /* the ratio is optional */
     CHECK(q == HUGE_VAL);
 }
 

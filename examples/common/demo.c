@@ -27,7 +27,7 @@ dm_options dm_default_options(void)
     return o;
 }
 
-void dm_mips(int nt, const int *tris, const double *u0, const double *u, double *mips)
+void dm_mips(int nt, const int *tris, const double *u0, const double *u, double *mips, double *area_ratio)
 {
     int t;
     for (t = 0; t < nt; t++) {
@@ -38,25 +38,13 @@ void dm_mips(int nt, const int *tris, const double *u0, const double *u, double 
         double p = u[2 * v[1]] - u[2 * v[0]], q = u[2 * v[2]] - u[2 * v[0]];
         double r = u[2 * v[1] + 1] - u[2 * v[0] + 1], s = u[2 * v[2] + 1] - u[2 * v[0] + 1];
         double det0 = a * d - b * c, J[4], det;
-        if (det0 == 0.0) { mips[t] = HUGE_VAL; continue; }
+        if (det0 == 0.0) { mips[t] = HUGE_VAL; if (area_ratio) area_ratio[t] = HUGE_VAL; continue; }
         /* D0^-1 = [d -b; -c a] / det0 */
         J[0] = (p * d - q * c) / det0; J[1] = (-p * b + q * a) / det0;
         J[2] = (r * d - s * c) / det0; J[3] = (-r * b + s * a) / det0;
         det = J[0] * J[3] - J[1] * J[2];
         mips[t] = det > 0.0 ? (J[0] * J[0] + J[1] * J[1] + J[2] * J[2] + J[3] * J[3]) / det : HUGE_VAL;
-    }
-}
-
-void dm_area_ratio(int nt, const int *tris, const double *u0, const double *u, double *ratio)
-{
-    int t;
-    for (t = 0; t < nt; t++) {
-        const int *v = tris + 3 * t;
-        double a0 = (u0[2 * v[1]] - u0[2 * v[0]]) * (u0[2 * v[2] + 1] - u0[2 * v[0] + 1]) -
-                    (u0[2 * v[2]] - u0[2 * v[0]]) * (u0[2 * v[1] + 1] - u0[2 * v[0] + 1]);
-        double a = (u[2 * v[1]] - u[2 * v[0]]) * (u[2 * v[2] + 1] - u[2 * v[0] + 1]) -
-                   (u[2 * v[2]] - u[2 * v[0]]) * (u[2 * v[1] + 1] - u[2 * v[0] + 1]);
-        ratio[t] = a0 != 0.0 ? a / a0 : HUGE_VAL;
+        if (area_ratio) area_ratio[t] = det;   /* det J = A(u) / A(u0) */
     }
 }
 
@@ -119,7 +107,7 @@ typedef struct dm__run {
     dm_run_result res;
     int write_failed;
     int nwarn;                 /* the sim's warnings printed so far */
-    double *tri_scratch;       /* nt: MIPS and area ratios of the reference mesh */
+    double *tri_scratch;       /* 2 nt: MIPS and area ratios of the reference mesh */
 } dm__run;
 
 /* prints the sim's last warning when it issued a new one (rc_sim_warning_count) */
@@ -150,11 +138,13 @@ static void dm__reference_quality(dm__run *R)
 {
     const rc_sim *s = R->sc.sim;
     int nt = rc_sim_num_tris(s), t;
+    const double *q = R->tri_scratch, *ar = R->tri_scratch + nt;
     if (!R->tri_scratch) return;
-    dm_mips(nt, rc_sim_tris(s), R->sc.mesh.ref_uv, rc_sim_reference(s), R->tri_scratch);
-    for (t = 0; t < nt; t++) if (!(R->tri_scratch[t] <= R->res.max_mips)) R->res.max_mips = R->tri_scratch[t];
-    dm_area_ratio(nt, rc_sim_tris(s), R->sc.mesh.ref_uv, rc_sim_reference(s), R->tri_scratch);
-    for (t = 0; t < nt; t++) if (!(R->tri_scratch[t] >= R->res.min_area_ratio)) R->res.min_area_ratio = R->tri_scratch[t];
+    dm_mips(nt, rc_sim_tris(s), R->sc.mesh.ref_uv, rc_sim_reference(s), R->tri_scratch, R->tri_scratch + nt);
+    for (t = 0; t < nt; t++) {
+        if (!(q[t] <= R->res.max_mips)) R->res.max_mips = q[t];
+        if (!(ar[t] >= R->res.min_area_ratio)) R->res.min_area_ratio = ar[t];
+    }
 }
 
 /* a frame is the whole number of steps nearest the scene's frame time, at least one */
@@ -169,7 +159,7 @@ static void dm__simulate(dm__run *R, const dm_options *o, const char *dir, int f
     int steps_per_frame = dm__steps_per_frame(&R->sc), f, k, nv;
     double s, b, g;
     rc_status st = RC_OK;
-    R->tri_scratch = (double *)malloc(sizeof(double) * (size_t)rc_sim_num_tris(R->sc.sim));
+    R->tri_scratch = (double *)malloc(sizeof(double) * 2 * (size_t)rc_sim_num_tris(R->sc.sim));
     if (R->tri_scratch) { R->res.max_mips = 0.0; R->res.min_area_ratio = HUGE_VAL; }   /* else NaN: not measured */
     dm__reference_quality(R);
     dm__report_warning(R, log);   /* the scene's set-up may have warned (a thin capsule) */
@@ -371,7 +361,7 @@ static int dm__pictures(dm__run *runs, int nruns, const dm_options *o, const cha
         double *q = (double *)malloc((size_t)nt * sizeof(double)), qmax = 0.0;
         int side = W * 3 / 4;
         if (!q || pic_image_init(&big, side * ss, side * ss, NULL) != 0) { free(q); err = -1; break; }
-        dm_mips(nt, rc_sim_tris(s), runs[k].sc.mesh.ref_uv, rc_sim_reference(s), q);
+        dm_mips(nt, rc_sim_tris(s), runs[k].sc.mesh.ref_uv, rc_sim_reference(s), q, NULL);
         for (j = 0; j < nt; j++) if (q[j] > qmax) qmax = q[j];
         /* edges: thinner when the mesh is dense, so the clustering shows as darker regions */
         pic_draw_mesh2d(&big, rc_sim_num_verts(s), rc_sim_reference(s), nt, rc_sim_tris(s), q, 2.0, 3.0, 12 * ss,
@@ -488,7 +478,6 @@ int dm_run(const dm_options *o, dm_result *r)
             R->res.status = (int)RC_ERR_OUT_OF_MEMORY;
             err = -2;
         }
-        if (o->obj_every > 0) dm__remove_frames(dir, vars[k]->label);
     }
     if (!err) {
         if (log) {

@@ -86,10 +86,9 @@ dm_options dm_default_options(void);
 int dm_run(const dm_options *o, dm_result *r);
 
 /* MIPS = |J|_F^2 / det J of each triangle's map J from the reference u0 to u (>= 2, HUGE_VAL if
-   inverted or degenerate). */
-void dm_mips(int nt, const int *tris, const double *u0, const double *u, double *mips);
-/* area of each triangle in u over its area in u0 (signed: negative if inverted) */
-void dm_area_ratio(int nt, const int *tris, const double *u0, const double *u, double *ratio);
+   inverted or degenerate), and (area_ratio, may be NULL) det J = its area in u over its area in u0
+   (negative if inverted). */
+void dm_mips(int nt, const int *tris, const double *u0, const double *u, double *mips, double *area_ratio);
 
 #ifdef __cplusplus
 }
