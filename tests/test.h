@@ -18,6 +18,17 @@ static RC__UNUSED double t_rand(void);            /* uniform in [0, 1), determin
 static void t_seed(unsigned long s);
 static RC__UNUSED double t_relerr(double a, double b);  /* |a-b| / max(|a|, |b|, tiny) */
 
+/* T_SANITIZED: the build runs under AddressSanitizer (CI's sanitizer suite, `make asan`). That
+   build is there for memory errors and undefined behaviour, and runs 3-6 times slower, so a few
+   long scenes run a shorter version of themselves there (each says what it leaves to the normal
+   build, which checks everything). */
+#if defined(__SANITIZE_ADDRESS__)
+#define T_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T_SANITIZED 1
+#endif
+#endif
 
 #define RUN(fn) t_run(#fn, fn)
 #define CHECK(c) do { if (!(c)) { t_current_failures++; \

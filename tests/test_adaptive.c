@@ -703,9 +703,9 @@ static double t_static_fric(int obstacle, double mu, int *converged, int *pseudo
         }
         CHECK_OK(rc_sim_add_trimesh(s, 4, X, 2, tris, NULL));
     }
-    for (i = 0; i < 3; ++i) p[i] = rc_sim_positions(s)[3 * 33 + i];
+    memcpy(p, s->x + 3 * 33, sizeof p);
     CHECK_OK(rc_sim_pin(s, 33, p));
-    for (i = 0; i < 3; ++i) p[i] = rc_sim_positions(s)[3 * 66 + i];
+    memcpy(p, s->x + 3 * 66, sizeof p);
     p[2] -= 0.02;
     CHECK_OK(rc_sim_pin(s, 66, p));
     CHECK_OK(rc_sim_solve_static(s, &st));
@@ -1437,6 +1437,11 @@ static void test_adaptive_regulariser_long_step(void)
    degenerate element, the state is then restored). On: max MIPS <= 3.5, no triangle below 1% of
    its area, no vertex inside the rod, and a lower potential V = stretch + bend + gravity than the
    fixed mesh with 4x the vertices (DESIGN §10 shows the same on the hanging sheet). */
+#ifdef T_SANITIZED
+#define T_ABLATION_SANITIZED 1
+#else
+#define T_ABLATION_SANITIZED 0
+#endif
 static void test_adaptive_didactic_drape_ablation(void)
 {
     const sc_info *info = sc_find_scene("didactic_drape");
@@ -1478,10 +1483,11 @@ static void test_adaptive_didactic_drape_ablation(void)
             }
         }
         V[r] = ss.e_stretch + ss.e_bend + ss.e_gravity;
-        if ((r == 0 || r == 3) && !failed[r]) {
+        if ((r == 0 || r == 3) && !failed[r] && !T_ABLATION_SANITIZED) {
             /* the cloth still swings after 10 steps (V moves 1e-4 J per step, the margin below is
                ~3e-4 J): the claim is checked at rest too, each sheet's static equilibrium from there
-               (adaptive: u free in statics as in a step) */
+               (adaptive: u free in statics as in a step; not in the sanitizer build, whose suite
+               has static solves of its own, this test's two taking a third of its time there) */
             rc_step_stats se;
             double S = 0, B = 0, G = 0;
             CHECK_OK(rc_sim_solve_static(sc.sim, &se));
@@ -1494,8 +1500,9 @@ static void test_adaptive_didactic_drape_ablation(void)
     printf("    no regulariser: max MIPS %.1f, min area ratio %.5f%s\n", maxq[1], minA[1], failed[1] ? " (then a step failed on a collapsed element)" : "");
     printf("    regulariser: max MIPS %.3f, min area ratio %.3f, closest vertex to the rod axis %.4f m (radius 0.03), V %.5f J\n", maxq[0], minA[0], rodmin, V[0]);
     printf("    fixed %d vertices: V %.5f J; fixed %d vertices: V %.5f J\n", nv[2], V[2], nv[3], V[3]);
-    printf("    at rest (statics from there): adaptive %d vertices V %.6f J (converged %d), fixed %d vertices %.6f J (converged %d)\n", nv[0],
-           Veq[0], eq_conv[0], nv[3], Veq[3], eq_conv[3]);
+    if (!T_ABLATION_SANITIZED)
+        printf("    at rest (statics from there): adaptive %d vertices V %.6f J (converged %d), fixed %d vertices %.6f J (converged %d)\n", nv[0],
+               Veq[0], eq_conv[0], nv[3], Veq[3], eq_conv[3]);
     CHECKF(maxq[1] > 10.0 || minA[1] < 0.01 || failed[1], "no collapse without the regulariser (max MIPS %.2f, min area %.3f)", maxq[1], minA[1]);
     CHECKF(failed[0] == 0 && failed[2] == 0 && failed[3] == 0, "a step failed (%d %d %d)", failed[0], failed[2], failed[3]);
     CHECKF(maxq[0] <= 3.5, "max MIPS %.3f with the regulariser", maxq[0]);
@@ -1503,8 +1510,8 @@ static void test_adaptive_didactic_drape_ablation(void)
     CHECKF(rodmin > 0.03, "a cloth vertex %.4f m from the rod's axis: inside the rod", rodmin);
     CHECK(nv[3] >= 4 * nv[2] - nv[2] / 10);
     CHECKF(V[0] < V[3], "adaptive %d vertices V %.6f not below fixed %d vertices %.6f", nv[0], V[0], nv[3], V[3]);
-    CHECK(eq_conv[0] && eq_conv[3]);
-    CHECKF(Veq[0] < Veq[3], "at rest: adaptive %d vertices V %.6f not below fixed %d vertices %.6f", nv[0], Veq[0], nv[3], Veq[3]);
+    CHECK(T_ABLATION_SANITIZED || (eq_conv[0] && eq_conv[3]));
+    CHECKF(T_ABLATION_SANITIZED || Veq[0] < Veq[3], "at rest: adaptive %d vertices V %.6f not below fixed %d vertices %.6f", nv[0], Veq[0], nv[3], Veq[3]);
 }
 
 /* rc_sim_def.slide_damping: the didactic drape at the CLI's defaults (100 vertices, dt 0.01 s), whose
@@ -1577,14 +1584,7 @@ static void test_adaptive_slide_damping_flap(void)
    filter to alpha ~1e-12, E unchanged, to the cap) takes ~14 s; the sanitizer build, which is
    there for memory errors, runs the 100-vertex one only, and only to step 30 (past step 22's
    grind): its 130 steps took 44 s there, the longest test of CI's sanitizer suite. */
-#if defined(__SANITIZE_ADDRESS__)
-#define TA_GRIND_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TA_GRIND_SANITIZED 1
-#endif
-#endif
-#ifdef TA_GRIND_SANITIZED
+#ifdef T_SANITIZED
 #define TA_GRIND_SIZES 1
 #define TA_GRIND_STEPS_100 30
 #else

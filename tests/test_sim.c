@@ -1878,8 +1878,12 @@ static void test_sim_split_step_replays(void)
         CHECK_OK(rc_sim_add_material_handle(a, uv, target, 1.0, &ids[2]));
         CHECK_OK(rc_sim_add_material_handle(b, uv, target, 1.0, &ids[3]));
         buf = (double *)malloc(sizeof(double) * rc_sim_state_size(a));
-        for (st = 1; st <= 7 && buf; ++st)
+        for (st = 1; st <= 7 && buf; ++st) {
             if (!t_split_replay_step(a, b, ids, buf, target, move, st, t_swing_input, &split, &replayed)) break;
+#ifdef T_SANITIZED
+            if (replayed > 0) break;   /* one replayed split step per mode: the rest repeat its code paths */
+#endif
+        }
         printf("    %s: %d split steps, %d replayed bit for bit\n", mode ? "adaptive" : "fixed", split, replayed);
         CHECK(split > 0);   /* in both modes (a sphere rising 40 cm per step into a pinned sheet was the adaptive
                                case while session 32's CCD took these steps whole; since session 39 it splits in neither) */
