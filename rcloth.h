@@ -8378,6 +8378,9 @@ struct rc_sim {
                                              at the polish's start */
     int dir_fallback;                     /* the last rc__system_direction was the scaled-gradient fallback */
     int proj;                             /* element Hessian treatment: RC__PROJECT_CLAMP, RC__PROJECT_ABS, or -1 (exact) */
+    int pair_proj;                        /* the barrier pairs' (self contact, mesh obstacles): RC__PROJECT_CLAMP, also in
+                                             the exact Newton mode (exact pairs measured no faster, rc__sim_self_derivs);
+                                             -1 only in the tests, whose assembled Hessian is then E's exact one */
     int itr_cg_last;                      /* CG iterations of the last direction taken on a reused joint factor (0: a new one) */
     double itr_mu;                        /* Levenberg-Marquardt shift of the exact outer Hessian (N/m), kept across steps */
     double itr_mu_fail;                   /* the last shift its LDL^T rejected (rc__system_direction_shifted_mu) */
@@ -8993,6 +8996,7 @@ RCLOTHDEF rc_status rc_sim_create(const rc_sim_def *def, rc_sim **out)
     if (s->L <= 0.0) s->L = s->mean_edge;
     rc__sim_derive(s);
     s->proj = RC__PROJECT_CLAMP;
+    s->pair_proj = RC__PROJECT_CLAMP;
     s->kappa = 0.0;   /* set from the mass scale when the first contact appears */
     s->kappa_prev_dist = 1e300;
     {
@@ -11815,7 +11819,7 @@ static void rc__sim_mesh_pair_eval(const rc_sim *s, const rc__obstacle *ob, int 
 {
     double xi_ = s->def.contact_thickness, dh = s->def.contact_dhat, *g = derivs ? r + 2 : NULL, *H = derivs ? r + 14 : NULL;
     const double *X = ob->mesh_x, *v[3];
-    int type, k, c, proj = derivs ? RC__PROJECT_CLAMP : -1;
+    int type, k, c, proj = derivs ? s->pair_proj : -1;
     if (kind == 0) {
         for (k = 0; k < 3; ++k) v[k] = X + 3 * ob->mesh_tris[3 * pair[1] + k];
         r[0] = rc__ct_pt_barrier(x + 3 * pair[0], v[0], v[1], v[2], xi_, dh, s->kappa, proj, &type, r + 1, g, H);
@@ -12790,8 +12794,8 @@ static void rc__sim_self_derivs(rc_sim *s, rc__system *y, const double *x)
         const double *P[4];
         rc__sim_self_verts(s, kind, a, b, v);
         for (k = 0; k < 4; ++k) P[k] = x + 3 * v[k];
-        if (kind == 0) e = rc__ct_pt_barrier(P[0], P[1], P[2], P[3], xi_, dh, s->kappa, RC__PROJECT_CLAMP, NULL, NULL, g, H);
-        else e = rc__ct_ee_barrier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, kind, a, b), xi_, dh, s->kappa, RC__PROJECT_CLAMP, NULL, NULL, g, H);
+        if (kind == 0) e = rc__ct_pt_barrier(P[0], P[1], P[2], P[3], xi_, dh, s->kappa, s->pair_proj, NULL, NULL, g, H);
+        else e = rc__ct_ee_barrier(P[0], P[1], P[2], P[3], rc__sim_self_eps_x(s, kind, a, b), xi_, dh, s->kappa, s->pair_proj, NULL, NULL, g, H);
         if (!(e > 0.0) || !rc__isfinite(e)) continue;
         rc__sim_scatter_x4(y, v, g, H);
     }

@@ -917,6 +917,42 @@ static void test_garment_seam_closed(void)
         }
 }
 
+/* The seams' stitch springs in the assembly (rc__sim_seams), x gradient and x columns of the
+   Hessian against central differences (t_hess_x_columns_part, test_meshfric.c; the seam part is
+   the assembly less the same assembly with no stitches): the stitched L after 2 steps, every free
+   vertex then moved by up to 0.1 mm so the stitches pull (k |d| ~ 0.1 N), in both modes. A
+   session-63 audit found the stitches' x derivatives compared with differences nowhere (a doubled
+   Hessian diagonal was caught only by the Newton count of test_garment_seam_newton_count). */
+static void t_assemble_no_seams(rc_sim *s, rc__system *y)
+{
+    int nst = s->nst;
+    s->nst = 0;
+    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+    s->nst = nst;
+}
+static void test_garment_seam_derivs_fd(void)
+{
+    int mode;
+    for (mode = 0; mode <= 1; ++mode) {
+        int sa[6], sb[6], na, i, c, k, checked = 0;
+        double worst, pmax, gworst;
+        rc_sim *s = t_seam_make(mode, 0.05, 0, 0, sa, sb, &na);
+        if (!s) return;
+        for (k = 0; k < 2; ++k) CHECK_OK(rc_sim_step(s, NULL));
+        t_seed(31);
+        for (i = 0; i < s->nv; ++i)
+            if (!s->pinned[i]) for (c = 0; c < 3; ++c) s->x[3 * i + c] += 1e-4 * (2.0 * t_rand() - 1.0);
+        worst = t_hess_x_columns_part(s, mode ? &s->sys_xpu : &s->sys_xp, t_assemble_no_seams, &checked, &pmax, &gworst);
+        printf("    %s: %d stitches, %d x columns: Hessian error %.2e (of |H_seam| + 1e-3 of its max %.3e), gradient %.2e\n",
+               mode ? "adaptive" : "fixed", s->nst, checked, worst, pmax, gworst);
+        CHECK(s->nst == 6 && checked > 0 && pmax > 0.0);
+        /* the stitches are quadratic: truncation is zero, the round-off of the elements' entries
+           and of E remains; a wrong factor or block is O(1) */
+        CHECKF(worst < 1e-3 && gworst < 1e-3, "seam derivatives: Hessian error %.2e, gradient %.2e", worst, gworst);
+        rc_sim_destroy(s);
+    }
+}
+
 /* FD along a shared seam DOF: after 2 adaptive steps of the eased L (B's side 5% longer, so the
    two sides' scales differ), the assembled gradient entry of each inner pair's shared parameter t
    (at a state moved off the step's optimum) must equal the central difference of the total incremental potential along t (u_a and u_b moved
@@ -1304,6 +1340,7 @@ static void suite_garment(void)
     RUN(test_garment_ortho_adaptive_steps);
     RUN(test_garment_seam_closed);
     RUN(test_garment_seam_shared_dof_fd);
+    RUN(test_garment_seam_derivs_fd);
     RUN(test_garment_seam_self_friction_pattern);
     RUN(test_garment_skirt_panels_scene);
     RUN(test_garment_handle_ids_reused);

@@ -556,6 +556,159 @@ static void test_meshfric_slip_u_derivs_self(void)
     rc_sim_destroy(s);
 }
 
+/* The assembled gradient and the x columns of the assembled Hessian where barrier pairs and their
+   friction act (and seams: test_garment.c), against central differences of the energy and of the
+   assembled gradient. The pair kernels are checked against differences on their own
+   (test_contact.c, test_meshfric_pair_derivs); this checks what the assembly makes of them: the
+   copies of a pair's blocks into its triangles (mesh kinds 1 and 2, an edge pair in both its
+   triangles), the inclusion-exclusion weights of the point-edge and point-point terms, the mass
+   and area weights, the scatter of self pairs and of every friction record. The library projects
+   each pair's Hessian (s->pair_proj); with it and the elements exact (s->proj = -1) the assembly
+   is E's exact Hessian, and the friction Hessians are exact anyway (away from slip eps_v h). A
+   session-63 audit found that doubling the self pairs', the mesh kind-1 pairs', the cloth-vertex
+   mesh friction's or the self friction's Hessian in the assembly, or swapping the edge pairs'
+   local columns, passed every derivative check (the assembled Hessians were only checked on a box
+   top without pairs, and the self pairs' by an inequality).
+   The part under test (the assembly less the same assembly by `off`, on the same pattern) sets
+   the scale: err = |FD - H| / (|H_part| + 1e-3 max |H_part|) over every entry of every free x
+   column, returned; *gworst the same for the gradient over the free x DOFs (the energy's central
+   differences, step 1e-7 m); *checked and *pmax (max |H_part|) report. */
+static double t_hess_x_columns_part(rc_sim *s, rc__system *y, void (*off)(rc_sim *, rc__system *), int *checked, double *pmax,
+                                    double *gworst)
+{
+    int nnz, k, i, c;
+    double *Hon, *Hc, *gp, *gon, *gpart, hs = 1e-8, worst = 0.0, gmax = 0.0;
+    rc__terms T;
+    *checked = 0; *pmax = 0.0; *gworst = 0.0;
+    s->proj = -1;
+    s->pair_proj = -1;
+    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);   /* grows the pattern for the pairs */
+    CHECK_OK(s->contact_status);
+    nnz = y->colptr[y->ndof];
+    Hon = (double *)malloc(sizeof(double) * (size_t)nnz);
+    Hc = (double *)malloc(sizeof(double) * (size_t)nnz);
+    gp = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+    gon = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+    gpart = (double *)malloc(sizeof(double) * (size_t)y->ndof);
+    CHECK(Hon && Hc && gp && gon && gpart);
+    if (Hon && Hc && gp && gon && gpart) {
+        memcpy(Hon, y->val, sizeof(double) * (size_t)nnz);
+        memcpy(gon, y->g, sizeof(double) * (size_t)y->ndof);
+        off(s, y);
+        CHECKF(y->colptr[y->ndof] == nnz, "pattern changed between assemblies");
+        for (k = 0; k < nnz; ++k) { Hc[k] = Hon[k] - y->val[k]; if (fabs(Hc[k]) > *pmax) *pmax = fabs(Hc[k]); }
+        for (k = 0; k < y->ndof; ++k) { gpart[k] = gon[k] - y->g[k]; if (fabs(gpart[k]) > gmax) gmax = fabs(gpart[k]); }
+        for (i = 0; i < s->nv; ++i)
+            for (c = 0; c < 3; ++c) {
+                int j = y->dof_x[3 * i + c], sg;
+                double keep = s->x[3 * i + c], ep, em, err;
+                if (j < 0) continue;
+                s->x[3 * i + c] = keep + 1e-7; ep = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+                s->x[3 * i + c] = keep - 1e-7; em = rc__sim_energy(s, s->x, s->u, s->phi, &T);
+                err = fabs((ep - em) / 2e-7 - gon[j]) / (fabs(gpart[j]) + 1e-3 * gmax + 1e-300);
+                if (!(err <= *gworst)) *gworst = err;
+                for (sg = 0; sg < 2; ++sg) {
+                    s->x[3 * i + c] = keep + (sg ? -hs : hs);
+                    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                    for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
+                }
+                s->x[3 * i + c] = keep;
+                for (k = 0; k < y->ndof; ++k) {
+                    int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
+                    double hv = pos >= 0 ? Hon[pos] : 0.0, hc = pos >= 0 ? Hc[pos] : 0.0;
+                    err = fabs(gp[k] / (2.0 * hs) - hv) / (fabs(hc) + 1e-3 * *pmax + 1e-300);
+                    if (!(err <= worst)) worst = err;   /* NaN too */
+                }
+                ++*checked;
+            }
+    }
+    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+    free(Hon); free(Hc); free(gp); free(gon); free(gpart);
+    return worst;
+}
+/* the assembly without the barrier pairs (kappa 0) and without friction */
+static void t_assemble_no_contact(rc_sim *s, rc__system *y)
+{
+    size_t nl = (size_t)s->nobs * s->nv;
+    double kappa = s->kappa, *lam_keep = (double *)malloc(sizeof(double) * (nl ? nl : 1));
+    CHECK(lam_keep != NULL);
+    if (!lam_keep) return;
+    if (nl) memcpy(lam_keep, s->fr_lambda, sizeof(double) * nl);
+    s->kappa = 0.0;
+    t_slip_nofric_assemble(s, y, lam_keep, nl);
+    s->kappa = kappa;
+    free(lam_keep);
+}
+/* the scenes: tents with their ridges between vertex columns (kinds 1 and 2) and under them (cloth
+   vertices over a ridge: kind 0 against both faces, less the ridge edge's point-edge term, weight
+   -1); the mesh floor (kind 0); the two layers (self pairs, self friction); each in both modes,
+   perturbed as t_slip_u_check does (x by up to 0.1 mm, u by up to 0.2 mm) */
+static void t_contact_hessian_case(int scene, int adaptive)
+{
+    static const char *names[4] = { "tents between columns", "tents under columns", "floor mesh", "two layers" };
+    static const double xr_under[2] = { -0.03, 0.03 };
+    rc_sim *s = NULL;
+    rc__system *y;
+    int ids[2] = { -1, -1 }, i, c, checked = 0, n0 = 0, n1 = 0, n2 = 0;
+    double worst, hcmax, gworst;
+    if (scene == 0) s = t_make_tents(0.4, adaptive, ids);
+    else if (scene == 1) s = t_make_tents_at(0.4, adaptive, xr_under, 0.035, ids);
+    else if (scene == 2) {
+        rc_sim_def def = rc_default_sim_def();
+        double fv[12], o[3] = { -0.05, -0.05, 0.0025 }, ex[3] = { 1, 0, 0 }, ey[3] = { 0, 1, 0 };
+        int ft[6] = { 0, 1, 2, 0, 2, 3 };
+        def.num_threads = 1;
+        def.adaptive = adaptive;
+        s = t_sim_grid(&def, 6, 6, 0.1, 0.1, o, ex, ey);
+        if (s) {
+            t_floor(0.0, 0.0, fv);
+            CHECK_OK(rc_sim_add_trimesh(s, 4, fv, 2, ft, ids));
+            CHECK_OK(rc_sim_set_obstacle_friction(s, ids[0], 0.4));
+            t_floor(0.05, 1e-3, fv);
+            CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[0], fv));
+        }
+    } else s = t_make_two_layers(adaptive, 0.3);
+    CHECK(s != NULL);
+    if (!s) return;
+    if (scene == 0) t_tents_prepare(s, ids, 1e-3);
+    if (scene == 1) t_tents_prepare_at(s, ids, xr_under, 0.035, 1e-3);
+    if (scene == 2) { t_step_setup(s); CHECK_OK(s->contact_status); }
+    if (scene == 3) t_self_prepare_step(s);
+    if (adaptive) rc__sim_recover_gradients(s, s->u0_step, s->x0, s->fr_G);   /* as rc__sim_solve does */
+    y = adaptive ? &s->sys_xpu : &s->sys_xp;
+    t_seed(29);
+    for (i = 0; i < s->nv; ++i) {
+        double r0 = 2e-4 * (2.0 * t_rand() - 1.0), r1 = 2e-4 * (2.0 * t_rand() - 1.0);
+        if (adaptive && y->dof_u[i] >= 0 && y->nu[i] == 2) { s->u[2 * i] += r0; s->u[2 * i + 1] += r1; }
+        if (!s->pinned[i]) for (c = 0; c < 3; ++c) s->x[3 * i + c] += 1e-4 * (2.0 * t_rand() - 1.0);
+    }
+    if (scene <= 2) t_fm_kinds(s, &n0, &n1, &n2);
+    worst = t_hess_x_columns_part(s, y, t_assemble_no_contact, &checked, &hcmax, &gworst);
+    printf("    %s, %s: %d x columns, friction records %d / %d / %d (kinds 0 / 1 / 2), %d self pairs, %d self friction; Hessian error %.2e "
+           "(of |H_contact| + 1e-3 of its max %.3e), gradient %.2e\n",
+           names[scene], adaptive ? "adaptive" : "fixed", checked, n0, n1, n2, s->nself_act, s->nfs, worst, hcmax, gworst);
+    if (scene == 0) CHECKF(n1 > 0 && n2 > 0, "tents: kinds 1 and 2 expected (%d, %d)", n1, n2);
+    if (scene == 1 || scene == 2) CHECKF(n0 > 0, "%s: no cloth vertex - obstacle triangle pair", names[scene]);
+    if (scene == 3) CHECKF(s->nself_act > 50 && s->nfs > 0, "two layers: %d pairs, %d friction records", s->nself_act, s->nfs);
+    CHECK(checked > 0 && hcmax > 0.0);
+    /* h = 1e-8 m << the gaps - xi (>= 1.3 mm) and eps_v h = 1e-5 m (at 1e-7 a few of the two
+       layers' 887 friction records cross it: error 2e-2): truncation is negligible. Measured
+       7.8e-7 to 4.9e-5, the largest on the tents between columns, whose contact part (max 3.6
+       N/m) is small beside the elements' entries, so their round-off shows (1e-7: 8.7e-6). The
+       audit's five mutants give 0.2 to 40 here */
+    CHECKF(worst < 1e-3, "%s, %s: assembled contact Hessian error %.2e", names[scene], adaptive ? "adaptive" : "fixed", worst);
+    /* the gradient: measured 4e-6 to 8.8e-5, the round-off of E (~1e-16 |E| / 1e-7 m) over the
+       tents' small contact forces; a wrong factor is O(1) */
+    CHECKF(gworst < 1e-3, "%s, %s: assembled gradient error %.2e", names[scene], adaptive ? "adaptive" : "fixed", gworst);
+    rc_sim_destroy(s);
+}
+static void test_meshfric_contact_hessian_assembled_fd(void)
+{
+    int scene, adaptive;
+    for (scene = 0; scene < 4; ++scene)
+        for (adaptive = 0; adaptive <= 1; ++adaptive) t_contact_hessian_case(scene, adaptive);
+}
+
 /* The round cores' friction pairs (rcloth.h, rc__sim_lag_core_friction): a flat 11 x 11 sheet
    (1 cm spacing) over a 20 cm sphere (its top 2 mm below the sheet: every triangle within ~2 cm
    of it in the band), a 2 mm capsule along y (its surface 1.5 mm below the sheet, its half-radius
@@ -971,6 +1124,7 @@ static void suite_meshfric(void)
     RUN(test_meshfric_slip_u_derivs_mesh);
     RUN(test_meshfric_slip_u_derivs_floor);
     RUN(test_meshfric_slip_u_derivs_self);
+    RUN(test_meshfric_contact_hessian_assembled_fd);
     RUN(test_meshfric_core_pairs_derivs);
     RUN(test_meshfric_core_pairs_records);
     RUN(test_meshfric_parallel_edges_no_force);
