@@ -641,11 +641,13 @@ static void t_assemble_no_contact(rc_sim *s, rc__system *y)
 }
 /* the scenes: tents with their ridges between vertex columns (kinds 1 and 2) and under them (cloth
    vertices over a ridge: kind 0 against both faces, less the ridge edge's point-edge term, weight
-   -1); the mesh floor (kind 0); the two layers (self pairs, self friction); each in both modes,
+   -1); the mesh floor (kind 0); the two layers (self pairs, self friction); a sphere, a capsule and
+   a box (the vertices' barriers and friction, the round cores' pairs); each in both modes,
    perturbed as t_slip_u_check does (x by up to 0.1 mm, u by up to 0.2 mm) */
+static rc_sim *t_make_cores(int adaptive);
 static void t_contact_hessian_case(int scene, int adaptive)
 {
-    static const char *names[4] = { "tents between columns", "tents under columns", "floor mesh", "two layers" };
+    static const char *names[5] = { "tents between columns", "tents under columns", "floor mesh", "two layers", "sphere, capsule, box" };
     static const double xr_under[2] = { -0.03, 0.03 };
     rc_sim *s = NULL;
     rc__system *y;
@@ -667,7 +669,8 @@ static void t_contact_hessian_case(int scene, int adaptive)
             t_floor(0.05, 1e-3, fv);
             CHECK_OK(rc_sim_set_obstacle_vertices(s, ids[0], fv));
         }
-    } else s = t_make_two_layers(adaptive, 0.3);
+    } else if (scene == 3) s = t_make_two_layers(adaptive, 0.3);
+    else s = t_make_cores(adaptive);   /* set up as a step already */
     CHECK(s != NULL);
     if (!s) return;
     if (scene == 0) t_tents_prepare(s, ids, 1e-3);
@@ -684,12 +687,13 @@ static void t_contact_hessian_case(int scene, int adaptive)
     }
     if (scene <= 2) t_fm_kinds(s, &n0, &n1, &n2);
     worst = t_hess_x_columns_part(s, y, t_assemble_no_contact, &checked, &hcmax, &gworst);
-    printf("    %s, %s: %d x columns, friction records %d / %d / %d (kinds 0 / 1 / 2), %d self pairs, %d self friction; Hessian error %.2e "
-           "(of |H_contact| + 1e-3 of its max %.3e), gradient %.2e\n",
-           names[scene], adaptive ? "adaptive" : "fixed", checked, n0, n1, n2, s->nself_act, s->nfs, worst, hcmax, gworst);
+    printf("    %s, %s: %d x columns, %d obstacle friction records (mesh kinds 0 / 1 / 2: %d / %d / %d), %d self pairs, %d self friction; "
+           "Hessian error %.2e (of |H_contact| + 1e-3 of its max %.3e), gradient %.2e\n",
+           names[scene], adaptive ? "adaptive" : "fixed", checked, t_fr_count(s), n0, n1, n2, s->nself_act, s->nfs, worst, hcmax, gworst);
     if (scene == 0) CHECKF(n1 > 0 && n2 > 0, "tents: kinds 1 and 2 expected (%d, %d)", n1, n2);
     if (scene == 1 || scene == 2) CHECKF(n0 > 0, "%s: no cloth vertex - obstacle triangle pair", names[scene]);
     if (scene == 3) CHECKF(s->nself_act > 50 && s->nfs > 0, "two layers: %d pairs, %d friction records", s->nself_act, s->nfs);
+    if (scene == 4) CHECKF(s->nft > 0, "no core friction record");
     CHECK(checked > 0 && hcmax > 0.0);
     /* h = 1e-8 m << the gaps - xi (>= 1.3 mm) and eps_v h = 1e-5 m (at 1e-7 a few of the two
        layers' 887 friction records cross it: error 2e-2): truncation is negligible. Measured
@@ -705,7 +709,7 @@ static void t_contact_hessian_case(int scene, int adaptive)
 static void test_meshfric_contact_hessian_assembled_fd(void)
 {
     int scene, adaptive;
-    for (scene = 0; scene < 4; ++scene)
+    for (scene = 0; scene < 5; ++scene)
         for (adaptive = 0; adaptive <= 1; ++adaptive) t_contact_hessian_case(scene, adaptive);
 }
 
