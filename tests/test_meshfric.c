@@ -573,6 +573,11 @@ static void test_meshfric_slip_u_derivs_self(void)
    the scale: err = |FD - H| / (|H_part| + 1e-3 max |H_part|) over every entry of every free x
    column, returned; *gworst the same for the gradient over the free x DOFs (the energy's central
    differences, step 1e-7 m); *checked and *pmax (max |H_part|) report. */
+#ifdef T_SANITIZED
+#define T_PART_STRIDE 4   /* the sanitizer build checks every 4th vertex's columns (the same code paths, a quarter of the time) */
+#else
+#define T_PART_STRIDE 1
+#endif
 static double t_hess_x_columns_part(rc_sim *s, rc__system *y, void (*off)(rc_sim *, rc__system *), int *checked, double *pmax,
                                     double *gworst)
 {
@@ -602,7 +607,7 @@ static double t_hess_x_columns_part(rc_sim *s, rc__system *y, void (*off)(rc_sim
             for (c = 0; c < 3; ++c) {
                 int j = y->dof_x[3 * i + c], sg;
                 double keep = s->x[3 * i + c], ep, em, err;
-                if (j < 0) continue;
+                if (j < 0 || i % T_PART_STRIDE) continue;
                 s->x[3 * i + c] = keep + 1e-7; ep = rc__sim_energy(s, s->x, s->u, s->phi, &T);
                 s->x[3 * i + c] = keep - 1e-7; em = rc__sim_energy(s, s->x, s->u, s->phi, &T);
                 err = fabs((ep - em) / 2e-7 - gon[j]) / (fabs(gpart[j]) + 1e-3 * gmax + 1e-300);
