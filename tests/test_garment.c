@@ -943,7 +943,7 @@ static void test_garment_seam_derivs_fd(void)
         for (i = 0; i < s->nv; ++i)
             if (!s->pinned[i]) for (c = 0; c < 3; ++c) s->x[3 * i + c] += 1e-4 * (2.0 * t_rand() - 1.0);
         worst = t_hess_x_columns_part(s, mode ? &s->sys_xpu : &s->sys_xp, t_assemble_no_seams, &checked, &pmax, &gworst);
-        printf("    %s: %d stitches, %d x columns: Hessian error %.2e (of |H_seam| + 1e-3 of its max %.3e), gradient %.2e\n",
+        printf("    %s: %d stitches, %d x and u columns: Hessian error %.2e (of |H_seam| + 1e-3 of its max %.3e), gradient %.2e\n",
                mode ? "adaptive" : "fixed", s->nst, checked, worst, pmax, gworst);
         CHECK(s->nst == 6 && checked > 0 && pmax > 0.0);
         /* the stitches are quadratic: truncation is zero, the round-off of the elements' entries

@@ -626,6 +626,35 @@ static double t_hess_x_columns_part(rc_sim *s, rc__system *y, void (*off)(rc_sim
                 }
                 ++*checked;
             }
+        /* joint systems: the u columns too (the part's u-dependence: the mass and area weights,
+           friction slip at material points), along each u DOF's direction (t_u_dof_dir); a DOF two
+           stitched vertices share moves both (test_garment_seam_shared_dof_fd checks those) */
+        for (i = 0; y->with_u && i < s->nv; ++i)
+            for (c = 0; c < y->nu[i] && y->dof_u[i] >= 0; ++c) {
+                int j = y->dof_u[i] + c, sg, other, shared = 0;
+                double e[2], ku[2], fd, fdp, err;
+                for (other = 0; other < s->nv && !shared; ++other) shared = other != i && y->dof_u[other] == y->dof_u[i];
+                if (i % T_PART_STRIDE || shared) continue;
+                t_u_dof_dir(s, y, i, c, e);
+                ku[0] = s->u[2 * i]; ku[1] = s->u[2 * i + 1];
+                t_u_central_diff(s, y, i, c, 1e-7, offsetof(rc__terms, contact), &fd, &fdp);
+                err = fabs(fd - gon[j]) / (fabs(gpart[j]) + 1e-3 * gmax + 1e-300);
+                if (!(err <= *gworst)) *gworst = err;
+                for (sg = 0; sg < 2; ++sg) {
+                    double sgn = sg ? -1.0 : 1.0;
+                    s->u[2 * i] = ku[0] + sgn * hs * e[0]; s->u[2 * i + 1] = ku[1] + sgn * hs * e[1];
+                    rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
+                    for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
+                }
+                s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
+                for (k = 0; k < y->ndof; ++k) {
+                    int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
+                    double hv = pos >= 0 ? Hon[pos] : 0.0, hc = pos >= 0 ? Hc[pos] : 0.0;
+                    err = fabs(gp[k] / (2.0 * hs) - hv) / (fabs(hc) + 1e-3 * *pmax + 1e-300);
+                    if (!(err <= worst)) worst = err;
+                }
+                ++*checked;
+            }
     }
     rc__sim_assemble(s, y, s->x, s->u, s->phi, 0);
     free(Hon); free(Hc); free(gp); free(gon); free(gpart);
@@ -692,7 +721,7 @@ static void t_contact_hessian_case(int scene, int adaptive)
     }
     if (scene <= 2) t_fm_kinds(s, &n0, &n1, &n2);
     worst = t_hess_x_columns_part(s, y, t_assemble_no_contact, &checked, &hcmax, &gworst);
-    printf("    %s, %s: %d x columns, %d obstacle friction records (mesh kinds 0 / 1 / 2: %d / %d / %d), %d self pairs, %d self friction; "
+    printf("    %s, %s: %d x and u columns, %d obstacle friction records (mesh kinds 0 / 1 / 2: %d / %d / %d), %d self pairs, %d self friction; "
            "Hessian error %.2e (of |H_contact| + 1e-3 of its max %.3e), gradient %.2e\n",
            names[scene], adaptive ? "adaptive" : "fixed", checked, t_fr_count(s), n0, n1, n2, s->nself_act, s->nfs, worst, hcmax, gworst);
     if (scene == 0) CHECKF(n1 > 0 && n2 > 0, "tents: kinds 1 and 2 expected (%d, %d)", n1, n2);
