@@ -8378,9 +8378,10 @@ struct rc_sim {
                                              at the polish's start */
     int dir_fallback;                     /* the last rc__system_direction was the scaled-gradient fallback */
     int proj;                             /* element Hessian treatment: RC__PROJECT_CLAMP, RC__PROJECT_ABS, or -1 (exact) */
-    int pair_proj;                        /* the barrier pairs' (self contact, mesh obstacles): RC__PROJECT_CLAMP, also in
-                                             the exact Newton mode (exact pairs measured no faster, rc__sim_self_derivs);
-                                             -1 only in the tests, whose assembled Hessian is then E's exact one */
+    int pair_proj;                        /* the barrier pairs' Hessian treatment (self contact, mesh obstacles):
+                                             RC__PROJECT_CLAMP, also in the exact Newton mode (exact pairs measured no
+                                             faster, rc__sim_self_derivs); -1 only in the tests, whose assembled Hessian
+                                             is then E's exact one */
     int itr_cg_last;                      /* CG iterations of the last direction taken on a reused joint factor (0: a new one) */
     double itr_mu;                        /* Levenberg-Marquardt shift of the exact outer Hessian (N/m), kept across steps */
     double itr_mu_fail;                   /* the last shift its LDL^T rejected (rc__system_direction_shifted_mu) */
