@@ -642,6 +642,25 @@ static double t_ct_ccd_check(int ee, const double *x0, const double *dx, double 
     return t;
 }
 
+/* The segment - moving triangle CCD (rc__ct_ccd_round_triangle: the capsules' axes and the box
+   edges against cloth triangles) tries each of the triangle's three edges: a triangle (0,0,0),
+   (1,0,0), (0,1,0) sliding by (-0.2, 0, 0) onto a still vertical segment at x = -0.1, y = 0.5,
+   which only its edge along x = 0 can reach (at t = 0.5, within xi = 1e-3 at 0.495), with the
+   vertices' order rotated so that edge takes each place in the loop. The first safe step keeps 10%
+   of the gap: 0.9 (0.1 - xi) / 0.2 = 0.4455. A session-63 audit's mutant that tried two edges
+   returned 1 (through the triangle) and passed every test: in grid meshes every interior edge is
+   also a first or second edge of a neighbour. */
+static void test_ct_ccd_round_triangle_edges(void)
+{
+    const double P[3][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } }, d[3] = { -0.2, 0, 0 };
+    const double a[3] = { -0.1, 0.5, -0.5 }, b[3] = { -0.1, 0.5, 0.5 };
+    int r;
+    for (r = 0; r < 3; ++r) {
+        const double *T0 = P[r], *T1 = P[(r + 1) % 3], *T2 = P[(r + 2) % 3];
+        double t = rc__ct_ccd_round_triangle(a, b, NULL, NULL, T0, T1, T2, d, d, d, 1e-3, 1.0);
+        CHECKF(t > 0.0 && t <= 0.4455 + 1e-9, "rotation %d: the first safe step %.6g (0.4455 expected, contact at 0.495)", r, t);
+    }
+}
 static void test_ct_ccd_point_triangle(void)
 {
     double xi = 0.01, t;
@@ -1330,6 +1349,7 @@ static void suite_contact(void)
     RUN(test_ct_shapes_sdf);
     RUN(test_ct_pair_wrappers);
     RUN(test_ct_ccd_point_triangle);
+    RUN(test_ct_ccd_round_triangle_edges);
     RUN(test_ct_ccd_edge_edge);
     RUN(test_ct_ccd_sliding_under_pressure);
     RUN(test_ct_ccd_point_shape);
