@@ -573,6 +573,21 @@ static void test_meshfric_slip_u_derivs_self(void)
    the scale: err = |FD - H| / (|H_part| + 1e-3 max |H_part|) over every entry of every free x
    column, returned; *gworst the same for the gradient over the free x DOFs (the energy's central
    differences, step 1e-7 m); *checked and *pmax (max |H_part|) report. */
+/* column j of an assembled Hessian (values H on y's pattern) against a difference of gradients
+   (dg over step width w), scaled by the part under test (Hp, its largest entry pmax): the largest
+   of worst and |dg / w - H| / (|Hp| + 1e-3 pmax) over the column (NaN counts as worst) */
+static double t_column_err(const rc__system *y, int j, const double *dg, double w, const double *H, const double *Hp, double pmax,
+                           double worst)
+{
+    int k;
+    for (k = 0; k < y->ndof; ++k) {
+        int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
+        double hv = pos >= 0 ? H[pos] : 0.0, hc = pos >= 0 ? Hp[pos] : 0.0;
+        double err = fabs(dg[k] / w - hv) / (fabs(hc) + 1e-3 * pmax + 1e-300);
+        if (!(err <= worst)) worst = err;
+    }
+    return worst;
+}
 #ifdef T_SANITIZED
 #define T_PART_STRIDE 4   /* the sanitizer build checks every 4th vertex's columns (the same code paths, a quarter of the time) */
 #else
@@ -618,12 +633,7 @@ static double t_hess_x_columns_part(rc_sim *s, rc__system *y, void (*off)(rc_sim
                     for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
                 }
                 s->x[3 * i + c] = keep;
-                for (k = 0; k < y->ndof; ++k) {
-                    int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
-                    double hv = pos >= 0 ? Hon[pos] : 0.0, hc = pos >= 0 ? Hc[pos] : 0.0;
-                    err = fabs(gp[k] / (2.0 * hs) - hv) / (fabs(hc) + 1e-3 * *pmax + 1e-300);
-                    if (!(err <= worst)) worst = err;   /* NaN too */
-                }
+                worst = t_column_err(y, j, gp, 2.0 * hs, Hon, Hc, *pmax, worst);
                 ++*checked;
             }
         /* joint systems: the u columns too (the part's u-dependence: the mass and area weights,
@@ -647,12 +657,7 @@ static double t_hess_x_columns_part(rc_sim *s, rc__system *y, void (*off)(rc_sim
                     for (k = 0; k < y->ndof; ++k) gp[k] = sg ? gp[k] - y->g[k] : y->g[k];
                 }
                 s->u[2 * i] = ku[0]; s->u[2 * i + 1] = ku[1];
-                for (k = 0; k < y->ndof; ++k) {
-                    int pos = rc__system_find(y, k < j ? k : j, k < j ? j : k);
-                    double hv = pos >= 0 ? Hon[pos] : 0.0, hc = pos >= 0 ? Hc[pos] : 0.0;
-                    err = fabs(gp[k] / (2.0 * hs) - hv) / (fabs(hc) + 1e-3 * *pmax + 1e-300);
-                    if (!(err <= worst)) worst = err;
-                }
+                worst = t_column_err(y, j, gp, 2.0 * hs, Hon, Hc, *pmax, worst);
                 ++*checked;
             }
     }
